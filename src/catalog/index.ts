@@ -1,0 +1,2 @@
+export * from './catalog.js';
+export * from './stats.js';

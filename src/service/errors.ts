@@ -1,0 +1,40 @@
+// Errors the service answers with: a status and one entry of the `errors` envelope. Thrown inside
+// the service's handlers and turned into a response at the server's single boundary.
+import type { ApiError } from '../lookup/schemas.js';
+
+export const ERROR_CODES = {
+  notFound: 'CollectorResultStatus::NotFound',
+  private: 'CollectorResultStatus::Private',
+  invalidParameter: 'InvalidParameter',
+  matchNotFound: 'MatchNotFound',
+  routeNotFound: 'NotFound',
+  rateLimited: 'RateLimited',
+  unauthorized: 'Unauthorized',
+  methodNotAllowed: 'MethodNotAllowed',
+  internal: 'Internal',
+} as const;
+
+export class ServiceError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly data: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+
+  toApiError(): ApiError {
+    return { code: this.code, message: this.message, data: this.data };
+  }
+}
+
+/** 400 naming the parameter, what was given and, when there is a list, the allowed values. */
+export function invalidParameter(parameter: string, message: string, allowed?: readonly (string | number)[], value?: string): ServiceError {
+  const data: Record<string, unknown> = { parameter };
+  if (value !== undefined) data.value = value.length > 100 ? `${value.slice(0, 100)}…` : value;
+  if (allowed) data.allowed = allowed;
+  const list = allowed ? ` Allowed values: ${allowed.map(String).join(', ')}.` : '';
+  return new ServiceError(400, ERROR_CODES.invalidParameter, `Invalid ${parameter}: ${message}.${list}`, data);
+}

@@ -1,0 +1,42 @@
+// How the service reads player identifiers: case-insensitive, `#` arriving as `%23`, anything odd
+// refused with a clear reason instead of reaching the store.
+
+export const MAX_IDENTIFIER_LENGTH = 199;
+
+/** The key a player is stored and looked up under: NFC, lower case. */
+export function normalizeIdentifier(value: string): string {
+  return value.normalize('NFC').toLowerCase();
+}
+
+/** Why an identifier can't be one, or null when it is fine. */
+export function identifierProblem(value: string): string | null {
+  if (value.trim().length === 0) return 'is empty';
+  if (value.length > MAX_IDENTIFIER_LENGTH) return `is longer than ${MAX_IDENTIFIER_LENGTH} characters`;
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(value)) return 'contains control characters';
+  if (value.includes('/') || value.includes('\\')) return 'contains a slash';
+  if (value.includes('..')) return "contains '..'";
+  return null;
+}
+
+/** Why a match id can't be one, or null when it is fine. */
+export function matchIdProblem(value: string): string | null {
+  if (value.length === 0) return 'is empty';
+  if (value.length > 100) return 'is longer than 100 characters';
+  // eslint-disable-next-line no-control-regex
+  if (/[\s\u0000-\u001f\u007f-\u009f]/.test(value)) return 'contains spaces or control characters';
+  if (value.includes('/') || value.includes('\\')) return 'contains a slash';
+  return null;
+}
+
+/**
+ * Reads a pc_store_a community profile URL (`https://<host>/profiles/<id>` or `.../id/<vanity>`),
+ * with or without scheme and trailing slash.
+ */
+export function parseCommunityUrl(value: string): { id: string } | { vanity: string } | null {
+  const match = /^(?:https?:\/\/)?[a-z0-9.-]+\.[a-z]{2,}\/(profiles|id)\/([A-Za-z0-9_-]{2,64})\/?$/i.exec(value.trim());
+  if (!match) return null;
+  const [, kind, key] = match;
+  if (!key) return null;
+  return kind?.toLowerCase() === 'profiles' ? { id: key } : { vanity: key };
+}

@@ -1,0 +1,428 @@
+// What each endpoint answers, computed from the store. Transport-free: the server parses and checks
+// the request, these functions build the payloads (or throw a ServiceError).
+import { PLATFORMS, TITLES, formatClock, segmentType, statInfo, type PlatformSlug, type TitleSlug } from '../catalog/index.js';
+import type {
+  AvailableSegment,
+  MatchChild,
+  MatchResult,
+  MatchSummary,
+  SearchResult,
+  Segment,
+  Session,
+  SessionList,
+  StatisticalObject,
+  StatsProfile,
+} from '../lookup/schemas.js';
+import { addMatch, emptyTotals, groupRows, standing, toStats, totalsToValues, type MatchRow, type Totals } from './aggregate.js';
+import { ERROR_CODES, ServiceError, invalidParameter } from './errors.js';
+import { identifierProblem, parseCommunityUrl } from './identifiers.js';
+import { cutSessions, isActiveSession } from './sessions.js';
+import type { MatchFilter, PlayerRow, StatsStore } from './store.js';
+
+/** How long a client may keep each payload (its `expiryDate`). */
+export const EXPIRY_MS = { profile: 5 * 60_000, segments: 5 * 60_000, sessions: 60_000, sessionsIdle: 5 * 60_000 } as const;
+export const MATCHES_PAGE_SIZE = 20;
+export const SEARCH_LIMIT = 20;
+/** Sessions answered: the newest ones. */
+export const SESSIONS_LIMIT = 20;
+
+export interface LookupContext {
+  store: StatsStore;
+  /** The clock: injectable so that tests can stand at a session boundary. */
+  now: () => number;
+}
+
+const MEMO_LIMIT = 512;
+
+/**
+ * Remembers computed payload parts until the next import: a player with 10,000 matches costs a few
+ * milliseconds to aggregate once, then nothing.
+ */
+export class Memo {
+  private readonly entries = new Map<string, unknown>();
+  private generation = -1;
+
+  get<T>(store: StatsStore, key: string, compute: () => T): T {
+    if (store.generation !== this.generation) {
+      this.entries.clear();
+      this.generation = store.generation;
+    }
+    if (this.entries.has(key)) return this.entries.get(key) as T;
+    const value = compute();
+    if (this.entries.size >= MEMO_LIMIT) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries.set(key, value);
+    return value;
+  }
+}
+
+/** Reads an identifier the way the service does everywhere: checked, then looked up. */
+export function checkIdentifier(platform: PlatformSlug, identifier: string, parameter = 'platformUserIdentifier'): void {
+  if (platform === 'pc_store_a' && parseCommunityUrl(identifier)) return;
+  const problem = identifierProblem(identifier);
+  if (problem) throw invalidParameter(parameter, `the identifier ${problem}`, undefined, identifier);
+}
+
+/**
+ * Finds a player by identifier; on pc_store_a also by community profile URL or vanity name.
+ * Throws 404 `CollectorResultStatus::NotFound`, or 403 `CollectorResultStatus::Private`.
+ */
+export function resolvePlayer(store: StatsStore, title: TitleSlug, platform: PlatformSlug, identifier: string): PlayerRow {
+  checkIdentifier(platform, identifier);
+  const player = findPlayer(store, title, platform, identifier);
+  if (!player)
+    throw new ServiceError(
+      404,
+      ERROR_CODES.notFound,
+      `No ${TITLES[title].name} player "${identifier}" on ${PLATFORMS[platform].name}.`,
+      { title, platform, platformUserIdentifier: identifier },
+    );
+  if (player.private)
+    throw new ServiceError(403, ERROR_CODES.private, `${player.handle} keeps their ${TITLES[title].name} stats private.`, {
+      title,
+      platform,
+      platformUserIdentifier: player.id,
+    });
+  return player;
+}
+
+function findPlayer(store: StatsStore, title: TitleSlug, platform: PlatformSlug, identifier: string): PlayerRow | undefined {
+  const byId = store.playerById(title, platform, identifier);
+  if (byId || platform !== 'pc_store_a') return byId;
+  const url = parseCommunityUrl(identifier);
+  if (url) return 'id' in url ? store.playerById(title, platform, url.id) : store.playerByVanity(title, platform, url.vanity);
+  return store.playerByVanity(title, platform, identifier);
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function platformInfo(p: PlayerRow): StatsProfile['platformInfo'] {
+  return {
+    platformSlug: p.platform,
+    platformUserId: p.id,
+    platformUserHandle: p.handle,
+    platformUserIdentifier: p.platform === 'pc_store_c' ? p.handle : p.id,
+    avatarUrl: p.avatar_url,
+    additionalParameters: null,
+  };
+}
+
+const USER_INFO: StatsProfile['userInfo'] = {
+  userId: null,
+  isPremium: false,
+  isVerified: false,
+  isInfluencer: false,
+  isPartner: false,
+  countryCode: null,
+  customAvatarUrl: null,
+  customHeroUrl: null,
+  socialAccounts: [],
+  pageviews: null,
+  isSuspicious: null,
+};
+
+function overviewSegment(ctx: LookupContext, player: PlayerRow, expiry: string): Segment {
+  const values = ctx.store.totalsOf(player);
+  const index = ctx.store.rankIndex(player.title);
+  const stats = toStats(values, (key, value) => {
+    const population = index.get(key);
+    return population ? standing(population, value, statInfo(key).higherIsBetter) : null;
+  });
+  return { type: 'overview', attributes: {}, metadata: { name: 'Lifetime' }, expiryDate: expiry, stats };
+}
+
+function topKey(counts: Map<string, number>): string | null {
+  let best: string | null = null;
+  let most = 0;
+  for (const [k, n] of counts) if (n > most || (n === most && best !== null && k < best)) [best, most] = [k, n];
+  return best;
+}
+
+function profileMetadata(store: StatsStore, player: PlayerRow): Record<string, unknown> {
+  const newest = store.matchPage(player, 1)[0];
+  const metadata: Record<string, unknown> = { lastPlayed: newest ? iso(newest.started_at) : null };
+  switch (player.title) {
+    case 'title_a': {
+      const seasons = [...store.keyCounts(player, 'season').keys()].map(Number).sort((a, b) => a - b);
+      metadata.seasons = seasons;
+      metadata.currentSeason = seasons.at(-1) ?? null;
+      break;
+    }
+    case 'title_b':
+      metadata.activeLegendName = newest?.legend ?? null;
+      break;
+    case 'title_c':
+      metadata.mainHero = topKey(store.keyCounts(player, 'hero'));
+      break;
+    case 'title_d':
+      metadata.favoriteMap = topKey(store.keyCounts(player, 'map'));
+      break;
+  }
+  return metadata;
+}
+
+/**
+ * The segment types this player has data for, as far as the segments endpoint serves their platform
+ * (title_b's pc_store_b players have none there). title_a's carry the seasons and queues they have.
+ */
+function availableSegments(store: StatsStore, player: PlayerRow, servesPlatform: boolean): AvailableSegment[] {
+  if (!servesPlatform) return [];
+  const list: AvailableSegment[] = [];
+  for (const info of TITLES[player.title].segmentTypes) {
+    let count: number | undefined;
+    if (info.groupBy === 'weapon') {
+      if (!store.hasWeapons(player)) continue;
+    } else if (info.groupBy !== 'overview') {
+      count = store.keyCounts(player, info.groupBy).size;
+      if (count === 0) continue;
+    }
+    const metadata: AvailableSegment['metadata'] = { name: info.name };
+    if (count !== undefined) metadata.count = count;
+    if (player.title === 'title_a') {
+      metadata.queues = [...store.keyCounts(player, 'queue').keys()].sort();
+      metadata.seasons = TITLES.title_a.lifetimeOnlySegmentTypes.includes(info.type)
+        ? []
+        : [...store.keyCounts(player, 'season').keys()].map(Number).sort((a, b) => a - b);
+    }
+    list.push({ type: info.type, attributes: {}, metadata });
+  }
+  return list;
+}
+
+export function profile(
+  ctx: LookupContext,
+  memo: Memo,
+  title: TitleSlug,
+  platform: PlatformSlug,
+  identifier: string,
+  segmentsServePlatform: boolean,
+): StatsProfile {
+  const player = resolvePlayer(ctx.store, title, platform, identifier);
+  const expiryDate = iso(ctx.now() + EXPIRY_MS.profile);
+  const cached = memo.get(ctx.store, `profile|${title}|${platform}|${player.id_norm}`, () => ({
+    metadata: profileMetadata(ctx.store, player),
+    available: availableSegments(ctx.store, player, segmentsServePlatform),
+    overview: overviewSegment(ctx, player, ''),
+  }));
+  return {
+    platformInfo: platformInfo(player),
+    userInfo: USER_INFO,
+    metadata: cached.metadata,
+    segments: [{ ...cached.overview, expiryDate }],
+    availableSegments: cached.available,
+    expiryDate,
+  };
+}
+
+export function segments(
+  ctx: LookupContext,
+  memo: Memo,
+  title: TitleSlug,
+  platform: PlatformSlug,
+  identifier: string,
+  type: string,
+  filter: MatchFilter,
+): Segment[] {
+  const info = segmentType(title, type);
+  if (!info)
+    throw invalidParameter('segmentType', `unknown segment type "${type}"`, TITLES[title].segmentTypes.map((s) => s.type), type);
+  if (filter.season !== undefined && TITLES[title].lifetimeOnlySegmentTypes.includes(type))
+    throw invalidParameter('season', `${type} data exists for lifetime only; leave season empty`, undefined, String(filter.season));
+  const player = resolvePlayer(ctx.store, title, platform, identifier);
+  const expiryDate = iso(ctx.now() + EXPIRY_MS.segments);
+  const key = `segments|${title}|${platform}|${player.id_norm}|${type}|${filter.queue ?? ''}|${filter.season ?? ''}`;
+  const groups = memo.get(ctx.store, key, () => {
+    const rows = ctx.store.aggregateRows(title, platform, player.id_norm, info.groupBy, filter);
+    return [...groupRows(rows, info.groupBy === 'weapon')]
+      .map(([name, totals]) => ({ name, values: totalsToValues(totals) }))
+      .sort((a, b) => (b.values.matchesPlayed ?? 0) - (a.values.matchesPlayed ?? 0) || a.name.localeCompare(b.name));
+  });
+  const filterAttributes: Record<string, unknown> = {};
+  if (filter.season !== undefined) filterAttributes.season = filter.season;
+  if (filter.queue !== undefined) filterAttributes.queue = filter.queue;
+  return groups.map(({ name, values }) => {
+    const overview = info.groupBy === 'overview';
+    const label = overview
+      ? [filter.season !== undefined ? `Season ${filter.season}` : 'Lifetime', filter.queue].filter(Boolean).join(' · ')
+      : name;
+    return {
+      type,
+      attributes: overview ? filterAttributes : { key: name, ...filterAttributes },
+      metadata: { name: label },
+      expiryDate,
+      stats: toStats(values),
+    };
+  });
+}
+
+/** Values of one match: the player's own numbers and what derives from them, not career counts. */
+function matchValues(totals: Totals): Record<string, number> {
+  const values = totalsToValues(totals);
+  for (const key of ['matchesPlayed', 'wins', 'losses', 'winRate', 'killsPerMatch', 'damagePerMatch', 'timePlayed']) delete values[key];
+  return values;
+}
+
+function singleMatch(row: Pick<MatchRow, 'result' | 'duration_s' | 'stats'>): Totals {
+  const totals = emptyTotals();
+  addMatch(totals, row);
+  return totals;
+}
+
+interface Cursor {
+  startedAt: number;
+  matchId: string;
+}
+
+export function encodeCursor(c: Cursor): string {
+  return Buffer.from(JSON.stringify([c.startedAt, c.matchId])).toString('base64url');
+}
+
+export function decodeCursor(text: string): Cursor {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+    if (Array.isArray(value) && value.length === 2 && Number.isSafeInteger(value[0]) && typeof value[1] === 'string')
+      return { startedAt: value[0] as number, matchId: value[1] };
+  } catch {
+    // falls through to the error below
+  }
+  throw invalidParameter('next', 'not a cursor this service gave out; pass metadata.next of the previous page', undefined, text);
+}
+
+export function matches(ctx: LookupContext, title: TitleSlug, platform: PlatformSlug, identifier: string, next?: string): MatchResult {
+  const before = next === undefined ? undefined : decodeCursor(next);
+  const player = resolvePlayer(ctx.store, title, platform, identifier);
+  const rows = ctx.store.matchPage(player, MATCHES_PAGE_SIZE + 1, before);
+  const page = rows.slice(0, MATCHES_PAGE_SIZE);
+  const last = page.at(-1);
+  const list: MatchSummary[] = page.map((row) => ({
+    attributes: { id: row.match_id },
+    metadata: {
+      timestamp: iso(row.started_at),
+      mapName: row.map,
+      modeName: row.mode,
+      playlistName: row.playlist,
+      queue: row.queue,
+      season: row.season,
+      result: row.result,
+      duration: row.duration_s,
+    },
+    segments: [{ type: 'overview' as const, stats: toStats(matchValues(singleMatch(row))) }],
+  }));
+  return {
+    matches: list,
+    metadata: { next: rows.length > MATCHES_PAGE_SIZE && last ? encodeCursor({ startedAt: last.started_at, matchId: last.match_id }) : null },
+  };
+}
+
+export function matchReport(ctx: LookupContext, title: TitleSlug, platform: PlatformSlug, matchId: string): StatisticalObject {
+  const found = ctx.store.match(title, matchId);
+  // A match is reachable from the platform it was recorded on and from each of its players' platforms.
+  if (!found || (found.match.platform !== platform && !found.players.some((p) => p.platform === platform)))
+    throw new ServiceError(404, ERROR_CODES.matchNotFound, `No ${TITLES[title].name} match "${matchId}" on ${PLATFORMS[platform].name}.`, {
+      title,
+      platform,
+      matchId,
+    });
+  const { match, players } = found;
+  const teams = new Map<string, { totals: Totals; won: boolean; result: string | null }>();
+  for (const p of players) {
+    if (p.team === null) continue;
+    let team = teams.get(p.team);
+    if (!team) teams.set(p.team, (team = { totals: emptyTotals(), won: false, result: p.result }));
+    addMatch(team.totals, p);
+    if (p.result === 'win') team.won = true;
+  }
+  const children: MatchChild[] = [
+    ...[...teams].map(([name, t]) => ({
+      type: 'team' as const,
+      attributes: { id: name },
+      metadata: { name, isWinner: t.won, result: t.result },
+      stats: toStats(matchValues(t.totals)),
+    })),
+    ...players.map((p) => ({
+      type: 'player' as const,
+      attributes: { platformSlug: p.platform, platformUserIdentifier: p.player_id ?? p.player, teamId: p.team },
+      metadata: { name: p.handle ?? p.player_id ?? p.player, isWinner: p.result === 'win', result: p.result, hero: p.hero, legend: p.legend },
+      stats: toStats(matchValues(singleMatch(p))),
+    })),
+  ];
+  return {
+    attributes: { id: match.id },
+    metadata: {
+      timestamp: iso(match.started_at),
+      duration: match.duration_s,
+      map: { displayValue: match.map },
+      mode: { displayValue: match.mode },
+      playlist: { displayValue: match.playlist },
+      queue: match.queue,
+      season: match.season,
+    },
+    children,
+  };
+}
+
+function searchResult(p: PlayerRow): SearchResult {
+  return {
+    platformId: PLATFORMS[p.platform].platformId,
+    platformSlug: p.platform,
+    platformUserIdentifier: p.platform === 'pc_store_c' ? p.handle : p.id,
+    platformUserId: p.id,
+    platformUserHandle: p.handle,
+    avatarUrl: p.avatar_url,
+    status: null,
+    additionalParameters: null,
+  };
+}
+
+/**
+ * Exact identifier first (on pc_store_a also a community profile URL or vanity name), then players
+ * whose handle starts with the query, case-insensitive. At most SEARCH_LIMIT results.
+ */
+export function search(ctx: LookupContext, title: TitleSlug, platform: PlatformSlug, query: string): SearchResult[] {
+  checkIdentifier(platform, query, 'query');
+  const found = new Map<string, PlayerRow>();
+  const add = (p: PlayerRow | undefined) => {
+    if (p && !found.has(p.id_norm)) found.set(p.id_norm, p);
+  };
+  add(findPlayer(ctx.store, title, platform, query));
+  if (!(platform === 'pc_store_a' && parseCommunityUrl(query)))
+    for (const p of ctx.store.playersByHandlePrefix(title, platform, query, SEARCH_LIMIT)) add(p);
+  return [...found.values()].slice(0, SEARCH_LIMIT).map(searchResult);
+}
+
+export function sessions(ctx: LookupContext, title: TitleSlug, platform: PlatformSlug, identifier: string): SessionList {
+  const player = resolvePlayer(ctx.store, title, platform, identifier);
+  const now = ctx.now();
+  const spans = cutSessions(ctx.store.timeline(player)).slice(-SESSIONS_LIMIT).reverse();
+  const oldest = spans.at(-1);
+  const rows = new Map<string, MatchRow>();
+  if (oldest) for (const row of ctx.store.matchRowsSince(player, oldest.start)) rows.set(row.match_id, row);
+  const items: Session[] = spans.map((span, i) => {
+    const totals = emptyTotals();
+    const matchRows = span.matches.map((m) => rows.get(m.match_id)).filter((r): r is MatchRow => r !== undefined);
+    for (const row of matchRows) addMatch(totals, row);
+    return {
+      attributes: { id: `${player.id_norm}:${span.start}` },
+      metadata: {
+        startDate: { value: iso(span.start) },
+        endDate: { value: iso(span.end) },
+        duration: { value: formatClock((span.end - span.start) / 1000) },
+        isActive: i === 0 && isActiveSession(span.end, now),
+        matchCount: matchRows.length,
+      },
+      stats: toStats(totalsToValues(totals)),
+      matches: matchRows.reverse().map((row) => ({
+        attributes: { id: row.match_id },
+        metadata: {
+          startDate: { value: iso(row.started_at) },
+          endDate: { value: iso(row.started_at + row.duration_s * 1000) },
+          duration: { value: formatClock(row.duration_s) },
+          character: { displayValue: row.legend ?? row.hero },
+          result: row.result,
+        },
+        stats: toStats(matchValues(singleMatch(row))),
+      })),
+    };
+  });
+  const active = items[0]?.metadata.isActive === true;
+  return { items, expiryDate: iso(now + (active ? EXPIRY_MS.sessions : EXPIRY_MS.sessionsIdle)) };
+}

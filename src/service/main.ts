@@ -1,0 +1,119 @@
+// `npm run service -- [--port 8787] [--host 127.0.0.1] [--data file.jsonl] [--db store.db]`
+// Serves a dataset (or the demo dataset) over HTTP until interrupted.
+import { parseArgs } from 'node:util';
+
+import { pino } from 'pino';
+
+import { ConfigError, loadServiceConfig } from '../config.js';
+import { demoLines } from './demo.js';
+import { importFile, importLines, type ImportSummary } from './import.js';
+import { startStatsServer } from './server.js';
+import { StatsStore } from './store.js';
+
+const USAGE = `Usage: npm run service -- [--port 8787] [--host 127.0.0.1] [--data <file.jsonl>] [--db <store.db>]
+  --data   JSON Lines dataset to import (default: the built-in demo dataset)
+  --db     keep the store in this SQLite file across restarts (default: in memory)
+  --port   port to listen on (default 8787; 0 picks a free one)
+  --host   address to listen on (default 127.0.0.1)
+Environment: SERVICE_API_KEYS, SERVICE_RATE_LIMIT_PER_MINUTE, LOG_LEVEL (see .env.example).`;
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(2);
+}
+
+async function main(): Promise<void> {
+  let args;
+  try {
+    args = parseArgs({
+      options: {
+        port: { type: 'string', default: '8787' },
+        host: { type: 'string', default: '127.0.0.1' },
+        data: { type: 'string' },
+        db: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }).values;
+  } catch (e) {
+    fail(`${(e as Error).message}\n${USAGE}`);
+  }
+  if (args.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const port = Number(args.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) fail(`--port must be a port number, not "${args.port}"`);
+
+  let config;
+  try {
+    config = loadServiceConfig();
+  } catch (e) {
+    if (e instanceof ConfigError) fail(e.message);
+    throw e;
+  }
+  const logger = pino({ level: config.LOG_LEVEL });
+  const store = new StatsStore(args.db ?? ':memory:');
+
+  const started = performance.now();
+  let summary: ImportSummary;
+  const onRefused = (r: { line: number; reason: string }) => {
+    if (reportedRefusals++ < 20) process.stderr.write(`line ${r.line}: ${r.reason}\n`);
+    else if (reportedRefusals === 21) process.stderr.write('further refused lines are counted, not shown\n');
+  };
+  let reportedRefusals = 0;
+  if (args.data) {
+    let lastReport = 0;
+    try {
+      summary = await importFile(store, args.data, {
+        onRefused,
+        onBytes: (read, total) => {
+          const now = performance.now();
+          if (now - lastReport < 500 && read < total) return;
+          lastReport = now;
+          process.stderr.write(`importing ${args.data}: ${total === 0 ? 100 : Math.floor((read / total) * 100)}%\n`);
+        },
+      });
+    } catch (e) {
+      fail(`cannot read ${args.data}: ${(e as Error).message}`);
+    }
+  } else if (args.db && store.counts().matches > 0) {
+    summary = { lines: 0, taken: 0, refused: 0, players: 0, matches: 0, refusedLines: [] };
+    process.stderr.write(`serving the existing store ${args.db}\n`);
+  } else {
+    summary = await importLines(store, demoLines(), { onRefused });
+  }
+  const counts = store.counts();
+  process.stderr.write(
+    `imported ${summary.taken} records (${summary.players} players, ${summary.matches} matches), refused ${summary.refused}` +
+      ` in ${Math.round(performance.now() - started)} ms; the store holds ${counts.players} players and ${counts.matches} matches\n`,
+  );
+
+  let service;
+  try {
+    service = await startStatsServer({
+      store,
+      port,
+      host: args.host,
+      apiKeys: config.SERVICE_API_KEYS,
+      rateLimitPerMinute: config.SERVICE_RATE_LIMIT_PER_MINUTE,
+      logger,
+    });
+  } catch (e) {
+    fail(`cannot listen on ${args.host}:${port}: ${(e as Error).message}`);
+  }
+  process.stderr.write(
+    `stats service listening on ${service.url}${config.SERVICE_API_KEYS.length > 0 ? ' (API keys required)' : ''}\n` +
+      `try: curl ${service.url}/v2/title_c/standard/profile/pc_store_c/Nova%232231\n`,
+  );
+
+  const stop = () => {
+    void service.close().then(() => {
+      store.close();
+      process.exit(0);
+    });
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+await main();

@@ -1,0 +1,285 @@
+// The stats lookup service over HTTP. Routes are compiled from the catalog; every request is
+// parsed and checked here, answered by src/service/lookups.ts, and every failure becomes an
+// `errors` envelope with its status at one boundary.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { timingSafeEqual } from 'node:crypto';
+
+import type { Logger } from 'pino';
+import { z } from 'zod';
+
+import { ENDPOINTS, TITLES, findEndpoint, type Endpoint, type PlatformSlug, type QueryOption } from '../catalog/index.js';
+import { ERROR_CODES, ServiceError, invalidParameter } from './errors.js';
+import { matchIdProblem } from './identifiers.js';
+import { Memo, matchReport, matches, profile, search, segments, sessions, type LookupContext } from './lookups.js';
+import type { StatsStore } from './store.js';
+
+export interface ServiceOptions {
+  store: StatsStore;
+  /** Epoch milliseconds; defaults to the wall clock. */
+  now?: () => number;
+  /** When non-empty, every request must carry one of these in `TRN-Api-Key`. */
+  apiKeys?: readonly string[];
+  /** Requests a minute per API key (per client address without keys); 0 or undefined: no limit. */
+  rateLimitPerMinute?: number;
+  logger?: Logger;
+}
+
+interface Route {
+  endpoint: Endpoint;
+  /** Literal segments as strings, parameters as `{ param }`. */
+  parts: (string | { param: string })[];
+  query: z.ZodType<Record<string, string | undefined>>;
+}
+
+/** A query-string schema from the catalog's options: allowed values named in each message. */
+function querySchema(options: readonly QueryOption[]): Route['query'] {
+  const shape: Record<string, z.ZodType<string | undefined>> = {};
+  for (const o of options) {
+    let field: z.ZodType<string, string>;
+    if (o.values) {
+      const allowed = o.required ? o.values : ['', ...o.values];
+      field = z.string().refine((v) => allowed.includes(v), { message: `must be one of: ${o.values.join(', ')}${o.required ? '' : ' (or empty)'}` });
+    } else if (o.kind === 'integer') {
+      field = z.string().regex(/^(\d{1,5})?$/, 'must be a whole number');
+    } else {
+      field = z.string().max(300, 'is too long');
+    }
+    if (o.required) field = field.refine((v) => v.trim().length > 0, 'is required');
+    shape[o.name] = o.required ? z.string({ error: 'is required' }).pipe(field) : field.optional();
+  }
+  return z.object(shape);
+}
+
+const ROUTES: Route[] = ENDPOINTS.map((endpoint) => ({
+  endpoint,
+  parts: endpoint.path
+    .split('/')
+    .slice(1)
+    .map((part) => {
+      const m = /^\{(\w+)\}$/.exec(part);
+      return m?.[1] ? { param: m[1] } : part;
+    }),
+  query: querySchema(endpoint.query),
+}));
+
+function matchRoute(segments: string[]): { route: Route; params: Record<string, string> } | undefined {
+  for (const route of ROUTES) {
+    if (route.parts.length !== segments.length) continue;
+    const params: Record<string, string> = {};
+    let ok = true;
+    for (let i = 0; i < segments.length && ok; i++) {
+      const part = route.parts[i];
+      const segment = segments[i] ?? '';
+      if (part === undefined) ok = false;
+      else if (typeof part === 'string') ok = part === segment;
+      else if (segment.length === 0) ok = false;
+      else params[part.param] = segment;
+    }
+    if (ok) return { route, params };
+  }
+  return undefined;
+}
+
+/** Splits a raw path into decoded segments; a bad percent-encoding is the caller's 400. */
+function pathSegments(rawPath: string): string[] {
+  const parts = rawPath.split('/').slice(1);
+  if (parts.length > 1 && parts.at(-1) === '') parts.pop();
+  return parts.map((p, i) => {
+    try {
+      return decodeURIComponent(p);
+    } catch {
+      throw new ServiceError(400, ERROR_CODES.invalidParameter, `Invalid path: segment ${i + 1} is not valid percent-encoding.`, {
+        parameter: 'path',
+      });
+    }
+  });
+}
+
+function checkPlatform(endpoint: Endpoint, value: string, parameter = 'platform'): PlatformSlug {
+  const platform = endpoint.platforms.find((p) => p === value);
+  if (!platform)
+    throw invalidParameter(parameter, `${endpoint.title} ${endpoint.kind} does not serve platform "${value}"`, endpoint.platforms, value);
+  return platform;
+}
+
+function parseQuery(route: Route, search: URLSearchParams): Record<string, string | undefined> {
+  const raw: Record<string, string> = {};
+  for (const o of route.endpoint.query) {
+    const v = search.get(o.name);
+    if (v !== null) raw[o.name] = v;
+  }
+  const parsed = route.query.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const name = String(issue?.path[0] ?? 'query');
+  const option = route.endpoint.query.find((o) => o.name === name);
+  throw invalidParameter(name, `${name} ${issue?.message ?? 'is invalid'}`, option?.values, raw[name]);
+}
+
+/** A token bucket per caller: `limit` requests a minute, refilled continuously. */
+class RateLimiter {
+  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+  constructor(
+    private readonly limit: number,
+    private readonly now: () => number,
+  ) {}
+
+  /** Seconds to wait before the next request is allowed, or 0 to go ahead. */
+  take(caller: string): number {
+    const now = this.now();
+    const perMs = this.limit / 60_000;
+    const bucket = this.buckets.get(caller) ?? { tokens: this.limit, at: now };
+    bucket.tokens = Math.min(this.limit, bucket.tokens + (now - bucket.at) * perMs);
+    bucket.at = now;
+    this.buckets.set(caller, bucket);
+    if (this.buckets.size > 10_000) this.buckets.delete(this.buckets.keys().next().value as string);
+    if (bucket.tokens >= 1) {
+      bucket.tokens -= 1;
+      return 0;
+    }
+    return Math.max(1, Math.ceil((1 - bucket.tokens) / perMs / 1000));
+  }
+}
+
+function sameKey(given: string, keys: readonly Buffer[]): boolean {
+  const g = Buffer.from(given);
+  let ok = false;
+  for (const k of keys) if (k.length === g.length && timingSafeEqual(k, g)) ok = true;
+  return ok;
+}
+
+/** Creates the service's request handler; `createStatsServer` wraps it in an HTTP server. */
+export function createHandler(options: ServiceOptions): (req: IncomingMessage, res: ServerResponse) => void {
+  const ctx: LookupContext = { store: options.store, now: options.now ?? Date.now };
+  const memo = new Memo();
+  const keys = (options.apiKeys ?? []).filter((k) => k.length > 0).map((k) => Buffer.from(k));
+  const limiter = options.rateLimitPerMinute ? new RateLimiter(options.rateLimitPerMinute, ctx.now) : undefined;
+  const log = options.logger;
+
+  const answer = ({ route, params, search: qs }: { route: Route; params: Record<string, string>; search: URLSearchParams }): unknown => {
+    const e = route.endpoint;
+    const title = e.title;
+    switch (e.kind) {
+      case 'profile': {
+        const platform = checkPlatform(e, params.platform ?? '');
+        const segmentsEndpoint = findEndpoint(title, 'segments');
+        return profile(ctx, memo, title, platform, params.platformUserIdentifier ?? '', segmentsEndpoint?.platforms.includes(platform) ?? false);
+      }
+      case 'segments': {
+        const platform = checkPlatform(e, params.platform ?? '');
+        const q = parseQuery(route, qs);
+        const filter = {
+          queue: q.queue ? q.queue : undefined,
+          season: q.season ? Number(q.season) : undefined,
+        };
+        if (filter.season !== undefined && filter.season < 1) throw invalidParameter('season', 'seasons start at 1', undefined, q.season);
+        return segments(ctx, memo, title, platform, params.platformUserIdentifier ?? '', params.segmentType ?? '', filter);
+      }
+      case 'matches': {
+        const platform = checkPlatform(e, params.platform ?? '');
+        const q = parseQuery(route, qs);
+        return matches(ctx, title, platform, params.platformUserIdentifier ?? '', q.next ? q.next : undefined);
+      }
+      case 'match': {
+        const platform = checkPlatform(e, params.platform ?? '');
+        const id = params.matchId ?? '';
+        const problem = matchIdProblem(id);
+        if (problem) throw invalidParameter('matchId', `the match id ${problem}`, undefined, id);
+        return matchReport(ctx, title, platform, id);
+      }
+      case 'search': {
+        const q = parseQuery(route, qs);
+        const platform = checkPlatform(e, q.platform ?? '');
+        return search(ctx, title, platform, q.query ?? '');
+      }
+      case 'sessions': {
+        const platform = checkPlatform(e, params.platform ?? '');
+        return sessions(ctx, title, platform, params.platformUserIdentifier ?? '');
+      }
+    }
+  };
+
+  return (req, res) => {
+    const started = performance.now();
+    let status = 200;
+    let body: unknown;
+    const headers: Record<string, string> = {};
+    try {
+      const url = req.url ?? '/';
+      const q = url.indexOf('?');
+      const rawPath = q === -1 ? url : url.slice(0, q);
+      const search = new URLSearchParams(q === -1 ? '' : url.slice(q + 1));
+
+      if (keys.length > 0) {
+        const given = req.headers['trn-api-key'];
+        if (typeof given !== 'string' || !sameKey(given, keys))
+          throw new ServiceError(401, ERROR_CODES.unauthorized, given ? 'The API key is not valid.' : 'No API key found in request (TRN-Api-Key header).');
+      }
+      if (limiter) {
+        const caller = keys.length > 0 ? String(req.headers['trn-api-key']) : (req.socket.remoteAddress ?? '');
+        const wait = limiter.take(caller);
+        if (wait > 0)
+          throw new ServiceError(429, ERROR_CODES.rateLimited, `Rate limit exceeded; retry in ${wait} s.`, { retryAfterSeconds: wait }, {
+            'retry-after': String(wait),
+          });
+      }
+
+      const found = matchRoute(pathSegments(rawPath));
+      if (!found) {
+        throw new ServiceError(404, ERROR_CODES.routeNotFound, `No endpoint at ${rawPath.slice(0, 200)}.`, {
+          titles: Object.keys(TITLES),
+        });
+      }
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        headers.allow = 'GET, HEAD';
+        throw new ServiceError(405, ERROR_CODES.methodNotAllowed, `Method ${req.method ?? ''} is not allowed; the service is read-only (GET).`);
+      }
+      body = { data: answer({ ...found, search }) };
+    } catch (e) {
+      const error =
+        e instanceof ServiceError ? e : new ServiceError(500, ERROR_CODES.internal, 'The service failed to answer this request.');
+      if (!(e instanceof ServiceError)) log?.error({ err: e, url: req.url }, 'request failed');
+      status = error.status;
+      Object.assign(headers, error.headers);
+      body = { errors: [error.toApiError()] };
+    }
+    const text = JSON.stringify(body);
+    res.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+    res.end(req.method === 'HEAD' ? undefined : text);
+    log?.debug({ method: req.method, url: req.url, status, ms: Math.round((performance.now() - started) * 100) / 100 }, 'request');
+  };
+}
+
+export interface RunningService {
+  server: Server;
+  /** `http://127.0.0.1:<port>`: the base URL lookups take. */
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Starts the service on `host:port` (port 0 picks a free one). */
+export async function startStatsServer(options: ServiceOptions & { port?: number; host?: string }): Promise<RunningService> {
+  const server = createServer({ keepAlive: true }, createHandler(options));
+  server.keepAliveTimeout = 65_000;
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    server,
+    port,
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

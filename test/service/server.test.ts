@@ -1,0 +1,382 @@
+// The service over real HTTP on loopback, against a small dataset whose figures are known by hand.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { PAYLOAD_SCHEMAS, ErrorBodySchema, envelopeOf } from '../../src/lookup/schemas.js';
+import { SMALL_T0, smallLines } from '../fixtures/small-dataset.js';
+import { startService, type TestService } from '../helpers/service.js';
+
+let clock = SMALL_T0 + 24 * 3_600_000;
+let service: TestService;
+
+beforeAll(async () => {
+  service = await startService(smallLines(), { now: () => clock });
+});
+afterAll(async () => {
+  await service.close();
+});
+
+async function data<K extends keyof typeof PAYLOAD_SCHEMAS>(kind: K, path: string) {
+  const res = await service.request(path);
+  expect(res.status, res.text).toBe(200);
+  expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+  return envelopeOf(PAYLOAD_SCHEMAS[kind]).parse(res.body).data as ReturnType<(typeof PAYLOAD_SCHEMAS)[K]['parse']>;
+}
+
+async function error(path: string, status: number, init?: RequestInit) {
+  const res = await service.request(path, init);
+  expect(res.status, res.text).toBe(status);
+  const body = ErrorBodySchema.parse(res.body);
+  expect(body.errors).toHaveLength(1);
+  return { ...body.errors[0]!, headers: res.headers };
+}
+
+const A = '/v2/title_a/standard';
+
+describe('profile', () => {
+  it('sums a player’s matches into the overview and derives the ratios', async () => {
+    const p = await data('StatsProfile', `${A}/profile/pc_store_a/76561198000000042`);
+    expect(p.platformInfo).toMatchObject({ platformSlug: 'pc_store_a', platformUserHandle: 'Ash', platformUserIdentifier: '76561198000000042' });
+    const overview = p.segments[0]!;
+    expect(overview.type).toBe('overview');
+    const v = Object.fromEntries(Object.entries(overview.stats).map(([k, s]) => [k, s.value]));
+    expect(v).toMatchObject({ matchesPlayed: 3, wins: 2, losses: 1, timePlayed: 1800, kills: 30, deaths: 12, assists: 5, damage: 3200, longestStreak: 4 });
+    expect(v.kd).toBe(2.5);
+    expect(v.killsPerMatch).toBe(10);
+    expect(overview.stats.kd?.displayValue).toBe('2.50');
+    expect(overview.stats.winRate?.displayValue).toBe('66.7%');
+    expect(overview.stats.timePlayed?.displayValue).toBe('30m 0s');
+    expect(overview.stats.longestStreak?.displayName).toBe('Longest Streak');
+    expect(p.metadata).toMatchObject({ seasons: [1, 2], currentSeason: 2, lastPlayed: new Date(SMALL_T0 + 40 * 60_000).toISOString() });
+  });
+
+  it('ranks against every player of the title, across platforms', async () => {
+    const ash = await data('StatsProfile', `${A}/profile/pc_store_a/76561198000000042`);
+    // title_a kills: Ash 30, Ashen Knight 6, bolt_77 9.
+    expect(ash.segments[0]?.stats.kills).toMatchObject({ rank: 1, percentile: 100 });
+    const knight = await data('StatsProfile', `${A}/profile/console_a/Ashen%20Knight`);
+    expect(knight.segments[0]?.stats.kills).toMatchObject({ value: 6, rank: 3, percentile: 33.3 });
+    // Fewer deaths ranks higher: Ash 12, Knight 24, bolt 3.
+    expect(knight.segments[0]?.stats.deaths).toMatchObject({ value: 24, rank: 3 });
+  });
+
+  it('finds players case-insensitively and takes # as %23', async () => {
+    const p = await data('StatsProfile', `${A}/profile/console_b/BOLT_77`);
+    expect(p.platformInfo.platformUserHandle).toBe('bolt_77');
+    const c = await data('StatsProfile', '/v2/title_c/standard/profile/pc_store_c/ember%234471');
+    expect(c.platformInfo).toMatchObject({ platformUserHandle: 'Ember#4471', avatarUrl: 'https://avatars.example.com/ember.png' });
+    expect(c.metadata.mainHero).toBe('Tracer');
+  });
+
+  it('finds pc_store_a players by vanity name and community profile URL', async () => {
+    for (const id of ['ashplays', encodeURIComponent('https://community.example.com/id/AshPlays/'), encodeURIComponent('https://community.example.com/profiles/76561198000000042')]) {
+      const p = await data('StatsProfile', `${A}/profile/pc_store_a/${id}`);
+      expect(p.platformInfo.platformUserId).toBe('76561198000000042');
+    }
+    const d = await data('StatsProfile', '/v2/title_d/standard/profile/pc_store_a/dusty_d');
+    expect(d.platformInfo.platformUserHandle).toBe('Dusty');
+  });
+
+  it('lists the segment types the player has data for, with title_a’s seasons and queues', async () => {
+    const p = await data('StatsProfile', `${A}/profile/pc_store_a/76561198000000042`);
+    expect(p.availableSegments.map((s) => [s.type, s.metadata.count])).toEqual([
+      ['overview', undefined],
+      ['playlist', 2],
+      ['gamemode', 2],
+      ['map', 2],
+      ['weapon', undefined],
+    ]);
+    expect(p.availableSegments.find((s) => s.type === 'map')?.metadata).toMatchObject({ seasons: [1, 2], queues: ['ranked', 'social'] });
+    expect(p.availableSegments.find((s) => s.type === 'weapon')?.metadata.seasons).toEqual([]);
+    const knight = await data('StatsProfile', `${A}/profile/console_a/Ashen%20Knight`);
+    expect(knight.availableSegments.map((s) => s.type)).not.toContain('weapon');
+  });
+
+  it('lists no segments for a title_b player whose platform the segments endpoint does not serve', async () => {
+    const p = await data('StatsProfile', '/v2/title_b/standard/profile/pc_store_b/Rift');
+    expect(p.availableSegments).toEqual([]);
+    expect(p.metadata.activeLegendName).toBe('Wraith');
+  });
+
+  it('answers 404 CollectorResultStatus::NotFound for an unknown player, naming it', async () => {
+    const e = await error(`${A}/profile/console_a/Nobody%20Here`, 404);
+    expect(e.code).toBe('CollectorResultStatus::NotFound');
+    expect(e.message).toContain('Nobody Here');
+    expect(e.data).toMatchObject({ platform: 'console_a', platformUserIdentifier: 'Nobody Here' });
+  });
+
+  it('answers 403 CollectorResultStatus::Private for a player who hides their stats', async () => {
+    const e = await error('/v2/title_c/standard/profile/pc_store_c/Shade%230001', 403);
+    expect(e.code).toBe('CollectorResultStatus::Private');
+  });
+});
+
+describe('segments', () => {
+  it('groups by map, mode and playlist, most played first', async () => {
+    const maps = await data('Segment[]', `${A}/profile/pc_store_a/76561198000000042/segments/map`);
+    expect(maps.map((s) => [s.attributes.key, s.metadata.name, s.stats.matchesPlayed?.value, s.stats.kills?.value])).toEqual([
+      ['Foundry', 'Foundry', 2, 16],
+      ['Harbor', 'Harbor', 1, 14],
+    ]);
+    const modes = await data('Segment[]', `${A}/profile/pc_store_a/76561198000000042/segments/gamemode`);
+    expect(modes.map((s) => s.metadata.name)).toEqual(['Team Deathmatch', 'Domination']);
+    const playlists = await data('Segment[]', `${A}/profile/pc_store_a/76561198000000042/segments/playlist`);
+    expect(playlists.map((s) => s.type)).toEqual(['playlist', 'playlist']);
+  });
+
+  it('filters title_a segments by queue and season', async () => {
+    const base = `${A}/profile/pc_store_a/76561198000000042/segments`;
+    const social = await data('Segment[]', `${base}/map?queue=social`);
+    expect(social.map((s) => [s.attributes, s.stats.matchesPlayed?.value])).toEqual([[{ key: 'Foundry', queue: 'social' }, 2]]);
+    const season2 = await data('Segment[]', `${base}/map?season=2`);
+    expect(season2.map((s) => [s.attributes.key, s.stats.kills?.value])).toEqual([
+      ['Foundry', 6],
+      ['Harbor', 14],
+    ]);
+    const both = await data('Segment[]', `${base}/overview?queue=ranked&season=2`);
+    expect(both).toHaveLength(1);
+    expect(both[0]).toMatchObject({ type: 'overview', attributes: { queue: 'ranked', season: 2 }, metadata: { name: 'Season 2 · ranked' } });
+    expect(both[0]?.stats.kills?.value).toBe(14);
+    const lifetime = await data('Segment[]', `${base}/overview?queue=&season=`);
+    expect(lifetime[0]).toMatchObject({ attributes: {}, metadata: { name: 'Lifetime' } });
+    expect(lifetime[0]?.stats.matchesPlayed?.value).toBe(3);
+    expect(await data('Segment[]', `${base}/map?season=9`)).toEqual([]);
+  });
+
+  it('sums weapons across matches with accuracy', async () => {
+    const weapons = await data('Segment[]', `${A}/profile/pc_store_a/76561198000000042/segments/weapon`);
+    expect(weapons.map((s) => [s.attributes.key, s.stats.matchesPlayed?.value, s.stats.kills?.value, s.stats.accuracy?.value])).toEqual([
+      ['Carbine', 2, 12, 25],
+      ['Pistol', 1, 4, 50],
+    ]);
+    const d = await data('Segment[]', '/v2/title_d/standard/profile/pc_store_a/76561198000000077/segments/weapon');
+    expect(d.map((s) => s.attributes.key)).toEqual(['Deagle', 'Rifle']);
+  });
+
+  it('groups title_b by legend, title_c by hero and title_d by map', async () => {
+    const legends = await data('Segment[]', '/v2/title_b/standard/profile/pc_store_c/Rift%230042/segments/legend');
+    expect(legends.map((s) => s.metadata.name)).toEqual(['Seer']);
+    const heroes = await data('Segment[]', '/v2/title_c/standard/profile/pc_store_c/Ember%234471/segments/hero');
+    expect(heroes.map((s) => [s.metadata.name, s.stats.kills?.value])).toEqual([['Tracer', 20]]);
+    const maps = await data('Segment[]', '/v2/title_d/standard/profile/pc_store_a/dusty_d/segments/map');
+    expect(maps.map((s) => s.metadata.name)).toEqual(['Mirage']);
+  });
+
+  it('refuses a season on title_a weapon segments: weapon data exists for lifetime only', async () => {
+    const e = await error(`${A}/profile/pc_store_a/76561198000000042/segments/weapon?season=2`, 400);
+    expect(e).toMatchObject({ code: 'InvalidParameter', data: { parameter: 'season' } });
+    expect(e.message).toContain('lifetime only');
+  });
+
+  it('refuses an unknown segment type, a bad queue and a bad season, naming the allowed values', async () => {
+    const t = await error(`${A}/profile/pc_store_a/76561198000000042/segments/hero`, 400);
+    expect(t.data).toMatchObject({ parameter: 'segmentType', value: 'hero', allowed: ['overview', 'playlist', 'gamemode', 'map', 'weapon'] });
+    const q = await error(`${A}/profile/pc_store_a/76561198000000042/segments/map?queue=casual`, 400);
+    expect(q.data).toMatchObject({ parameter: 'queue', value: 'casual', allowed: ['ranked', 'social'] });
+    expect(q.message).toContain('ranked, social');
+    for (const season of ['two', '-1', '1.5', '0', '123456'])
+      expect((await error(`${A}/profile/pc_store_a/76561198000000042/segments/map?season=${season}`, 400)).data.parameter).toBe('season');
+    const c = await error('/v2/title_c/standard/profile/pc_store_c/Ember%234471/segments/legend', 400);
+    expect(c.data.allowed).toEqual(['hero']);
+  });
+});
+
+describe('matches and match reports (title_a)', () => {
+  it('lists matches newest first with per-match stats', async () => {
+    const r = await data('MatchResult', `${A}/matches/pc_store_a/76561198000000042`);
+    expect(r.matches.map((m) => m.attributes.id)).toEqual(['a-3', 'a-2', 'a-1']);
+    expect(r.matches[0]?.metadata).toMatchObject({ mapName: 'Harbor', modeName: 'Team Deathmatch', playlistName: 'Ranked Arena', queue: 'ranked', season: 2, result: 'win', duration: 300 });
+    expect(r.matches[0]?.segments[0]?.stats.kills?.value).toBe(14);
+    expect(r.matches[0]?.segments[0]?.stats.kd?.value).toBe(14);
+    expect(r.matches[0]?.segments[0]?.stats.matchesPlayed).toBeUndefined();
+    expect(r.metadata.next).toBeNull();
+  });
+
+  it('gives both teams and every player in a report, reachable from each player’s platform', async () => {
+    const report = await data('StatisticalObject', '/v1/title_a/matches/pc_store_a/direct/a-1');
+    expect(report.metadata).toMatchObject({ map: { displayValue: 'Foundry' }, mode: { displayValue: 'Team Deathmatch' }, queue: 'social', season: 1, duration: 600 });
+    expect(report.children.map((c) => [c.type, c.metadata.name, c.metadata.isWinner, c.stats.kills?.value])).toEqual([
+      ['team', 'blue', false, 5],
+      ['team', 'red', true, 10],
+      ['player', 'Ashen Knight', false, 5],
+      ['player', 'Ash', true, 10],
+    ]);
+    expect(report.children[3]?.attributes).toMatchObject({ platformSlug: 'pc_store_a', platformUserIdentifier: '76561198000000042', teamId: 'red' });
+    const fromConsole = await data('StatisticalObject', '/v1/title_a/matches/console_a/direct/a-1');
+    expect(fromConsole.attributes.id).toBe('a-1');
+  });
+
+  it('answers 404 MatchNotFound for an unknown match or one not played on that platform', async () => {
+    expect((await error('/v1/title_a/matches/pc_store_a/direct/nope', 404)).code).toBe('MatchNotFound');
+    expect((await error('/v1/title_a/matches/console_b/direct/a-1', 404)).code).toBe('MatchNotFound');
+    expect((await error('/v1/title_a/matches/pc_store_a/direct/b-1', 404)).code).toBe('MatchNotFound');
+  });
+
+  it('refuses a bad cursor and an odd match id', async () => {
+    expect((await error(`${A}/matches/pc_store_a/76561198000000042?next=garbage`, 400)).data.parameter).toBe('next');
+    expect((await error('/v1/title_a/matches/pc_store_a/direct/a%20b', 400)).data.parameter).toBe('matchId');
+    expect((await error(`/v1/title_a/matches/pc_store_a/direct/${'x'.repeat(101)}`, 400)).data.parameter).toBe('matchId');
+  });
+});
+
+describe('search', () => {
+  const S = (title: string, platform: string, query: string) =>
+    `/v2/${title}/standard/search?platform=${platform}&query=${encodeURIComponent(query)}`;
+
+  it('finds the exact identifier first, then handles by prefix, case-insensitively', async () => {
+    const r = await data('CollectorSearchResult[]', S('title_c', 'pc_store_c', 'ember'));
+    expect(r.map((x) => x.platformUserHandle)).toEqual(['Ember#4471', 'Embertide#1000']);
+    const exact = await data('CollectorSearchResult[]', S('title_c', 'pc_store_c', 'EMBERTIDE#1000'));
+    expect(exact.map((x) => x.platformUserHandle)).toEqual(['Embertide#1000']);
+    expect(exact[0]).toMatchObject({ platformId: 6, platformSlug: 'pc_store_c', platformUserIdentifier: 'Embertide#1000' });
+    expect(await data('CollectorSearchResult[]', S('title_c', 'pc_store_c', 'zzz'))).toEqual([]);
+  });
+
+  it('takes a community profile URL or a bare vanity name on pc_store_a', async () => {
+    for (const q of ['https://community.example.com/id/ashplays', 'community.example.com/profiles/76561198000000042/', 'AshPlays']) {
+      const r = await data('CollectorSearchResult[]', S('title_a', 'pc_store_a', q));
+      expect(r.map((x) => x.platformUserId), q).toEqual(['76561198000000042']);
+    }
+    const d = await data('CollectorSearchResult[]', S('title_d', 'pc_store_a', 'dusty_d'));
+    expect(d.map((x) => x.platformUserHandle)).toEqual(['Dusty']);
+  });
+
+  it('refuses a missing or empty query or platform, naming the parameter', async () => {
+    expect((await error('/v2/title_c/standard/search?platform=pc_store_c', 400)).data.parameter).toBe('query');
+    expect((await error('/v2/title_c/standard/search?platform=pc_store_c&query=', 400)).data.parameter).toBe('query');
+    const p = await error('/v2/title_c/standard/search?query=ember', 400);
+    expect(p.data).toMatchObject({ parameter: 'platform', allowed: ['pc_store_c', 'console_b', 'console_a'] });
+    expect((await error('/v2/title_b/standard/search?platform=pc_store_c&query=rift', 400)).data.allowed).toEqual(['pc_store_b', 'console_a', 'console_b']);
+  });
+});
+
+describe('sessions (title_b)', () => {
+  const path = '/v2/title_b/standard/profile/pc_store_b/Rift/sessions';
+
+  it('splits at exactly 45:00 between the end of a match and the start of the next, not at 44:59', async () => {
+    const r = await data('SessionList', path);
+    expect(r.items.map((s) => s.matches.map((m) => m.attributes.id))).toEqual([['b-3'], ['b-2', 'b-1']]);
+    const older = r.items[1]!;
+    expect(older.metadata).toMatchObject({
+      startDate: { value: new Date(SMALL_T0).toISOString() },
+      endDate: { value: new Date(SMALL_T0 + 65 * 60_000).toISOString() },
+      duration: { value: '01:05:00' },
+      isActive: false,
+    });
+    expect(older.stats.kills?.value).toBe(4);
+    expect(older.stats.matchesPlayed?.value).toBe(2);
+    expect(older.matches[0]?.metadata.character.displayValue).toBe('Octane');
+    expect(older.matches[0]?.metadata.duration.value).toBe('00:10:01');
+  });
+
+  it('is active while the newest match ended less than 45 minutes ago', async () => {
+    const newestEnd = SMALL_T0 + 130 * 60_000;
+    clock = newestEnd + 44 * 60_000 + 59_000;
+    expect((await data('SessionList', path)).items[0]?.metadata.isActive).toBe(true);
+    clock = newestEnd + 45 * 60_000;
+    const r = await data('SessionList', path);
+    expect(r.items[0]?.metadata.isActive).toBe(false);
+    expect(r.items[1]?.metadata.isActive).toBe(false);
+    expect(Date.parse(r.expiryDate)).toBeGreaterThan(clock);
+  });
+});
+
+describe('platforms and identifiers', () => {
+  it('refuses a platform the endpoint does not serve with 400 naming the allowed values', async () => {
+    // title_b: pc_store_c is served by segments but not by profile and sessions.
+    const profile = await error('/v2/title_b/standard/profile/pc_store_c/Rift%230042', 400);
+    expect(profile).toMatchObject({ code: 'InvalidParameter', data: { parameter: 'platform', value: 'pc_store_c', allowed: ['pc_store_b', 'console_a', 'console_b'] } });
+    const segments = await error('/v2/title_b/standard/profile/pc_store_b/Rift/segments/legend', 400);
+    expect(segments.data.allowed).toEqual(['pc_store_c', 'console_b', 'console_a']);
+    expect((await error('/v2/title_d/standard/profile/console_a/x', 400)).data.allowed).toEqual(['pc_store_a']);
+    expect((await error('/v2/title_a/standard/profile/switch/x', 400)).data.value).toBe('switch');
+  });
+
+  it('answers odd identifiers with a clean 400 or 404, never a 500', async () => {
+    const cases: [string, number][] = [
+      ['a%2Fb', 400],
+      // A client resolves a literal `..` segment before sending: an unknown path.
+      ['..', 404],
+      ['a..b', 400],
+      ['%2E%2E', 404],
+      ['x%2E%2E', 400],
+      ['a%00b', 400],
+      ['a%0Ab', 400],
+      [encodeURIComponent('x'.repeat(200)), 400],
+      ['%E0%A4%A', 400],
+      ['%', 400],
+      ['%20', 400],
+      [encodeURIComponent('"; DROP TABLE players; --'), 404],
+      [encodeURIComponent('@everyone'), 404],
+      [encodeURIComponent('名前#1234'), 404],
+      [encodeURIComponent('a\u200bb'), 404],
+      ['a/b', 404],
+    ];
+    for (const [id, status] of cases) {
+      const res = await service.request(`/v2/title_c/standard/profile/pc_store_c/${id}`);
+      expect(res.status, `${id}: ${res.text}`).toBe(status);
+      ErrorBodySchema.parse(res.body);
+    }
+    expect((await service.request(`/v2/title_c/standard/profile/pc_store_c/${encodeURIComponent('x'.repeat(199))}`)).status).toBe(404);
+  });
+});
+
+describe('the HTTP surface', () => {
+  it('answers 404 for unknown paths and titles', async () => {
+    for (const path of ['/', '/v2', '/v2/title_e/standard/search?platform=pc_store_a&query=x', '/v3/title_a/standard/profile/pc_store_a/x', '/v2/title_c/standard/matches/pc_store_c/x', '/v2/title_a/standard/profile/pc_store_a/x/segments']) {
+      const e = await error(path, 404);
+      expect(e.code, path).toBe('NotFound');
+    }
+  });
+
+  it('answers 405 for methods other than GET, and HEAD without a body', async () => {
+    for (const method of ['POST', 'PUT', 'DELETE', 'PATCH']) {
+      const e = await error(`${A}/profile/pc_store_a/76561198000000042`, 405, { method });
+      expect(e.code).toBe('MethodNotAllowed');
+      expect(e.headers.get('allow')).toBe('GET, HEAD');
+    }
+    const head = await service.request(`${A}/profile/pc_store_a/76561198000000042`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.text).toBe('');
+  });
+
+  it('tolerates a trailing slash', async () => {
+    await data('StatsProfile', `${A}/profile/pc_store_a/76561198000000042/`);
+  });
+});
+
+describe('API keys and rate limit', () => {
+  it('answers 401 without a key or with a wrong one when keys are configured', async () => {
+    const keyed = await startService(smallLines(), { apiKeys: ['k-one', 'k-two'] });
+    try {
+      const none = await keyed.request(`${A}/profile/pc_store_a/76561198000000042`);
+      expect(none.status).toBe(401);
+      expect(ErrorBodySchema.parse(none.body).errors[0]?.code).toBe('Unauthorized');
+      const wrong = await keyed.request(`${A}/profile/pc_store_a/76561198000000042`, { headers: { 'TRN-Api-Key': 'k-three' } });
+      expect(wrong.status).toBe(401);
+      expect(wrong.text).not.toContain('k-one');
+      const right = await keyed.request(`${A}/profile/pc_store_a/76561198000000042`, { headers: { 'TRN-Api-Key': 'k-two' } });
+      expect(right.status).toBe(200);
+    } finally {
+      await keyed.close();
+    }
+  });
+
+  it('answers 429 with Retry-After once a key has used its requests of the minute', async () => {
+    let now = 1_000_000;
+    const limited = await startService(smallLines(), { apiKeys: ['k1', 'k2'], rateLimitPerMinute: 3, now: () => now });
+    try {
+      const get = (key: string) => limited.request(`${A}/profile/pc_store_a/76561198000000042`, { headers: { 'TRN-Api-Key': key } });
+      for (let i = 0; i < 3; i++) expect((await get('k1')).status).toBe(200);
+      const refused = await get('k1');
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).toBe('20');
+      expect(ErrorBodySchema.parse(refused.body).errors[0]).toMatchObject({ code: 'RateLimited', data: { retryAfterSeconds: 20 } });
+      // Another key has its own allowance.
+      expect((await get('k2')).status).toBe(200);
+      now += 20_000;
+      expect((await get('k1')).status).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
+});
