@@ -17,7 +17,7 @@ import { addMatch, emptyTotals, groupRows, standing, toStats, totalsToValues, ty
 import { ERROR_CODES, ServiceError, invalidParameter } from './errors.js';
 import { identifierProblem, parseCommunityUrl } from './identifiers.js';
 import { cutSessions, isActiveSession } from './sessions.js';
-import type { MatchFilter, PlayerRow, StatsStore } from './store.js';
+import type { MatchFilter, PlayerRow, PlayerSummary, StatsStore } from './store.js';
 
 /** How long a client may keep each payload (its `expiryDate`). */
 export const EXPIRY_MS = { profile: 5 * 60_000, segments: 5 * 60_000, sessions: 60_000, sessionsIdle: 5 * 60_000 } as const;
@@ -137,16 +137,14 @@ function topKey(counts: Map<string, number>): string | null {
   return best;
 }
 
-function profileMetadata(store: StatsStore, player: PlayerRow): Record<string, unknown> {
+function profileMetadata(store: StatsStore, player: PlayerRow, summary: PlayerSummary): Record<string, unknown> {
   const newest = store.matchPage(player, 1)[0];
   const metadata: Record<string, unknown> = { lastPlayed: newest ? iso(newest.started_at) : null };
   switch (player.title) {
-    case 'title_a': {
-      const seasons = [...store.keyCounts(player, 'season').keys()].map(Number).sort((a, b) => a - b);
-      metadata.seasons = seasons;
-      metadata.currentSeason = seasons.at(-1) ?? null;
+    case 'title_a':
+      metadata.seasons = summary.seasons;
+      metadata.currentSeason = summary.seasons.at(-1) ?? null;
       break;
-    }
     case 'title_b':
       metadata.activeLegendName = newest?.legend ?? null;
       break;
@@ -164,24 +162,21 @@ function profileMetadata(store: StatsStore, player: PlayerRow): Record<string, u
  * The segment types this player has data for, as far as the segments endpoint serves their platform
  * (title_b's pc_store_b players have none there). title_a's carry the seasons and queues they have.
  */
-function availableSegments(store: StatsStore, player: PlayerRow, servesPlatform: boolean): AvailableSegment[] {
+function availableSegments(player: PlayerRow, summary: PlayerSummary, servesPlatform: boolean): AvailableSegment[] {
   if (!servesPlatform) return [];
   const list: AvailableSegment[] = [];
   for (const info of TITLES[player.title].segmentTypes) {
-    let count: number | undefined;
-    if (info.groupBy === 'weapon') {
-      if (!store.hasWeapons(player)) continue;
-    } else if (info.groupBy !== 'overview') {
-      count = store.keyCounts(player, info.groupBy).size;
-      if (count === 0) continue;
-    }
     const metadata: AvailableSegment['metadata'] = { name: info.name };
-    if (count !== undefined) metadata.count = count;
+    if (info.groupBy === 'weapon') {
+      if (!summary.hasWeapons) continue;
+    } else if (info.groupBy !== 'overview') {
+      const count = summary.distinct[info.groupBy];
+      if (count === 0) continue;
+      metadata.count = count;
+    }
     if (player.title === 'title_a') {
-      metadata.queues = [...store.keyCounts(player, 'queue').keys()].sort();
-      metadata.seasons = TITLES.title_a.lifetimeOnlySegmentTypes.includes(info.type)
-        ? []
-        : [...store.keyCounts(player, 'season').keys()].map(Number).sort((a, b) => a - b);
+      metadata.queues = summary.queues;
+      metadata.seasons = TITLES.title_a.lifetimeOnlySegmentTypes.includes(info.type) ? [] : summary.seasons;
     }
     list.push({ type: info.type, attributes: {}, metadata });
   }
@@ -198,11 +193,14 @@ export function profile(
 ): StatsProfile {
   const player = resolvePlayer(ctx.store, title, platform, identifier);
   const expiryDate = iso(ctx.now() + EXPIRY_MS.profile);
-  const cached = memo.get(ctx.store, `profile|${title}|${platform}|${player.id_norm}`, () => ({
-    metadata: profileMetadata(ctx.store, player),
-    available: availableSegments(ctx.store, player, segmentsServePlatform),
-    overview: overviewSegment(ctx, player, ''),
-  }));
+  const cached = memo.get(ctx.store, `profile|${title}|${platform}|${player.id_norm}`, () => {
+    const summary = ctx.store.playerSummary(player);
+    return {
+      metadata: profileMetadata(ctx.store, player, summary),
+      available: availableSegments(player, summary, segmentsServePlatform),
+      overview: overviewSegment(ctx, player, ''),
+    };
+  });
   return {
     platformInfo: platformInfo(player),
     userInfo: USER_INFO,

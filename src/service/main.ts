@@ -88,7 +88,17 @@ async function main(): Promise<void> {
       ` in ${Math.round(performance.now() - started)} ms; the store holds ${counts.players} players and ${counts.matches} matches\n`,
   );
 
-  let service;
+  let service: Awaited<ReturnType<typeof startStatsServer>> | undefined;
+  // Handlers go in before the service says it listens: a signal that arrives between the two would
+  // otherwise end the process without closing the store.
+  const stop = () => {
+    void (service?.close() ?? Promise.resolve()).then(() => {
+      store.close();
+      process.exit(0);
+    });
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
   try {
     service = await startStatsServer({
       store,
@@ -105,15 +115,6 @@ async function main(): Promise<void> {
     `stats service listening on ${service.url}${config.SERVICE_API_KEYS.length > 0 ? ' (API keys required)' : ''}\n` +
       `try: curl ${service.url}/v2/title_c/standard/profile/pc_store_c/Nova%232231\n`,
   );
-
-  const stop = () => {
-    void service.close().then(() => {
-      store.close();
-      process.exit(0);
-    });
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
 }
 
 await main();

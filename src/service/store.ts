@@ -40,6 +40,14 @@ export interface StoredMatchPlayer extends MatchRow {
   player_id: string | null;
 }
 
+export interface PlayerSummary {
+  /** How many distinct values each column has among the player's matches. */
+  distinct: Record<'map' | 'mode' | 'playlist' | 'legend' | 'hero', number>;
+  hasWeapons: boolean;
+  queues: string[];
+  seasons: number[];
+}
+
 /** Filters of a player's match rows (title_a's queue and season). */
 export interface MatchFilter {
   queue?: string | undefined;
@@ -145,7 +153,11 @@ export class StatsStore {
          ORDER BY started_at DESC, match_id DESC LIMIT ?`,
       ),
       match: db.prepare('SELECT * FROM matches WHERE title = ? AND id = ?'),
-      hasWeapons: db.prepare('SELECT 1 FROM match_players WHERE title = ? AND platform = ? AND player = ? AND weapons IS NOT NULL LIMIT 1'),
+      summary: db.prepare(`
+        SELECT COUNT(DISTINCT map) AS maps, COUNT(DISTINCT mode) AS modes, COUNT(DISTINCT playlist) AS playlists,
+          COUNT(DISTINCT legend) AS legends, COUNT(DISTINCT hero) AS heroes, COUNT(weapons) AS weapons,
+          group_concat(DISTINCT queue) AS queues, group_concat(DISTINCT season) AS seasons
+        FROM match_players WHERE title = ? AND platform = ? AND player = ?`),
       matchParticipants: db.prepare(`
         SELECT ${ROW_COLUMNS}, mp.platform AS platform, mp.player AS player, mp.team AS team, p.handle AS handle, p.id AS player_id
         FROM match_players mp LEFT JOIN players p ON p.title = mp.title AND p.platform = mp.platform AND p.id_norm = mp.player
@@ -277,16 +289,36 @@ export class StatsStore {
   }
 
   /** How many of a player's matches have each value of a column (null values left out). */
-  keyCounts(player: PlayerRow, column: 'map' | 'mode' | 'playlist' | 'legend' | 'hero' | 'queue' | 'season'): Map<string, number> {
+  keyCounts(player: PlayerRow, column: 'map' | 'mode' | 'playlist' | 'legend' | 'hero'): Map<string, number> {
     const sql = `SELECT ${column}, COUNT(*) FROM match_players WHERE title = ? AND platform = ? AND player = ? AND ${column} IS NOT NULL GROUP BY ${column}`;
     let statement = this.aggregateStatements.get(sql);
     if (!statement) this.aggregateStatements.set(sql, (statement = this.db.prepare(sql).raw()));
-    const rows = statement.all(player.title, player.platform, player.id_norm) as [string | number, number][];
-    return new Map(rows.map(([k, n]) => [String(k), n]));
+    const rows = statement.all(player.title, player.platform, player.id_norm) as [string, number][];
+    return new Map(rows);
   }
 
-  hasWeapons(player: PlayerRow): boolean {
-    return this.s.hasWeapons.get(player.title, player.platform, player.id_norm) !== undefined;
+  /**
+   * What a profile says about a player's data beyond the sums, in one pass over their rows: how
+   * many distinct values each segment column has, whether any match has weapons, which queues and
+   * seasons they played.
+   */
+  playerSummary(player: PlayerRow): PlayerSummary {
+    const r = this.s.summary.get(player.title, player.platform, player.id_norm) as {
+      maps: number;
+      modes: number;
+      playlists: number;
+      legends: number;
+      heroes: number;
+      weapons: number;
+      queues: string | null;
+      seasons: string | null;
+    };
+    return {
+      distinct: { map: r.maps, mode: r.modes, playlist: r.playlists, legend: r.legends, hero: r.heroes },
+      hasWeapons: r.weapons > 0,
+      queues: r.queues ? r.queues.split(',').sort() : [],
+      seasons: r.seasons ? r.seasons.split(',').map(Number).sort((x, y) => x - y) : [],
+    };
   }
 
   /** Start, duration and id of each of a player's matches, oldest first: enough to cut sessions. */

@@ -1,0 +1,50 @@
+// `npm run bench`: the service's lookups for a player with 10,000 matches. "cold" builds every
+// aggregate from the store (a fresh memo each time); "warm" is a repeat lookup until the next import.
+import { bench, describe } from 'vitest';
+
+import { Memo, matches, profile, search, segments, sessions, type LookupContext } from '../src/service/lookups.js';
+import { heavyStore } from './heavy-player.js';
+
+const { store, importMs } = await heavyStore();
+process.stderr.write(`imported 20,000 heavy matches in ${Math.round(importMs)} ms (${Math.round(20_000 / (importMs / 1000))} matches/s)\n`);
+const ctx: LookupContext = { store, now: () => Date.now() };
+const warm = new Memo();
+
+describe('player with 10,000 matches (title_a)', () => {
+  bench('profile, cold', () => {
+    profile(ctx, new Memo(), 'title_a', 'pc_store_a', 'heavy_a', true);
+  });
+  bench('profile, warm', () => {
+    profile(ctx, warm, 'title_a', 'pc_store_a', 'heavy_a', true);
+  });
+  bench('segments map, cold', () => {
+    segments(ctx, new Memo(), 'title_a', 'pc_store_a', 'heavy_a', 'map', {});
+  });
+  bench('segments weapon, cold', () => {
+    segments(ctx, new Memo(), 'title_a', 'pc_store_a', 'heavy_a', 'weapon', {});
+  });
+  bench('segments map queue+season, cold', () => {
+    segments(ctx, new Memo(), 'title_a', 'pc_store_a', 'heavy_a', 'map', { queue: 'ranked', season: 2 });
+  });
+  bench('segments map, warm', () => {
+    segments(ctx, warm, 'title_a', 'pc_store_a', 'heavy_a', 'map', {});
+  });
+  bench('matches, first page', () => {
+    matches(ctx, 'title_a', 'pc_store_a', 'heavy_a');
+  });
+});
+
+describe('player with 10,000 matches (title_b)', () => {
+  bench('sessions (2,500 sessions, newest 20 answered)', () => {
+    sessions(ctx, 'title_b', 'pc_store_b', 'heavy_b');
+  });
+});
+
+describe('demo data', () => {
+  bench('profile of a demo player, cold', () => {
+    profile(ctx, new Memo(), 'title_c', 'pc_store_c', 'Nova#2231', true);
+  });
+  bench('search by handle prefix', () => {
+    search(ctx, 'title_c', 'pc_store_c', 'no');
+  });
+});
