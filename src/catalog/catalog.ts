@@ -13,6 +13,13 @@ export interface PlatformInfo {
   /** What a player's identifier looks like on this platform, for help texts. */
   readonly identifier: string;
   readonly example: string;
+  /**
+   * Besides the identifier itself, a player may be named by a vanity name or the store's community
+   * profile URL (`.../profiles/<id>`, `.../id/<vanity>`).
+   */
+  readonly acceptsVanity: boolean;
+  /** The handle is the identifier (`Name#1234`), rather than a display name beside an id. */
+  readonly handleIsIdentifier: boolean;
 }
 
 export const PLATFORMS: Readonly<Record<PlatformSlug, PlatformInfo>> = {
@@ -22,17 +29,45 @@ export const PLATFORMS: Readonly<Record<PlatformSlug, PlatformInfo>> = {
     name: 'PC Store A',
     identifier: '64-bit account id, community profile URL or vanity name',
     example: '76561198000000001',
+    acceptsVanity: true,
+    handleIsIdentifier: false,
   },
-  pc_store_b: { slug: 'pc_store_b', platformId: 5, name: 'PC Store B', identifier: 'PC store id', example: 'Wraithling' },
+  pc_store_b: {
+    slug: 'pc_store_b',
+    platformId: 5,
+    name: 'PC Store B',
+    identifier: 'PC store id',
+    example: 'Wraithling',
+    acceptsVanity: false,
+    handleIsIdentifier: false,
+  },
   pc_store_c: {
     slug: 'pc_store_c',
     platformId: 6,
     name: 'PC Store C',
     identifier: 'handle including the # part',
     example: 'Nova#2231',
+    acceptsVanity: false,
+    handleIsIdentifier: true,
   },
-  console_a: { slug: 'console_a', platformId: 1, name: 'Console A', identifier: 'gamertag', example: 'Nova' },
-  console_b: { slug: 'console_b', platformId: 2, name: 'Console B', identifier: 'console network id', example: 'nova_psn' },
+  console_a: {
+    slug: 'console_a',
+    platformId: 1,
+    name: 'Console A',
+    identifier: 'gamertag',
+    example: 'Nova',
+    acceptsVanity: false,
+    handleIsIdentifier: false,
+  },
+  console_b: {
+    slug: 'console_b',
+    platformId: 2,
+    name: 'Console B',
+    identifier: 'console network id',
+    example: 'nova_psn',
+    acceptsVanity: false,
+    handleIsIdentifier: false,
+  },
 };
 
 export const TITLE_SLUGS = ['title_a', 'title_b', 'title_c', 'title_d'] as const;

@@ -2,7 +2,7 @@
 // product (documented in the README): anyone can serve their own data with it.
 import { z } from 'zod';
 
-import { QUEUES, TITLE_SLUGS, platformsOfTitle, type PlatformSlug } from '../catalog/index.js';
+import { PLATFORMS, QUEUES, TITLE_SLUGS, platformsOfTitle, type PlatformSlug } from '../catalog/index.js';
 import { PlatformSlugSchema } from '../lookup/schemas.js';
 import { identifierProblem, matchIdProblem } from './identifiers.js';
 
@@ -71,6 +71,8 @@ export const DatasetRecordSchema = z
         ctx.addIssue({ code: 'custom', path, message: `${record.title} has no platform ${platform} (allowed: ${allowed.join(', ')})` });
     };
     check(record.platform, ['platform']);
+    if (record.type === 'player' && record.vanity && !PLATFORMS[record.platform].acceptsVanity)
+      ctx.addIssue({ code: 'custom', path: ['vanity'], message: `${record.platform} has no vanity names` });
     if (record.type === 'match') {
       const seen = new Set<string>();
       record.players.forEach((p, i) => {

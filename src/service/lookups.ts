@@ -57,13 +57,14 @@ export class Memo {
 
 /** Reads an identifier the way the service does everywhere: checked, then looked up. */
 export function checkIdentifier(platform: PlatformSlug, identifier: string, parameter = 'platformUserIdentifier'): void {
-  if (platform === 'pc_store_a' && parseCommunityUrl(identifier)) return;
+  if (PLATFORMS[platform].acceptsVanity && parseCommunityUrl(identifier)) return;
   const problem = identifierProblem(identifier);
   if (problem) throw invalidParameter(parameter, `the identifier ${problem}`, undefined, identifier);
 }
 
 /**
- * Finds a player by identifier; on pc_store_a also by community profile URL or vanity name.
+ * Finds a player by identifier; where the platform accepts them (pc_store_a), also by community
+ * profile URL or vanity name.
  * Throws 404 `CollectorResultStatus::NotFound`, or 403 `CollectorResultStatus::Private`.
  */
 export function resolvePlayer(store: StatsStore, title: TitleSlug, platform: PlatformSlug, identifier: string): PlayerRow {
@@ -87,7 +88,7 @@ export function resolvePlayer(store: StatsStore, title: TitleSlug, platform: Pla
 
 function findPlayer(store: StatsStore, title: TitleSlug, platform: PlatformSlug, identifier: string): PlayerRow | undefined {
   const byId = store.playerById(title, platform, identifier);
-  if (byId || platform !== 'pc_store_a') return byId;
+  if (byId || !PLATFORMS[platform].acceptsVanity) return byId;
   const url = parseCommunityUrl(identifier);
   if (url) return 'id' in url ? store.playerById(title, platform, url.id) : store.playerByVanity(title, platform, url.vanity);
   return store.playerByVanity(title, platform, identifier);
@@ -100,7 +101,7 @@ function platformInfo(p: PlayerRow): StatsProfile['platformInfo'] {
     platformSlug: p.platform,
     platformUserId: p.id,
     platformUserHandle: p.handle,
-    platformUserIdentifier: p.platform === 'pc_store_c' ? p.handle : p.id,
+    platformUserIdentifier: PLATFORMS[p.platform].handleIsIdentifier ? p.handle : p.id,
     avatarUrl: p.avatar_url,
     additionalParameters: null,
   };
@@ -362,7 +363,7 @@ function searchResult(p: PlayerRow): SearchResult {
   return {
     platformId: PLATFORMS[p.platform].platformId,
     platformSlug: p.platform,
-    platformUserIdentifier: p.platform === 'pc_store_c' ? p.handle : p.id,
+    platformUserIdentifier: PLATFORMS[p.platform].handleIsIdentifier ? p.handle : p.id,
     platformUserId: p.id,
     platformUserHandle: p.handle,
     avatarUrl: p.avatar_url,
@@ -382,7 +383,7 @@ export function search(ctx: LookupContext, title: TitleSlug, platform: PlatformS
     if (p && !found.has(p.id_norm)) found.set(p.id_norm, p);
   };
   add(findPlayer(ctx.store, title, platform, query));
-  if (!(platform === 'pc_store_a' && parseCommunityUrl(query)))
+  if (!(PLATFORMS[platform].acceptsVanity && parseCommunityUrl(query)))
     for (const p of ctx.store.playersByHandlePrefix(title, platform, query, SEARCH_LIMIT)) add(p);
   return [...found.values()].slice(0, SEARCH_LIMIT).map(searchResult);
 }

@@ -85,6 +85,11 @@ describe('importing a dataset', () => {
     expect(implicit.taken).toBe(1);
   });
 
+  it('refuses a vanity name on a platform that has none', () => {
+    const r = parseDatasetLine(JSON.stringify({ type: 'player', title: 'title_c', platform: 'console_a', id: 'x', handle: 'x', vanity: 'xx' }));
+    expect(r).toEqual({ reason: 'vanity: console_a has no vanity names' });
+  });
+
   it('refuses a match naming the same player twice', () => {
     const r = parseDatasetLine(JSON.stringify({ type: 'match', title: 'title_c', platform: 'console_b', id: 'x', startedAt: '2026-11-01T18:00:00Z', durationSeconds: 60, players: [{ id: 'A', platform: 'console_b', stats: {} }, { id: 'a', platform: 'console_b', stats: {} }] }));
     expect(r).toEqual({ reason: 'players.1.id: player a appears twice' });

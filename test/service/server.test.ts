@@ -339,6 +339,21 @@ describe('the HTTP surface', () => {
     expect(head.text).toBe('');
   });
 
+  it('answers an internal failure with 500 Internal and no details, and keeps serving', async () => {
+    const broken = await startService(smallLines());
+    try {
+      // A statement that fails inside the store: the table it reads is gone.
+      broken.store.db.exec('DROP TABLE player_totals');
+      const res = await broken.request(`${A}/profile/pc_store_a/76561198000000042`);
+      expect(res.status).toBe(500);
+      expect(ErrorBodySchema.parse(res.body).errors[0]).toEqual({ code: 'Internal', message: 'The service failed to answer this request.', data: {} });
+      expect(res.text).not.toMatch(/player_totals|sqlite|at /i);
+      expect((await broken.request('/v2/title_c/standard/search?platform=pc_store_c&query=emb')).status).toBe(200);
+    } finally {
+      await broken.close();
+    }
+  });
+
   it('tolerates a trailing slash', async () => {
     await data('StatsProfile', `${A}/profile/pc_store_a/76561198000000042/`);
   });
