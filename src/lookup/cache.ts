@@ -1,0 +1,141 @@
+// The lookup cache: Keyv in memory by default, or Redis (`CACHE_URL=redis://...`) shared by several
+// bot processes. A cache failure is a miss, never a user error: when Redis is unreachable, lookups
+// go on uncached, the failure is logged once, and caching resumes by itself when Redis is back.
+import KeyvRedis, { createClient } from '@keyv/redis';
+import { Keyv } from 'keyv';
+import type { Logger } from 'pino';
+
+export interface LookupCache {
+  /** The stored value, or undefined on a miss or a cache failure. Never throws. */
+  get(key: string): Promise<unknown>;
+  /** Stores a value for `ttlMs`. Never throws. */
+  set(key: string, value: unknown, ttlMs: number): Promise<void>;
+  /** Whether the cache answered its last operation. */
+  readonly healthy: boolean;
+  close(): Promise<void>;
+}
+
+export interface CacheOptions {
+  /** `redis://[user:password@]host:port[/db]`; memory when undefined. */
+  url?: string | undefined;
+  /** Prefix of every key, so that several projects can share one Redis. */
+  namespace?: string;
+  logger?: Logger | undefined;
+  /** How long one cache operation may take before it counts as a failure. */
+  operationTimeoutMs?: number;
+  /** While the cache is down, how often one operation is let through to see whether it is back. */
+  probeIntervalMs?: number;
+}
+
+const withTimeout = <T>(promise: Promise<T>, ms: number): Promise<T> =>
+  new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`cache operation took longer than ${ms} ms`)), ms);
+    promise.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (e: unknown) => {
+        clearTimeout(timer);
+        reject(e instanceof Error ? e : new Error(String(e)));
+      },
+    );
+  });
+
+/** Keyv behind a guard: bounded operations, and an up/down state that is logged once per change. */
+class GuardedCache implements LookupCache {
+  private down = false;
+  private nextProbe = 0;
+
+  constructor(
+    private readonly keyv: Keyv,
+    private readonly options: Required<Pick<CacheOptions, 'operationTimeoutMs' | 'probeIntervalMs'>> & { logger?: Logger | undefined },
+    private readonly onClose: () => Promise<void>,
+  ) {}
+
+  /** Starts in the down state (the first connection failed): logged once, probed like any outage. */
+  markDown(reason: string): void {
+    this.down = true;
+    this.nextProbe = Date.now() + this.options.probeIntervalMs;
+    this.options.logger?.warn({ reason }, 'cache unavailable; lookups continue uncached');
+  }
+
+  get healthy(): boolean {
+    return !this.down;
+  }
+
+  private async run<T>(operation: () => Promise<T>): Promise<T | undefined> {
+    if (this.down && Date.now() < this.nextProbe) return undefined;
+    if (this.down) this.nextProbe = Date.now() + this.options.probeIntervalMs;
+    try {
+      const value = await withTimeout(operation(), this.options.operationTimeoutMs);
+      if (this.down) {
+        this.down = false;
+        this.options.logger?.info('cache reachable again; caching resumes');
+      }
+      return value;
+    } catch (e) {
+      if (!this.down) {
+        this.down = true;
+        this.nextProbe = Date.now() + this.options.probeIntervalMs;
+        this.options.logger?.warn({ reason: (e as Error).message }, 'cache unavailable; lookups continue uncached');
+      }
+      return undefined;
+    }
+  }
+
+  get(key: string): Promise<unknown> {
+    return this.run(() => this.keyv.get(key));
+  }
+
+  async set(key: string, value: unknown, ttlMs: number): Promise<void> {
+    await this.run(() => this.keyv.set(key, value, ttlMs));
+  }
+
+  close(): Promise<void> {
+    return this.onClose();
+  }
+}
+
+/**
+ * Creates the cache: Redis when `url` is given, memory otherwise. Waits up to `connectTimeoutMs` for
+ * Redis; when it is not there, the cache starts down and lookups go uncached until it comes.
+ */
+export async function createLookupCache(options: CacheOptions & { connectTimeoutMs?: number } = {}): Promise<LookupCache> {
+  const guard = {
+    operationTimeoutMs: options.operationTimeoutMs ?? 250,
+    probeIntervalMs: options.probeIntervalMs ?? 1_000,
+    logger: options.logger,
+  };
+  const namespace = options.namespace ?? 'player-stats';
+  if (!options.url) {
+    const keyv = new Keyv({ namespace });
+    return new GuardedCache(keyv, guard, () => keyv.disconnect());
+  }
+  // Our own client: commands fail at once while disconnected (no offline queue, so no lookup waits
+  // on a dead Redis), and it reconnects forever so that caching resumes when Redis is back.
+  const client = createClient({
+    url: options.url,
+    disableOfflineQueue: true,
+    socket: { connectTimeout: 1_000, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** Math.min(retries, 5), 2_000) },
+  });
+  // node-redis reports every failed reconnect as an 'error' event; the guard logs the state change.
+  client.on('error', () => undefined);
+  const connecting = client.connect();
+  connecting.catch(() => undefined);
+  const store = new KeyvRedis(client, { namespace, throwOnConnectError: true, throwOnErrors: true });
+  store.on('error', () => undefined);
+  const keyv = new Keyv({ store, useKeyPrefix: false, throwOnErrors: true });
+  keyv.on('error', () => undefined);
+  // destroy, not close: close waits for a connection that may never come back.
+  const cache = new GuardedCache(keyv, guard, () => {
+    if (client.isOpen) client.destroy();
+    return Promise.resolve();
+  });
+  try {
+    await withTimeout(connecting, options.connectTimeoutMs ?? 1_000);
+  } catch (e) {
+    cache.markDown((e as Error).message);
+  }
+  return cache;
+}

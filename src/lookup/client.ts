@@ -1,0 +1,403 @@
+// The typed lookup client: one method per endpoint of the interface, each returning the
+// `ApiResponse<T>` envelope. One path for all of them: single flight -> cache (Keyv) -> HTTP (undici,
+// retried) -> zod. It never throws for an upstream failure; failures are `errors` with a kind.
+import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { Agent, request, type Dispatcher } from 'undici';
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+
+import {
+  PLATFORMS,
+  TITLES,
+  buildPath,
+  findEndpoint,
+  segmentType as findSegmentType,
+  type Endpoint,
+  type EndpointKind,
+  type PlatformSlug,
+  type Queue,
+  type TitleSlug,
+} from '../catalog/index.js';
+import type { LookupCache } from './cache.js';
+import { allowsStale, errorFromResponse, isRetryable, lookupError, LookupErrorSchema, parseRetryAfter, type LookupError } from './errors.js';
+import {
+  PAYLOAD_SCHEMAS,
+  type MatchResult,
+  type SearchResult,
+  type Segment,
+  type SessionList,
+  type StatisticalObject,
+  type StatsProfile,
+} from './schemas.js';
+
+/** Where an answer came from. `local`: refused before sending, the catalog says it cannot succeed. */
+export type LookupSource = 'network' | 'cache' | 'stale' | 'local';
+
+export interface LookupMeta {
+  source: LookupSource;
+  /** When the answer was fetched from the service (epoch ms). */
+  fetchedAt: number;
+  /** How old the answer is: 0 from the network, the time since it was fetched from cache. */
+  ageMs: number;
+  /** For a stale answer: the failure that made the cache serve it. */
+  staleBecause?: LookupError;
+}
+
+/** The envelope of the interface: `{ data }` or `{ errors }`, plus where it came from. */
+export type ApiResponse<T> = { data: T; errors?: undefined; meta: LookupMeta } | { data?: undefined; errors: LookupError[]; meta: LookupMeta };
+
+export interface CallOptions {
+  /**
+   * The caller's whole budget in milliseconds, retries and backoff included. Autocomplete passes
+   * something well under Discord's 3 s; a deferred command can wait longer.
+   */
+  deadlineMs?: number;
+}
+
+/** Time to keep each kind of answer fresh when the payload carries no `expiryDate`. */
+export const DEFAULT_TTL_MS: Record<EndpointKind | 'not_found', number> = {
+  search: 60_000,
+  profile: 5 * 60_000,
+  segments: 5 * 60_000,
+  matches: 2 * 60_000,
+  // A finished match does not change.
+  match: 24 * 3_600_000,
+  sessions: 60_000,
+  // Brief, so that a flood of lookups for a missing player does not reach the service, yet a new
+  // player shows up soon.
+  not_found: 30_000,
+};
+
+export interface LookupClientOptions {
+  /** The stats service, e.g. `http://127.0.0.1:8787`; a path prefix is kept. */
+  baseUrl: string;
+  /** Sent as `TRN-Api-Key`; never logged, never part of a cache key or an error. */
+  apiKey?: string | undefined;
+  /** The undici dispatcher to send with; by default a keep-alive Agent owned by the client. */
+  dispatcher?: Dispatcher;
+  cache: LookupCache;
+  logger?: Logger | undefined;
+  /** Timeout of one HTTP attempt. */
+  requestTimeoutMs?: number;
+  /** Budget of a call that passes no `deadlineMs`. */
+  defaultDeadlineMs?: number;
+  /** Attempts in all, the first included. */
+  maxAttempts?: number;
+  /** First backoff step; each retry doubles it (with full jitter), up to `maxBackoffMs`. */
+  backoffMs?: number;
+  maxBackoffMs?: number;
+  /** How long past its freshness an answer is kept to be served stale when the service fails. */
+  staleWindowMs?: number;
+  /** The clock, injectable for tests. */
+  now?: () => number;
+  /** The jitter source, injectable for tests. */
+  random?: () => number;
+}
+
+interface CachedEntry {
+  v: 1;
+  fetchedAt: number;
+  freshUntil: number;
+  /** A payload, or the `not_found` error remembered briefly. */
+  payload?: unknown;
+  error?: LookupError;
+}
+
+interface Request<T> {
+  endpoint: Endpoint;
+  path: string;
+  query: Record<string, string>;
+  cacheKey: string;
+  schema: z.ZodType<T>;
+}
+
+/** Counts the client keeps: what reached the service, what the cache saved. */
+export interface LookupStats {
+  requests: number;
+  cacheHits: number;
+  staleServed: number;
+  joined: number;
+}
+
+const MIN_TTL_MS = 5_000;
+const MAX_TTL_MS = 24 * 3_600_000;
+
+export class LookupClient {
+  private readonly base: URL;
+  private readonly dispatcher: Dispatcher;
+  private readonly ownsDispatcher: boolean;
+  private readonly inflight = new Map<string, Promise<ApiResponse<unknown>>>();
+  private readonly keyPrefix: string;
+  private readonly now: () => number;
+  private readonly random: () => number;
+  readonly stats: LookupStats = { requests: 0, cacheHits: 0, staleServed: 0, joined: 0 };
+
+  constructor(private readonly options: LookupClientOptions) {
+    this.base = new URL(options.baseUrl.endsWith('/') ? options.baseUrl.slice(0, -1) : options.baseUrl);
+    this.ownsDispatcher = options.dispatcher === undefined;
+    this.dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, connections: 32, pipelining: 1 });
+    // Different services must not share entries; the key itself stays out of the cache key.
+    this.keyPrefix = createHash('sha256').update(this.base.href).digest('hex').slice(0, 10);
+    this.now = options.now ?? Date.now;
+    this.random = options.random ?? Math.random;
+  }
+
+  /** Closes the client's own connection pool (an injected dispatcher is the caller's to close). */
+  async close(): Promise<void> {
+    if (this.ownsDispatcher) await this.dispatcher.close();
+  }
+
+  profile(title: TitleSlug, platform: PlatformSlug, identifier: string, options?: CallOptions): Promise<ApiResponse<StatsProfile>> {
+    return this.lookup(title, 'profile', platform, { platformUserIdentifier: identifier }, {}, options);
+  }
+
+  /** Segments of one type; title_a also takes `queue` and `season` (none on weapon: lifetime only). */
+  segments(
+    title: TitleSlug,
+    platform: PlatformSlug,
+    identifier: string,
+    type: string,
+    filter: { queue?: Queue | undefined; season?: number | undefined } = {},
+    options?: CallOptions,
+  ): Promise<ApiResponse<Segment[]>> {
+    const query: Record<string, string> = {};
+    if (filter.queue !== undefined) query.queue = filter.queue;
+    if (filter.season !== undefined) query.season = String(filter.season);
+    return this.lookup(title, 'segments', platform, { platformUserIdentifier: identifier, segmentType: type }, query, options);
+  }
+
+  search(title: TitleSlug, platform: PlatformSlug, query: string, options?: CallOptions): Promise<ApiResponse<SearchResult[]>> {
+    return this.lookup(title, 'search', platform, {}, { platform, query }, options);
+  }
+
+  /** title_a's recent matches, 20 a page; pass `metadata.next` of a page to get the next one. */
+  matches(title: TitleSlug, platform: PlatformSlug, identifier: string, next?: string, options?: CallOptions): Promise<ApiResponse<MatchResult>> {
+    return this.lookup(title, 'matches', platform, { platformUserIdentifier: identifier }, next ? { next } : {}, options);
+  }
+
+  match(title: TitleSlug, platform: PlatformSlug, matchId: string, options?: CallOptions): Promise<ApiResponse<StatisticalObject>> {
+    return this.lookup(title, 'match', platform, { matchId }, {}, options);
+  }
+
+  sessions(title: TitleSlug, platform: PlatformSlug, identifier: string, options?: CallOptions): Promise<ApiResponse<SessionList>> {
+    return this.lookup(title, 'sessions', platform, { platformUserIdentifier: identifier }, {}, options);
+  }
+
+  private lookup<K extends EndpointKind>(
+    title: TitleSlug,
+    kind: K,
+    platform: PlatformSlug,
+    params: Record<string, string>,
+    query: Record<string, string>,
+    options: CallOptions = {},
+  ): Promise<ApiResponse<PayloadOf<K>>> {
+    const started = this.now();
+    const refused = this.refuseLocally(title, kind, platform, params, query);
+    if (refused) return Promise.resolve({ errors: [refused], meta: { source: 'local', fetchedAt: started, ageMs: 0 } });
+    const endpoint = findEndpoint(title, kind) as Endpoint;
+    const schema = PAYLOAD_SCHEMAS[endpoint.payload] as unknown as z.ZodType<PayloadOf<K>>;
+    const path = buildPath(endpoint.path, { platform, ...params });
+    const req: Request<PayloadOf<K>> = { endpoint, path, query, schema, cacheKey: this.cacheKey(endpoint, platform, params, query) };
+    const deadline = started + (options.deadlineMs ?? this.options.defaultDeadlineMs ?? 10_000);
+
+    let flight = this.inflight.get(req.cacheKey) as Promise<ApiResponse<PayloadOf<K>>> | undefined;
+    if (flight) this.stats.joined++;
+    else {
+      flight = this.cacheAside(req, deadline).finally(() => this.inflight.delete(req.cacheKey));
+      this.inflight.set(req.cacheKey, flight);
+    }
+    return this.within(flight, deadline);
+  }
+
+  /** A joined flight may have been started with a longer deadline than this caller has. */
+  private within<T>(flight: Promise<ApiResponse<T>>, deadline: number): Promise<ApiResponse<T>> {
+    const left = deadline - this.now();
+    return new Promise((resolve) => {
+      const timer = setTimeout(
+        () => resolve({ errors: [lookupError('timeout', 'The stats service did not answer in time.')], meta: { source: 'network', fetchedAt: this.now(), ageMs: 0 } }),
+        Math.max(0, left),
+      );
+      void flight.then((result) => {
+        clearTimeout(timer);
+        resolve(result);
+      });
+    });
+  }
+
+  /** The one cache-aside path of every method. */
+  private async cacheAside<T>(req: Request<T>, deadline: number): Promise<ApiResponse<T>> {
+    const cached = await this.readCache(req);
+    const now = this.now();
+    if (cached && now < cached.freshUntil) {
+      this.stats.cacheHits++;
+      const meta: LookupMeta = { source: 'cache', fetchedAt: cached.fetchedAt, ageMs: now - cached.fetchedAt };
+      return cached.error ? { errors: [cached.error], meta } : { data: cached.payload as T, meta };
+    }
+    const fetched = await this.fetchWithRetries(req, deadline);
+    if ('data' in fetched && fetched.data !== undefined) {
+      const freshUntil = this.freshUntil(req.endpoint.kind, fetched.data);
+      await this.options.cache.set(req.cacheKey, { v: 1, fetchedAt: fetched.meta.fetchedAt, freshUntil, payload: fetched.data } satisfies CachedEntry, freshUntil - fetched.meta.fetchedAt + (this.options.staleWindowMs ?? 3_600_000));
+      return fetched;
+    }
+    const error = fetched.errors?.[0];
+    if (error?.kind === 'not_found') {
+      await this.options.cache.set(req.cacheKey, { v: 1, fetchedAt: fetched.meta.fetchedAt, freshUntil: fetched.meta.fetchedAt + DEFAULT_TTL_MS.not_found, error } satisfies CachedEntry, DEFAULT_TTL_MS.not_found);
+    }
+    if (error && allowsStale(error) && cached?.payload !== undefined) {
+      this.stats.staleServed++;
+      return { data: cached.payload as T, meta: { source: 'stale', fetchedAt: cached.fetchedAt, ageMs: this.now() - cached.fetchedAt, staleBecause: error } };
+    }
+    return fetched;
+  }
+
+  /** Reads and re-validates an entry; one that no longer fits its schema is a miss. */
+  private async readCache<T>(req: Request<T>): Promise<CachedEntry | undefined> {
+    const raw = (await this.options.cache.get(req.cacheKey)) as Partial<CachedEntry> | undefined;
+    if (!raw || raw.v !== 1 || typeof raw.fetchedAt !== 'number' || typeof raw.freshUntil !== 'number') return undefined;
+    if (raw.error !== undefined) {
+      const error = LookupErrorSchema.safeParse(raw.error);
+      return error.success ? { v: 1, fetchedAt: raw.fetchedAt, freshUntil: raw.freshUntil, error: error.data } : undefined;
+    }
+    const payload = req.schema.safeParse(raw.payload);
+    if (!payload.success) {
+      this.options.logger?.warn({ key: req.cacheKey }, 'cached entry no longer fits its schema; fetching again');
+      return undefined;
+    }
+    return { v: 1, fetchedAt: raw.fetchedAt, freshUntil: raw.freshUntil, payload: payload.data };
+  }
+
+  /** Until the payload's `expiryDate` when it has one, else the kind's default; within bounds. */
+  private freshUntil(kind: EndpointKind, payload: unknown): number {
+    const now = this.now();
+    const expiries: number[] = [];
+    const collect = (value: unknown) => {
+      if (value && typeof value === 'object' && 'expiryDate' in value && typeof value.expiryDate === 'string') {
+        const t = Date.parse(value.expiryDate);
+        if (!Number.isNaN(t)) expiries.push(t);
+      }
+    };
+    if (Array.isArray(payload)) payload.forEach(collect);
+    else collect(payload);
+    const ttl = expiries.length > 0 ? Math.min(...expiries) - now : DEFAULT_TTL_MS[kind];
+    return now + Math.min(MAX_TTL_MS, Math.max(MIN_TTL_MS, ttl));
+  }
+
+  /**
+   * Sends the request, retrying 5xx, connection failures and 429 with jittered exponential backoff
+   * (at least what `Retry-After` asks), as long as the wait ends before the deadline.
+   */
+  private async fetchWithRetries<T>(req: Request<T>, deadline: number): Promise<ApiResponse<T>> {
+    const maxAttempts = this.options.maxAttempts ?? 3;
+    let result: ApiResponse<T> | undefined;
+    for (let attempt = 1; ; attempt++) {
+      result = await this.fetchOnce(req, deadline);
+      const error = result.errors?.[0];
+      if (!error || !isRetryable(error) || attempt >= maxAttempts) return result;
+      const step = Math.min(this.options.maxBackoffMs ?? 2_000, (this.options.backoffMs ?? 100) * 2 ** (attempt - 1));
+      const wait = Math.max(this.random() * step, error.retryAfterMs ?? 0);
+      if (this.now() + wait >= deadline) return result;
+      await sleep(wait);
+    }
+  }
+
+  private async fetchOnce<T>(req: Request<T>, deadline: number): Promise<ApiResponse<T>> {
+    const started = this.now();
+    const timeout = Math.min(this.options.requestTimeoutMs ?? 5_000, deadline - started);
+    const meta = (): LookupMeta => ({ source: 'network', fetchedAt: this.now(), ageMs: 0 });
+    if (timeout <= 0) return { errors: [lookupError('timeout', 'The stats service did not answer in time.')], meta: meta() };
+    const url = new URL(this.base.pathname.replace(/\/$/, '') + req.path, this.base);
+    for (const [k, v] of Object.entries(req.query)) url.searchParams.set(k, v);
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'player-stats-bot' };
+    if (this.options.apiKey) headers['trn-api-key'] = this.options.apiKey;
+
+    this.stats.requests++;
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), timeout);
+    let status = 0;
+    try {
+      const res = await request(url, { dispatcher: this.dispatcher, method: 'GET', headers, signal: controller.signal });
+      status = res.statusCode;
+      const text = await res.body.text();
+      const retryAfter = res.headers['retry-after'];
+      const retryAfterMs = parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter, this.now());
+      this.options.logger?.debug({ endpoint: `${req.endpoint.title}.${req.endpoint.kind}`, status, ms: this.now() - started }, 'lookup');
+      if (status < 200 || status >= 300) return { errors: [this.redact(errorFromResponse(status, text, retryAfterMs))], meta: meta() };
+      return this.parsePayload(req, text, meta());
+    } catch (e) {
+      const timedOut = controller.signal.aborted;
+      this.options.logger?.debug({ endpoint: `${req.endpoint.title}.${req.endpoint.kind}`, status, failure: timedOut ? 'timeout' : (e as Error).message }, 'lookup failed');
+      return {
+        errors: [
+          timedOut
+            ? lookupError('timeout', 'The stats service did not answer in time.', { data: { timeoutMs: timeout } })
+            : lookupError('unavailable', 'The stats service could not be reached.', { data: { reason: (e as { code?: string }).code ?? 'connection failed' } }),
+        ],
+        meta: meta(),
+      };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private parsePayload<T>(req: Request<T>, text: string, meta: LookupMeta): ApiResponse<T> {
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      return { errors: [lookupError('invalid_response', 'The stats service sent an answer that is not JSON.', { status: 200 })], meta };
+    }
+    const body = json as { data?: unknown } | null;
+    const parsed = req.schema.safeParse(body && typeof body === 'object' ? body.data : undefined);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return {
+        errors: [lookupError('invalid_response', 'The stats service sent an answer that does not fit its schema.', { status: 200, data: { path: issue?.path.join('.') ?? '', issue: issue?.message ?? '' } })],
+        meta,
+      };
+    }
+    return { data: parsed.data, meta };
+  }
+
+  /** What the catalog already knows cannot succeed is refused without spending the service's quota. */
+  private refuseLocally(title: TitleSlug, kind: EndpointKind, platform: PlatformSlug, params: Record<string, string>, query: Record<string, string>): LookupError | undefined {
+    const endpoint = findEndpoint(title, kind);
+    const invalid = (parameter: string, message: string, allowed?: readonly string[]) =>
+      lookupError('invalid_parameter', message, { data: { parameter, ...(allowed ? { allowed } : {}) } });
+    if (!endpoint) return invalid('title', `${TITLES[title].name} has no ${kind} endpoint.`);
+    if (!endpoint.platforms.includes(platform))
+      return invalid('platform', `${TITLES[title].name} ${kind} is not available on ${PLATFORMS[platform].name}.`, endpoint.platforms);
+    const id = params.platformUserIdentifier ?? query.query ?? params.matchId;
+    if (id !== undefined && id.trim().length === 0) return invalid(kind === 'search' ? 'query' : 'platformUserIdentifier', 'Type a player name or id.');
+    if (params.segmentType !== undefined && !findSegmentType(title, params.segmentType))
+      return invalid('segmentType', `${TITLES[title].name} has no "${params.segmentType}" segments.`, TITLES[title].segmentTypes.map((s) => s.type));
+    if (query.season !== undefined && TITLES[title].lifetimeOnlySegmentTypes.includes(params.segmentType ?? ''))
+      return invalid('season', `${params.segmentType ?? ''} stats exist for lifetime only.`);
+    return undefined;
+  }
+
+  private cacheKey(endpoint: Endpoint, platform: PlatformSlug, params: Record<string, string>, query: Record<string, string>): string {
+    // Identifiers are case-insensitive at the service: one entry for "Nova" and "nova".
+    const parts = [this.keyPrefix, endpoint.title, endpoint.kind, platform];
+    for (const [k, v] of Object.entries(params).sort()) parts.push(`${k}=${encodeURIComponent(k === 'matchId' ? v : v.toLowerCase())}`);
+    for (const [k, v] of Object.entries(query).sort()) parts.push(`${k}=${encodeURIComponent(k === 'next' ? v : v.toLowerCase())}`);
+    return parts.join(':');
+  }
+
+  /** Insurance against a gateway that echoes what it was sent: the key never leaves the client. */
+  private redact(error: LookupError): LookupError {
+    const key = this.options.apiKey;
+    if (!key || !JSON.stringify(error).includes(key)) return error;
+    return JSON.parse(JSON.stringify(error).split(key).join('[redacted]')) as LookupError;
+  }
+}
+
+type PayloadOf<K extends EndpointKind> = {
+  profile: StatsProfile;
+  segments: Segment[];
+  search: SearchResult[];
+  matches: MatchResult;
+  match: StatisticalObject;
+  sessions: SessionList;
+}[K];
