@@ -123,9 +123,10 @@ export async function createLookupCache(options: CacheOptions & { connectTimeout
   client.on('error', () => undefined);
   const connecting = client.connect();
   connecting.catch(() => undefined);
-  const store = new KeyvRedis(client, { namespace, throwOnConnectError: true, throwOnErrors: true });
+  const store = new KeyvRedis(client, { throwOnConnectError: true, throwOnErrors: true });
   store.on('error', () => undefined);
-  const keyv = new Keyv({ store, useKeyPrefix: false, throwOnErrors: true });
+  // Keyv hands its namespace to the adapter, which prefixes keys with it (`<namespace>::<key>`).
+  const keyv = new Keyv({ store, namespace, useKeyPrefix: false, throwOnErrors: true });
   keyv.on('error', () => undefined);
   // destroy, not close: close waits for a connection that may never come back.
   const cache = new GuardedCache(keyv, guard, () => {

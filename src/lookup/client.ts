@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { Agent, request, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 
@@ -69,6 +69,9 @@ export const DEFAULT_TTL_MS: Record<EndpointKind | 'not_found', number> = {
   // player shows up soon.
   not_found: 30_000,
 };
+
+/** How long past its freshness an answer may still be served stale, by default. */
+export const DEFAULT_STALE_WINDOW_MS = 3_600_000;
 
 export interface LookupClientOptions {
   /** The stats service, e.g. `http://127.0.0.1:8787`; a path prefix is kept. */
@@ -238,14 +241,15 @@ export class LookupClient {
     const fetched = await this.fetchWithRetries(req, deadline);
     if ('data' in fetched && fetched.data !== undefined) {
       const freshUntil = this.freshUntil(req.endpoint.kind, fetched.data);
-      await this.options.cache.set(req.cacheKey, { v: 1, fetchedAt: fetched.meta.fetchedAt, freshUntil, payload: fetched.data } satisfies CachedEntry, freshUntil - fetched.meta.fetchedAt + (this.options.staleWindowMs ?? 3_600_000));
+      await this.options.cache.set(req.cacheKey, { v: 1, fetchedAt: fetched.meta.fetchedAt, freshUntil, payload: fetched.data } satisfies CachedEntry, freshUntil - fetched.meta.fetchedAt + (this.options.staleWindowMs ?? DEFAULT_STALE_WINDOW_MS));
       return fetched;
     }
     const error = fetched.errors?.[0];
     if (error?.kind === 'not_found') {
       await this.options.cache.set(req.cacheKey, { v: 1, fetchedAt: fetched.meta.fetchedAt, freshUntil: fetched.meta.fetchedAt + DEFAULT_TTL_MS.not_found, error } satisfies CachedEntry, DEFAULT_TTL_MS.not_found);
     }
-    if (error && allowsStale(error) && cached?.payload !== undefined) {
+    const staleWindow = this.options.staleWindowMs ?? DEFAULT_STALE_WINDOW_MS;
+    if (error && allowsStale(error) && cached?.payload !== undefined && this.now() < cached.freshUntil + staleWindow) {
       this.stats.staleServed++;
       return { data: cached.payload as T, meta: { source: 'stale', fetchedAt: cached.fetchedAt, ageMs: this.now() - cached.fetchedAt, staleBecause: error } };
     }
@@ -307,8 +311,9 @@ export class LookupClient {
     const timeout = Math.min(this.options.requestTimeoutMs ?? 5_000, deadline - started);
     const meta = (): LookupMeta => ({ source: 'network', fetchedAt: this.now(), ageMs: 0 });
     if (timeout <= 0) return { errors: [lookupError('timeout', 'The stats service did not answer in time.')], meta: meta() };
-    const url = new URL(this.base.pathname.replace(/\/$/, '') + req.path, this.base);
-    for (const [k, v] of Object.entries(req.query)) url.searchParams.set(k, v);
+    // The path goes to undici as it is: a URL object would resolve an identifier of `..` as a dot segment.
+    const search = new URLSearchParams(req.query).toString();
+    const path = this.base.pathname.replace(/\/$/, '') + req.path + (search ? `?${search}` : '');
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'player-stats-bot' };
     if (this.options.apiKey) headers['trn-api-key'] = this.options.apiKey;
 
@@ -317,7 +322,7 @@ export class LookupClient {
     const timer = setTimeout(() => controller.abort(), timeout);
     let status = 0;
     try {
-      const res = await request(url, { dispatcher: this.dispatcher, method: 'GET', headers, signal: controller.signal });
+      const res = await this.dispatcher.request({ origin: this.base.origin, path, method: 'GET', headers, signal: controller.signal });
       status = res.statusCode;
       const text = await res.body.text();
       const retryAfter = res.headers['retry-after'];

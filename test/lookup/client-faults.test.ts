@@ -1,0 +1,333 @@
+// The lookup client against a local server that misbehaves on cue: timeouts, hangs, 5xx, 429 with
+// Retry-After, truncated and non-JSON bodies, gateway-style errors, dropped connections.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+
+import { createLookupCache, type LookupCache } from '../../src/lookup/cache.js';
+import type { StatsProfile } from '../../src/lookup/schemas.js';
+import { smallLines } from '../fixtures/small-dataset.js';
+import { startFaultServer, type FaultServer } from '../helpers/fault-server.js';
+import { testLookup } from '../helpers/lookup.js';
+import { startService } from '../helpers/service.js';
+
+let fault: FaultServer;
+/** A real profile payload, taken from the real service, for the fault server to serve. */
+let profile: StatsProfile;
+
+beforeAll(async () => {
+  const service = await startService(smallLines());
+  const res = await service.request('/v2/title_a/standard/profile/pc_store_a/76561198000000042');
+  profile = (res.body as { data: StatsProfile }).data;
+  await service.close();
+  fault = await startFaultServer();
+});
+afterAll(async () => {
+  await fault.close();
+});
+beforeEach(() => {
+  fault.requests.length = 0;
+  fault.setDefault({ status: 200, body: { data: profile } });
+});
+
+/** A fresh client (and memory cache) per test. */
+const lookup = (options: Parameters<typeof testLookup>[1] = {}) => testLookup(fault.url, options);
+const elapsed = async <T>(f: () => Promise<T>): Promise<[T, number]> => {
+  const started = performance.now();
+  const value = await f();
+  return [value, performance.now() - started];
+};
+
+describe('time', () => {
+  it('gives up on a hanging service after the request timeout, as a timeout', async () => {
+    fault.setDefault({ hang: true });
+    const { client } = await lookup({ requestTimeoutMs: 200 });
+    const [r, ms] = await elapsed(() => client.profile('title_a', 'pc_store_a', 'x', { deadlineMs: 5_000 }));
+    expect(r.errors?.[0]).toMatchObject({ kind: 'timeout', status: null });
+    expect(ms).toBeGreaterThanOrEqual(190);
+    expect(ms).toBeLessThan(1_500);
+    // A timeout is not retried: the service is slow, asking again spends quota and the user's time.
+    expect(fault.requests).toHaveLength(1);
+    await client.close();
+  });
+
+  it('answers within the caller’s deadline even when the request timeout is longer', async () => {
+    fault.setDefault({ hang: true });
+    const { client } = await lookup({ requestTimeoutMs: 10_000 });
+    const [r, ms] = await elapsed(() => client.profile('title_a', 'pc_store_a', 'x', { deadlineMs: 300 }));
+    expect(r.errors?.[0]?.kind).toBe('timeout');
+    expect(ms).toBeLessThan(1_000);
+    await client.close();
+  });
+
+  it('answers a caller who joins a slow lookup within that caller’s own deadline', async () => {
+    fault.setDefault({ status: 200, body: { data: profile }, delayMs: 1_000 });
+    const { client } = await lookup();
+    const slow = client.profile('title_a', 'pc_store_a', 'x', { deadlineMs: 5_000 });
+    const [quick, ms] = await elapsed(() => client.profile('title_a', 'pc_store_a', 'x', { deadlineMs: 200 }));
+    expect(quick.errors?.[0]?.kind).toBe('timeout');
+    expect(ms).toBeLessThan(800);
+    expect((await slow).data).toBeDefined();
+    expect(fault.requests).toHaveLength(1);
+    await client.close();
+  });
+});
+
+describe('retries', () => {
+  it('retries 5xx with backoff until an answer comes', async () => {
+    fault.script({ status: 503, body: { errors: [{ code: 'Internal', message: 'busy', data: {} }] } }, { status: 502, text: '<html>bad gateway</html>' });
+    const { client } = await lookup();
+    const r = await client.profile('title_a', 'pc_store_a', 'x');
+    expect(r.data?.platformInfo.platformUserHandle).toBe('Ash');
+    expect(fault.requests).toHaveLength(3);
+    await client.close();
+  });
+
+  it('stops after the last attempt and says the service is unavailable', async () => {
+    fault.setDefault({ status: 500, body: { errors: [{ code: 'Internal', message: 'The service failed to answer this request.', data: {} }] } });
+    const { client } = await lookup({ maxAttempts: 3 });
+    const r = await client.profile('title_a', 'pc_store_a', 'x');
+    expect(r.errors?.[0]).toMatchObject({ kind: 'unavailable', status: 500, code: 'Internal' });
+    expect(fault.requests).toHaveLength(3);
+    await client.close();
+  });
+
+  it('retries a dropped connection', async () => {
+    fault.script({ close: true });
+    const { client } = await lookup();
+    expect((await client.profile('title_a', 'pc_store_a', 'x')).data).toBeDefined();
+    expect(fault.requests).toHaveLength(2);
+    await client.close();
+  });
+
+  it('says unavailable when nothing listens', async () => {
+    const { client } = await lookup({ baseUrl: 'http://127.0.0.1:9' });
+    const r = await client.profile('title_a', 'pc_store_a', 'x', { deadlineMs: 2_000 });
+    expect(r.errors?.[0]).toMatchObject({ kind: 'unavailable', status: null, data: { reason: 'ECONNREFUSED' } });
+    await client.close();
+  });
+
+  it('waits at least what Retry-After asks before trying again', async () => {
+    fault.script({ status: 429, body: { errors: [{ code: 'RateLimited', message: 'slow down', data: {} }] }, headers: { 'retry-after': '1' } });
+    const { client } = await lookup();
+    const r = await client.profile('title_a', 'pc_store_a', 'x', { deadlineMs: 5_000 });
+    expect(r.data).toBeDefined();
+    expect(fault.requests).toHaveLength(2);
+    expect(fault.requests[1]!.at - fault.requests[0]!.at).toBeGreaterThanOrEqual(950);
+    await client.close();
+  });
+
+  it('does not wait past the deadline: answers rate_limited with the time to wait', async () => {
+    fault.setDefault({ status: 429, body: { message: 'API rate limit exceeded' }, headers: { 'retry-after': '30' } });
+    const { client } = await lookup();
+    const [r, ms] = await elapsed(() => client.profile('title_a', 'pc_store_a', 'x', { deadlineMs: 2_000 }));
+    expect(r.errors?.[0]).toMatchObject({ kind: 'rate_limited', status: 429, message: 'API rate limit exceeded', retryAfterMs: 30_000 });
+    expect(ms).toBeLessThan(500);
+    expect(fault.requests).toHaveLength(1);
+    await client.close();
+  });
+
+  it('never retries other 4xx', async () => {
+    for (const status of [400, 401, 403, 404, 422]) {
+      fault.requests.length = 0;
+      fault.setDefault({ status, body: { message: `status ${status}` } });
+      const { client } = await lookup();
+      const r = await client.profile('title_a', 'pc_store_a', 'x');
+      expect(r.errors?.[0]?.status).toBe(status);
+      expect(fault.requests, `status ${status}`).toHaveLength(1);
+      await client.close();
+    }
+  });
+});
+
+describe('bodies', () => {
+  it('reads gateway-style { message } errors by status', async () => {
+    const cases: [number, string, string][] = [
+      [401, 'No API key found in request', 'unauthorized'],
+      [403, 'Forbidden', 'unauthorized'],
+      [404, 'Not Found', 'not_found'],
+      [429, 'API rate limit exceeded', 'rate_limited'],
+      [400, 'Bad Request', 'invalid_parameter'],
+    ];
+    for (const [status, message, kind] of cases) {
+      fault.setDefault({ status, body: { message } });
+      const { client } = await lookup({ maxAttempts: 1 });
+      expect((await client.profile('title_a', 'pc_store_a', 'x')).errors?.[0]).toMatchObject({ kind, status, message, code: null });
+      await client.close();
+    }
+  });
+
+  it('calls a non-JSON or truncated success body an invalid response, and does not retry it', async () => {
+    const text = JSON.stringify({ data: profile });
+    const bodies = [
+      { status: 200, text: '<html><body>Welcome to nginx!</body></html>' },
+      { status: 200, text: text.slice(0, text.length / 2), headers: { 'content-type': 'application/json' } },
+      { status: 200, body: { data: { platformInfo: {} } } },
+      { status: 200, body: { something: 'else' } },
+      { status: 200, text: '' },
+    ];
+    for (const b of bodies) {
+      fault.requests.length = 0;
+      fault.setDefault(b);
+      const { client } = await lookup();
+      const r = await client.profile('title_a', 'pc_store_a', 'x');
+      expect(r.errors?.[0]?.kind, JSON.stringify(b).slice(0, 80)).toBe('invalid_response');
+      expect(fault.requests).toHaveLength(1);
+      await client.close();
+    }
+  });
+
+  it('treats a connection closed in the middle of the body as unavailable', async () => {
+    fault.setDefault({ truncate: true, text: '{"data":{"platformInfo"', declared: 5_000 });
+    const { client } = await lookup({ maxAttempts: 2 });
+    const r = await client.profile('title_a', 'pc_store_a', 'x');
+    expect(r.errors?.[0]?.kind).toBe('unavailable');
+    expect(fault.requests).toHaveLength(2);
+    await client.close();
+  });
+
+  it('calls an HTML error page from a proxy unavailable by its status', async () => {
+    fault.setDefault({ status: 502, text: '<html><h1>502 Bad Gateway</h1></html>' });
+    const { client } = await lookup({ maxAttempts: 1 });
+    expect((await client.profile('title_a', 'pc_store_a', 'x')).errors?.[0]).toMatchObject({ kind: 'unavailable', status: 502, message: 'The stats service is unavailable. (HTTP 502)' });
+    await client.close();
+  });
+});
+
+describe('requests as sent', () => {
+  it('encodes identifiers so that #, /, ?, %, spaces and unicode arrive intact', async () => {
+    const { client } = await lookup();
+    const ids = ['Nova#2231', 'a/b', 'what?x=1', '100%', 'two words', 'Ünïcødé名前', '..', '+plus&and='];
+    for (const id of ids) await client.profile('title_c', 'pc_store_c', id);
+    const arrived = fault.requests.map((r) => decodeURIComponent(r.url.split('/').at(-1) ?? ''));
+    expect(arrived).toEqual(ids);
+    expect(fault.requests[0]?.url).toBe('/v2/title_c/standard/profile/pc_store_c/Nova%232231');
+    fault.requests.length = 0;
+    fault.setDefault({ status: 200, body: { data: [] } });
+    for (const q of ids) await client.search('title_c', 'pc_store_c', q);
+    expect(fault.requests.map((r) => new URL(r.url, fault.url).searchParams.get('query'))).toEqual(ids);
+    expect(new URL(fault.requests[0]!.url, fault.url).searchParams.get('platform')).toBe('pc_store_c');
+    await client.close();
+  });
+
+  it('keeps a path prefix of the base URL', async () => {
+    const { client } = await lookup({ baseUrl: `${fault.url}/stats/api/` });
+    await client.segments('title_d', 'pc_store_a', 'x', 'map');
+    expect(fault.requests[0]?.url).toBe('/stats/api/v2/title_d/standard/profile/pc_store_a/x/segments/map');
+    await client.close();
+  });
+
+  it('sends the API key in TRN-Api-Key and nowhere else: not in logs, cache keys or errors', async () => {
+    const key = 'sk-very-secret-4242';
+    const stored: string[] = [];
+    const memory = await createLookupCache();
+    const recording: LookupCache = {
+      get: (k) => memory.get(k),
+      set: (k, v, ttl) => {
+        stored.push(k, JSON.stringify(v));
+        return memory.set(k, v, ttl);
+      },
+      healthy: true,
+      close: () => memory.close(),
+    };
+    const t = await lookup({ apiKey: key, cache: recording });
+    fault.script({ status: 200, body: { data: profile } }, { status: 401, body: { message: `Invalid API key ${key}` } }, { status: 404, body: { errors: [{ code: 'CollectorResultStatus::NotFound', message: 'no', data: { echoed: key } }] } });
+    await t.client.profile('title_a', 'pc_store_a', 'x');
+    const refused = await t.client.profile('title_a', 'pc_store_a', 'y');
+    const missing = await t.client.profile('title_a', 'pc_store_a', 'z');
+    expect(fault.requests.every((r) => r.headers['trn-api-key'] === key)).toBe(true);
+    expect(JSON.stringify(refused)).not.toContain(key);
+    expect(refused.errors?.[0]?.message).toBe('Invalid API key [redacted]');
+    expect(JSON.stringify(missing)).not.toContain(key);
+    expect(stored.length).toBeGreaterThan(0);
+    expect(stored.join('\n')).not.toContain(key);
+    expect(t.logs()).toContain('lookup');
+    expect(t.logs()).not.toContain(key);
+    await t.client.close();
+  });
+});
+
+describe('single flight and cache', () => {
+  it('makes exactly one request for 100 simultaneous lookups of the same profile', async () => {
+    fault.setDefault({ status: 200, body: { data: profile }, delayMs: 50 });
+    const { client } = await lookup();
+    const results = await Promise.all(Array.from({ length: 100 }, () => client.profile('title_a', 'pc_store_a', 'Ash')));
+    expect(fault.requests).toHaveLength(1);
+    expect(results.every((r) => r.data?.platformInfo.platformUserHandle === 'Ash')).toBe(true);
+    expect(client.stats).toMatchObject({ requests: 1, joined: 99 });
+    await client.close();
+  });
+
+  it('keeps a payload fresh until its expiryDate', async () => {
+    const expiry = new Date(Date.now() + 60_000).toISOString();
+    fault.setDefault({ status: 200, body: { data: { ...profile, expiryDate: expiry } } });
+    const t = await lookup();
+    await t.client.profile('title_a', 'pc_store_a', 'x');
+    t.advance(55_000);
+    expect((await t.client.profile('title_a', 'pc_store_a', 'x')).meta.source).toBe('cache');
+    t.advance(10_000);
+    expect((await t.client.profile('title_a', 'pc_store_a', 'x')).meta.source).toBe('network');
+    expect(fault.requests).toHaveLength(2);
+    await t.client.close();
+  });
+
+  it('keeps search results a minute and match reports a day', async () => {
+    fault.setDefault({ status: 200, body: { data: [] } });
+    const t = await lookup();
+    await t.client.search('title_c', 'pc_store_c', 'a');
+    t.advance(59_000);
+    expect((await t.client.search('title_c', 'pc_store_c', 'a')).meta.source).toBe('cache');
+    t.advance(2_000);
+    expect((await t.client.search('title_c', 'pc_store_c', 'a')).meta.source).toBe('network');
+    await t.client.close();
+  });
+
+  it('serves a recently expired entry, marked stale with its age, when the service is down or busy', async () => {
+    const t = await lookup({ maxAttempts: 1 });
+    const expiry = new Date(Date.now() + 60_000).toISOString();
+    fault.script({ status: 200, body: { data: { ...profile, expiryDate: expiry } } });
+    const fresh = await t.client.profile('title_a', 'pc_store_a', 'x');
+    t.advance(10 * 60_000);
+    for (const failure of [{ status: 503, text: 'down' }, { status: 429, body: { message: 'API rate limit exceeded' }, headers: { 'retry-after': '60' } }, { close: true as const }]) {
+      fault.script(failure);
+      const r = await t.client.profile('title_a', 'pc_store_a', 'x');
+      expect(r.meta.source).toBe('stale');
+      expect(r.meta.ageMs).toBeGreaterThanOrEqual(10 * 60_000);
+      expect(r.meta.fetchedAt).toBe(fresh.meta.fetchedAt);
+      expect(r.data).toEqual(fresh.data);
+      expect(r.meta.staleBecause?.kind).toMatch(/unavailable|rate_limited/);
+    }
+    expect(t.client.stats.staleServed).toBe(3);
+    // A definite answer is not hidden behind stale data.
+    fault.script({ status: 404, body: { errors: [{ code: 'CollectorResultStatus::NotFound', message: 'gone', data: {} }] } });
+    expect((await t.client.profile('title_a', 'pc_store_a', 'x')).errors?.[0]?.kind).toBe('not_found');
+    await t.client.close();
+  });
+
+  it('does not serve stale data older than the stale window', async () => {
+    const t = await lookup({ maxAttempts: 1, staleWindowMs: 60_000 });
+    fault.script({ status: 200, body: { data: { ...profile, expiryDate: new Date(Date.now() + 10_000).toISOString() } } });
+    await t.client.profile('title_a', 'pc_store_a', 'x');
+    fault.setDefault({ status: 503, text: 'down' });
+    t.advance(10_000 + 59_000);
+    expect((await t.client.profile('title_a', 'pc_store_a', 'x')).meta.source).toBe('stale');
+    t.advance(2_000);
+    const r = await t.client.profile('title_a', 'pc_store_a', 'x');
+    expect(r.meta.source).toBe('network');
+    expect(r.errors?.[0]?.kind).toBe('unavailable');
+    await t.client.close();
+  });
+
+  it('re-validates cached entries with the schema and refetches those that no longer fit', async () => {
+    const memory = await createLookupCache();
+    const keys: string[] = [];
+    const cache: LookupCache = { get: (k) => memory.get(k), set: (k, v, ttl) => (keys.push(k), memory.set(k, v, ttl)), healthy: true, close: () => memory.close() };
+    const t = await lookup({ cache });
+    await t.client.profile('title_a', 'pc_store_a', 'x');
+    await memory.set(keys[0]!, { v: 1, fetchedAt: Date.now(), freshUntil: Date.now() + 600_000, payload: { platformInfo: 'tampered' } }, 600_000);
+    const r = await t.client.profile('title_a', 'pc_store_a', 'x');
+    expect(r.meta.source).toBe('network');
+    expect(r.data?.platformInfo.platformUserHandle).toBe('Ash');
+    expect(fault.requests).toHaveLength(2);
+    expect(t.logs()).toContain('no longer fits its schema');
+    await t.client.close();
+  });
+});
