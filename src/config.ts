@@ -21,15 +21,60 @@ const count = z
   });
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const logLevel = z.preprocess(blankAsUnset, z.enum(LOG_LEVELS).default('info'));
+
+/** `.env` files leave variables blank: a blank value means not set. */
+function blankAsUnset(value: unknown): unknown {
+  return typeof value === 'string' && value.trim() === '' ? undefined : value;
+}
+
+/** An optional URL with one of the given schemes; the message never repeats the value (it may hold a password). */
+const urlWith = (schemes: readonly string[], example: string) =>
+  z.preprocess(
+    blankAsUnset,
+    z
+      .string({ error: `must be a URL such as ${example}` })
+      .refine((v) => URL.canParse(v) && schemes.includes(new URL(v).protocol), `must be a URL such as ${example}`)
+      .optional(),
+  );
+
+const milliseconds = (fallback: number) =>
+  z.preprocess(
+    blankAsUnset,
+    z.coerce
+      .number({ error: 'must be a number of milliseconds' })
+      .int('must be a whole number of milliseconds')
+      .min(100, 'must be at least 100 (milliseconds)')
+      .max(600_000, 'must be at most 600000 (milliseconds)')
+      .default(fallback),
+  );
 
 export const ServiceConfigSchema = z.object({
   /** Keys a caller must send in `TRN-Api-Key`; none means the service is open. */
   SERVICE_API_KEYS: list,
   /** Requests a minute per key (per address when there are no keys); 0 for no limit. */
   SERVICE_RATE_LIMIT_PER_MINUTE: count,
-  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  LOG_LEVEL: logLevel,
 });
 export type ServiceConfig = z.infer<typeof ServiceConfigSchema>;
+
+/** How the lookups reach the stats service and where they cache. */
+export const LookupConfigSchema = z.object({
+  /** A compatible stats service; unset: the embedded service on the demo data (or STATS_DATASET). */
+  LOOKUP_BASE_URL: urlWith(['http:', 'https:'], 'https://stats.example.com'),
+  /** Sent as TRN-Api-Key. */
+  LOOKUP_API_KEY: z.preprocess(blankAsUnset, z.string().optional()),
+  /** Timeout of one request to the stats service. */
+  LOOKUP_TIMEOUT_MS: milliseconds(5_000),
+  /** redis://... for a cache shared by several bot processes; unset: in memory. */
+  CACHE_URL: urlWith(['redis:', 'rediss:'], 'redis://127.0.0.1:6379'),
+  /** Prefix of every cache key, so that several deployments can share one Redis. */
+  CACHE_NAMESPACE: z.preprocess(blankAsUnset, z.string().regex(/^[\w.-]{1,64}$/, 'must be letters, digits, _, . or - (at most 64)').default('player-stats')),
+  /** A JSON Lines dataset for the embedded service instead of the demo data. */
+  STATS_DATASET: z.preprocess(blankAsUnset, z.string().optional()),
+  LOG_LEVEL: logLevel,
+});
+export type LookupConfig = z.infer<typeof LookupConfigSchema>;
 
 export class ConfigError extends Error {}
 
@@ -44,4 +89,8 @@ export function parseConfig<T extends z.ZodType>(schema: T, env: Record<string, 
 
 export function loadServiceConfig(env: Record<string, string | undefined> = process.env): ServiceConfig {
   return parseConfig(ServiceConfigSchema, env);
+}
+
+export function loadLookupConfig(env: Record<string, string | undefined> = process.env): LookupConfig {
+  return parseConfig(LookupConfigSchema, env);
 }

@@ -5,10 +5,8 @@ import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 
 import { ConfigError, loadServiceConfig } from '../config.js';
-import { demoLines } from './demo.js';
-import { importFile, importLines, type ImportSummary } from './import.js';
+import { loadStore } from './embedded.js';
 import { startStatsServer } from './server.js';
-import { StatsStore } from './store.js';
 
 const USAGE = `Usage: npm run service -- [--port 8787] [--host 127.0.0.1] [--data <file.jsonl>] [--db <store.db>]
   --data   JSON Lines dataset to import (default: the built-in demo dataset)
@@ -52,36 +50,32 @@ async function main(): Promise<void> {
     throw e;
   }
   const logger = pino({ level: config.LOG_LEVEL });
-  const store = new StatsStore(args.db ?? ':memory:');
-
   const started = performance.now();
-  let summary: ImportSummary;
-  const onRefused = (r: { line: number; reason: string }) => {
-    if (reportedRefusals++ < 20) process.stderr.write(`line ${r.line}: ${r.reason}\n`);
-    else if (reportedRefusals === 21) process.stderr.write('further refused lines are counted, not shown\n');
-  };
   let reportedRefusals = 0;
-  if (args.data) {
-    let lastReport = 0;
-    try {
-      summary = await importFile(store, args.data, {
-        onRefused,
+  let lastReport = 0;
+  let loaded;
+  try {
+    loaded = await loadStore(
+      { data: args.data, db: args.db },
+      {
+        onRefused: (r) => {
+          if (reportedRefusals++ < 20) process.stderr.write(`line ${r.line}: ${r.reason}\n`);
+          else if (reportedRefusals === 21) process.stderr.write('further refused lines are counted, not shown\n');
+        },
         onBytes: (read, total) => {
           const now = performance.now();
           if (now - lastReport < 500 && read < total) return;
           lastReport = now;
           process.stderr.write(`importing ${args.data}: ${total === 0 ? 100 : Math.floor((read / total) * 100)}%\n`);
         },
-      });
-    } catch (e) {
-      fail(`cannot read ${args.data}: ${(e as Error).message}`);
-    }
-  } else if (args.db && store.counts().matches > 0) {
-    summary = { lines: 0, taken: 0, refused: 0, players: 0, matches: 0, refusedLines: [] };
-    process.stderr.write(`serving the existing store ${args.db}\n`);
-  } else {
-    summary = await importLines(store, demoLines(), { onRefused });
+      },
+    );
+  } catch (e) {
+    fail(`cannot read ${args.data ?? args.db}: ${(e as Error).message}`);
   }
+  const { store } = loaded;
+  const summary = loaded.summary ?? { lines: 0, taken: 0, refused: 0, players: 0, matches: 0, refusedLines: [] };
+  if (!loaded.summary) process.stderr.write(`serving the existing store ${args.db}\n`);
   const counts = store.counts();
   process.stderr.write(
     `imported ${summary.taken} records (${summary.players} players, ${summary.matches} matches), refused ${summary.refused}` +

@@ -1,0 +1,43 @@
+// Puts the lookups together from configuration: the stats service (the one LOOKUP_BASE_URL names,
+// or the embedded one), the cache (Redis at CACHE_URL, or memory) and the client. The bot and the
+// lookup command start from here.
+import type { Logger } from 'pino';
+
+import type { LookupConfig } from './config.js';
+import { createLookupCache, type LookupCache } from './lookup/cache.js';
+import { LookupClient } from './lookup/client.js';
+import { startEmbeddedService, type EmbeddedService } from './service/embedded.js';
+
+export interface Lookups {
+  client: LookupClient;
+  cache: LookupCache;
+  /** The embedded service, when no LOOKUP_BASE_URL was configured. */
+  embedded: EmbeddedService | undefined;
+  /** Where the lookups go, for a log line (never with the API key). */
+  baseUrl: string;
+  close(): Promise<void>;
+}
+
+export async function openLookups(config: LookupConfig, logger: Logger): Promise<Lookups> {
+  const embedded = config.LOOKUP_BASE_URL ? undefined : await startEmbeddedService({ data: config.STATS_DATASET }, logger);
+  const baseUrl = config.LOOKUP_BASE_URL ?? (embedded as EmbeddedService).url;
+  const cache = await createLookupCache({ url: config.CACHE_URL, namespace: config.CACHE_NAMESPACE, logger });
+  const client = new LookupClient({
+    baseUrl,
+    apiKey: config.LOOKUP_API_KEY,
+    cache,
+    logger,
+    requestTimeoutMs: config.LOOKUP_TIMEOUT_MS,
+  });
+  return {
+    client,
+    cache,
+    embedded,
+    baseUrl,
+    close: async () => {
+      await client.close();
+      await cache.close();
+      await embedded?.close();
+    },
+  };
+}

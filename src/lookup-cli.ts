@@ -1,0 +1,92 @@
+// `npm run lookup -- <method> <title> <platform> <identifier> [...]`: one lookup through the same
+// client the bot uses, printed as the envelope it returns. Configured like the bot (.env).
+import { parseArgs } from 'node:util';
+
+import { pino } from 'pino';
+
+import { isPlatform, isTitle, QUEUES, type Queue } from './catalog/index.js';
+import { openLookups } from './compose.js';
+import { ConfigError, loadLookupConfig } from './config.js';
+import type { ApiResponse } from './lookup/client.js';
+
+const USAGE = `Usage: npm run lookup -- <method> <title> <platform> <identifier> [options]
+  profile   <title> <platform> <identifier>
+  segments  <title> <platform> <identifier> <segmentType> [--queue ranked|social] [--season N]
+  search    <title> <platform> <query>
+  matches   title_a <platform> <identifier> [--next <cursor>]
+  match     title_a <platform> <matchId>
+  sessions  title_b <platform> <identifier>
+  --twice   look up twice and print both (the second one comes from the cache)
+Environment: LOOKUP_BASE_URL, LOOKUP_API_KEY, CACHE_URL, STATS_DATASET, LOG_LEVEL (see .env.example).`;
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(2);
+}
+
+async function main(): Promise<void> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      allowPositionals: true,
+      options: {
+        queue: { type: 'string' },
+        season: { type: 'string' },
+        next: { type: 'string' },
+        twice: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (e) {
+    fail(`${(e as Error).message}\n${USAGE}`);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const [method, title, platform, identifier, segmentType] = positionals;
+  if (!method || !title || !platform || identifier === undefined) fail(USAGE);
+  if (!isTitle(title)) fail(`unknown title "${title}"\n${USAGE}`);
+  if (!isPlatform(platform)) fail(`unknown platform "${platform}"\n${USAGE}`);
+  if (values.queue !== undefined && !(QUEUES as readonly string[]).includes(values.queue)) fail(`--queue must be one of ${QUEUES.join(', ')}`);
+  const season = values.season === undefined ? undefined : Number(values.season);
+  if (season !== undefined && !Number.isInteger(season)) fail('--season must be a whole number');
+
+  let config;
+  try {
+    config = loadLookupConfig();
+  } catch (e) {
+    if (e instanceof ConfigError) fail(e.message);
+    throw e;
+  }
+  const logger = pino({ level: config.LOG_LEVEL }, pino.destination(2));
+  const lookups = await openLookups(config, logger);
+  const c = lookups.client;
+  const once = (): Promise<ApiResponse<unknown>> => {
+    switch (method) {
+      case 'profile':
+        return c.profile(title, platform, identifier);
+      case 'segments':
+        if (!segmentType) fail(`segments needs a segment type\n${USAGE}`);
+        return c.segments(title, platform, identifier, segmentType, { queue: values.queue as Queue | undefined, season });
+      case 'search':
+        return c.search(title, platform, identifier);
+      case 'matches':
+        return c.matches(title, platform, identifier, values.next);
+      case 'match':
+        return c.match(title, platform, identifier);
+      case 'sessions':
+        return c.sessions(title, platform, identifier);
+      default:
+        fail(`unknown method "${method}"\n${USAGE}`);
+    }
+  };
+  try {
+    for (let i = 0; i < (values.twice ? 2 : 1); i++) process.stdout.write(`${JSON.stringify(await once(), null, 2)}\n`);
+  } finally {
+    await lookups.close();
+  }
+}
+
+await main();
