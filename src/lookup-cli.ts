@@ -6,7 +6,8 @@ import { pino } from 'pino';
 
 import { isPlatform, isTitle, QUEUES, type Queue } from './catalog/index.js';
 import { openLookups } from './compose.js';
-import { ConfigError, loadLookupConfig } from './config.js';
+import { configOrExit, exitWith } from './cli.js';
+import { loadLookupConfig } from './config.js';
 import type { ApiResponse } from './lookup/client.js';
 
 const USAGE = `Usage: npm run lookup -- <method> <title> <platform> <identifier> [options]
@@ -18,11 +19,6 @@ const USAGE = `Usage: npm run lookup -- <method> <title> <platform> <identifier>
   sessions  title_b <platform> <identifier>
   --twice   look up twice and print both (the second one comes from the cache)
 Environment: LOOKUP_BASE_URL, LOOKUP_API_KEY, CACHE_URL, STATS_DATASET, LOG_LEVEL (see .env.example).`;
-
-function fail(message: string): never {
-  process.stderr.write(`${message}\n`);
-  process.exit(2);
-}
 
 async function main(): Promise<void> {
   let parsed;
@@ -38,7 +34,7 @@ async function main(): Promise<void> {
       },
     });
   } catch (e) {
-    fail(`${(e as Error).message}\n${USAGE}`);
+    exitWith(`${(e as Error).message}\n${USAGE}`);
   }
   const { values, positionals } = parsed;
   if (values.help) {
@@ -46,20 +42,14 @@ async function main(): Promise<void> {
     return;
   }
   const [method, title, platform, identifier, segmentType] = positionals;
-  if (!method || !title || !platform || identifier === undefined) fail(USAGE);
-  if (!isTitle(title)) fail(`unknown title "${title}"\n${USAGE}`);
-  if (!isPlatform(platform)) fail(`unknown platform "${platform}"\n${USAGE}`);
-  if (values.queue !== undefined && !(QUEUES as readonly string[]).includes(values.queue)) fail(`--queue must be one of ${QUEUES.join(', ')}`);
+  if (!method || !title || !platform || identifier === undefined) exitWith(USAGE);
+  if (!isTitle(title)) exitWith(`unknown title "${title}"\n${USAGE}`);
+  if (!isPlatform(platform)) exitWith(`unknown platform "${platform}"\n${USAGE}`);
+  if (values.queue !== undefined && !(QUEUES as readonly string[]).includes(values.queue)) exitWith(`--queue must be one of ${QUEUES.join(', ')}`);
   const season = values.season === undefined ? undefined : Number(values.season);
-  if (season !== undefined && !Number.isInteger(season)) fail('--season must be a whole number');
+  if (season !== undefined && !Number.isInteger(season)) exitWith('--season must be a whole number');
 
-  let config;
-  try {
-    config = loadLookupConfig();
-  } catch (e) {
-    if (e instanceof ConfigError) fail(e.message);
-    throw e;
-  }
+  const config = configOrExit(loadLookupConfig);
   const logger = pino({ level: config.LOG_LEVEL }, pino.destination(2));
   const lookups = await openLookups(config, logger);
   const c = lookups.client;
@@ -68,7 +58,7 @@ async function main(): Promise<void> {
       case 'profile':
         return c.profile(title, platform, identifier);
       case 'segments':
-        if (!segmentType) fail(`segments needs a segment type\n${USAGE}`);
+        if (!segmentType) exitWith(`segments needs a segment type\n${USAGE}`);
         return c.segments(title, platform, identifier, segmentType, { queue: values.queue as Queue | undefined, season });
       case 'search':
         return c.search(title, platform, identifier);
@@ -79,7 +69,7 @@ async function main(): Promise<void> {
       case 'sessions':
         return c.sessions(title, platform, identifier);
       default:
-        fail(`unknown method "${method}"\n${USAGE}`);
+        exitWith(`unknown method "${method}"\n${USAGE}`);
     }
   };
   try {

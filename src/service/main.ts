@@ -4,7 +4,8 @@ import { parseArgs } from 'node:util';
 
 import { pino } from 'pino';
 
-import { ConfigError, loadServiceConfig } from '../config.js';
+import { configOrExit, exitWith } from '../cli.js';
+import { loadServiceConfig } from '../config.js';
 import { loadStore } from './embedded.js';
 import { startStatsServer } from './server.js';
 
@@ -14,11 +15,6 @@ const USAGE = `Usage: npm run service -- [--port 8787] [--host 127.0.0.1] [--dat
   --port   port to listen on (default 8787; 0 picks a free one)
   --host   address to listen on (default 127.0.0.1)
 Environment: SERVICE_API_KEYS, SERVICE_RATE_LIMIT_PER_MINUTE, LOG_LEVEL (see .env.example).`;
-
-function fail(message: string): never {
-  process.stderr.write(`${message}\n`);
-  process.exit(2);
-}
 
 async function main(): Promise<void> {
   let args;
@@ -33,22 +29,16 @@ async function main(): Promise<void> {
       },
     }).values;
   } catch (e) {
-    fail(`${(e as Error).message}\n${USAGE}`);
+    exitWith(`${(e as Error).message}\n${USAGE}`);
   }
   if (args.help) {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
   const port = Number(args.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) fail(`--port must be a port number, not "${args.port}"`);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) exitWith(`--port must be a port number, not "${args.port}"`);
 
-  let config;
-  try {
-    config = loadServiceConfig();
-  } catch (e) {
-    if (e instanceof ConfigError) fail(e.message);
-    throw e;
-  }
+  const config = configOrExit(loadServiceConfig);
   const logger = pino({ level: config.LOG_LEVEL });
   const started = performance.now();
   let reportedRefusals = 0;
@@ -71,7 +61,7 @@ async function main(): Promise<void> {
       },
     );
   } catch (e) {
-    fail(`cannot read ${args.data ?? args.db}: ${(e as Error).message}`);
+    exitWith(`cannot read ${args.data ?? args.db}: ${(e as Error).message}`);
   }
   const { store } = loaded;
   const summary = loaded.summary ?? { lines: 0, taken: 0, refused: 0, players: 0, matches: 0, refusedLines: [] };
@@ -103,7 +93,7 @@ async function main(): Promise<void> {
       logger,
     });
   } catch (e) {
-    fail(`cannot listen on ${args.host}:${port}: ${(e as Error).message}`);
+    exitWith(`cannot listen on ${args.host}:${port}: ${(e as Error).message}`);
   }
   process.stderr.write(
     `stats service listening on ${service.url}${config.SERVICE_API_KEYS.length > 0 ? ' (API keys required)' : ''}\n` +
