@@ -76,6 +76,36 @@ export const LookupConfigSchema = z.object({
 });
 export type LookupConfig = z.infer<typeof LookupConfigSchema>;
 
+const snowflake = (what: string) => z.preprocess(blankAsUnset, z.string().regex(/^\d{17,20}$/, `must be a ${what} id (17 to 20 digits)`).optional());
+
+/** The bot process: the lookup settings, plus Discord's. */
+export const BotConfigSchema = LookupConfigSchema.extend({
+  /** The bot token from the Discord developer portal. Never logged. */
+  DISCORD_TOKEN: z
+    .string({ error: 'is required: the bot token from the Discord developer portal (Bot > Reset Token)' })
+    .trim()
+    .regex(/^[\w-]{20,}\.[\w-]{4,}\.[\w-]{20,}$/, 'is not a bot token (three parts separated by dots)'),
+  /** Discord's REST API; a REST proxy in front of Discord, or a local double in the tests. */
+  DISCORD_API_URL: z.preprocess(
+    blankAsUnset,
+    z
+      .string()
+      .refine((v) => URL.canParse(v) && ['http:', 'https:'].includes(new URL(v).protocol), 'must be a URL such as https://discord.com/api')
+      .default('https://discord.com/api'),
+  ),
+  /** Register the commands in this guild only (instant, for testing) instead of globally. */
+  DISCORD_GUILD_ID: snowflake('guild'),
+  /** The application; read from Discord when unset. */
+  DISCORD_APPLICATION_ID: snowflake('application'),
+  /** Where account links are kept when there is no Redis (CACHE_URL). */
+  LINKS_DB: z.preprocess(blankAsUnset, z.string().default('.data/links.sqlite')),
+});
+export type BotConfig = z.infer<typeof BotConfigSchema>;
+
+/** What `npm run preview` needs: the lookups and a place for links, no Discord. */
+export const PreviewConfigSchema = LookupConfigSchema.extend({ LINKS_DB: BotConfigSchema.shape.LINKS_DB });
+export type PreviewConfig = z.infer<typeof PreviewConfigSchema>;
+
 export class ConfigError extends Error {}
 
 /** Parses the variables a schema names; the error names the first bad one (never its value). */
@@ -93,4 +123,24 @@ export function loadServiceConfig(env: Record<string, string | undefined> = proc
 
 export function loadLookupConfig(env: Record<string, string | undefined> = process.env): LookupConfig {
   return parseConfig(LookupConfigSchema, env);
+}
+
+export function loadBotConfig(env: Record<string, string | undefined> = process.env): BotConfig {
+  return parseConfig(BotConfigSchema, env);
+}
+
+export function loadPreviewConfig(env: Record<string, string | undefined> = process.env): PreviewConfig {
+  return parseConfig(PreviewConfigSchema, env);
+}
+
+/**
+ * Reads `.env` into the environment when there is one; variables already set win. Called once by
+ * each command before its configuration is parsed.
+ */
+export function loadDotEnv(path = '.env'): void {
+  try {
+    process.loadEnvFile(path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new ConfigError(`Configuration: ${path} could not be read (${(e as Error).message.split('\n')[0] ?? ''})`);
+  }
 }

@@ -1,0 +1,97 @@
+// /link and /unlink: remember a Discord user's account per title, so that `player` can be left out.
+import { SlashCommandBuilder } from 'discord.js';
+
+import { PLATFORMS, TITLES, TITLE_SLUGS, findEndpoint, isTitle, platformsOfTitle, type PlatformSlug, type TitleSlug } from '../src/catalog/index.js';
+import { LIMITS, TITLE_COLORS, clip, embedReply, errorReply, notice, safeText, titleName, type Reply } from '../src/embeds/index.js';
+import { stringOption } from './resolve.js';
+import { AUTOCOMPLETE_DEADLINE_MS, COMMAND_DEADLINE_MS, type AutocompleteInput, type Choice, type Command, type CommandInput, type Deps } from './types.js';
+
+const titleChoices = TITLE_SLUGS.map((t) => ({ name: TITLES[t].name, value: t }));
+
+function titleOf(input: CommandInput): TitleSlug | Reply {
+  const title = stringOption(input, 'title') ?? '';
+  return isTitle(title) ? title : notice(`Choose a title: ${TITLE_SLUGS.map((t) => `\`${t}\``).join(', ')}.`);
+}
+
+/** Checks the account against the service: a profile where the title has one on that platform, else its segments. */
+async function check(title: TitleSlug, platform: PlatformSlug, player: string, deps: Deps): Promise<{ handle: string; identifier: string } | Reply> {
+  const call = { deadlineMs: COMMAND_DEADLINE_MS };
+  if (findEndpoint(title, 'profile')?.platforms.includes(platform)) {
+    const r = await deps.lookup.profile(title, platform, player, call);
+    if (r.data) return { handle: r.data.platformInfo.platformUserHandle, identifier: r.data.platformInfo.platformUserIdentifier };
+    const error = r.errors[0]!;
+    return error.kind === 'private' ? { handle: player, identifier: player } : errorReply(error, { title, platform, player });
+  }
+  const type = TITLES[title].segmentTypes[0]?.type ?? '';
+  const r = await deps.lookup.segments(title, platform, player, type, {}, call);
+  return r.errors ? errorReply(r.errors[0]!, { title, platform, player }) : { handle: player, identifier: player };
+}
+
+export const link = {
+  data: new SlashCommandBuilder()
+    .setName('link')
+    .setDescription('Remember your player account for a title, so that you can leave `player` out')
+    .addStringOption((o) => o.setName('title').setDescription('The title').setRequired(true).addChoices(...titleChoices))
+    .addStringOption((o) => o.setName('platform').setDescription('Your platform').setRequired(true).setAutocomplete(true))
+    .addStringOption((o) => o.setName('player').setDescription('Your name or id on that platform').setRequired(true).setMaxLength(200).setAutocomplete(true))
+    .toJSON(),
+
+  async execute(input: CommandInput, deps: Deps): Promise<Reply> {
+    const title = titleOf(input);
+    if (typeof title !== 'string') return title;
+    const platforms = platformsOfTitle(title);
+    const typed = (stringOption(input, 'platform') ?? '').toLowerCase();
+    const platform = platforms.find((p) => p === typed || PLATFORMS[p].name.toLowerCase() === typed);
+    if (!platform) return notice(`${titleName(title)} is on ${platforms.map((p) => `\`${p}\` (${PLATFORMS[p].name})`).join(', ')}.`);
+    const player = stringOption(input, 'player');
+    if (!player) return notice('Type your name or id on that platform.');
+    const checked = await check(title, platform, player, deps);
+    if ('embeds' in checked) return checked;
+    await deps.links.set(input.userId, title, { platform, identifier: checked.identifier, handle: checked.handle });
+    return embedReply(
+      {
+        color: TITLE_COLORS[title],
+        title: `Linked: ${safeText(checked.handle)}`,
+        description: `Your ${titleName(title)} account is **${safeText(checked.handle)}** on ${PLATFORMS[platform].name}.\nNow \`/stats ${title} profile\` works without \`player\`. \`/unlink title:${title}\` forgets it.`,
+      },
+      [],
+      true,
+    );
+  },
+
+  async autocomplete(input: AutocompleteInput, deps: Deps): Promise<Choice[]> {
+    const title = stringOption(input, 'title');
+    if (!title || !isTitle(title)) return [];
+    const typed = input.focused.value.trim();
+    const platforms = platformsOfTitle(title);
+    if (input.focused.name === 'platform')
+      return platforms
+        .filter((p) => !typed || p.includes(typed.toLowerCase()) || PLATFORMS[p].name.toLowerCase().includes(typed.toLowerCase()))
+        .map((p) => ({ name: PLATFORMS[p].name, value: p }));
+    if (input.focused.name !== 'player' || !typed) return [];
+    const platform = platforms.find((p) => p === stringOption(input, 'platform'));
+    const out: Choice[] = [];
+    if (platform && findEndpoint(title, 'search')?.platforms.includes(platform)) {
+      const r = await deps.lookup.search(title, platform, typed, { deadlineMs: AUTOCOMPLETE_DEADLINE_MS });
+      for (const p of (r.data ?? []).slice(0, LIMITS.choices - 1))
+        if (p.platformUserIdentifier.length <= LIMITS.choiceValue) out.push({ name: clip(p.platformUserHandle, LIMITS.choiceName), value: p.platformUserIdentifier });
+    }
+    if (typed.length <= LIMITS.choiceValue && !out.some((c) => c.value.toLowerCase() === typed.toLowerCase())) out.push({ name: clip(typed, LIMITS.choiceName), value: typed });
+    return out;
+  },
+} satisfies Command;
+
+export const unlink = {
+  data: new SlashCommandBuilder()
+    .setName('unlink')
+    .setDescription('Forget the player account you linked for a title')
+    .addStringOption((o) => o.setName('title').setDescription('The title').setRequired(true).addChoices(...titleChoices))
+    .toJSON(),
+
+  async execute(input: CommandInput, deps: Deps): Promise<Reply> {
+    const title = titleOf(input);
+    if (typeof title !== 'string') return title;
+    const removed = await deps.links.delete(input.userId, title);
+    return notice(removed ? `Forgotten: you have no ${titleName(title)} account linked now.` : `You had no ${titleName(title)} account linked.`);
+  },
+} satisfies Command;

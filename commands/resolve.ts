@@ -1,0 +1,77 @@
+// Reading what the user typed into what a lookup needs: the platform (checked against what the
+// endpoint allows) and the player (typed, or the linked account). Every refusal is a clear,
+// ephemeral reply saying what to type instead.
+import { PLATFORMS, TITLES, findEndpoint, isPlatform, type Endpoint, type EndpointKind, type PlatformSlug, type TitleSlug } from '../src/catalog/index.js';
+import { notice, safeText, type Reply } from '../src/embeds/index.js';
+import type { CommandInput, Deps } from './types.js';
+
+export interface Target {
+  endpoint: Endpoint;
+  platform: PlatformSlug;
+  player: string;
+}
+
+const list = (platforms: readonly PlatformSlug[]) => platforms.map((p) => `\`${p}\` (${PLATFORMS[p].name})`).join(', ');
+
+export function endpointOf(title: TitleSlug, kind: EndpointKind): Endpoint {
+  const endpoint = findEndpoint(title, kind);
+  if (!endpoint) throw new Error(`${title} has no ${kind} endpoint`);
+  return endpoint;
+}
+
+export const stringOption = (input: CommandInput, name: string): string | undefined => {
+  const value = input.options[name];
+  return typeof value === 'string' && value.trim().length > 0 ? value.trim() : undefined;
+};
+
+export const integerOption = (input: CommandInput, name: string): number | undefined => {
+  const value = input.options[name];
+  return typeof value === 'number' ? value : undefined;
+};
+
+/** The platform option checked against the endpoint: a value typed past autocomplete may be anything. */
+export function checkPlatform(endpoint: Endpoint, value: string): PlatformSlug | Reply {
+  const slug = value.toLowerCase();
+  if (isPlatform(slug) && endpoint.platforms.includes(slug)) return slug;
+  const byName = endpoint.platforms.find((p) => PLATFORMS[p].name.toLowerCase() === slug);
+  if (byName) return byName;
+  return notice(`${TITLES[endpoint.title].name} ${endpoint.kind} is not available on \`${safeText(value)}\`. Choose one of: ${list(endpoint.platforms)}.`);
+}
+
+/**
+ * The platform and player of a command: typed, or taken from the user's linked account. With
+ * neither, the reply says how to link or what to type.
+ */
+export async function resolveTarget(input: CommandInput, title: TitleSlug, kind: EndpointKind, deps: Deps): Promise<Target | Reply> {
+  const endpoint = endpointOf(title, kind);
+  const typedPlatform = stringOption(input, 'platform');
+  const typedPlayer = stringOption(input, 'player');
+  let platform: PlatformSlug | undefined;
+  if (typedPlatform) {
+    const checked = checkPlatform(endpoint, typedPlatform);
+    if (typeof checked !== 'string') return checked;
+    platform = checked;
+  }
+  if (typedPlayer) {
+    platform ??= endpoint.platforms.length === 1 ? endpoint.platforms[0] : (await deps.links.get(input.userId, title))?.platform;
+    if (!platform || !endpoint.platforms.includes(platform))
+      return notice(`Choose a platform for **${safeText(typedPlayer)}**: ${list(endpoint.platforms)}.`);
+    return { endpoint, platform, player: typedPlayer };
+  }
+  const linked = await deps.links.get(input.userId, title);
+  if (!linked)
+    return notice(
+      `Which player? Type one with \`player:\`, or link your ${TITLES[title].name} account once with ` +
+        `\`/link title:${title} platform:<platform> player:<name>\` and leave \`player\` out from then on.`,
+    );
+  if (platform && platform !== linked.platform)
+    return notice(`Your linked ${TITLES[title].name} account is on ${PLATFORMS[linked.platform].name}. Type a player for ${PLATFORMS[platform].name}.`);
+  if (!endpoint.platforms.includes(linked.platform))
+    return notice(
+      `Your linked account is on ${PLATFORMS[linked.platform].name}, which ${TITLES[title].name} ${kind} does not cover. ` +
+        `Type a player on one of: ${list(endpoint.platforms)}.`,
+    );
+  return { endpoint, platform: linked.platform, player: linked.identifier };
+}
+
+export const isReply = (value: unknown): value is Reply => typeof value === 'object' && value !== null && 'embeds' in value && 'ephemeral' in value;

@@ -1,0 +1,74 @@
+// The contract between the bot and its commands. A command is a plain typed object; its handlers
+// take what the user typed (no discord.js objects, so `npm run preview` runs them without Discord)
+// and return the reply as data.
+import type { RESTPostAPIChatInputApplicationCommandsJSONBody } from 'discord.js';
+import type { Logger } from 'pino';
+
+import type { PlatformSlug, Queue, TitleSlug } from '../src/catalog/index.js';
+import type { Reply } from '../src/embeds/index.js';
+import type { LookupClient } from '../src/lookup/client.js';
+
+export type OptionValue = string | number | boolean;
+
+export interface CommandInput {
+  /** `stats`, `link`, `unlink`. */
+  name: string;
+  /** The subcommand group (`/stats title_c ...`: `title_c`), if any. */
+  group: string | null;
+  subcommand: string | null;
+  options: Readonly<Record<string, OptionValue>>;
+  userId: string;
+}
+
+export interface AutocompleteInput extends CommandInput {
+  focused: { name: string; value: string };
+}
+
+export interface Choice {
+  name: string;
+  value: string;
+}
+
+/** A player account remembered for a Discord user and a title (`/link`). */
+export interface LinkedAccount {
+  platform: PlatformSlug;
+  identifier: string;
+  handle: string;
+}
+
+export interface LinkStore {
+  get(userId: string, title: TitleSlug): Promise<LinkedAccount | undefined>;
+  set(userId: string, title: TitleSlug, account: LinkedAccount): Promise<void>;
+  delete(userId: string, title: TitleSlug): Promise<boolean>;
+}
+
+/** What a paged reply shows: enough to draw any page of it again. */
+export type View =
+  | { kind: 'segments'; title: TitleSlug; platform: PlatformSlug; player: string; type: string; queue?: Queue | undefined; season?: number | undefined; ownerId: string }
+  | { kind: 'matches'; title: TitleSlug; platform: PlatformSlug; player: string; ownerId: string; cursors: string[] }
+  | { kind: 'sessions'; title: TitleSlug; platform: PlatformSlug; player: string; ownerId: string }
+  | { kind: 'search'; title: TitleSlug; platform: PlatformSlug; query: string; ownerId: string };
+
+/** Where views are kept between a reply and the clicks on its controls. */
+export interface ViewStore {
+  save(view: View): Promise<string>;
+  load(id: string): Promise<View | undefined>;
+}
+
+export interface Deps {
+  lookup: LookupClient;
+  links: LinkStore;
+  views: ViewStore;
+  logger: Logger;
+}
+
+export interface Command {
+  data: RESTPostAPIChatInputApplicationCommandsJSONBody;
+  execute(input: CommandInput, deps: Deps): Promise<Reply>;
+  autocomplete?(input: AutocompleteInput, deps: Deps): Promise<Choice[]>;
+}
+
+/** How long a command's lookups may take before the user hears about it (the router defers). */
+export const COMMAND_DEADLINE_MS = 8_000;
+/** Autocomplete cannot be deferred: its lookups get this much of Discord's 3 seconds. */
+export const AUTOCOMPLETE_DEADLINE_MS = 1_200;

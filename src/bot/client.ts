@@ -1,0 +1,31 @@
+// The discord.js client: no gateway intents (interactions need none), small caches, no mentions.
+import { Client, Options } from 'discord.js';
+
+export function createDiscordClient(apiUrl: string): Client {
+  return new Client({
+    intents: [],
+    rest: { api: apiUrl },
+    allowedMentions: { parse: [] },
+    // The bot reads nothing but interactions: nothing else needs caching, whatever the gateway sends.
+    makeCache: Options.cacheWithLimits({
+      ...Options.DefaultMakeCacheSettings,
+      MessageManager: 0,
+      GuildMemberManager: 0,
+      UserManager: 1_000,
+      PresenceManager: 0,
+      ReactionManager: 0,
+      ReactionUserManager: 0,
+      GuildEmojiManager: 0,
+      GuildStickerManager: 0,
+      GuildBanManager: 0,
+      GuildInviteManager: 0,
+      GuildScheduledEventManager: 0,
+      AutoModerationRuleManager: 0,
+      ApplicationCommandManager: 0,
+      StageInstanceManager: 0,
+      ThreadManager: 0,
+      ThreadMemberManager: 0,
+      VoiceStateManager: 0,
+    }),
+  });
+}

@@ -1,0 +1,59 @@
+// `npm run preview -- "/stats title_c profile platform:console_a player:Nova"`: the bot's handlers
+// without Discord. Same commands, same lookups (the embedded service unless LOOKUP_BASE_URL), same
+// links; the reply is printed as text. `--autocomplete` shows the choices for the last option.
+import { parseArgs } from 'node:util';
+
+import { pino } from 'pino';
+
+import { findCommand } from '../../commands/index.js';
+import { configOrExit, exitWith } from '../cli.js';
+import { openLookups } from '../compose.js';
+import { loadDotEnv, loadPreviewConfig } from '../config.js';
+import { CommandLineError, parseCommandLine } from './command-line.js';
+import { renderText } from './render-text.js';
+import { createBotStores } from './stores.js';
+
+const USAGE = `Usage: npm run preview -- "/stats title_c profile platform:console_a player:Nova" [--autocomplete] [--user <id>]
+  Runs a command the way the bot would and prints the reply. Values with spaces: player:"Ashen Knight".
+  --autocomplete  print the choices Discord would offer for the last option typed
+  --user <id>     the Discord user to act as (for /link and linked accounts); default preview-user`;
+
+async function main(): Promise<void> {
+  let parsed;
+  try {
+    parsed = parseArgs({ allowPositionals: true, options: { autocomplete: { type: 'boolean' }, user: { type: 'string', default: 'preview-user' }, help: { type: 'boolean', short: 'h' } } });
+  } catch (e) {
+    exitWith(`${(e as Error).message}\n${USAGE}`);
+  }
+  const line = parsed.positionals.join(' ');
+  if (parsed.values.help || !line) exitWith(USAGE, parsed.values.help ? 0 : 2);
+  let input;
+  try {
+    input = parseCommandLine(line, parsed.values.user);
+  } catch (e) {
+    if (e instanceof CommandLineError) exitWith(`${e.message}\n${USAGE}`);
+    throw e;
+  }
+  configOrExit(() => loadDotEnv());
+  const config = configOrExit(loadPreviewConfig);
+  const logger = pino({ level: config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL }, pino.destination(2));
+  const lookups = await openLookups(config, logger);
+  const stores = createBotStores({ redisUrl: config.CACHE_URL, namespace: config.CACHE_NAMESPACE, linksPath: config.LINKS_DB });
+  const deps = { lookup: lookups.client, links: stores.links, views: stores.views, logger };
+  try {
+    const command = findCommand(input.name);
+    if (parsed.values.autocomplete) {
+      if (!input.last || !command?.autocomplete) exitWith('--autocomplete needs a command with an option typed last, e.g. player:No');
+      const choices = await command.autocomplete({ ...input, focused: input.last }, deps);
+      process.stdout.write(choices.length > 0 ? `${choices.map((c) => `${c.name}  →  ${c.value}`).join('\n')}\n` : '(no choices)\n');
+    } else {
+      const reply = await command!.execute(input, deps);
+      process.stdout.write(`${renderText(reply)}\n`);
+    }
+  } finally {
+    await lookups.close();
+    await stores.close();
+  }
+}
+
+await main();

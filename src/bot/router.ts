@@ -1,0 +1,268 @@
+// The single error boundary of the bot: every interaction comes through here. It turns discord.js
+// objects into the commands' plain inputs, decides reply vs defer + edit vs follow-up, makes
+// user-facing errors ephemeral, logs each interaction, and never lets a failure escape.
+import {
+  DiscordAPIError,
+  MessageFlags,
+  type AutocompleteInteraction,
+  type ButtonInteraction,
+  type ChatInputCommandInteraction,
+  type CommandInteractionOption,
+  type Interaction,
+  type InteractionReplyOptions,
+  type StringSelectMenuInteraction,
+} from 'discord.js';
+import type { Logger } from 'pino';
+
+import { findCommand, openFromView, renderView, type Choice, type CommandInput, type Deps, type OptionValue } from '../../commands/index.js';
+import { LIMITS, clip, disableAll, notice, parseCustomId, type Reply } from '../embeds/index.js';
+
+/** An answer ready within this budget (a cache hit, the embedded service) is the direct reply. */
+export const DIRECT_REPLY_BUDGET_MS = 250;
+/** Autocomplete must answer within Discord's 3 s, network included: its whole budget. */
+export const AUTOCOMPLETE_BUDGET_MS = 2_000;
+/** Controls of a reply disable themselves after this long. */
+export const CONTROLS_TTL_MS = 5 * 60_000;
+
+/** Discord's "Unknown interaction" (expired or answered elsewhere) and "already acknowledged". */
+const IGNORED_CODES = new Set([10062, 40060]);
+
+type Timed<T> = { done: true; value: T } | { done: false };
+
+function within<T>(work: Promise<T>, ms: number): Promise<Timed<T>> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => resolve({ done: false }), ms);
+    work.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve({ done: true, value });
+      },
+      (e: unknown) => {
+        clearTimeout(timer);
+        reject(e instanceof Error ? e : new Error(String(e)));
+      },
+    );
+  });
+}
+
+/** An edit of a message already sent (ephemeral or not was decided when it was sent). No mentions ever. */
+export function toEdit(reply: Reply) {
+  return { content: reply.content ?? '', embeds: reply.embeds, components: reply.components, allowedMentions: { parse: [] } };
+}
+
+/** The message options of a reply: no mentions ever, ephemeral by flag. */
+export function toMessage(reply: Reply): InteractionReplyOptions {
+  return { ...toEdit(reply), ...(reply.ephemeral ? { flags: MessageFlags.Ephemeral } : {}) };
+}
+
+function leafOptions(options: readonly CommandInteractionOption[], into: Record<string, OptionValue> = {}): Record<string, OptionValue> {
+  for (const o of options) {
+    if (o.options) leafOptions(o.options, into);
+    else if (o.value !== undefined && o.value !== null) into[o.name] = o.value;
+  }
+  return into;
+}
+
+/** What the user typed, as the commands read it. */
+export function toInput(interaction: ChatInputCommandInteraction | AutocompleteInteraction): CommandInput {
+  return {
+    name: interaction.commandName,
+    group: interaction.options.getSubcommandGroup(false),
+    subcommand: interaction.options.getSubcommand(false),
+    options: leafOptions(interaction.options.data),
+    userId: interaction.user.id,
+  };
+}
+
+const describe = (input: CommandInput) => [input.name, input.group, input.subcommand].filter(Boolean).join(' ');
+
+export class Router {
+  private closing = false;
+  private readonly inflight = new Set<Promise<void>>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  /** Interactions answered, by outcome: for the log and the tests. */
+  readonly counts = { commands: 0, autocompletes: 0, components: 0, deferred: 0, failed: 0 };
+
+  constructor(
+    private readonly deps: Deps,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Handles one interaction; never rejects. */
+  handle(interaction: Interaction): Promise<void> {
+    const work = this.dispatch(interaction).finally(() => this.inflight.delete(work));
+    this.inflight.add(work);
+    return work;
+  }
+
+  /** Stops taking new work (later interactions hear that the bot restarts) and waits for what runs. */
+  async drain(timeoutMs: number): Promise<void> {
+    this.closing = true;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    await within(Promise.allSettled([...this.inflight]), timeoutMs);
+  }
+
+  get busy(): number {
+    return this.inflight.size;
+  }
+
+  private async dispatch(interaction: Interaction): Promise<void> {
+    const started = performance.now();
+    const log: Record<string, unknown> = { interaction: interaction.id, type: interaction.type };
+    try {
+      if (interaction.isAutocomplete()) {
+        log.command = describe(toInput(interaction));
+        log.focused = interaction.options.getFocused(true).name;
+        log.choices = await this.autocomplete(interaction);
+      } else if (interaction.isChatInputCommand()) {
+        log.command = describe(toInput(interaction));
+        Object.assign(log, await this.command(interaction));
+      } else if (interaction.isButton() || interaction.isStringSelectMenu()) {
+        log.component = interaction.customId;
+        Object.assign(log, await this.component(interaction));
+      } else {
+        return;
+      }
+      log.ms = Math.round((performance.now() - started) * 10) / 10;
+      this.logger.info(log, 'interaction');
+    } catch (e) {
+      this.counts.failed++;
+      log.ms = Math.round((performance.now() - started) * 10) / 10;
+      await this.fail(interaction, e, log);
+    }
+  }
+
+  private async command(interaction: ChatInputCommandInteraction): Promise<Record<string, unknown>> {
+    this.counts.commands++;
+    if (this.closing) {
+      await interaction.reply(toMessage(notice('The bot is restarting. Try again in a moment.')));
+      return { outcome: 'closing' };
+    }
+    const input = toInput(interaction);
+    const command = findCommand(input.name);
+    if (!command) {
+      await interaction.reply(toMessage(notice('This command is not known to this bot any more.')));
+      return { outcome: 'unknown command' };
+    }
+    const work = command.execute(input, this.deps);
+    const quick = await within(work, DIRECT_REPLY_BUDGET_MS);
+    if (quick.done) {
+      await interaction.reply(toMessage(quick.value));
+      this.expireControls(interaction, quick.value);
+      return { outcome: quick.value.ephemeral ? 'notice' : 'reply', cache: quick.value.source };
+    }
+    // Slow: the network. Deferring costs a second REST call, so only this path pays it.
+    this.counts.deferred++;
+    await interaction.deferReply();
+    const reply = await work;
+    if (reply.ephemeral) {
+      // A deferred reply is public; an error belongs to the invoker alone.
+      await interaction.deleteReply();
+      await interaction.followUp(toMessage(reply));
+    } else {
+      await interaction.editReply(toEdit(reply));
+      this.expireControls(interaction, reply);
+    }
+    return { outcome: 'deferred', cache: reply.source };
+  }
+
+  private async autocomplete(interaction: AutocompleteInteraction): Promise<number> {
+    this.counts.autocompletes++;
+    const input = { ...toInput(interaction), focused: { name: interaction.options.getFocused(true).name, value: String(interaction.options.getFocused(true).value) } };
+    const command = findCommand(input.name);
+    const echo: Choice[] = input.focused.value && input.focused.name !== 'platform' && input.focused.name !== 'segment' ? [{ name: clip(input.focused.value, LIMITS.choiceName), value: clip(input.focused.value, LIMITS.choiceValue) }] : [];
+    let choices: Choice[] = echo;
+    if (command?.autocomplete && !this.closing) {
+      try {
+        const result = await within(command.autocomplete(input, this.deps), AUTOCOMPLETE_BUDGET_MS);
+        if (result.done) choices = result.value;
+      } catch (e) {
+        this.logger.warn({ interaction: interaction.id, err: (e as Error).message }, 'autocomplete failed; echoing what was typed');
+      }
+    }
+    const seen = new Set<string>();
+    const clean = choices
+      .filter((c) => c.value.length > 0 && c.value.length <= LIMITS.choiceValue && !seen.has(c.value) && seen.add(c.value))
+      .slice(0, LIMITS.choices)
+      .map((c) => ({ name: clip(c.name || c.value, LIMITS.choiceName), value: c.value }));
+    await interaction.respond(clean);
+    return clean.length;
+  }
+
+  private async component(interaction: ButtonInteraction | StringSelectMenuInteraction): Promise<Record<string, unknown>> {
+    this.counts.components++;
+    const action = parseCustomId(interaction.customId);
+    if (!action) return { outcome: 'not ours' };
+    const view = await this.deps.views.load(action.stateId);
+    if (!view || this.closing) {
+      await interaction.reply(toMessage(notice(view ? 'The bot is restarting. Try again in a moment.' : 'These controls have expired. Run the command again.')));
+      return { outcome: 'expired' };
+    }
+    const owner = interaction.user.id === view.ownerId;
+    if (action.kind === 'open') {
+      const value = interaction.isStringSelectMenu() ? interaction.values[0] : undefined;
+      if (!value) return { outcome: 'nothing picked' };
+      return this.answerComponent(interaction, openFromView(view, value, this.deps), 'reply', !owner);
+    }
+    if (owner) return this.answerComponent(interaction, renderView(view, action.stateId, action.page, this.deps), 'update', false);
+    // Someone else pressed: they get a view of their own instead of taking over the message.
+    const own = { ...view, ownerId: interaction.user.id };
+    const ownId = await this.deps.views.save(own);
+    return this.answerComponent(interaction, renderView(own, ownId, action.page, this.deps), 'reply', true);
+  }
+
+  private async answerComponent(
+    interaction: ButtonInteraction | StringSelectMenuInteraction,
+    work: Promise<Reply>,
+    mode: 'update' | 'reply',
+    privately: boolean,
+  ): Promise<Record<string, unknown>> {
+    const quick = await within(work, DIRECT_REPLY_BUDGET_MS);
+    let reply: Reply;
+    if (quick.done) {
+      reply = quick.value;
+      if (privately) reply = { ...reply, ephemeral: true };
+      if (mode === 'update' && !reply.ephemeral) await interaction.update(toEdit(reply));
+      else await interaction.reply(toMessage(reply));
+    } else {
+      this.counts.deferred++;
+      if (mode === 'update') await interaction.deferUpdate();
+      else await interaction.deferReply(privately ? { flags: MessageFlags.Ephemeral } : {});
+      reply = await work;
+      if (privately) reply = { ...reply, ephemeral: true };
+      if (mode === 'update' && reply.ephemeral) await interaction.followUp(toMessage(reply));
+      else await interaction.editReply(toEdit(reply));
+    }
+    if (mode === 'reply') this.expireControls(interaction, reply);
+    return { outcome: mode, private: privately, cache: reply.source };
+  }
+
+  /** Disables a reply's controls once they expire, so nobody presses a dead button. */
+  private expireControls(interaction: ChatInputCommandInteraction | ButtonInteraction | StringSelectMenuInteraction, reply: Reply): void {
+    if (reply.components.length === 0) return;
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      interaction.editReply({ components: disableAll(reply.components) }).catch((e: unknown) => this.logger.debug({ err: (e as Error).message }, 'could not disable controls'));
+    }, CONTROLS_TTL_MS);
+    timer.unref();
+    this.timers.add(timer);
+  }
+
+  private async fail(interaction: Interaction, error: unknown, log: Record<string, unknown>): Promise<void> {
+    if (error instanceof DiscordAPIError && typeof error.code === 'number' && IGNORED_CODES.has(error.code)) {
+      this.logger.debug({ ...log, code: error.code }, 'interaction gone or already answered');
+      return;
+    }
+    this.logger.error({ ...log, err: error instanceof Error ? { message: error.message, stack: error.stack } : String(error) }, 'interaction failed');
+    if (!interaction.isRepliable()) return;
+    const message = toMessage(notice('Something went wrong on our side. Try again in a moment.'));
+    try {
+      if (interaction.isAutocomplete()) return;
+      if (interaction.deferred || interaction.replied) await interaction.followUp(message);
+      else await interaction.reply(message);
+    } catch {
+      // The interaction is gone: nothing more to tell the user.
+    }
+  }
+}

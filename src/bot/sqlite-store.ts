@@ -1,0 +1,47 @@
+// A Keyv store in an SQLite file (better-sqlite3, already the service's driver): what keeps account
+// links across restarts when no Redis is configured.
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+import Database from 'better-sqlite3';
+
+export class SqliteKeyvStore {
+  private readonly db: Database.Database;
+  private readonly s;
+  /** Keyv sets this; keys already carry it as a prefix. */
+  namespace?: string;
+
+  constructor(path: string) {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    this.db = new Database(path);
+    this.db.pragma('journal_mode = WAL');
+    this.db.exec('CREATE TABLE IF NOT EXISTS keyv (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID');
+    this.s = {
+      get: this.db.prepare('SELECT value FROM keyv WHERE key = ?').pluck(),
+      set: this.db.prepare('INSERT INTO keyv (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
+      delete: this.db.prepare('DELETE FROM keyv WHERE key = ?'),
+      clear: this.db.prepare('DELETE FROM keyv'),
+    };
+  }
+
+  get(key: string): string | undefined {
+    return this.s.get.get(key) as string | undefined;
+  }
+
+  set(key: string, value: string): this {
+    this.s.set.run(key, value);
+    return this;
+  }
+
+  delete(key: string): boolean {
+    return this.s.delete.run(key).changes > 0;
+  }
+
+  clear(): void {
+    this.s.clear.run();
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}

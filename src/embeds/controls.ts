@@ -1,0 +1,63 @@
+// Buttons and select menus. Their custom ids carry only a short state id and a page: the state
+// (what was looked up, and for whom) is kept by the bot, so ids stay far under Discord's 100 characters.
+import { ButtonStyle, ComponentType } from 'discord.js';
+import type { APIButtonComponentWithCustomId, APISelectMenuOption, APIStringSelectComponent } from 'discord.js';
+
+import { clip, LIMITS, type ActionRow } from './reply.js';
+
+export type ControlAction = { kind: 'page'; stateId: string; page: number } | { kind: 'open'; stateId: string };
+
+/** Reads a custom id this module made; null for anything else. */
+export function parseCustomId(customId: string): ControlAction | null {
+  const page = /^pg:([\w-]{1,40}):(\d{1,4})$/.exec(customId);
+  if (page?.[1] && page[2]) return { kind: 'page', stateId: page[1], page: Number(page[2]) };
+  const open = /^op:([\w-]{1,40})$/.exec(customId);
+  if (open?.[1]) return { kind: 'open', stateId: open[1] };
+  return null;
+}
+
+const button = (customId: string, label: string, disabled: boolean): APIButtonComponentWithCustomId => ({
+  type: ComponentType.Button,
+  custom_id: customId,
+  label,
+  style: ButtonStyle.Secondary,
+  disabled,
+});
+
+/** ◀ 2 / 5 ▶ under a paged reply; nothing when everything fits on one page. */
+export function pageControls(stateId: string, page: number, pageCount: number, disabled = false): ActionRow | null {
+  if (pageCount <= 1) return null;
+  return {
+    type: ComponentType.ActionRow,
+    components: [
+      button(`pg:${stateId}:${Math.max(0, page - 1)}`, '◀ Previous', disabled || page <= 0),
+      button(`pgi:${stateId}`, `${page + 1} / ${pageCount}`, true),
+      button(`pg:${stateId}:${Math.min(pageCount - 1, page + 1)}`, 'Next ▶', disabled || page >= pageCount - 1),
+    ],
+  };
+}
+
+/** A select menu that opens one of the listed items (a match report, a profile). */
+export function openSelect(stateId: string, placeholder: string, options: APISelectMenuOption[], disabled = false): ActionRow | null {
+  if (options.length === 0) return null;
+  const menu: APIStringSelectComponent = {
+    type: ComponentType.StringSelect,
+    custom_id: `op:${stateId}`,
+    placeholder: clip(placeholder, 150),
+    options: options.slice(0, LIMITS.selectOptions).map((o) => ({
+      ...o,
+      label: clip(o.label, LIMITS.selectLabel),
+      value: clip(o.value, LIMITS.choiceValue),
+      ...(o.description ? { description: clip(o.description, 100) } : {}),
+    })),
+    disabled,
+  };
+  return { type: ComponentType.ActionRow, components: [menu] };
+}
+
+/** The same rows with every control disabled: what a reply shows once its controls expire. */
+export function disableAll(rows: readonly ActionRow[]): ActionRow[] {
+  return rows.map((row) => ({ ...row, components: row.components.map((c) => ({ ...c, disabled: true })) }));
+}
+
+export const rows = (...list: (ActionRow | null)[]): ActionRow[] => list.filter((r): r is ActionRow => r !== null);
