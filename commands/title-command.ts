@@ -213,8 +213,8 @@ async function matchChoices(input: AutocompleteInput, title: TitleSlug, deps: De
   const typed = input.focused.value.trim();
   const linked = await deps.links.get(input.userId, title);
   const out: Choice[] = [];
-  const endpoint = endpointOf(title, 'matches');
-  if (linked && endpoint.platforms.includes(linked.platform)) {
+  const endpoint = endpointsOf(title).find((e) => e.kind === 'matches');
+  if (linked && endpoint?.platforms.includes(linked.platform)) {
     const r = await deps.lookup.matches(title, linked.platform, linked.identifier, undefined, quick);
     for (const m of r.data?.matches ?? []) {
       const label = `${[m.metadata.mapName, m.metadata.modeName].filter(Boolean).join(' · ')} · ${m.metadata.result ?? ''} · ${m.metadata.timestamp.slice(0, 16).replace('T', ' ')}`;
@@ -226,8 +226,10 @@ async function matchChoices(input: AutocompleteInput, title: TitleSlug, deps: De
   return out;
 }
 
+/** Never throws: a subcommand or option it does not know gets no choices. */
 async function autocomplete(title: TitleSlug, input: AutocompleteInput, deps: Deps): Promise<Choice[]> {
-  const endpoint = endpointOf(title, input.subcommand as EndpointKind);
+  const endpoint = endpointsOf(title).find((e) => e.kind === input.subcommand);
+  if (!endpoint) return [];
   const typed = input.focused.value.trim();
   switch (input.focused.name) {
     case 'platform':

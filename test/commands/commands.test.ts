@@ -1,0 +1,198 @@
+// The command tree, and the handlers run against the real service (embedded on the small dataset).
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import type { APIApplicationCommandOption } from 'discord.js';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { commands, findCommand, stats, type Deps } from '../../commands/index.js';
+import { ENDPOINTS, TITLES, TITLE_SLUGS } from '../../src/catalog/index.js';
+import { createLookupCache } from '../../src/lookup/cache.js';
+import { LookupClient } from '../../src/lookup/client.js';
+import { createBotStores, type BotStores } from '../../src/bot/stores.js';
+import { smallLines } from '../fixtures/small-dataset.js';
+import { startService, type TestService } from '../helpers/service.js';
+
+let service: TestService;
+let stores: BotStores;
+let deps: Deps;
+let linksPath: string;
+
+beforeAll(async () => {
+  service = await startService(smallLines());
+  linksPath = join(mkdtempSync(join(tmpdir(), 'links-')), 'links.sqlite');
+  stores = createBotStores({ namespace: 'test', linksPath });
+  deps = { lookup: new LookupClient({ baseUrl: service.url, cache: await createLookupCache() }), links: stores.links, views: stores.views, logger: pino({ level: 'silent' }) };
+});
+afterAll(async () => {
+  await stores.close();
+  await deps.lookup.close();
+  await service.close();
+});
+
+const input = (group: string, subcommand: string, options: Record<string, string | number> = {}, userId = 'u1') => ({ name: 'stats', group, subcommand, options, userId });
+const focus = (group: string, subcommand: string, options: Record<string, string | number>, focused: string, userId = 'u1') => ({
+  ...input(group, subcommand, options, userId),
+  focused: { name: focused, value: String(options[focused] ?? '') },
+});
+const textOf = (r: { content?: string; embeds: { title?: string; description?: string; fields?: { name: string; value: string }[] }[] }) =>
+  [r.content ?? '', ...r.embeds.flatMap((e) => [e.title ?? '', e.description ?? '', ...(e.fields ?? []).flatMap((f) => [f.name, f.value])])].join('\n');
+
+describe('the command tree', () => {
+  it('is pinned', async () => {
+    await expect(JSON.stringify(commands.map((c) => c.data), null, 2)).toMatchFileSnapshot('../fixtures/commands.json');
+  });
+
+  it('has a subcommand group per title with the subcommands of its endpoints', () => {
+    const groups = Object.fromEntries((stats.data.options ?? []).map((g) => [g.name, 'options' in g ? (g.options ?? []).map((s) => s.name) : []]));
+    expect(groups).toEqual({
+      title_a: ['profile', 'matches', 'match', 'segments', 'search'],
+      title_b: ['profile', 'segments', 'search', 'sessions'],
+      title_c: ['profile', 'segments', 'search'],
+      title_d: ['profile', 'segments', 'search'],
+    });
+    expect(commands.map((c) => c.data.name)).toEqual(['stats', 'link', 'unlink']);
+  });
+
+  it('keeps names unique and within Discord’s rules at every level', () => {
+    const walk = (options: readonly APIApplicationCommandOption[] | undefined, where: string) => {
+      const names = (options ?? []).map((o) => o.name);
+      expect(new Set(names).size, where).toBe(names.length);
+      expect(names.length, where).toBeLessThanOrEqual(25);
+      for (const o of options ?? []) {
+        expect(o.name, where).toMatch(/^[-_\p{Ll}\p{N}]{1,32}$/u);
+        expect(o.description.length, `${where} ${o.name}`).toBeGreaterThan(0);
+        expect(o.description.length, `${where} ${o.name}`).toBeLessThanOrEqual(100);
+        if ('options' in o) walk(o.options, `${where} ${o.name}`);
+      }
+    };
+    for (const c of commands) walk(c.data.options, c.data.name);
+  });
+
+  it('marks platform, player, segment, query and id for autocomplete, with queue and season on title_a segments only', () => {
+    for (const g of stats.data.options ?? []) {
+      if (!('options' in g)) continue;
+      for (const sub of g.options ?? []) {
+        if (!('options' in sub)) continue;
+        const byName = Object.fromEntries((sub.options ?? []).map((o) => [o.name, o]));
+        for (const name of ['platform', 'player', 'segment', 'query', 'id']) if (byName[name]) expect(byName[name], `${g.name} ${sub.name} ${name}`).toMatchObject({ autocomplete: true });
+        const hasFilters = g.name === 'title_a' && sub.name === 'segments';
+        expect('queue' in byName, `${g.name} ${sub.name}`).toBe(hasFilters);
+        expect('season' in byName, `${g.name} ${sub.name}`).toBe(hasFilters);
+      }
+    }
+  });
+});
+
+describe('handlers', () => {
+  it('answers a profile', async () => {
+    const r = await stats.execute(input('title_a', 'profile', { platform: 'pc_store_a', player: 'ashplays' }), deps);
+    expect(r.ephemeral).toBe(false);
+    expect(r.embeds[0]?.title).toBe('Ash');
+    expect(textOf(r)).toContain('K/D');
+  });
+
+  it('says what to type when there is neither a player nor a linked account', async () => {
+    const r = await stats.execute(input('title_c', 'profile', {}, 'nobody-linked'), deps);
+    expect(r.ephemeral).toBe(true);
+    expect(r.content).toContain('/link title:title_c');
+    expect(r.content).toContain('player:');
+  });
+
+  it('checks values typed past autocomplete, naming what is allowed', async () => {
+    const platform = await stats.execute(input('title_b', 'segments', { segment: 'legend', platform: 'pc_store_b', player: 'Rift' }), deps);
+    expect(platform.ephemeral).toBe(true);
+    expect(platform.content).toContain('`pc_store_c` (PC Store C)');
+    const segment = await stats.execute(input('title_c', 'segments', { segment: 'weapon', platform: 'pc_store_c', player: 'Ember#4471' }), deps);
+    expect(segment.content).toContain('`hero`');
+    const season = await stats.execute(input('title_a', 'segments', { segment: 'weapon', platform: 'pc_store_a', player: 'ashplays', season: 2 }), deps);
+    expect(season.content).toContain('lifetime only');
+  });
+
+  it('answers not found and private players with an ephemeral message', async () => {
+    const missing = await stats.execute(input('title_c', 'profile', { platform: 'pc_store_c', player: 'Nobody#0000' }), deps);
+    expect(missing).toMatchObject({ ephemeral: true });
+    expect(missing.content).toContain('No Title C player **Nobody#0000**');
+    const hidden = await stats.execute(input('title_c', 'profile', { platform: 'pc_store_c', player: 'Shade#0001' }), deps);
+    expect(hidden.content).toContain('private');
+  });
+
+  it('links an account after checking it, uses it when player is left out, and forgets it', async () => {
+    const link = findCommand('link')!;
+    const unlink = findCommand('unlink')!;
+    const bad = await link.execute({ name: 'link', group: null, subcommand: null, options: { title: 'title_c', platform: 'pc_store_c', player: 'Nobody#1' }, userId: 'u2' }, deps);
+    expect(bad.ephemeral).toBe(true);
+    expect(await stores.links.get('u2', 'title_c')).toBeUndefined();
+    const ok = await link.execute({ name: 'link', group: null, subcommand: null, options: { title: 'title_c', platform: 'pc_store_c', player: 'ember#4471' }, userId: 'u2' }, deps);
+    expect(ok.embeds[0]?.title).toBe('Linked: Ember#4471');
+    const profile = await stats.execute(input('title_c', 'profile', {}, 'u2'), deps);
+    expect(profile.embeds[0]?.title).toBe('Ember#4471');
+    // title_b's link on pc_store_b does not serve its segments endpoint: the reply says so.
+    await link.execute({ name: 'link', group: null, subcommand: null, options: { title: 'title_b', platform: 'pc_store_b', player: 'Rift' }, userId: 'u2' }, deps);
+    const segments = await stats.execute(input('title_b', 'segments', { segment: 'legend' }, 'u2'), deps);
+    expect(segments.content).toContain('does not cover');
+    const sessions = await stats.execute(input('title_b', 'sessions', {}, 'u2'), deps);
+    expect(sessions.embeds[0]?.fields).toHaveLength(2);
+    const gone = await unlink.execute({ name: 'unlink', group: null, subcommand: null, options: { title: 'title_c' }, userId: 'u2' }, deps);
+    expect(gone.content).toContain('Forgotten');
+    expect(await stores.links.get('u2', 'title_c')).toBeUndefined();
+  });
+
+  it('keeps links across a restart (a new store on the same file)', async () => {
+    await stores.links.set('u3', 'title_d', { platform: 'pc_store_a', identifier: '76561198000000077', handle: 'Dusty' });
+    const again = createBotStores({ namespace: 'test', linksPath });
+    try {
+      expect(await again.links.get('u3', 'title_d')).toEqual({ platform: 'pc_store_a', identifier: '76561198000000077', handle: 'Dusty' });
+    } finally {
+      await again.close();
+    }
+  });
+});
+
+describe('autocomplete', () => {
+  it('offers only the platforms the endpoint allows, filtered by what was typed', async () => {
+    const names = async (sub: string, typed: string) => (await stats.autocomplete(focus('title_b', sub, { platform: typed }, 'platform'), deps)).map((c) => c.value);
+    expect(await names('profile', '')).toEqual(['pc_store_b', 'console_a', 'console_b']);
+    expect(await names('segments', '')).toEqual(['pc_store_c', 'console_b', 'console_a']);
+    expect(await names('segments', 'pc')).toEqual(['pc_store_c']);
+    expect(await names('profile', 'CONSOLE')).toEqual(['console_a', 'console_b']);
+    for (const e of ENDPOINTS) {
+      const offered = (await stats.autocomplete(focus(e.title, e.kind, { platform: '' }, 'platform'), deps)).map((c) => c.value);
+      expect(offered, `${e.title} ${e.kind}`).toEqual([...e.platforms]);
+    }
+  });
+
+  it('finds players through search and echoes what was typed last', async () => {
+    const choices = await stats.autocomplete(focus('title_c', 'profile', { platform: 'pc_store_c', player: 'emb' }, 'player'), deps);
+    expect(choices.map((c) => c.value)).toEqual(['Ember#4471', 'Embertide#1000', 'emb']);
+    expect(choices[0]?.name).toBe('Ember#4471 · PC Store C');
+    const exact = await stats.autocomplete(focus('title_c', 'profile', { platform: 'pc_store_c', player: 'ember#4471' }, 'player'), deps);
+    expect(exact.map((c) => c.value)).toEqual(['Ember#4471']);
+  });
+
+  it('orders segment types by the data the player has', async () => {
+    const choices = await stats.autocomplete(focus('title_a', 'segments', { platform: 'console_a', player: 'Ashen Knight', segment: '' }, 'segment'), deps);
+    expect(choices.map((c) => c.value)).toEqual(['overview', 'playlist', 'gamemode', 'map', 'weapon']);
+    expect(choices.at(-1)?.name).toContain('no data');
+    const filtered = await stats.autocomplete(focus('title_a', 'segments', { segment: 'wea' }, 'segment'), deps);
+    expect(filtered.map((c) => c.value)).toEqual(['weapon']);
+    expect(TITLES.title_a.segmentTypes).toHaveLength(5);
+  });
+
+  it('offers the linked player’s recent matches for a match id', async () => {
+    await stores.links.set('u4', 'title_a', { platform: 'pc_store_a', identifier: '76561198000000042', handle: 'Ash' });
+    const choices = await stats.autocomplete(focus('title_a', 'match', { id: '' }, 'id', 'u4'), deps);
+    expect(choices.map((c) => c.value)).toEqual(['a-3', 'a-2', 'a-1']);
+  });
+
+  it('answers every title and subcommand without throwing, even for nonsense', async () => {
+    for (const title of TITLE_SLUGS)
+      for (const e of ENDPOINTS.filter((x) => x.title === title))
+        for (const name of ['platform', 'player', 'segment', 'query', 'id', 'unknown']) {
+          const choices = await stats.autocomplete(focus(title, e.kind, { [name]: '"@everyone/../%?#' }, name), deps);
+          expect(choices.length).toBeLessThanOrEqual(25);
+        }
+  });
+});

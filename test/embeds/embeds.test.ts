@@ -1,0 +1,202 @@
+// Embed builders against payloads taken from the real service, and against payloads made to break
+// Discord's limits.
+import type { APIEmbed } from 'discord.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import {
+  LIMITS,
+  clampEmbed,
+  errorReply,
+  matchReportReply,
+  matchesReply,
+  parseCustomId,
+  profileReply,
+  searchReply,
+  segmentsReply,
+  sessionsReply,
+  topShare,
+  type Reply,
+} from '../../src/embeds/index.js';
+import type { LookupMeta } from '../../src/lookup/client.js';
+import { LOOKUP_ERROR_KINDS, lookupError } from '../../src/lookup/errors.js';
+import type { MatchResult, SearchResult, Segment, SessionList, StatisticalObject, StatsProfile } from '../../src/lookup/schemas.js';
+import { smallLines } from '../fixtures/small-dataset.js';
+import { startService } from '../helpers/service.js';
+
+const fixtures: {
+  profile?: StatsProfile;
+  segments?: Segment[];
+  weapons?: Segment[];
+  matches?: MatchResult;
+  report?: StatisticalObject;
+  sessions?: SessionList;
+  search?: SearchResult[];
+} = {};
+
+beforeAll(async () => {
+  const service = await startService(smallLines());
+  const get = async <T>(path: string) => ((await service.request(path)).body as { data: T }).data;
+  fixtures.profile = await get<StatsProfile>('/v2/title_a/standard/profile/pc_store_a/ashplays');
+  fixtures.segments = await get<Segment[]>('/v2/title_a/standard/profile/pc_store_a/ashplays/segments/map');
+  fixtures.weapons = await get<Segment[]>('/v2/title_a/standard/profile/pc_store_a/ashplays/segments/weapon');
+  fixtures.matches = await get<MatchResult>('/v2/title_a/standard/matches/pc_store_a/ashplays');
+  fixtures.report = await get<StatisticalObject>('/v1/title_a/matches/pc_store_a/direct/a-1');
+  fixtures.sessions = await get<SessionList>('/v2/title_b/standard/profile/pc_store_b/Rift/sessions');
+  fixtures.search = await get<SearchResult[]>('/v2/title_c/standard/search?platform=pc_store_c&query=ember');
+  await service.close();
+});
+afterAll(() => undefined);
+
+const network: LookupMeta = { source: 'network', fetchedAt: Date.now(), ageMs: 0 };
+const size = (e: APIEmbed) => (e.title?.length ?? 0) + (e.description?.length ?? 0) + (e.footer?.text.length ?? 0) + (e.author?.name.length ?? 0) + (e.fields ?? []).reduce((n, f) => n + f.name.length + f.value.length, 0);
+
+function expectWithinLimits(reply: Reply) {
+  const total = reply.embeds.reduce((n, e) => n + size(e), 0);
+  expect(total).toBeLessThanOrEqual(LIMITS.message);
+  for (const e of reply.embeds) {
+    expect(e.fields?.length ?? 0).toBeLessThanOrEqual(LIMITS.fields);
+    expect(e.title?.length ?? 0).toBeLessThanOrEqual(LIMITS.title);
+    expect(e.description?.length ?? 0).toBeLessThanOrEqual(LIMITS.description);
+    for (const f of e.fields ?? []) {
+      expect(f.name.length).toBeLessThanOrEqual(LIMITS.fieldName);
+      expect(f.value.length).toBeLessThanOrEqual(LIMITS.fieldValue);
+      expect(f.value.length).toBeGreaterThan(0);
+    }
+  }
+  for (const row of reply.components) for (const c of row.components) if ('custom_id' in c) expect(c.custom_id.length).toBeLessThanOrEqual(LIMITS.customId);
+}
+
+describe('embeds from the service’s payloads', () => {
+  it('shows a profile: handle, avatar-less header, headline stats with rank and share', () => {
+    const r = profileReply(fixtures.profile!, 'title_a', network);
+    const e = r.embeds[0]!;
+    expect(e.title).toBe('Ash');
+    expect(e.author?.name).toBe('Title A · Career');
+    expect(e.fields?.map((f) => f.name).slice(0, 6)).toEqual(['Matches Played', 'Wins', 'Win %', 'Kills', 'Deaths', 'K/D']);
+    expect(e.fields?.find((f) => f.name === 'Kills')?.value).toBe('**30**\n#1 · top 0.1%');
+    expect(e.description).toContain('PC Store A');
+    expect(e.description).toContain('Season: **2**');
+    expect(e.footer?.text).toBe('Updated just now · Segments: playlist, gamemode, map, weapon');
+    expect(r.source).toBe('network');
+    expectWithinLimits(r);
+  });
+
+  it('says how old the data is, and warns when it is stale', () => {
+    const cached = profileReply(fixtures.profile!, 'title_a', { source: 'cache', fetchedAt: 0, ageMs: 5 * 60_000 });
+    expect(cached.embeds[0]?.footer?.text).toMatch(/^Updated 5 minutes ago/);
+    const stale = profileReply(fixtures.profile!, 'title_a', { source: 'stale', fetchedAt: 0, ageMs: 10 * 60_000, staleBecause: lookupError('unavailable', 'down') });
+    expect(stale.embeds[0]?.footer?.text).toMatch(/^⚠ The stats service is unavailable: data from 10 minutes ago/);
+  });
+
+  it('lists segments with their stats, and weapons with accuracy', () => {
+    const r = segmentsReply(fixtures.segments!, { title: 'title_a', platform: 'pc_store_a', player: 'Ash', type: 'map', filter: {}, meta: network, page: 0, stateId: 's1' });
+    expect(r.embeds[0]?.fields?.map((f) => f.name)).toEqual(['Foundry', 'Harbor']);
+    expect(r.embeds[0]?.fields?.[0]?.value).toContain('Kills **16**');
+    expect(r.components).toEqual([]);
+    const w = segmentsReply(fixtures.weapons!, { title: 'title_a', platform: 'pc_store_a', player: 'Ash', type: 'weapon', filter: {}, meta: network, page: 0, stateId: 's1' });
+    expect(w.embeds[0]?.description).toContain('Lifetime');
+    expect(w.embeds[0]?.fields?.[0]?.value).toContain('Accuracy **25.0%**');
+  });
+
+  it('lists matches with a menu that opens each report', () => {
+    const r = matchesReply(fixtures.matches!.matches, { title: 'title_a', platform: 'pc_store_a', player: 'Ash', meta: network, page: 0, hasMore: false, stateId: 's2' });
+    expect(r.embeds[0]?.description).toMatch(/🟩 Win \*\*Harbor · Team Deathmatch\*\* · K\/D\/A 14\/1\/3 · <t:\d+:R>/);
+    const menu = r.components[0]?.components[0];
+    expect(menu && 'options' in menu ? menu.options.map((o) => o.value) : []).toEqual(['a-3', 'a-2', 'a-1']);
+    expect(menu && 'custom_id' in menu ? parseCustomId(menu.custom_id) : null).toEqual({ kind: 'open', stateId: 's2' });
+  });
+
+  it('shows a match report: both teams with their players', () => {
+    const r = matchReportReply(fixtures.report!, 'title_a', network);
+    expect(r.embeds[0]?.title).toBe('Foundry · Team Deathmatch');
+    expect(r.embeds[0]?.fields?.map((f) => [f.name, f.value])).toEqual([
+      ['blue · 🟥 Loss', 'Ashen Knight — 5/10/1 · 600 dmg'],
+      ['🏆 red · 🟩 Win', 'Ash — 10/5/2 · 1,000 dmg'],
+    ]);
+  });
+
+  it('shows sessions, newest first, with duration and legends', () => {
+    const r = sessionsReply(fixtures.sessions!.items, { title: 'title_b', platform: 'pc_store_b', player: 'Rift', meta: network, page: 0, stateId: 's3' });
+    expect(r.embeds[0]?.fields?.map((f) => f.name)).toEqual(['1 match · 20m', '2 matches · 1h 5m']);
+    expect(r.embeds[0]?.fields?.[1]?.value).toContain('Played: Octane, Wraith');
+  });
+
+  it('lists search results with a menu that opens a profile', () => {
+    const r = searchReply(fixtures.search!, { title: 'title_c', platform: 'pc_store_c', query: 'ember', meta: network, page: 0, stateId: 's4' });
+    expect(r.embeds[0]?.description).toBe('1. **Ember#4471**\n2. **Embertide#1000**');
+    const menu = r.components[0]?.components[0];
+    expect(menu && 'options' in menu ? menu.options.map((o) => o.value) : []).toEqual(['Ember#4471', 'Embertide#1000']);
+  });
+});
+
+describe('limits and safety', () => {
+  const longName = 'W'.repeat(400);
+  const bigStats = (n: number) =>
+    Object.fromEntries(Array.from({ length: n }, (_, i) => [`stat${i}`, { rank: 1, percentile: 99, displayName: `Stat ${i} ${'x'.repeat(300)}`, displayCategory: 'General', category: 'general', metadata: {}, value: i, displayValue: 'y'.repeat(2_000), displayType: 'Number' }]));
+
+  it('pages long lists and clamps every field, title and the message total', () => {
+    const segments: Segment[] = Array.from({ length: 100 }, (_, i) => ({ type: 'map', attributes: { key: `m${i}` }, metadata: { name: `${longName}${i}` }, expiryDate: new Date().toISOString(), stats: bigStats(10) }));
+    for (let page = 0; page < 14; page++) {
+      const r = segmentsReply(segments, { title: 'title_d', platform: 'pc_store_a', player: longName, type: 'map', filter: {}, meta: network, page, stateId: 'abc' });
+      expectWithinLimits(r);
+      expect(r.components).toHaveLength(1);
+    }
+    const last = segmentsReply(segments, { title: 'title_d', platform: 'pc_store_a', player: 'x', type: 'map', filter: {}, meta: network, page: 99, stateId: 'abc' });
+    const buttons = last.components[0]?.components ?? [];
+    expect(buttons.map((b) => ('label' in b ? b.label : ''))).toEqual(['◀ Previous', '13 / 13', 'Next ▶']);
+    expect(buttons.map((b) => ('custom_id' in b ? parseCustomId(b.custom_id) : null))).toEqual([{ kind: 'page', stateId: 'abc', page: 11 }, null, { kind: 'page', stateId: 'abc', page: 12 }]);
+    const profile = { ...fixtures.profile!, platformInfo: { ...fixtures.profile!.platformInfo, platformUserHandle: longName } };
+    profile.segments = [{ ...profile.segments[0]!, stats: bigStats(60) }];
+    expectWithinLimits(profileReply(profile, 'title_a', network));
+    const many: SearchResult[] = Array.from({ length: 60 }, (_, i) => ({ ...fixtures.search![0]!, platformUserHandle: `${longName}${i}`, platformUserIdentifier: `${'i'.repeat(150)}${i}` }));
+    const search = searchReply(many, { title: 'title_c', platform: 'pc_store_c', query: longName, meta: network, page: 5, stateId: 'q' });
+    expectWithinLimits(search);
+    const menu = search.components[0]?.components[0];
+    for (const o of menu && 'options' in menu ? menu.options : []) {
+      expect(o.label.length).toBeLessThanOrEqual(100);
+      expect(o.value.length).toBeLessThanOrEqual(100);
+    }
+  });
+
+  it('clamps an embed to a message budget by dropping fields from the end', () => {
+    const e = clampEmbed({ title: 't', fields: Array.from({ length: 40 }, (_, i) => ({ name: `f${i}`, value: 'v'.repeat(1_000) })) });
+    expect(e.fields).toHaveLength(5);
+    expect(size(e)).toBeLessThanOrEqual(6_000);
+  });
+
+  it('escapes markdown and breaks mentions in player names', () => {
+    const evil = '**bold** _it_ `code` ~~s~~ ||spoiler|| @everyone <@123> [link](https://x.y)';
+    const profile = { ...fixtures.profile!, platformInfo: { ...fixtures.profile!.platformInfo, platformUserHandle: evil } };
+    const title = profileReply(profile, 'title_a', network).embeds[0]?.title ?? '';
+    expect(title).toContain('\\*\\*bold\\*\\*');
+    expect(title).toContain('\\_it\\_');
+    expect(title).toContain('\\`code\\`');
+    expect(title).toContain('\\|\\|spoiler\\|\\|');
+    expect(title).not.toContain('@everyone');
+    expect(title).toContain('@\u200beveryone');
+    expect(title).toContain('<@\u200b123>');
+    const notFound = errorReply(lookupError('not_found', 'x'), { title: 'title_c', platform: 'pc_store_c', player: evil });
+    expect(notFound.content).not.toContain('@everyone');
+    expect(notFound.content).toContain('\\*\\*bold\\*\\*');
+  });
+
+  it('answers every error kind with an ephemeral message of its own', () => {
+    const texts = new Set<string>();
+    for (const kind of LOOKUP_ERROR_KINDS) {
+      const r = errorReply(lookupError(kind, 'the service said so', { retryAfterMs: 12_000, data: { allowed: ['pc_store_c'] } }), { title: 'title_c', platform: 'pc_store_c', player: 'Nova#2231' });
+      expect(r.ephemeral).toBe(true);
+      expect(r.embeds).toEqual([]);
+      texts.add(r.content ?? '');
+    }
+    expect(texts.size).toBe(LOOKUP_ERROR_KINDS.length);
+    expect(errorReply(lookupError('rate_limited', 'busy', { retryAfterMs: 12_000 }), { title: 'title_c' }).content).toContain('Try again in 12 seconds');
+    expect(errorReply(lookupError('not_found', 'no', { code: 'MatchNotFound' }), { title: 'title_a' }).content).toContain('match was not found');
+  });
+
+  it('reads shares as "top N%"', () => {
+    expect(topShare(97)).toBe('top 3%');
+    expect(topShare(99.1)).toBe('top 0.9%');
+    expect(topShare(100)).toBe('top 0.1%');
+    expect(topShare(null)).toBeNull();
+  });
+});
