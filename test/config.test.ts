@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 
-import { ConfigError, loadLookupConfig, loadServiceConfig } from '../src/config.js';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { ConfigError, loadBotConfig, loadDotEnv, loadLookupConfig, loadServiceConfig } from '../src/config.js';
 
 describe('configuration', () => {
   it('reads the lookup settings, blank values counting as unset', () => {
@@ -35,5 +39,39 @@ describe('configuration', () => {
   it('reads the service settings', () => {
     expect(loadServiceConfig({ SERVICE_API_KEYS: ' a, b ,', SERVICE_RATE_LIMIT_PER_MINUTE: '600' })).toEqual({ SERVICE_API_KEYS: ['a', 'b'], SERVICE_RATE_LIMIT_PER_MINUTE: 600, LOG_LEVEL: 'info' });
     expect(loadServiceConfig({})).toEqual({ SERVICE_API_KEYS: [], SERVICE_RATE_LIMIT_PER_MINUTE: 0, LOG_LEVEL: 'info' });
+  });
+});
+
+const TOKEN = 'MTIzNDU2Nzg5MDEyMzQ1Njc4.GabcDE.abcdefghijklmnopqrstuvwxyz012345';
+
+describe('bot configuration', () => {
+  it('needs a bot token, and says where to get one without echoing a bad one', () => {
+    expect(() => loadBotConfig({})).toThrow('Configuration: DISCORD_TOKEN is required: the bot token from the Discord developer portal');
+    let message = '';
+    try {
+      loadBotConfig({ DISCORD_TOKEN: 'hunter2-not-a-token' });
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toBe('Configuration: DISCORD_TOKEN is not a bot token (three parts separated by dots)');
+    expect(() => loadBotConfig({ DISCORD_TOKEN: TOKEN, DISCORD_GUILD_ID: 'my-guild' })).toThrow('Configuration: DISCORD_GUILD_ID must be a guild id');
+    expect(() => loadBotConfig({ DISCORD_TOKEN: TOKEN, DISCORD_API_URL: 'discord.com' })).toThrow('Configuration: DISCORD_API_URL must be a URL');
+  });
+
+  it('defaults to Discord’s API and a links file', () => {
+    expect(loadBotConfig({ DISCORD_TOKEN: TOKEN })).toMatchObject({ DISCORD_API_URL: 'https://discord.com/api', LINKS_DB: '.data/links.sqlite', CACHE_NAMESPACE: 'player-stats' });
+  });
+
+  it('reads .env, where variables already set win', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dotenv-'));
+    const file = join(dir, '.env');
+    writeFileSync(file, 'DOTENV_TEST_A=from-file\nDOTENV_TEST_B=from-file\n');
+    process.env.DOTENV_TEST_B = 'from-environment';
+    loadDotEnv(file);
+    expect(process.env.DOTENV_TEST_A).toBe('from-file');
+    expect(process.env.DOTENV_TEST_B).toBe('from-environment');
+    expect(() => loadDotEnv(join(dir, 'missing.env'))).not.toThrow();
+    delete process.env.DOTENV_TEST_A;
+    delete process.env.DOTENV_TEST_B;
   });
 });
