@@ -1,13 +1,17 @@
 // The README's promises: every example request it shows answers as it says, `$B` ones on the demo
 // data and `$M` ones on the example dataset.
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { smallLines } from './fixtures/small-dataset.js';
 import { startService, type TestService } from './helpers/service.js';
 
-const examples = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+const examples = readme
   .split('\n')
   .map((line) => /^curl "\$([BM])([^"]+)"\s*(?:#\s*(\d{3})?.*)?$/.exec(line))
   .filter((m): m is RegExpExecArray => m !== null)
@@ -34,4 +38,25 @@ describe('README examples', () => {
     expect(res.status, res.text.slice(0, 200)).toBe(status);
     expect(res.body).toHaveProperty(status === 200 ? 'data' : 'errors');
   });
+});
+
+/** `npm run preview -- [flags] "<command>"` lines, in README order (the last relies on the /link before it). */
+const previews = readme
+  .split('\n')
+  .map((line) => /^npm run preview -- (--autocomplete )?"([^"]+)"/.exec(line))
+  .filter((m): m is RegExpExecArray => m !== null)
+  .map((m) => ({ flags: m[1] ? ['--autocomplete'] : [], command: m[2] ?? '' }));
+
+describe('README preview examples', () => {
+  it('runs each in order, printing an embed or choices (errors are plain notices)', () => {
+    expect(previews.length).toBeGreaterThanOrEqual(5);
+    const linksDb = join(mkdtempSync(join(tmpdir(), 'readme-links-')), 'links.sqlite');
+    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(LOOKUP_|CACHE_|STATS_DATASET|DISCORD_)/.test(k)));
+    for (const { flags, command } of previews) {
+      const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/bot/preview.ts', ...flags, command], { env: { ...clean, LINKS_DB: linksDb, LOG_LEVEL: 'warn' }, encoding: 'utf8', timeout: 30_000 });
+      expect(run.status, `${command}: ${run.stderr}`).toBe(0);
+      expect(run.stdout.trim().length, command).toBeGreaterThan(0);
+      expect(run.stdout, command).toMatch(flags.length > 0 ? /→/ : /┌─/);
+    }
+  }, 120_000);
 });

@@ -18,7 +18,7 @@ export function renderText(reply: Reply): string {
   if (reply.content) out.push(plain(reply.content));
   for (const e of reply.embeds) {
     const bar = '│ ';
-    out.push(`┌─ ${plain(e.author?.name ?? '')}`);
+    out.push(e.author ? `┌─ ${plain(e.author.name)}` : '┌─');
     if (e.title) out.push(`${bar}${plain(e.title)}`);
     if (e.description) for (const line of plain(e.description).split('\n')) out.push(`${bar}${line}`);
     if (e.thumbnail) out.push(`${bar}[picture: ${e.thumbnail.url}]`);
