@@ -1,0 +1,201 @@
+// End to end: the real bot process (`src/bot/main.ts`, as `npm start` runs it) against the local
+// Discord double, on the embedded service's demo data. Interactions go in through the gateway;
+// the replies are read where the bot sends them, the double's REST API.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { commands } from '../../commands/index.js';
+import { ENDPOINTS } from '../../src/catalog/index.js';
+import { autocomplete, chatInput, component, startDiscordDouble, type DiscordDouble, type RestCall } from '../discord-double/index.js';
+
+// A token of the right shape; the double accepts it, the bot's configuration check too.
+const TOKEN = 'MTE4MDAwMDAwMDAwMDAwMDAwMQ.Zx9aBQ.e2e-token-abcdefghijklmnopqrstuvwx';
+const OWNER = { id: '1180000000000000401', username: 'owner' };
+const OTHER = { id: '1180000000000000402', username: 'other' };
+
+let double: DiscordDouble;
+let bot: ChildProcess;
+let output = '';
+
+beforeAll(async () => {
+  double = await startDiscordDouble({ token: TOKEN });
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(LOOKUP_|CACHE_|STATS_DATASET|DISCORD_|LINKS_DB)/.test(k)));
+  bot = spawn(process.execPath, ['--import', 'tsx', 'src/bot/main.ts'], {
+    env: { ...clean, DISCORD_TOKEN: TOKEN, DISCORD_API_URL: double.apiUrl, LINKS_DB: join(mkdtempSync(join(tmpdir(), 'e2e-links-')), 'links.sqlite'), LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  bot.stdout?.on('data', (c: Buffer) => (output += c.toString()));
+  bot.stderr?.on('data', (c: Buffer) => (output += c.toString()));
+  await double.waitForReady(30_000);
+}, 40_000);
+
+afterAll(async () => {
+  if (bot.exitCode === null) bot.kill('SIGKILL');
+  await double.close();
+});
+
+interface Callback {
+  type: number;
+  data?: {
+    content?: string;
+    flags?: number;
+    embeds?: { title?: string; description?: string; author?: { name: string }; fields?: { name: string; value: string }[]; footer?: { text: string } }[];
+    components?: { components: { custom_id?: string; options?: { value: string }[]; label?: string; disabled?: boolean }[] }[];
+    choices?: { name: string; value: string }[];
+    allowed_mentions?: { parse: string[] };
+  };
+}
+
+const EPHEMERAL = 64;
+const callbackOf = (call: RestCall) => call.body as Callback;
+/** Dispatches an interaction and returns the bot's first answer to it (the interaction callback). */
+async function send(payload: Parameters<DiscordDouble['dispatchInteraction']>[0]): Promise<{ callback: Callback; call: RestCall; ms: number }> {
+  const handle = double.dispatchInteraction(payload);
+  const call = await handle.firstResponse(5_000);
+  expect(call.path).toMatch(/^\/interactions\/\d+\/[^/]+\/callback$/);
+  return { callback: callbackOf(call), call, ms: call.at - handle.dispatchedAt };
+}
+
+/** Options that find a demo player for each subcommand. */
+const EXAMPLES: Record<string, Record<string, string | number>> = {
+  'title_a profile': { platform: 'pc_store_a', player: 'novaplays' },
+  'title_a matches': { platform: 'pc_store_a', player: 'novaplays' },
+  'title_a match': { platform: 'pc_store_a', id: 'a-00001' },
+  'title_a segments': { segment: 'weapon', platform: 'pc_store_a', player: 'novaplays' },
+  'title_a search': { query: 'nova', platform: 'pc_store_a' },
+  'title_b profile': { platform: 'pc_store_b', player: 'Wraithling' },
+  'title_b segments': { segment: 'legend', platform: 'pc_store_c', player: 'Nova#2231' },
+  'title_b search': { query: 'W', platform: 'pc_store_b' },
+  'title_b sessions': { platform: 'pc_store_b', player: 'Wraithling' },
+  'title_c profile': { platform: 'console_a', player: 'Nova' },
+  'title_c segments': { segment: 'hero', platform: 'pc_store_c', player: 'Nova#2231' },
+  'title_c search': { query: 'nov', platform: 'pc_store_c' },
+  'title_d profile': { player: 'novaplays' },
+  'title_d segments': { segment: 'map', player: '76561198000000001' },
+  'title_d search': { query: 'novaplays' },
+};
+
+describe('the bot process against the Discord double', () => {
+  it('identifies with no intents and logs that it is ready, never the token', async () => {
+    expect((double.identifies[0] as { intents: number }).intents).toBe(0);
+    for (let i = 0; i < 50 && !output.includes('"msg":"ready"'); i++) await sleep(100);
+    expect(output).toContain('"msg":"ready"');
+    expect(output).toContain('embedded service');
+    expect(output).not.toContain(TOKEN);
+  });
+
+  it('has an example for every subcommand of every title', () => {
+    expect(Object.keys(EXAMPLES).sort()).toEqual(ENDPOINTS.map((e) => `${e.title} ${e.kind}`).sort());
+  });
+
+  it.each(Object.entries(EXAMPLES))('/stats %s answers with an embed, directly, pinging no one', async (path, options) => {
+    const [group, subcommand] = path.split(' ') as [string, string];
+    const { callback } = await send(chatInput({ group, subcommand, options, user: OWNER }));
+    expect(callback.type, JSON.stringify(callback).slice(0, 300)).toBe(4);
+    expect(callback.data?.flags ?? 0).toBe(0);
+    expect(callback.data?.embeds?.length).toBe(1);
+    expect(callback.data?.embeds?.[0]?.author?.name).toMatch(/^Title [ABCD] · /);
+    expect(callback.data?.allowed_mentions).toEqual({ parse: [] });
+  });
+
+  it('answers a missing player and a refused platform with an ephemeral message', async () => {
+    const missing = await send(chatInput({ group: 'title_c', subcommand: 'profile', options: { platform: 'pc_store_c', player: 'Nobody#0000' } }));
+    expect(missing.callback).toMatchObject({ type: 4, data: { flags: EPHEMERAL } });
+    expect(missing.callback.data?.content).toContain('No Title C player');
+    const platform = await send(chatInput({ group: 'title_b', subcommand: 'segments', options: { segment: 'legend', platform: 'pc_store_b', player: 'Wraithling' } }));
+    expect(platform.callback.data?.flags).toBe(EPHEMERAL);
+    expect(platform.callback.data?.content).toContain('pc_store_c');
+  });
+
+  it('autocompletes platforms per endpoint, players from search, and segment types', async () => {
+    const platforms = async (subcommand: string) =>
+      (await send(autocomplete({ group: 'title_b', subcommand, options: {}, focused: 'platform' }))).callback.data?.choices?.map((c) => c.value);
+    expect(await platforms('profile')).toEqual(['pc_store_b', 'console_a', 'console_b']);
+    expect(await platforms('segments')).toEqual(['pc_store_c', 'console_b', 'console_a']);
+    const players = await send(autocomplete({ group: 'title_c', subcommand: 'profile', options: { platform: 'pc_store_c', player: 'Nova#' }, focused: 'player' }));
+    expect(players.callback.type).toBe(8);
+    expect(players.callback.data?.choices?.map((c) => c.value)).toEqual(['Nova#2231', 'Nova#']);
+    const segments = await send(autocomplete({ group: 'title_a', subcommand: 'segments', options: { platform: 'pc_store_a', player: 'novaplays', segment: '' }, focused: 'segment' }));
+    expect(segments.callback.data?.choices?.map((c) => c.value)).toEqual(['overview', 'playlist', 'gamemode', 'map', 'weapon']);
+  });
+
+  it('pages with buttons: the owner’s press updates the message, anyone else gets their own view', async () => {
+    const list = await send(chatInput({ group: 'title_a', subcommand: 'matches', options: { platform: 'pc_store_a', player: 'novaplays' }, user: OWNER }));
+    const rows = list.callback.data?.components ?? [];
+    const next = rows.flatMap((r) => r.components).find((c) => c.label === 'Next ▶');
+    expect(next?.custom_id).toMatch(/^pg:[\w-]+:1$/);
+    const page2 = await send(component({ customId: next!.custom_id!, user: OWNER }));
+    expect(page2.callback.type).toBe(7);
+    expect(page2.callback.data?.embeds?.[0]?.footer?.text).toContain('page 2');
+    const theirs = await send(component({ customId: next!.custom_id!, user: OTHER }));
+    expect(theirs.callback).toMatchObject({ type: 4, data: { flags: EPHEMERAL } });
+    expect(theirs.callback.data?.embeds?.[0]?.footer?.text).toContain('page 2');
+    const theirNext = theirs.callback.data?.components?.flatMap((r) => r.components).find((c) => c.label === 'Next ▶');
+    expect(theirNext?.custom_id).not.toBe(next?.custom_id);
+  });
+
+  it('opens a match report from the match list’s menu', async () => {
+    const list = await send(chatInput({ group: 'title_a', subcommand: 'matches', options: { platform: 'pc_store_a', player: 'novaplays' }, user: OWNER }));
+    const menu = list.callback.data?.components?.flatMap((r) => r.components).find((c) => c.custom_id?.startsWith('op:'));
+    const matchId = menu?.options?.[0]?.value ?? '';
+    const report = await send(component({ customId: menu!.custom_id!, values: [matchId], user: OWNER }));
+    expect(report.callback.type).toBe(4);
+    expect(report.callback.data?.embeds?.[0]?.author?.name).toBe('Title A · Match report');
+    expect(report.callback.data?.embeds?.[0]?.footer?.text).toContain(`Match ${matchId}`);
+  });
+
+  it('says so when controls have expired', async () => {
+    const stale = await send(component({ customId: 'pg:gone-state-id:2' }));
+    expect(stale.callback).toMatchObject({ type: 4, data: { flags: EPHEMERAL } });
+    expect(stale.callback.data?.content).toContain('expired');
+  });
+
+  it('links an account and uses it when player is left out', async () => {
+    const user = { id: '1180000000000000499', username: 'linker' };
+    const none = await send(chatInput({ group: 'title_c', subcommand: 'profile', options: {}, user }));
+    expect(none.callback.data?.content).toContain('/link');
+    const link = await send(chatInput({ command: 'link', options: { title: 'title_c', platform: 'pc_store_c', player: 'nova#2231' }, user }));
+    expect(link.callback.data?.embeds?.[0]?.title).toBe('Linked: Nova#2231');
+    const mine = await send(chatInput({ group: 'title_c', subcommand: 'profile', options: {}, user }));
+    expect(mine.callback.data?.embeds?.[0]?.title).toBe('Nova#2231');
+  });
+
+  it('registered nothing by itself: commands come from deploy-commands', () => {
+    expect(double.commands.global).toBeNull();
+    expect(commands).toHaveLength(3);
+  });
+
+  it('resumes after the gateway drops and answers what arrives afterwards', async () => {
+    const resumes = double.stats().resumes;
+    double.dropConnection('close');
+    await sleep(100);
+    const after = await send(chatInput({ group: 'title_c', subcommand: 'profile', options: { platform: 'console_a', player: 'Nova' } }));
+    expect(after.callback.type).toBe(4);
+    expect(double.stats().resumes).toBe(resumes + 1);
+    double.dropConnection('terminate');
+    await sleep(100);
+    expect((await send(chatInput({ group: 'title_d', subcommand: 'profile', options: { player: 'novaplays' } }))).callback.type).toBe(4);
+  });
+
+  it('never answers an interaction twice', () => {
+    const callbacks = double.restCalls.filter((c) => c.path.endsWith('/callback'));
+    expect(callbacks.every((c) => c.status === 200 || c.status === 204)).toBe(true);
+  });
+
+  it('on SIGTERM answers what is in flight, then exits cleanly', async () => {
+    const inflight = double.dispatchInteraction(chatInput({ group: 'title_b', subcommand: 'sessions', options: { platform: 'pc_store_b', player: 'Wraithling' } }));
+    bot.kill('SIGTERM');
+    const exited = new Promise<number | null>((resolve) => bot.once('exit', (code) => resolve(code)));
+    expect((await inflight.firstResponse(5_000)).status).toBeLessThan(300);
+    const started = performance.now();
+    expect(await exited).toBe(0);
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(output).toContain('"msg":"stopped"');
+    expect(output).not.toContain(TOKEN);
+  });
+});

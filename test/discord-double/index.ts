@@ -1,0 +1,869 @@
+// A local double of Discord's gateway (WebSocket) and REST API, for running the real bot against.
+// One HTTP server on loopback carries both: REST under /api/v10 and the gateway at /gateway.
+// It answers the way Discord does where a bot can get it wrong (3-second acknowledgement window,
+// one callback per interaction, message limits, resume and replay), and records everything.
+//
+//   const discord = await startDiscordDouble();
+//   // start the bot with DISCORD_TOKEN=discord.token, DISCORD_API_URL=discord.apiUrl
+//   await discord.waitForReady();
+//   const handle = discord.dispatchInteraction(chatInput({ subcommand: 'profile', options: { name: 'Ash' } }));
+//   const callback = await handle.firstResponse(); // { body: { type: 4 | 5, data }, status: 204, at, ... }
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+
+import type { APIUser } from 'discord.js';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+
+import { BodyError, readBody, type UploadedFile } from './body.js';
+import { APPLICATION_ID, BOT_USER, BOT_USER_ID, DEFAULT_TOKEN, botMessage, snowflake } from './ids.js';
+import type { APIInteractionLike } from './interactions.js';
+import {
+  choicesErrors,
+  commandListErrors,
+  invalidFormBody,
+  isEmptyMessage,
+  messageErrors,
+  type DiscordError,
+} from './validate.js';
+
+export * from './interactions.js';
+export { APPLICATION_ID, BOT_USER, BOT_USER_ID, DEFAULT_TOKEN, DEFAULT_USER, GUILD_CHANNEL_ID, GUILD_ID, DM_CHANNEL_ID, snowflake } from './ids.js';
+export type { UploadedFile } from './body.js';
+
+export interface RestCall {
+  method: string;
+  /** The route below the API version, decoded, as discord.js's `Routes` spell it: `/webhooks/{app}/{token}/messages/@original`. */
+  path: string;
+  /** The same as sent (discord.js percent-encodes `@original` as `%40original`). */
+  rawPath: string;
+  query: Record<string, string>;
+  headers: Record<string, string | undefined>;
+  /** JSON bodies parsed; for multipart uploads, the parsed `payload_json`. */
+  body: unknown;
+  /** performance.now() when the request arrived. */
+  at: number;
+  /** The status the double answered with. */
+  status: number;
+  /** Files uploaded with the request (multipart), described without their bytes. */
+  files: UploadedFile[];
+}
+
+export interface InteractionHandle {
+  id: string;
+  token: string;
+  /** REST calls the bot made for this interaction so far (callback, webhook edits/follow-ups), in order. */
+  responses(): RestCall[];
+  /** Resolves with the first REST call for this interaction (the callback), or rejects after timeoutMs. */
+  firstResponse(timeoutMs?: number): Promise<RestCall>;
+  /** Resolves once `n` REST calls were made for this interaction (with all made so far). */
+  waitForResponses(n: number, timeoutMs?: number): Promise<RestCall[]>;
+  /** performance.now() when INTERACTION_CREATE was sent (when it was replayed, if it was queued during a disconnection). */
+  readonly dispatchedAt: number;
+}
+
+export interface DoubleStats {
+  identifies: number;
+  resumes: number;
+  connections: number;
+  heartbeats: number;
+}
+
+export interface DiscordDouble {
+  /** REST base to give the bot as DISCORD_API_URL, e.g. http://127.0.0.1:PORT/api (discord.js appends /v10). */
+  apiUrl: string;
+  /** ws://127.0.0.1:PORT/gateway */
+  gatewayUrl: string;
+  token: string;
+  applicationId: string;
+  botUserId: string;
+  /** Every REST call received, in order. */
+  restCalls: RestCall[];
+  /** Commands registered with PUT /applications/{app}/commands (global) and PUT /applications/{app}/guilds/{guild}/commands, as answered (with ids). */
+  commands: { global: unknown[] | null; guilds: Map<string, unknown[]> };
+  /** The `d` of every IDENTIFY received (intents, properties, shard, ...). */
+  identifies: unknown[];
+  /** Resolves when a client is identified (or resumed) and still connected; at once if one is. */
+  waitForReady(timeoutMs?: number): Promise<void>;
+  /** Sends a gateway dispatch (op 0) with the next sequence number; kept for RESUME replay. */
+  dispatch(t: string, d: unknown): void;
+  /** Sends INTERACTION_CREATE for a payload built with the helpers; returns a handle. */
+  dispatchInteraction(payload: APIInteractionLike): InteractionHandle;
+  /** Drops the gateway connection: 'close' sends close code 4000 (client should RESUME), 'terminate' kills the TCP socket with no close frame. */
+  dropConnection(how?: 'close' | 'terminate'): void;
+  stats(): DoubleStats;
+  close(): Promise<void>;
+}
+
+export interface DoubleOptions {
+  token?: string;
+  /** HELLO's heartbeat_interval; Discord's is 41250. */
+  heartbeatIntervalMs?: number;
+  /**
+   * How long after INTERACTION_CREATE the callback is accepted; Discord's window is 3 s, after
+   * which it answers 404 Unknown interaction. `Infinity` to turn it off.
+   */
+  interactionTimeoutMs?: number;
+}
+
+// An interaction token stays valid for follow-ups and edits this long after the interaction.
+const TOKEN_LIFETIME_MS = 15 * 60_000;
+// Enough history to resume across any drop a test makes, bounded so a long run cannot grow without end.
+const REPLAY_LOG_LIMIT = 1000;
+const DEFAULT_WAIT_MS = 5000;
+
+// The flags a bot may set on a message it sends; Discord ignores the others.
+const SETTABLE_FLAGS = 4 | 64 | 4096 | 8192 | 32768;
+const EPHEMERAL = 64;
+const LOADING = 128;
+
+type Json = Record<string, unknown>;
+
+function isRecord(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+interface Outcome {
+  status: number;
+  body?: unknown;
+  interaction?: Tracked;
+}
+
+function fail(status: number, code: number, message: string, interaction?: Tracked): Outcome {
+  return { status, body: { message, code }, interaction };
+}
+
+function refuse(error: DiscordError, interaction?: Tracked): Outcome {
+  return { status: error.status, body: error.body, interaction };
+}
+
+const notFound = (): Outcome => fail(404, 0, '404: Not Found');
+const methodNotAllowed = (): Outcome => fail(405, 0, '405: Method Not Allowed');
+
+interface Tracked {
+  id: string;
+  token: string;
+  /** The interaction's type: 2 command, 3 component, 4 autocomplete, 5 modal submit. */
+  type: number;
+  channelId: string;
+  user: APIUser | undefined;
+  /** The message a component is attached to (what `update` edits). */
+  componentMessage: Json | undefined;
+  dispatchedAt: number;
+  calls: RestCall[];
+  /** The callback type that acknowledged it, once one has. */
+  callbackType: number | null;
+  /** The message `@original` names, once there is one. */
+  original: Json | null;
+  followUps: Map<string, Json>;
+}
+
+interface Frame {
+  op: 0;
+  t: string;
+  s: number;
+  d: unknown;
+}
+
+interface LoggedFrame {
+  frame: Frame;
+  onSend?: () => void;
+}
+
+interface Session {
+  id: string;
+  seq: number;
+  log: LoggedFrame[];
+  conn: Conn | null;
+}
+
+interface Conn {
+  ws: WebSocket;
+  /** 'live' once READY or RESUMED went out; 'closed' as soon as either side starts closing. */
+  state: 'connected' | 'live' | 'closed';
+  session: Session | null;
+  /** Set when the double closed it, so that its close code does not count as the client's. */
+  droppedByUs: boolean;
+}
+
+interface Listener {
+  check(): void;
+  fail(error: Error): void;
+}
+
+function describeCall(c: RestCall): string {
+  const type = isRecord(c.body) && typeof c.body.type === 'number' ? ` type ${c.body.type}` : '';
+  return `${c.method} ${c.path}${type} -> ${c.status}`;
+}
+
+function headersOf(req: IncomingMessage): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(req.headers)) out[k] = Array.isArray(v) ? v.join(', ') : v;
+  return out;
+}
+
+function attachmentsFor(files: UploadedFile[], channelId: string): Json[] {
+  return files.map((f) => {
+    const id = snowflake();
+    const url = `https://cdn.discordapp.com/attachments/${channelId}/${id}/${encodeURIComponent(f.filename)}`;
+    return { id, filename: f.filename, size: f.size, content_type: f.contentType, url, proxy_url: url };
+  });
+}
+
+export async function startDiscordDouble(options: DoubleOptions = {}): Promise<DiscordDouble> {
+  const token = options.token ?? DEFAULT_TOKEN;
+  const heartbeatInterval = options.heartbeatIntervalMs ?? 41_250;
+  const interactionTimeoutMs = options.interactionTimeoutMs ?? 3000;
+
+  const restCalls: RestCall[] = [];
+  const identifies: unknown[] = [];
+  const commands: DiscordDouble['commands'] = { global: null, guilds: new Map() };
+  const commandIds = new Map<string, string>();
+  const byId = new Map<string, Tracked>();
+  const byToken = new Map<string, Tracked>();
+  const sessions = new Map<string, Session>();
+  const conns = new Set<Conn>();
+  const listeners = new Set<Listener>();
+  const counts: DoubleStats = { identifies: 0, resumes: 0, connections: 0, heartbeats: 0 };
+  let current: Session | null = null;
+  let closed = false;
+
+  function notify(): void {
+    for (const l of [...listeners]) l.check();
+  }
+
+  /** Resolves with probe()'s first defined value, re-probing after every REST call and gateway event. */
+  function waitUntil<T>(probe: () => T | undefined, timeoutMs: number, what: () => string): Promise<T> {
+    const now = probe();
+    if (now !== undefined) return Promise.resolve(now);
+    if (closed) return Promise.reject(new Error(`the Discord double is closed (was waiting for ${what()})`));
+    return new Promise<T>((resolve, reject) => {
+      const done = () => {
+        clearTimeout(timer);
+        listeners.delete(listener);
+      };
+      const listener: Listener = {
+        check() {
+          const v = probe();
+          if (v === undefined) return;
+          done();
+          resolve(v);
+        },
+        fail(error) {
+          done();
+          reject(error);
+        },
+      };
+      const timer = setTimeout(() => {
+        done();
+        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what()}`));
+      }, timeoutMs);
+      listeners.add(listener);
+    });
+  }
+
+  // ---- interactions -------------------------------------------------------------------------
+
+  function track(payload: APIInteractionLike): Tracked {
+    const p = payload as unknown as Json;
+    const member = isRecord(p.member) ? p.member : undefined;
+    const userSource = member?.user ?? p.user;
+    const channel = isRecord(p.channel) ? p.channel : undefined;
+    const channelId =
+      typeof p.channel_id === 'string' ? p.channel_id : typeof channel?.id === 'string' ? channel.id : snowflake();
+    return {
+      id: payload.id,
+      token: payload.token,
+      type: payload.type,
+      channelId,
+      user: isRecord(userSource) ? (userSource as unknown as APIUser) : undefined,
+      componentMessage: isRecord(p.message) ? p.message : undefined,
+      dispatchedAt: performance.now(),
+      calls: [],
+      callbackType: null,
+      original: null,
+      followUps: new Map(),
+    };
+  }
+
+  function newMessage(t: Tracked, data: Json, files: UploadedFile[], extraFlags = 0): Json {
+    const flags = (typeof data.flags === 'number' ? data.flags & SETTABLE_FLAGS : 0) | extraFlags;
+    return {
+      ...botMessage({
+        channelId: t.channelId,
+        content: typeof data.content === 'string' ? data.content : '',
+        embeds: Array.isArray(data.embeds) ? (data.embeds as unknown[]) : [],
+        components: Array.isArray(data.components) ? (data.components as unknown[]) : [],
+        attachments: attachmentsFor(files, t.channelId),
+        flags,
+        type: t.type === 2 ? 20 : 0,
+      }),
+      ...(t.user
+        ? {
+            interaction_metadata: {
+              id: t.id,
+              type: t.type,
+              user: t.user,
+              authorizing_integration_owners: {},
+              ...(t.type === 3 && typeof t.componentMessage?.id === 'string' ? { interacted_message_id: t.componentMessage.id } : {}),
+            },
+          }
+        : {}),
+    };
+  }
+
+  /** The message after an edit: only the fields the body sets change, and uploads add attachments. */
+  function edited(message: Json, data: Json, files: UploadedFile[], clearFlags = 0): Json {
+    const out: Json = { ...message, edited_timestamp: new Date().toISOString() };
+    for (const k of ['content', 'embeds', 'components'] as const) if (k in data) out[k] = data[k] ?? (k === 'content' ? '' : []);
+    const existing = Array.isArray(message.attachments) ? (message.attachments as unknown[]) : [];
+    const kept = Array.isArray(data.attachments)
+      ? existing.filter((a) => isRecord(a) && (data.attachments as unknown[]).some((b) => isRecord(b) && b.id === a.id))
+      : existing;
+    out.attachments = [...kept, ...attachmentsFor(files, typeof message.channel_id === 'string' ? message.channel_id : '')];
+    const previous = typeof message.flags === 'number' ? message.flags : 0;
+    const changeable = typeof data.flags === 'number' ? data.flags & (4 | 32768) : previous & (4 | 32768);
+    out.flags = ((previous & ~(4 | 32768)) | changeable) & ~clearFlags;
+    return out;
+  }
+
+  /** Problems with a message a callback or webhook call would leave standing, or null. */
+  function messageProblem(data: Json, resulting: Json, files: UploadedFile[], prefix: string[]): DiscordError | null {
+    const errors = messageErrors(data);
+    if (errors.length > 0) return invalidFormBody(errors, prefix);
+    if (isEmptyMessage(resulting, files.length > 0)) return { status: 400, body: { message: 'Cannot send an empty message', code: 50006 } };
+    return null;
+  }
+
+  // Which callback types each interaction type accepts (PONG only exists for HTTP interactions).
+  const ALLOWED_CALLBACKS: Record<number, number[]> = {
+    2: [4, 5, 9, 10, 12],
+    3: [4, 5, 6, 7, 9, 10, 12],
+    4: [8],
+    5: [4, 5, 6, 7, 10],
+  };
+
+  function interactionCallback(call: RestCall, id: string, interactionToken: string): Outcome {
+    if (call.method !== 'POST') return methodNotAllowed();
+    const t = byId.get(id);
+    if (!t || t.token !== interactionToken) return fail(404, 10062, 'Unknown interaction');
+    if (performance.now() - t.dispatchedAt > interactionTimeoutMs) return fail(404, 10062, 'Unknown interaction', t);
+    if (t.callbackType !== null) return fail(400, 40060, 'Interaction has already been acknowledged.', t);
+    const body = call.body;
+    if (!isRecord(body) || typeof body.type !== 'number') {
+      return refuse(invalidFormBody([{ path: ['type'], code: 'BASE_TYPE_REQUIRED', message: 'This field is required' }]), t);
+    }
+    const type = body.type;
+    const allowed = ALLOWED_CALLBACKS[t.type] ?? [];
+    if (!allowed.includes(type)) {
+      return refuse(
+        invalidFormBody([{ path: ['type'], code: 'INTERACTION_RESPONSE_TYPE_INVALID', message: `Interaction response type ${type} is invalid for interaction type ${t.type}` }]),
+        t,
+      );
+    }
+    const data = isRecord(body.data) ? body.data : {};
+    let original: Json | null = null;
+    switch (type) {
+      case 4: {
+        const message = newMessage(t, data, call.files);
+        const problem = messageProblem(data, message, call.files, ['data']);
+        if (problem) return refuse(problem, t);
+        original = message;
+        break;
+      }
+      case 5:
+        original = newMessage(t, {}, [], LOADING | ((typeof data.flags === 'number' ? data.flags : 0) & EPHEMERAL));
+        break;
+      case 6:
+        original = t.componentMessage ?? null;
+        break;
+      case 7: {
+        const message = edited(t.componentMessage ?? newMessage(t, {}, []), data, call.files);
+        const problem = messageProblem(data, message, call.files, ['data']);
+        if (problem) return refuse(problem, t);
+        original = message;
+        break;
+      }
+      case 8: {
+        const errors = choicesErrors(body.data);
+        if (errors.length > 0) return refuse(invalidFormBody(errors, ['data']), t);
+        break;
+      }
+      case 9: {
+        const errors = ['custom_id', 'title', 'components']
+          .filter((k) => data[k] === undefined)
+          .map((k) => ({ path: [k], code: 'BASE_TYPE_REQUIRED', message: 'This field is required' }));
+        if (errors.length > 0) return refuse(invalidFormBody(errors, ['data']), t);
+        break;
+      }
+      default:
+        break;
+    }
+    t.callbackType = type;
+    t.original = original;
+    if (call.query.with_response !== 'true') return { status: 204, interaction: t };
+    const flags = typeof original?.flags === 'number' ? original.flags : 0;
+    return {
+      status: 200,
+      interaction: t,
+      body: {
+        interaction: {
+          id: t.id,
+          type: t.type,
+          ...(original
+            ? {
+                response_message_id: original.id,
+                response_message_loading: (flags & LOADING) !== 0,
+                response_message_ephemeral: (flags & EPHEMERAL) !== 0,
+              }
+            : {}),
+        },
+        resource: { type, ...(original ? { message: original } : {}) },
+      },
+    };
+  }
+
+  function interactionWebhook(call: RestCall, app: string, webhookToken: string, rest: string[]): Outcome {
+    const t = byToken.get(webhookToken);
+    if (!t || app !== APPLICATION_ID) return fail(404, 10015, 'Unknown Webhook');
+    if (performance.now() - t.dispatchedAt > TOKEN_LIFETIME_MS) return fail(401, 50027, 'Invalid Webhook Token', t);
+    // Until the interaction is acknowledged with a message-producing callback, its webhook does not exist.
+    if (t.callbackType === null || ![4, 5, 6, 7].includes(t.callbackType)) return fail(404, 10015, 'Unknown Webhook', t);
+    const data = isRecord(call.body) ? call.body : {};
+
+    if (rest.length === 0) {
+      if (call.method !== 'POST') return methodNotAllowed();
+      // After a deferred reply, Discord turns the first follow-up into the "thinking..." message.
+      const loading = t.original && typeof t.original.flags === 'number' && (t.original.flags & LOADING) !== 0;
+      if (t.original && loading) {
+        const message = edited(t.original, data, call.files, LOADING);
+        const problem = messageProblem(data, message, call.files, []);
+        if (problem) return refuse(problem, t);
+        t.original = message;
+        return { status: 200, body: message, interaction: t };
+      }
+      const message = newMessage(t, data, call.files);
+      const problem = messageProblem(data, message, call.files, []);
+      if (problem) return refuse(problem, t);
+      t.followUps.set(String(message.id), message);
+      // Interaction follow-ups behave as if wait=true: the message comes back.
+      return { status: 200, body: message, interaction: t };
+    }
+
+    const [messages, messageId, ...extra] = rest;
+    if (messages !== 'messages' || messageId === undefined || extra.length > 0) return { ...notFound(), interaction: t };
+    const isOriginal = messageId === '@original' || messageId === t.original?.id;
+    const target = isOriginal ? t.original : t.followUps.get(messageId);
+    if (!target) return fail(404, 10008, 'Unknown Message', t);
+    switch (call.method) {
+      case 'GET':
+        return { status: 200, body: target, interaction: t };
+      case 'PATCH': {
+        const message = edited(target, data, call.files, LOADING);
+        const problem = messageProblem(data, message, call.files, []);
+        if (problem) return refuse(problem, t);
+        if (isOriginal) t.original = message;
+        else t.followUps.set(messageId, message);
+        return { status: 200, body: message, interaction: t };
+      }
+      case 'DELETE':
+        if (isOriginal) t.original = null;
+        else t.followUps.delete(messageId);
+        return { status: 204, interaction: t };
+      default:
+        return methodNotAllowed();
+    }
+  }
+
+  // ---- the rest of REST ---------------------------------------------------------------------
+
+  function applicationObject(): Json {
+    return {
+      id: APPLICATION_ID,
+      name: BOT_USER.username,
+      icon: null,
+      description: '',
+      summary: '',
+      type: null,
+      bot_public: true,
+      bot_require_code_grant: false,
+      verify_key: 'a'.repeat(64),
+      flags: 0,
+      hook: true,
+      team: null,
+      owner: { id: '1180000000000000999', username: 'owner', discriminator: '0', global_name: null, avatar: null },
+      bot: BOT_USER,
+      redirect_uris: [],
+      interactions_endpoint_url: null,
+      tags: [],
+      integration_types_config: { '0': {} },
+      approximate_guild_count: 1,
+    };
+  }
+
+  function putCommands(call: RestCall, guildId: string | null): Outcome {
+    const errors = commandListErrors(call.body);
+    if (errors.length > 0) return refuse(invalidFormBody(errors));
+    const version = snowflake();
+    const given = call.body as Json[];
+    const stored = given.map((c) => {
+      const type = typeof c.type === 'number' ? c.type : 1;
+      const key = `${guildId ?? 'global'}:${type}:${String(c.name)}`;
+      // Discord keeps a command's id across overwrites as long as its name and type stay.
+      const id = commandIds.get(key) ?? snowflake();
+      commandIds.set(key, id);
+      return {
+        default_member_permissions: null,
+        nsfw: false,
+        integration_types: [0],
+        contexts: null,
+        description: '',
+        ...c,
+        type,
+        id,
+        application_id: APPLICATION_ID,
+        version,
+        ...(guildId ? { guild_id: guildId } : {}),
+      };
+    });
+    if (guildId) commands.guilds.set(guildId, stored);
+    else commands.global = stored;
+    return { status: 200, body: stored };
+  }
+
+  function applicationRoute(call: RestCall, segments: string[]): Outcome {
+    const [app, ...rest] = segments;
+    if (app === '@me' && rest.length === 0) return call.method === 'GET' ? { status: 200, body: applicationObject() } : methodNotAllowed();
+    if (app !== APPLICATION_ID) return fail(403, 50001, 'Missing Access');
+    if (rest.length === 1 && rest[0] === 'commands') {
+      if (call.method === 'PUT') return putCommands(call, null);
+      if (call.method === 'GET') return { status: 200, body: commands.global ?? [] };
+      return methodNotAllowed();
+    }
+    const [guilds, guildId, what, ...extra] = rest;
+    if (guilds === 'guilds' && guildId !== undefined && what === 'commands' && extra.length === 0) {
+      if (call.method === 'PUT') return putCommands(call, guildId);
+      if (call.method === 'GET') return { status: 200, body: commands.guilds.get(guildId) ?? [] };
+      return methodNotAllowed();
+    }
+    return notFound();
+  }
+
+  function route(call: RestCall, segments: string[]): Outcome {
+    const [head, a, b, c, ...more] = segments;
+    // These routes authenticate with the interaction token in the path; discord.js sends them
+    // without an Authorization header (auth: false), and so does Discord accept them.
+    if (head === 'interactions' && a !== undefined && b !== undefined && c === 'callback' && more.length === 0) {
+      return interactionCallback(call, a, b);
+    }
+    if (head === 'webhooks' && a !== undefined && b !== undefined) {
+      return interactionWebhook(call, a, b, segments.slice(3));
+    }
+    if (call.headers.authorization !== `Bot ${token}`) return fail(401, 0, '401: Unauthorized');
+    const get = (body: unknown): Outcome => (call.method === 'GET' ? { status: 200, body } : methodNotAllowed());
+    if (head === 'gateway' && a === undefined) return get({ url: gatewayUrl });
+    if (head === 'gateway' && a === 'bot' && b === undefined) {
+      return get({
+        url: gatewayUrl,
+        shards: 1,
+        session_start_limit: { total: 1000, remaining: 1000, reset_after: 0, max_concurrency: 1 },
+      });
+    }
+    if (head === 'users' && a === '@me' && b === undefined) return get(BOT_USER);
+    if (head === 'applications') return applicationRoute(call, segments.slice(1));
+    return notFound();
+  }
+
+  async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const at = performance.now();
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const prefix = '/api/v10';
+    const versioned = url.pathname === prefix || url.pathname.startsWith(`${prefix}/`);
+    const rawPath = versioned ? url.pathname.slice(prefix.length) || '/' : url.pathname;
+    let segments: string[];
+    try {
+      segments = rawPath.split('/').filter(Boolean).map(decodeURIComponent);
+    } catch {
+      segments = rawPath.split('/').filter(Boolean);
+    }
+    const call: RestCall = {
+      method: req.method ?? 'GET',
+      path: `/${segments.join('/')}`,
+      rawPath,
+      query: Object.fromEntries(url.searchParams),
+      headers: headersOf(req),
+      body: undefined,
+      at,
+      status: 0,
+      files: [],
+    };
+    let outcome: Outcome;
+    try {
+      const parsed = await readBody(req);
+      call.body = parsed.body;
+      call.files = parsed.files;
+      outcome = versioned ? route(call, segments) : notFound();
+    } catch (error) {
+      outcome = error instanceof BodyError ? fail(error.status, error.code, error.message) : fail(500, 0, '500: Internal Server Error');
+    }
+    call.status = outcome.status;
+    restCalls.push(call);
+    outcome.interaction?.calls.push(call);
+    if (outcome.body === undefined) res.writeHead(outcome.status).end();
+    else res.writeHead(outcome.status, { 'content-type': 'application/json' }).end(JSON.stringify(outcome.body));
+    notify();
+  }
+
+  // ---- gateway ------------------------------------------------------------------------------
+
+  function send(conn: Conn, payload: unknown): void {
+    if (conn.ws.readyState === conn.ws.OPEN) conn.ws.send(JSON.stringify(payload));
+  }
+
+  function closeConn(conn: Conn, code: number, reason: string): void {
+    conn.state = 'closed';
+    conn.droppedByUs = true;
+    conn.ws.close(code, reason);
+  }
+
+  function goLive(conn: Conn, session: Session): void {
+    conn.session = session;
+    conn.state = 'live';
+    session.conn = conn;
+    current = session;
+  }
+
+  function identify(conn: Conn, d: Json): void {
+    if (d.token !== token) return closeConn(conn, 4004, 'Authentication failed.');
+    if (typeof d.intents !== 'number') return closeConn(conn, 4013, 'Invalid intent(s).');
+    if (Array.isArray(d.shard) && (d.shard[0] !== 0 || d.shard[1] !== 1)) return closeConn(conn, 4010, 'Invalid shard.');
+    identifies.push(d);
+    counts.identifies++;
+    const session: Session = { id: randomBytes(16).toString('hex'), seq: 0, log: [], conn: null };
+    sessions.set(session.id, session);
+    goLive(conn, session);
+    // READY is not kept for replay: a resumed client must not see it twice.
+    send(conn, {
+      op: 0,
+      t: 'READY',
+      s: ++session.seq,
+      d: {
+        v: 10,
+        user: BOT_USER,
+        user_settings: {},
+        guilds: [],
+        private_channels: [],
+        relationships: [],
+        presences: [],
+        guild_join_requests: [],
+        geo_ordered_rtc_regions: [],
+        session_type: 'normal',
+        session_id: session.id,
+        resume_gateway_url: gatewayUrl,
+        shard: [0, 1],
+        application: { id: APPLICATION_ID, flags: 0 },
+        _trace: ['["discord-double",{"micros":0}]'],
+      },
+    });
+  }
+
+  function resume(conn: Conn, d: Json): void {
+    if (d.token !== token) return closeConn(conn, 4004, 'Authentication failed.');
+    const session = typeof d.session_id === 'string' ? sessions.get(d.session_id) : undefined;
+    if (!session) {
+      send(conn, { op: 9, d: false });
+      return;
+    }
+    const seq = typeof d.seq === 'number' ? d.seq : 0;
+    if (seq > session.seq) return closeConn(conn, 4007, 'Invalid seq.');
+    // A session lives on one connection: resuming it elsewhere ends the old one.
+    if (session.conn && session.conn !== conn) closeConn(session.conn, 4000, 'Session resumed elsewhere.');
+    for (const logged of session.log) {
+      if (logged.frame.s <= seq) continue;
+      send(conn, logged.frame);
+      logged.onSend?.();
+    }
+    counts.resumes++;
+    goLive(conn, session);
+    send(conn, { op: 0, t: 'RESUMED', s: ++session.seq, d: { _trace: ['["discord-double",{"micros":0}]'] } });
+  }
+
+  function onGatewayMessage(conn: Conn, data: RawData, isBinary: boolean): void {
+    if (conn.state === 'closed') return;
+    let payload: unknown;
+    try {
+      if (isBinary) throw new Error('binary frame on a json connection');
+      payload = JSON.parse(Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.concat(data as Buffer[]).toString('utf8'));
+    } catch {
+      return closeConn(conn, 4002, 'Error while decoding payload.');
+    }
+    if (!isRecord(payload) || typeof payload.op !== 'number') return closeConn(conn, 4002, 'Error while decoding payload.');
+    const d = isRecord(payload.d) ? payload.d : {};
+    switch (payload.op) {
+      case 1:
+        counts.heartbeats++;
+        send(conn, { op: 11 });
+        break;
+      case 2:
+        if (conn.session) return closeConn(conn, 4005, 'Already authenticated.');
+        identify(conn, d);
+        break;
+      case 6:
+        if (conn.session) return closeConn(conn, 4005, 'Already authenticated.');
+        resume(conn, d);
+        break;
+      // Presence, voice state, request guild members, request soundboard sounds: accepted, not acted on.
+      case 3:
+      case 4:
+      case 8:
+      case 31:
+        if (!conn.session) return closeConn(conn, 4003, 'Not authenticated.');
+        break;
+      default:
+        return closeConn(conn, 4001, 'Unknown opcode.');
+    }
+    notify();
+  }
+
+  function onGatewayClose(conn: Conn, code: number): void {
+    conn.state = 'closed';
+    conns.delete(conn);
+    const session = conn.session;
+    if (session?.conn === conn) session.conn = null;
+    // A client closing with 1000/1001 ends its session for good, as on Discord.
+    if (session && !conn.droppedByUs && (code === 1000 || code === 1001)) {
+      sessions.delete(session.id);
+      if (current === session) current = null;
+    }
+    notify();
+  }
+
+  const wss = new WebSocketServer({ noServer: true });
+  wss.on('connection', (ws: WebSocket, req: IncomingMessage) => {
+    counts.connections++;
+    const conn: Conn = { ws, state: 'connected', session: null, droppedByUs: false };
+    conns.add(conn);
+    // A killed client surfaces as 'close'; the error itself has nowhere useful to go.
+    ws.on('error', () => undefined);
+    ws.on('close', (code) => onGatewayClose(conn, code));
+    ws.on('message', (data, isBinary) => onGatewayMessage(conn, data, isBinary));
+    const query = new URL(req.url ?? '/', 'http://127.0.0.1').searchParams;
+    if (query.get('v') !== '10') return closeConn(conn, 4012, 'Invalid API version.');
+    // Only JSON; zlib-stream is not done, and discord.js reads the uncompressed text frames anyway.
+    if ((query.get('encoding') ?? 'json') !== 'json') return closeConn(conn, 4002, 'Only encoding=json is supported by the double.');
+    send(conn, { op: 10, d: { heartbeat_interval: heartbeatInterval, _trace: ['["discord-double",{"micros":0}]'] } });
+    notify();
+  });
+
+  const server = createServer((req, res) => {
+    onRequest(req, res).catch((error: unknown) => {
+      if (!res.headersSent) res.writeHead(500).end(String(error));
+    });
+  });
+  server.on('upgrade', (req: IncomingMessage, socket, head) => {
+    const pathname = new URL(req.url ?? '/', 'http://127.0.0.1').pathname.replace(/\/$/, '');
+    if (pathname !== '/gateway') {
+      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const gatewayUrl = `ws://127.0.0.1:${port}/gateway`;
+
+  function liveConn(): Conn | undefined {
+    return current?.conn?.state === 'live' ? current.conn : undefined;
+  }
+
+  function dispatchFrame(t: string, d: unknown, onSend?: () => void): void {
+    const session = current;
+    if (!session) throw new Error('no gateway session to dispatch on: wait for the client to identify (waitForReady)');
+    const logged: LoggedFrame = { frame: { op: 0, t, s: ++session.seq, d }, onSend };
+    session.log.push(logged);
+    if (session.log.length > REPLAY_LOG_LIMIT) session.log.shift();
+    if (session.conn?.state === 'live') {
+      send(session.conn, logged.frame);
+      onSend?.();
+    }
+  }
+
+  function handleFor(t: Tracked): InteractionHandle {
+    const received = () => (t.calls.length === 0 ? 'nothing' : t.calls.map(describeCall).join('; '));
+    return {
+      id: t.id,
+      token: t.token,
+      get dispatchedAt() {
+        return t.dispatchedAt;
+      },
+      responses: () => [...t.calls],
+      firstResponse: (timeoutMs = DEFAULT_WAIT_MS) =>
+        waitUntil(() => t.calls[0], timeoutMs, () => `a response to interaction ${t.id} (got nothing)`),
+      waitForResponses: (n, timeoutMs = DEFAULT_WAIT_MS) =>
+        waitUntil(
+          () => (t.calls.length >= n ? [...t.calls] : undefined),
+          timeoutMs,
+          () => `${n} responses to interaction ${t.id} (got ${received()})`,
+        ),
+    };
+  }
+
+  return {
+    apiUrl: `http://127.0.0.1:${port}/api`,
+    gatewayUrl,
+    token,
+    applicationId: APPLICATION_ID,
+    botUserId: BOT_USER_ID,
+    restCalls,
+    commands,
+    identifies,
+    waitForReady: (timeoutMs = 10_000) =>
+      waitUntil(
+        () => (liveConn() ? true : undefined),
+        timeoutMs,
+        () => `a client to identify or resume (connections so far: ${counts.connections}, identifies: ${counts.identifies})`,
+      ).then(() => undefined),
+    dispatch: (t, d) => dispatchFrame(t, d),
+    dispatchInteraction(payload) {
+      if (byId.has(payload.id)) throw new Error(`interaction ${payload.id} was already dispatched`);
+      const t = track(payload);
+      byId.set(t.id, t);
+      byToken.set(t.token, t);
+      // The 3-second window starts when the client can see it, which for a frame queued during a
+      // disconnection is the replay.
+      dispatchFrame('INTERACTION_CREATE', payload, () => {
+        t.dispatchedAt = performance.now();
+      });
+      return handleFor(t);
+    },
+    dropConnection(how = 'close') {
+      const conn = liveConn() ?? [...conns].find((c) => c.state !== 'closed');
+      if (!conn) throw new Error('no gateway connection to drop');
+      if (how === 'close') closeConn(conn, 4000, 'Unknown error.');
+      else {
+        conn.state = 'closed';
+        conn.droppedByUs = true;
+        conn.ws.terminate();
+      }
+    },
+    stats: () => ({ ...counts }),
+    async close() {
+      if (closed) return;
+      closed = true;
+      const error = new Error('the Discord double was closed');
+      for (const l of [...listeners]) l.fail(error);
+      for (const conn of conns) conn.ws.terminate();
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
