@@ -99,6 +99,11 @@ export const BotConfigSchema = LookupConfigSchema.extend({
   DISCORD_APPLICATION_ID: snowflake('application'),
   /** Where account links are kept when there is no Redis (CACHE_URL). */
   LINKS_DB: z.preprocess(blankAsUnset, z.string().default('.data/links.sqlite')),
+  /** How long the buttons and menus of a reply work before they switch off. */
+  CONTROLS_TTL_MS: z.preprocess(
+    blankAsUnset,
+    z.coerce.number({ error: 'must be a number of milliseconds' }).int().min(1_000, 'must be at least 1000 (milliseconds)').max(14 * 60_000, 'must be at most 840000 (14 minutes: Discord lets a reply be edited for 15)').default(5 * 60_000),
+  ),
 });
 export type BotConfig = z.infer<typeof BotConfigSchema>;
 

@@ -21,8 +21,6 @@ import { LIMITS, clip, disableAll, notice, parseCustomId, type Reply } from '../
 export const DIRECT_REPLY_BUDGET_MS = 250;
 /** Autocomplete must answer within Discord's 3 s, network included: its whole budget. */
 export const AUTOCOMPLETE_BUDGET_MS = 2_000;
-/** Controls of a reply disable themselves after this long. */
-export const CONTROLS_TTL_MS = 5 * 60_000;
 
 /** Discord's "Unknown interaction" (expired or answered elsewhere) and "already acknowledged". */
 const IGNORED_CODES = new Set([10062, 40060]);
@@ -86,6 +84,8 @@ export class Router {
   constructor(
     private readonly deps: Deps,
     private readonly logger: Logger,
+    /** How long a reply's controls work before they disable themselves. */
+    private readonly controlsTtlMs = 5 * 60_000,
   ) {}
 
   /** Handles one interaction; never rejects. */
@@ -244,7 +244,7 @@ export class Router {
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       interaction.editReply({ components: disableAll(reply.components) }).catch((e: unknown) => this.logger.debug({ err: (e as Error).message }, 'could not disable controls'));
-    }, CONTROLS_TTL_MS);
+    }, this.controlsTtlMs);
     timer.unref();
     this.timers.add(timer);
   }

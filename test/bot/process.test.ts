@@ -1,0 +1,179 @@
+// The bot's processes at their edges: registering commands, refusing bad configuration, and
+// keeping Discord's deadlines when the stats service hangs.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { commands } from '../../commands/index.js';
+import { autocomplete, chatInput, startDiscordDouble, type DiscordDouble } from '../discord-double/index.js';
+import { startFaultServer, type FaultServer } from '../helpers/fault-server.js';
+
+const TOKEN = 'MTE4MDAwMDAwMDAwMDAwMDAwMQ.Zx9aBQ.process-token-abcdefghijklmnopqrstu';
+const GUILD = '1180000000000000100';
+
+const clean = () => Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(LOOKUP_|CACHE_|STATS_DATASET|DISCORD_|LINKS_DB|CONTROLS_)/.test(k)));
+const links = () => join(mkdtempSync(join(tmpdir(), 'proc-links-')), 'links.sqlite');
+
+/** Runs a command to its end. Not spawnSync: the double lives in this process and must keep answering. */
+function run(script: string, env: Record<string, string>): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', script], { env: { ...clean(), LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.on('exit', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
+  });
+}
+
+let double: DiscordDouble;
+beforeAll(async () => {
+  double = await startDiscordDouble({ token: TOKEN });
+});
+afterAll(async () => {
+  await double.close();
+});
+
+describe('npm run deploy-commands', () => {
+  it('registers the commands globally, reading the application id from Discord', async () => {
+    const r = await run('src/bot/deploy.ts', { DISCORD_TOKEN: TOKEN, DISCORD_API_URL: double.apiUrl });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toBe(`Registered 3 commands (/stats, /link, /unlink) globally for application ${double.applicationId}.\n`);
+    expect((double.commands.global as { name: string }[]).map((c) => c.name)).toEqual(commands.map((c) => c.data.name));
+  });
+
+  it('registers them in one guild when DISCORD_GUILD_ID is set', async () => {
+    const r = await run('src/bot/deploy.ts', { DISCORD_TOKEN: TOKEN, DISCORD_API_URL: double.apiUrl, DISCORD_GUILD_ID: GUILD, DISCORD_APPLICATION_ID: double.applicationId });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`in guild ${GUILD}`);
+    expect(double.commands.guilds.get(GUILD)).toHaveLength(3);
+  });
+
+  it('fails with one line, and no token, when Discord refuses', async () => {
+    const wrong = 'MTE4MDAwMDAwMDAwMDAwMDAwMQ.Zx9aBQ.wrong-token-abcdefghijklmnopqrstuvw';
+    const r = await run('src/bot/deploy.ts', { DISCORD_TOKEN: wrong, DISCORD_API_URL: double.apiUrl });
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/^Could not register the commands: /);
+    expect(r.stdout + r.stderr).not.toContain(wrong);
+  });
+});
+
+describe('npm start with bad configuration', () => {
+  it('names a missing or malformed variable in one line and exits non-zero', async () => {
+    const missing = await run('src/bot/main.ts', { LINKS_DB: links() });
+    expect(missing.status).toBe(2);
+    expect(missing.stderr.trim()).toBe('Configuration: DISCORD_TOKEN is required: the bot token from the Discord developer portal (Bot > Reset Token)');
+    const malformed = await run('src/bot/main.ts', { DISCORD_TOKEN: 'secret-but-malformed', LINKS_DB: links() });
+    expect(malformed.status).toBe(2);
+    expect(malformed.stderr.trim()).toBe('Configuration: DISCORD_TOKEN is not a bot token (three parts separated by dots)');
+    expect(malformed.stderr).not.toContain('secret-but-malformed');
+    const url = await run('src/bot/main.ts', { DISCORD_TOKEN: TOKEN, CACHE_URL: 'localhost:6379', LINKS_DB: links() });
+    expect(url.status).toBe(2);
+    expect(url.stderr.trim()).toBe('Configuration: CACHE_URL must be a URL such as redis://127.0.0.1:6379');
+  });
+
+  it('exits 1 without printing the token when Discord refuses it', async () => {
+    const wrong = 'MTE4MDAwMDAwMDAwMDAwMDAwMQ.Zx9aBQ.refused-token-abcdefghijklmnopqrst';
+    const r = await run('src/bot/main.ts', { DISCORD_TOKEN: wrong, DISCORD_API_URL: double.apiUrl, LINKS_DB: links(), LOG_LEVEL: 'info' });
+    expect(r.status).toBe(1);
+    expect(r.stdout).toContain('could not connect to Discord');
+    expect(r.stdout + r.stderr).not.toContain(wrong);
+  });
+});
+
+describe('the bot when the stats service hangs', () => {
+  let fault: FaultServer;
+  let hanging: DiscordDouble;
+  let bot: ChildProcess;
+  let output = '';
+
+  beforeAll(async () => {
+    fault = await startFaultServer({ hang: true });
+    hanging = await startDiscordDouble({ token: TOKEN });
+    bot = spawn(process.execPath, ['--import', 'tsx', 'src/bot/main.ts'], {
+      env: {
+        ...clean(),
+        DISCORD_TOKEN: TOKEN,
+        DISCORD_API_URL: hanging.apiUrl,
+        LOOKUP_BASE_URL: fault.url,
+        LOOKUP_TIMEOUT_MS: '600',
+        LINKS_DB: links(),
+        CONTROLS_TTL_MS: '1500',
+        LOG_LEVEL: 'info',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    bot.stdout?.on('data', (c: Buffer) => (output += c.toString()));
+    bot.stderr?.on('data', (c: Buffer) => (output += c.toString()));
+    await hanging.waitForReady(30_000);
+  }, 40_000);
+
+  afterAll(async () => {
+    bot.kill('SIGKILL');
+    await hanging.close();
+    await fault.close();
+  });
+
+  it('answers autocomplete within Discord’s deadline, echoing what was typed', async () => {
+    const handle = hanging.dispatchInteraction(autocomplete({ group: 'title_c', subcommand: 'profile', options: { platform: 'pc_store_c', player: 'Nova#22' }, focused: 'player' }));
+    const call = await handle.firstResponse(3_000);
+    expect(call.at - handle.dispatchedAt).toBeLessThan(2_500);
+    expect(call.body).toEqual({ type: 8, data: { choices: [{ name: 'Nova#22', value: 'Nova#22' }] } });
+  });
+
+  it('defers a command that waits on the network, then tells the invoker alone that the service did not answer', async () => {
+    const handle = hanging.dispatchInteraction(chatInput({ group: 'title_c', subcommand: 'profile', options: { platform: 'pc_store_c', player: 'Nova#2231' } }));
+    const calls = await handle.waitForResponses(3, 5_000);
+    expect(calls[0]?.body).toMatchObject({ type: 5 });
+    expect(calls[0]!.at - handle.dispatchedAt).toBeLessThan(1_000);
+    expect(calls[1]).toMatchObject({ method: 'DELETE' });
+    expect(calls[2]).toMatchObject({ method: 'POST', body: { flags: 64 } });
+    expect((calls[2]?.body as { content: string }).content).toContain('did not answer in time');
+    // The log line follows the last REST call.
+    for (let i = 0; i < 40 && !output.includes('"outcome":"deferred"'); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(output).toContain('"outcome":"deferred"');
+  });
+
+  it('logs each interaction with its command and duration, and no secrets', () => {
+    const lines = output
+      .split('\n')
+      .filter((l) => l.includes('"msg":"interaction"'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.length).toBeGreaterThanOrEqual(2);
+    expect(lines.map((l) => l.command)).toContain('stats title_c profile');
+    for (const l of lines) expect(typeof l.ms).toBe('number');
+    expect(output).not.toContain(TOKEN);
+  });
+});
+
+describe('controls', () => {
+  it('switch themselves off after CONTROLS_TTL_MS', async () => {
+    const quick = await startDiscordDouble({ token: TOKEN });
+    const bot = spawn(process.execPath, ['--import', 'tsx', 'src/bot/main.ts'], {
+      env: { ...clean(), DISCORD_TOKEN: TOKEN, DISCORD_API_URL: quick.apiUrl, STATS_DATASET: 'examples/small-dataset.jsonl', LINKS_DB: links(), CONTROLS_TTL_MS: '1000', LOG_LEVEL: 'warn' },
+      stdio: 'ignore',
+    });
+    try {
+      await quick.waitForReady(30_000);
+      const handle = quick.dispatchInteraction(chatInput({ group: 'title_a', subcommand: 'matches', options: { platform: 'pc_store_a', player: 'ashplays' } }));
+      const [reply, disable] = await handle.waitForResponses(2, 5_000);
+      const components = (reply?.body as { data: { components: { components: { disabled?: boolean }[] }[] } }).data.components;
+      expect(components.length).toBeGreaterThan(0);
+      expect(disable).toMatchObject({ method: 'PATCH', path: expect.stringMatching(/\/messages\/@original$/) as unknown });
+      const after = (disable?.body as { components: { components: { disabled?: boolean }[] }[] }).components;
+      expect(after.flatMap((r) => r.components).every((c) => c.disabled === true)).toBe(true);
+      expect(disable!.at - reply!.at).toBeGreaterThanOrEqual(900);
+    } finally {
+      bot.kill('SIGKILL');
+      await quick.close();
+    }
+  });
+});
