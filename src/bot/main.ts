@@ -19,7 +19,7 @@ async function main(): Promise<void> {
   const logger = pino({ level: config.LOG_LEVEL, redact: { paths: ['token', '*.token', 'headers.authorization', '*.headers.authorization'], censor: '[redacted]' } });
 
   const lookups = await openLookups(config, logger);
-  const stores = createBotStores({ redisUrl: config.CACHE_URL, namespace: config.CACHE_NAMESPACE, linksPath: config.LINKS_DB });
+  const stores = await createBotStores({ redisUrl: config.CACHE_URL, namespace: config.CACHE_NAMESPACE, linksPath: config.LINKS_DB, logger });
   const router = new Router({ lookup: lookups.client, links: stores.links, views: stores.views, logger }, logger, config.CONTROLS_TTL_MS);
   const client = createDiscordClient(config.DISCORD_API_URL);
 

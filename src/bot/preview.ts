@@ -38,7 +38,7 @@ async function main(): Promise<void> {
   const config = configOrExit(loadPreviewConfig);
   const logger = pino({ level: config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL }, pino.destination(2));
   const lookups = await openLookups(config, logger);
-  const stores = createBotStores({ redisUrl: config.CACHE_URL, namespace: config.CACHE_NAMESPACE, linksPath: config.LINKS_DB });
+  const stores = await createBotStores({ redisUrl: config.CACHE_URL, namespace: config.CACHE_NAMESPACE, linksPath: config.LINKS_DB, logger });
   const deps = { lookup: lookups.client, links: stores.links, views: stores.views, logger };
   try {
     const command = findCommand(input.name);

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 
 import KeyvRedis, { createClient } from '@keyv/redis';
 import { Keyv } from 'keyv';
+import type { Logger } from 'pino';
 import { z } from 'zod';
 
 import type { LinkStore, View, ViewStore } from '../../commands/index.js';
@@ -31,7 +32,7 @@ export interface StoreOptions {
   linksPath: string;
 }
 
-function keyvOnRedis(url: string, namespace: string): { keyv: Keyv; close: () => void } {
+function keyvOnRedis(url: string, namespace: string): { keyv: Keyv; ready: Promise<unknown>; close: () => void } {
   // As for the lookup cache: fail at once while Redis is away (no offline queue), reconnect forever.
   const client = createClient({
     url,
@@ -39,15 +40,21 @@ function keyvOnRedis(url: string, namespace: string): { keyv: Keyv; close: () =>
     socket: { connectTimeout: 2_000, reconnectStrategy: (n: number) => Math.min(100 * 2 ** Math.min(n, 5), 2_000) },
   });
   client.on('error', () => undefined);
-  client.connect().catch(() => undefined);
+  const ready = client.connect();
+  ready.catch(() => undefined);
   const store = new KeyvRedis(client, { throwOnConnectError: true, throwOnErrors: true });
   store.on('error', () => undefined);
   const keyv = new Keyv({ store, namespace, useKeyPrefix: false, throwOnErrors: true });
   keyv.on('error', () => undefined);
-  return { keyv, close: () => client.isOpen && client.destroy() };
+  return { keyv, ready, close: () => client.isOpen && client.destroy() };
 }
 
-export function createBotStores(options: StoreOptions): BotStores {
+/**
+ * Opens the stores. With Redis, waits up to `connectTimeoutMs` for it: a link made right after
+ * start must not fail for a connection still being made. If Redis is not there, links and paged
+ * replies answer with an error until it comes (lookups themselves go on, uncached).
+ */
+export async function createBotStores(options: StoreOptions & { connectTimeoutMs?: number; logger?: Logger | undefined }): Promise<BotStores> {
   let linksKeyv: Keyv;
   let viewsKeyv: Keyv;
   const closers: (() => void)[] = [];
@@ -57,6 +64,12 @@ export function createBotStores(options: StoreOptions): BotStores {
     linksKeyv = links.keyv;
     viewsKeyv = views.keyv;
     closers.push(links.close, views.close);
+    const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error('Redis did not answer in time')), options.connectTimeoutMs ?? 2_000).unref());
+    try {
+      await Promise.race([Promise.all([links.ready, views.ready]), timeout]);
+    } catch (e) {
+      options.logger?.warn({ reason: (e as Error).message }, 'Redis unavailable: links and paged replies fail until it is back');
+    }
   } else {
     const file = new SqliteKeyvStore(options.linksPath);
     linksKeyv = new Keyv({ store: file, namespace: `${options.namespace}-links` });

@@ -23,7 +23,7 @@ let linksPath: string;
 beforeAll(async () => {
   service = await startService(smallLines());
   linksPath = join(mkdtempSync(join(tmpdir(), 'links-')), 'links.sqlite');
-  stores = createBotStores({ namespace: 'test', linksPath });
+  stores = await createBotStores({ namespace: 'test', linksPath });
   deps = { lookup: new LookupClient({ baseUrl: service.url, cache: await createLookupCache() }), links: stores.links, views: stores.views, logger: pino({ level: 'silent' }) };
 });
 afterAll(async () => {
@@ -142,7 +142,7 @@ describe('handlers', () => {
 
   it('keeps links across a restart (a new store on the same file)', async () => {
     await stores.links.set('u3', 'title_d', { platform: 'pc_store_a', identifier: '76561198000000077', handle: 'Dusty' });
-    const again = createBotStores({ namespace: 'test', linksPath });
+    const again = await createBotStores({ namespace: 'test', linksPath });
     try {
       expect(await again.links.get('u3', 'title_d')).toEqual({ platform: 'pc_store_a', identifier: '76561198000000077', handle: 'Dusty' });
     } finally {
