@@ -130,7 +130,7 @@ async function execute(title: TitleSlug, input: CommandInput, deps: Deps): Promi
       const target = await resolveTarget(input, title, kind, deps);
       if (isReply(target)) return target;
       const base = { title, platform: target.platform, player: target.player, ownerId: input.userId };
-      return openView(kind === 'matches' ? { kind, ...base, cursors: [] } : { kind, ...base }, deps);
+      return openView({ kind, ...base }, deps);
     }
     case 'search': {
       const query = stringOption(input, 'query');

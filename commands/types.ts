@@ -45,7 +45,7 @@ export interface LinkStore {
 /** What a paged reply shows: enough to draw any page of it again. */
 export type View =
   | { kind: 'segments'; title: TitleSlug; platform: PlatformSlug; player: string; type: string; queue?: Queue | undefined; season?: number | undefined; ownerId: string }
-  | { kind: 'matches'; title: TitleSlug; platform: PlatformSlug; player: string; ownerId: string; cursors: string[] }
+  | { kind: 'matches'; title: TitleSlug; platform: PlatformSlug; player: string; ownerId: string }
   | { kind: 'sessions'; title: TitleSlug; platform: PlatformSlug; player: string; ownerId: string }
   | { kind: 'search'; title: TitleSlug; platform: PlatformSlug; query: string; ownerId: string };
 

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { smallLines } from './fixtures/small-dataset.js';
+import { cleanEnv } from './helpers/bot.js';
 import { startService, type TestService } from './helpers/service.js';
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
@@ -51,9 +52,8 @@ describe('README preview examples', () => {
   it('runs each in order, printing an embed or choices (errors are plain notices)', () => {
     expect(previews.length).toBeGreaterThanOrEqual(5);
     const linksDb = join(mkdtempSync(join(tmpdir(), 'readme-links-')), 'links.sqlite');
-    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(LOOKUP_|CACHE_|STATS_DATASET|DISCORD_)/.test(k)));
     for (const { flags, command } of previews) {
-      const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/bot/preview.ts', ...flags, command], { env: { ...clean, LINKS_DB: linksDb, LOG_LEVEL: 'warn' }, encoding: 'utf8', timeout: 30_000 });
+      const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/bot/preview.ts', ...flags, command], { env: { ...cleanEnv(), LINKS_DB: linksDb, LOG_LEVEL: 'warn' }, encoding: 'utf8', timeout: 30_000 });
       expect(run.status, `${command}: ${run.stderr}`).toBe(0);
       expect(run.stdout.trim().length, command).toBeGreaterThan(0);
       expect(run.stdout, command).toMatch(flags.length > 0 ? /→/ : /┌─/);

@@ -3,13 +3,13 @@
 // otherwise links in an SQLite file (they survive a restart) and views in memory.
 import { randomBytes } from 'node:crypto';
 
-import KeyvRedis, { createClient } from '@keyv/redis';
 import { Keyv } from 'keyv';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 
 import type { LinkStore, View, ViewStore } from '../../commands/index.js';
 import { PLATFORM_SLUGS, TITLE_SLUGS, type TitleSlug } from '../catalog/index.js';
+import { keyvOnRedis } from '../lookup/cache.js';
 import { SqliteKeyvStore } from './sqlite-store.js';
 
 /** How long the controls of a reply keep working. */
@@ -32,23 +32,6 @@ export interface StoreOptions {
   linksPath: string;
 }
 
-function keyvOnRedis(url: string, namespace: string): { keyv: Keyv; ready: Promise<unknown>; close: () => void } {
-  // As for the lookup cache: fail at once while Redis is away (no offline queue), reconnect forever.
-  const client = createClient({
-    url,
-    disableOfflineQueue: true,
-    socket: { connectTimeout: 2_000, reconnectStrategy: (n: number) => Math.min(100 * 2 ** Math.min(n, 5), 2_000) },
-  });
-  client.on('error', () => undefined);
-  const ready = client.connect();
-  ready.catch(() => undefined);
-  const store = new KeyvRedis(client, { throwOnConnectError: true, throwOnErrors: true });
-  store.on('error', () => undefined);
-  const keyv = new Keyv({ store, namespace, useKeyPrefix: false, throwOnErrors: true });
-  keyv.on('error', () => undefined);
-  return { keyv, ready, close: () => client.isOpen && client.destroy() };
-}
-
 /**
  * Opens the stores. With Redis, waits up to `connectTimeoutMs` for it: a link made right after
  * start must not fail for a connection still being made. If Redis is not there, links and paged
@@ -57,7 +40,7 @@ function keyvOnRedis(url: string, namespace: string): { keyv: Keyv; ready: Promi
 export async function createBotStores(options: StoreOptions & { connectTimeoutMs?: number; logger?: Logger | undefined }): Promise<BotStores> {
   let linksKeyv: Keyv;
   let viewsKeyv: Keyv;
-  const closers: (() => void)[] = [];
+  const closers: (() => unknown)[] = [];
   if (options.redisUrl) {
     const links = keyvOnRedis(options.redisUrl, `${options.namespace}-links`);
     const views = keyvOnRedis(options.redisUrl, `${options.namespace}-views`);
@@ -103,7 +86,7 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
     },
     close: async () => {
       await Promise.allSettled([linksKeyv.disconnect(), viewsKeyv.disconnect()]);
-      for (const close of closers) close();
+      for (const close of closers) await close();
     },
   };
 }

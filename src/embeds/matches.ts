@@ -35,11 +35,11 @@ export function matchesReply(matches: MatchSummary[], ctx: MatchesContext): Repl
   const pageCount = ctx.page + (ctx.hasMore ? 2 : 1);
   return embedReply(
     {
-      color: TITLE_COLORS[ctx.title],
-      author: { name: `${titleName(ctx.title)} · Recent matches` },
-      title: safeText(ctx.player),
-      description: `${platformName(ctx.platform)}\n\n${lines.length > 0 ? lines.join('\n') : 'No matches on record.'}`,
-      footer: { text: `${freshness(ctx.meta)} · page ${ctx.page + 1}` },
+        color: TITLE_COLORS[ctx.title],
+        author: { name: `${titleName(ctx.title)} · Recent matches` },
+        title: safeText(ctx.player),
+        description: `${platformName(ctx.platform)}\n\n${lines.length > 0 ? lines.join('\n') : 'No matches on record.'}`,
+        footer: { text: `${freshness(ctx.meta)} · page ${ctx.page + 1}` },
     },
     rows(
       openSelect(
@@ -83,17 +83,17 @@ export function matchReportReply(report: StatisticalObject, title: TitleSlug, me
   if (teamless.length > 0) fields.push({ name: 'Players', value: teamless.map(playerLine).join('\n'), inline: false });
   return embedReply(
     {
-    color: TITLE_COLORS[title],
-    author: { name: `${titleName(title)} · Match report` },
-    title: [m.map.displayValue, m.mode.displayValue].filter(Boolean).map((s) => safeText(String(s))).join(' · ') || `Match ${report.attributes.id}`,
-    description: [
-      [m.playlist.displayValue, m.queue, m.season !== null ? `Season ${m.season}` : null].filter(Boolean).map((s) => safeText(String(s))).join(' · '),
-      `${relativeTime(m.timestamp)} · ${formatDuration(m.duration)}`,
-    ]
-      .filter(Boolean)
-      .join('\n'),
-    fields,
-    footer: { text: `Match ${report.attributes.id} · ${freshness(meta)}` },
+      color: TITLE_COLORS[title],
+      author: { name: `${titleName(title)} · Match report` },
+      title: [m.map.displayValue, m.mode.displayValue].filter(Boolean).map((s) => safeText(String(s))).join(' · ') || `Match ${report.attributes.id}`,
+      description: [
+        [m.playlist.displayValue, m.queue, m.season !== null ? `Season ${m.season}` : null].filter(Boolean).map((s) => safeText(String(s))).join(' · '),
+        `${relativeTime(m.timestamp)} · ${formatDuration(m.duration)}`,
+      ]
+        .filter(Boolean)
+        .join('\n'),
+      fields,
+      footer: { text: `Match ${report.attributes.id} · ${freshness(meta)}` },
     },
     [],
     false,

@@ -26,15 +26,15 @@ export function profileReply(profile: StatsProfile, title: TitleSlug, meta: Look
   const avatar = profile.platformInfo.avatarUrl;
   return embedReply(
     {
-    color: TITLE_COLORS[title],
-    author: { name: `${titleName(title)} · Career`, ...(avatar ? { icon_url: avatar } : {}) },
-    title: handle,
-    description: lines.join('\n'),
-    ...(avatar ? { thumbnail: { url: avatar } } : {}),
-    fields: overview
-      ? pickStats(overview.stats, 12).map(([, stat]) => ({ name: stat.displayName, value: statLine(stat), inline: true }))
-      : [{ name: 'No stats yet', value: 'This player has no matches on record.' }],
-    footer: { text: [freshness(meta), available.length > 0 ? `Segments: ${available.join(', ')}` : null].filter(Boolean).join(' · ') },
+      color: TITLE_COLORS[title],
+      author: { name: `${titleName(title)} · Career`, ...(avatar ? { icon_url: avatar } : {}) },
+      title: handle,
+      description: lines.join('\n'),
+      ...(avatar ? { thumbnail: { url: avatar } } : {}),
+      fields: overview
+        ? pickStats(overview.stats, 12).map(([, stat]) => ({ name: stat.displayName, value: statLine(stat), inline: true }))
+        : [{ name: 'No stats yet', value: 'This player has no matches on record.' }],
+      footer: { text: [freshness(meta), available.length > 0 ? `Segments: ${available.join(', ')}` : null].filter(Boolean).join(' · ') },
     },
     [],
     false,

@@ -112,31 +112,44 @@ export async function createLookupCache(options: CacheOptions & { connectTimeout
     const keyv = new Keyv({ namespace });
     return new GuardedCache(keyv, guard, () => keyv.disconnect());
   }
-  // Our own client: commands fail at once while disconnected (no offline queue, so no lookup waits
-  // on a dead Redis), and it reconnects forever so that caching resumes when Redis is back.
+  const { keyv, ready, close } = keyvOnRedis(options.url, namespace);
+  const cache = new GuardedCache(keyv, guard, close);
+  try {
+    await withTimeout(ready, options.connectTimeoutMs ?? 1_000);
+  } catch (e) {
+    cache.markDown((e as Error).message);
+  }
+  return cache;
+}
+
+/**
+ * Keyv on Redis, as this project uses it (the lookup cache, the bot's links and views): its own
+ * client whose commands fail at once while disconnected (no offline queue, so nothing waits on a
+ * dead Redis), reconnecting forever so that everything resumes when Redis is back. `ready` settles
+ * with the first connection; `close` drops the client (not a graceful close: that would wait for a
+ * connection that may never come back).
+ */
+export function keyvOnRedis(url: string, namespace: string): { keyv: Keyv; ready: Promise<unknown>; close: () => Promise<void> } {
   const client = createClient({
-    url: options.url,
+    url,
     disableOfflineQueue: true,
     socket: { connectTimeout: 1_000, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** Math.min(retries, 5), 2_000) },
   });
-  // node-redis reports every failed reconnect as an 'error' event; the guard logs the state change.
+  // node-redis reports every failed reconnect as an 'error' event; callers log the state changes.
   client.on('error', () => undefined);
-  const connecting = client.connect();
-  connecting.catch(() => undefined);
+  const ready = client.connect();
+  ready.catch(() => undefined);
   const store = new KeyvRedis(client, { throwOnConnectError: true, throwOnErrors: true });
   store.on('error', () => undefined);
   // Keyv hands its namespace to the adapter, which prefixes keys with it (`<namespace>::<key>`).
   const keyv = new Keyv({ store, namespace, useKeyPrefix: false, throwOnErrors: true });
   keyv.on('error', () => undefined);
-  // destroy, not close: close waits for a connection that may never come back.
-  const cache = new GuardedCache(keyv, guard, () => {
-    if (client.isOpen) client.destroy();
-    return Promise.resolve();
-  });
-  try {
-    await withTimeout(connecting, options.connectTimeoutMs ?? 1_000);
-  } catch (e) {
-    cache.markDown((e as Error).message);
-  }
-  return cache;
+  return {
+    keyv,
+    ready,
+    close: () => {
+      if (client.isOpen) client.destroy();
+      return Promise.resolve();
+    },
+  };
 }

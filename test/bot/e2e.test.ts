@@ -1,10 +1,6 @@
 // End to end: the real bot process (`src/bot/main.ts`, as `npm start` runs it) against the local
 // Discord double, on the embedded service's demo data. Interactions go in through the gateway;
 // the replies are read where the bot sends them, the double's REST API.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commands } from '../../commands/index.js';
 import { ENDPOINTS } from '../../src/catalog/index.js';
 import { autocomplete, chatInput, component, startDiscordDouble, type DiscordDouble, type RestCall } from '../discord-double/index.js';
+import { startBot, type BotProcess } from '../helpers/bot.js';
 
 // A token of the right shape; the double accepts it, the bot's configuration check too.
 const TOKEN = 'MTE4MDAwMDAwMDAwMDAwMDAwMQ.Zx9aBQ.e2e-token-abcdefghijklmnopqrstuvwx';
@@ -19,23 +16,17 @@ const OWNER = { id: '1180000000000000401', username: 'owner' };
 const OTHER = { id: '1180000000000000402', username: 'other' };
 
 let double: DiscordDouble;
-let bot: ChildProcess;
-let output = '';
+let running: BotProcess;
+const output = () => running.output();
 
 beforeAll(async () => {
   double = await startDiscordDouble({ token: TOKEN });
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(LOOKUP_|CACHE_|STATS_DATASET|DISCORD_|LINKS_DB)/.test(k)));
-  bot = spawn(process.execPath, ['--import', 'tsx', 'src/bot/main.ts'], {
-    env: { ...clean, DISCORD_TOKEN: TOKEN, DISCORD_API_URL: double.apiUrl, LINKS_DB: join(mkdtempSync(join(tmpdir(), 'e2e-links-')), 'links.sqlite'), LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  bot.stdout?.on('data', (c: Buffer) => (output += c.toString()));
-  bot.stderr?.on('data', (c: Buffer) => (output += c.toString()));
+  running = startBot({ DISCORD_TOKEN: TOKEN, DISCORD_API_URL: double.apiUrl });
   await double.waitForReady(30_000);
 }, 40_000);
 
 afterAll(async () => {
-  if (bot.exitCode === null) bot.kill('SIGKILL');
+  if (running.child.exitCode === null) running.child.kill('SIGKILL');
   await double.close();
 });
 
@@ -83,10 +74,10 @@ const EXAMPLES: Record<string, Record<string, string | number>> = {
 describe('the bot process against the Discord double', () => {
   it('identifies with no intents and logs that it is ready, never the token', async () => {
     expect((double.identifies[0] as { intents: number }).intents).toBe(0);
-    for (let i = 0; i < 50 && !output.includes('"msg":"ready"'); i++) await sleep(100);
-    expect(output).toContain('"msg":"ready"');
-    expect(output).toContain('embedded service');
-    expect(output).not.toContain(TOKEN);
+    for (let i = 0; i < 50 && !output().includes('"msg":"ready"'); i++) await sleep(100);
+    expect(output()).toContain('"msg":"ready"');
+    expect(output()).toContain('embedded service');
+    expect(output()).not.toContain(TOKEN);
   });
 
   it('has an example for every subcommand of every title', () => {
@@ -189,13 +180,13 @@ describe('the bot process against the Discord double', () => {
 
   it('on SIGTERM answers what is in flight, then exits cleanly', async () => {
     const inflight = double.dispatchInteraction(chatInput({ group: 'title_b', subcommand: 'sessions', options: { platform: 'pc_store_b', player: 'Wraithling' } }));
-    bot.kill('SIGTERM');
-    const exited = new Promise<number | null>((resolve) => bot.once('exit', (code) => resolve(code)));
+    running.child.kill('SIGTERM');
+    const exited = new Promise<number | null>((resolve) => running.child.once('exit', (code) => resolve(code)));
     expect((await inflight.firstResponse(5_000)).status).toBeLessThan(300);
     const started = performance.now();
     expect(await exited).toBe(0);
     expect(performance.now() - started).toBeLessThan(5_000);
-    expect(output).toContain('"msg":"stopped"');
-    expect(output).not.toContain(TOKEN);
+    expect(output()).toContain('"msg":"stopped"');
+    expect(output()).not.toContain(TOKEN);
   });
 });

@@ -1,26 +1,23 @@
 // The bot's processes at their edges: registering commands, refusing bad configuration, and
 // keeping Discord's deadlines when the stats service hangs.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { spawn } from 'node:child_process';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { commands } from '../../commands/index.js';
 import { autocomplete, chatInput, startDiscordDouble, type DiscordDouble } from '../discord-double/index.js';
+import { cleanEnv, startBot, tempLinksDb, type BotProcess } from '../helpers/bot.js';
 import { startFaultServer, type FaultServer } from '../helpers/fault-server.js';
 
 const TOKEN = 'MTE4MDAwMDAwMDAwMDAwMDAwMQ.Zx9aBQ.process-token-abcdefghijklmnopqrstu';
 const GUILD = '1180000000000000100';
 
-const clean = () => Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(LOOKUP_|CACHE_|STATS_DATASET|DISCORD_|LINKS_DB|CONTROLS_)/.test(k)));
-const links = () => join(mkdtempSync(join(tmpdir(), 'proc-links-')), 'links.sqlite');
+const links = tempLinksDb;
 
 /** Runs a command to its end. Not spawnSync: the double lives in this process and must keep answering. */
 function run(script: string, env: Record<string, string>): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', script], { env: { ...clean(), LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', script], { env: { ...cleanEnv(), LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -92,32 +89,18 @@ describe('npm start with bad configuration', () => {
 describe('the bot when the stats service hangs', () => {
   let fault: FaultServer;
   let hanging: DiscordDouble;
-  let bot: ChildProcess;
-  let output = '';
+  let bot: BotProcess;
+  const output = () => bot.output();
 
   beforeAll(async () => {
     fault = await startFaultServer({ hang: true });
     hanging = await startDiscordDouble({ token: TOKEN });
-    bot = spawn(process.execPath, ['--import', 'tsx', 'src/bot/main.ts'], {
-      env: {
-        ...clean(),
-        DISCORD_TOKEN: TOKEN,
-        DISCORD_API_URL: hanging.apiUrl,
-        LOOKUP_BASE_URL: fault.url,
-        LOOKUP_TIMEOUT_MS: '600',
-        LINKS_DB: links(),
-        CONTROLS_TTL_MS: '1500',
-        LOG_LEVEL: 'info',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    bot.stdout?.on('data', (c: Buffer) => (output += c.toString()));
-    bot.stderr?.on('data', (c: Buffer) => (output += c.toString()));
+    bot = startBot({ DISCORD_TOKEN: TOKEN, DISCORD_API_URL: hanging.apiUrl, LOOKUP_BASE_URL: fault.url, LOOKUP_TIMEOUT_MS: '600' });
     await hanging.waitForReady(30_000);
   }, 40_000);
 
   afterAll(async () => {
-    bot.kill('SIGKILL');
+    bot.child.kill('SIGKILL');
     await hanging.close();
     await fault.close();
   });
@@ -138,29 +121,26 @@ describe('the bot when the stats service hangs', () => {
     expect(calls[2]).toMatchObject({ method: 'POST', body: { flags: 64 } });
     expect((calls[2]?.body as { content: string }).content).toContain('did not answer in time');
     // The log line follows the last REST call.
-    for (let i = 0; i < 40 && !output.includes('"outcome":"deferred"'); i++) await new Promise((r) => setTimeout(r, 50));
-    expect(output).toContain('"outcome":"deferred"');
+    for (let i = 0; i < 40 && !output().includes('"outcome":"deferred"'); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(output()).toContain('"outcome":"deferred"');
   });
 
   it('logs each interaction with its command and duration, and no secrets', () => {
-    const lines = output
+    const lines = output()
       .split('\n')
       .filter((l) => l.includes('"msg":"interaction"'))
       .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines.length).toBeGreaterThanOrEqual(2);
     expect(lines.map((l) => l.command)).toContain('stats title_c profile');
     for (const l of lines) expect(typeof l.ms).toBe('number');
-    expect(output).not.toContain(TOKEN);
+    expect(output()).not.toContain(TOKEN);
   });
 });
 
 describe('controls', () => {
   it('switch themselves off after CONTROLS_TTL_MS', async () => {
     const quick = await startDiscordDouble({ token: TOKEN });
-    const bot = spawn(process.execPath, ['--import', 'tsx', 'src/bot/main.ts'], {
-      env: { ...clean(), DISCORD_TOKEN: TOKEN, DISCORD_API_URL: quick.apiUrl, STATS_DATASET: 'examples/small-dataset.jsonl', LINKS_DB: links(), CONTROLS_TTL_MS: '1000', LOG_LEVEL: 'warn' },
-      stdio: 'ignore',
-    });
+    const bot = startBot({ DISCORD_TOKEN: TOKEN, DISCORD_API_URL: quick.apiUrl, STATS_DATASET: 'examples/small-dataset.jsonl', CONTROLS_TTL_MS: '1000', LOG_LEVEL: 'warn' });
     try {
       await quick.waitForReady(30_000);
       const handle = quick.dispatchInteraction(chatInput({ group: 'title_a', subcommand: 'matches', options: { platform: 'pc_store_a', player: 'ashplays' } }));
@@ -172,7 +152,7 @@ describe('controls', () => {
       expect(after.flatMap((r) => r.components).every((c) => c.disabled === true)).toBe(true);
       expect(disable!.at - reply!.at).toBeGreaterThanOrEqual(900);
     } finally {
-      bot.kill('SIGKILL');
+      bot.child.kill('SIGKILL');
       await quick.close();
     }
   });

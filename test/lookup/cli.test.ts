@@ -6,6 +6,7 @@ import { createClient } from '@keyv/redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { smallLines } from '../fixtures/small-dataset.js';
+import { cleanEnv } from '../helpers/bot.js';
 import { startService, type TestService } from '../helpers/service.js';
 
 interface Run {
@@ -16,9 +17,8 @@ interface Run {
 
 function lookupCli(args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve) => {
-    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(LOOKUP_|CACHE_|STATS_DATASET)/.test(k)));
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/lookup-cli.ts', ...args], {
-      env: { ...clean, LOG_LEVEL: 'warn', ...env },
+      env: { ...cleanEnv(), LOG_LEVEL: 'warn', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
