@@ -17,8 +17,13 @@ import type { Logger } from 'pino';
 import { findCommand, openFromView, renderView, type Choice, type CommandInput, type Deps, type OptionValue } from '../../commands/index.js';
 import { LIMITS, clip, disableAll, notice, parseCustomId, type Reply } from '../embeds/index.js';
 
-/** An answer ready within this budget (a cache hit, the embedded service) is the direct reply. */
-export const DIRECT_REPLY_BUDGET_MS = 250;
+/**
+ * An answer ready within this budget (a cache hit, the embedded service, a quick service) is the
+ * direct reply; only slower ones defer. Deferring costs a second REST call, and discord.js holds
+ * webhook edits and follow-ups to its global limit of 50 a second: a burst of deferrals queues
+ * behind it. 800 ms leaves Discord's 3 s ample room for the reply itself.
+ */
+export const DIRECT_REPLY_BUDGET_MS = 800;
 /** Autocomplete must answer within Discord's 3 s, network included: its whole budget. */
 export const AUTOCOMPLETE_BUDGET_MS = 2_000;
 

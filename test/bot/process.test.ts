@@ -95,7 +95,7 @@ describe('the bot when the stats service hangs', () => {
   beforeAll(async () => {
     fault = await startFaultServer({ hang: true });
     hanging = await startDiscordDouble({ token: TOKEN });
-    bot = startBot({ DISCORD_TOKEN: TOKEN, DISCORD_API_URL: hanging.apiUrl, LOOKUP_BASE_URL: fault.url, LOOKUP_TIMEOUT_MS: '600' });
+    bot = startBot({ DISCORD_TOKEN: TOKEN, DISCORD_API_URL: hanging.apiUrl, LOOKUP_BASE_URL: fault.url, LOOKUP_TIMEOUT_MS: '1500' });
     await hanging.waitForReady(30_000);
   }, 40_000);
 

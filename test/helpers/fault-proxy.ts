@@ -1,0 +1,79 @@
+// A proxy between the bot and the stats service that passes requests through, or fails them on
+// cue: hangs, 5xx, 429 with Retry-After, truncated JSON, an HTML page, a dropped connection. It
+// records every request as it arrived (raw URL), so a test can check what reached the service.
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+export type Fault = 'pass' | 'hang' | 500 | 503 | 429 | 'truncate' | 'html' | 'close';
+
+export interface FaultProxy {
+  url: string;
+  /** Raw request URLs that reached the proxy, in order. */
+  requests: string[];
+  /** Requests actually passed through to the service. */
+  passed: () => number;
+  setFault(fault: Fault): void;
+  close(): Promise<void>;
+}
+
+export async function startFaultProxy(target: string): Promise<FaultProxy> {
+  const upstream = new URL(target);
+  let fault: Fault = 'pass';
+  let passed = 0;
+  const requests: string[] = [];
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((req, res) => {
+    requests.push(req.url ?? '');
+    switch (fault) {
+      case 'hang':
+        return;
+      case 'close':
+        req.socket.destroy();
+        return;
+      case 500:
+      case 503:
+        res.writeHead(fault, { 'content-type': 'application/json' }).end(JSON.stringify({ errors: [{ code: 'Internal', message: 'injected failure', data: {} }] }));
+        return;
+      case 429:
+        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '30' }).end(JSON.stringify({ message: 'API rate limit exceeded' }));
+        return;
+      case 'truncate':
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":{"platformInfo":{"platformSlug":"pc_st');
+        return;
+      case 'html':
+        res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body><h1>Maintenance</h1></body></html>');
+        return;
+      case 'pass': {
+        passed++;
+        const forward = request(
+          { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
+          (up) => {
+            res.writeHead(up.statusCode ?? 502, up.headers);
+            up.pipe(res);
+          },
+        );
+        forward.on('error', () => res.destroy());
+        req.pipe(forward);
+        return;
+      }
+    }
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    passed: () => passed,
+    setFault: (f) => {
+      fault = f;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
