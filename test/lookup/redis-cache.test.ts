@@ -1,8 +1,6 @@
 // The Redis-backed cache against real Redis: the machine's on 127.0.0.1:6379 (CI starts it), and a
 // redis-server of this test's own that it stops and starts again mid-test.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { createClient } from '@keyv/redis';
@@ -11,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLookupCache } from '../../src/lookup/cache.js';
 import { smallLines } from '../fixtures/small-dataset.js';
 import { memoryLogger, testLookup } from '../helpers/lookup.js';
+import { freePort, startRedis, stopRedis } from '../helpers/redis.js';
 import { startService, type TestService } from '../helpers/service.js';
 
 const SHARED_REDIS = 'redis://127.0.0.1:6379';
@@ -29,31 +28,6 @@ async function forget(namespace: string): Promise<void> {
   await redis.connect();
   for (const k of await redis.keys(`${namespace}::*`)) await redis.del(k);
   redis.destroy();
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  const probe = createClient({ url: `redis://127.0.0.1:${port}`, socket: { reconnectStrategy: false } });
-  probe.on('error', () => undefined);
-  for (let i = 0; i < 50; i++) {
-    try {
-      await probe.connect();
-      await probe.ping();
-      probe.destroy();
-      return child;
-    } catch {
-      await sleep(100);
-    }
-  }
-  throw new Error(`redis-server did not start on port ${port}`);
 }
 
 describe('Redis cache', () => {
@@ -120,8 +94,7 @@ describe('Redis cache', () => {
       await t.client.profile('title_a', 'pc_store_a', 'ashplays');
       expect((await t.client.profile('title_a', 'pc_store_a', 'ashplays')).meta.source).toBe('cache');
 
-      redis.kill('SIGKILL');
-      await new Promise((resolve) => redis.once('exit', resolve));
+      await stopRedis(redis);
       const during: string[] = [];
       for (let i = 0; i < 20; i++) {
         const started = performance.now();
