@@ -3,6 +3,7 @@
 // lookup command start from here.
 import type { Logger } from 'pino';
 
+import { exitWith } from './cli.js';
 import type { LookupConfig } from './config.js';
 import { createLookupCache, type LookupCache } from './lookup/cache.js';
 import { LookupClient } from './lookup/client.js';
@@ -16,6 +17,15 @@ export interface Lookups {
   /** Where the lookups go, for a log line (never with the API key). */
   baseUrl: string;
   close(): Promise<void>;
+}
+
+/** Opens the lookups; when that is impossible (a dataset that cannot be read), exits with one line. */
+export async function openLookupsOrExit(config: LookupConfig, logger: Logger): Promise<Lookups> {
+  try {
+    return await openLookups(config, logger);
+  } catch (e) {
+    exitWith(`Could not start the lookups: ${(e as Error).message}`, 1);
+  }
 }
 
 export async function openLookups(config: LookupConfig, logger: Logger): Promise<Lookups> {

@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 
 import { isPlatform, isTitle, QUEUES, type Queue } from './catalog/index.js';
-import { openLookups } from './compose.js';
+import { openLookupsOrExit } from './compose.js';
 import { configOrExit, exitWith } from './cli.js';
 import { loadLookupConfig } from './config.js';
 import type { ApiResponse } from './lookup/client.js';
@@ -51,7 +51,7 @@ async function main(): Promise<void> {
 
   const config = configOrExit(loadLookupConfig);
   const logger = pino({ level: config.LOG_LEVEL }, pino.destination(2));
-  const lookups = await openLookups(config, logger);
+  const lookups = await openLookupsOrExit(config, logger);
   const c = lookups.client;
   const once = (): Promise<ApiResponse<unknown>> => {
     switch (method) {

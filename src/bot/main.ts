@@ -5,7 +5,7 @@ import { Events } from 'discord.js';
 import { pino } from 'pino';
 
 import { configOrExit } from '../cli.js';
-import { openLookups } from '../compose.js';
+import { openLookupsOrExit } from '../compose.js';
 import { loadBotConfig, loadDotEnv } from '../config.js';
 import { createDiscordClient } from './client.js';
 import { Router } from './router.js';
@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   const config = configOrExit(loadBotConfig);
   const logger = pino({ level: config.LOG_LEVEL, redact: { paths: ['token', '*.token', 'headers.authorization', '*.headers.authorization'], censor: '[redacted]' } });
 
-  const lookups = await openLookups(config, logger);
+  const lookups = await openLookupsOrExit(config, logger);
   const stores = await createBotStores({ redisUrl: config.CACHE_URL, namespace: config.CACHE_NAMESPACE, linksPath: config.LINKS_DB, logger });
   const router = new Router({ lookup: lookups.client, links: stores.links, views: stores.views, logger }, logger, config.CONTROLS_TTL_MS);
   const client = createDiscordClient(config.DISCORD_API_URL);

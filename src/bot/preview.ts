@@ -7,7 +7,7 @@ import { pino } from 'pino';
 
 import { findCommand } from '../../commands/index.js';
 import { configOrExit, exitWith } from '../cli.js';
-import { openLookups } from '../compose.js';
+import { openLookupsOrExit } from '../compose.js';
 import { loadDotEnv, loadPreviewConfig } from '../config.js';
 import { CommandLineError, parseCommandLine } from './command-line.js';
 import { renderText } from './render-text.js';
@@ -37,7 +37,7 @@ async function main(): Promise<void> {
   configOrExit(() => loadDotEnv());
   const config = configOrExit(loadPreviewConfig);
   const logger = pino({ level: config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL }, pino.destination(2));
-  const lookups = await openLookups(config, logger);
+  const lookups = await openLookupsOrExit(config, logger);
   const stores = await createBotStores({ redisUrl: config.CACHE_URL, namespace: config.CACHE_NAMESPACE, linksPath: config.LINKS_DB, logger });
   const deps = { lookup: lookups.client, links: stores.links, views: stores.views, logger };
   try {

@@ -1,5 +1,11 @@
 // The service as a part of another process: the store loaded from a dataset file, a file store, or
 // the demo data, and served on a loopback port. The service CLI and the bot start it the same way.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
 import type { Logger } from 'pino';
 
 import { demoLines } from './demo.js';
@@ -38,19 +44,66 @@ export interface EmbeddedService extends RunningService {
   summary: ImportSummary | null;
 }
 
-/** Loads the store and serves it on 127.0.0.1 on a free port, open (no keys, no rate limit). */
-export async function startEmbeddedService(source: StoreSource, logger?: Logger): Promise<EmbeddedService> {
-  const { store, summary } = await loadStore(source, {
-    onRefused: (r) => logger?.warn({ line: r.line, reason: r.reason }, 'dataset line refused'),
+/**
+ * Fills a store file in a child process (src/service/import-process.ts), so that the import's memory
+ * is returned to the system when it exits. Resolves with the import summary.
+ */
+function importInChild(db: string, data: string | undefined, logger?: Logger): Promise<ImportSummary | null> {
+  const script = fileURLToPath(new URL('./import-process.ts', import.meta.url));
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', script, db, ...(data ? [data] : [])], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString();
+      const lines = stderr.split('\n');
+      stderr = lines.pop() ?? '';
+      for (const line of lines) {
+        try {
+          const refused = JSON.parse(line) as { line?: number; reason?: string; error?: string };
+          if (refused.error) stderr += `${refused.error}\n`;
+          else logger?.warn({ line: refused.line, reason: refused.reason }, 'dataset line refused');
+        } catch {
+          stderr += `${line}\n`;
+        }
+      }
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      if (code !== 0) return reject(new Error(`the dataset could not be imported: ${stderr.trim() || `exit ${code}`}`));
+      resolve(stdout ? (JSON.parse(stdout) as ImportSummary) : null);
+    });
   });
-  const running = await startStatsServer({ store, port: 0, host: '127.0.0.1', logger });
-  return {
-    ...running,
-    store,
-    summary,
-    close: async () => {
-      await running.close();
-      store.close();
-    },
-  };
+}
+
+/**
+ * Loads the store and serves it on 127.0.0.1 on a free port, open (no keys, no rate limit). The
+ * import runs in a child process into a file (a temporary one unless `db` names one); this process
+ * then serves that file, keeping only SQLite's page cache in memory.
+ */
+export async function startEmbeddedService(source: StoreSource, logger?: Logger): Promise<EmbeddedService> {
+  const temp = source.db ? undefined : mkdtempSync(join(tmpdir(), 'player-stats-'));
+  const db = source.db ?? join(temp as string, 'store.sqlite');
+  let store: StatsStore | undefined;
+  try {
+    const summary = await importInChild(db, source.data, logger);
+    store = new StatsStore(db);
+    const running = await startStatsServer({ store, port: 0, host: '127.0.0.1', logger });
+    const opened = store;
+    return {
+      ...running,
+      store: opened,
+      summary,
+      close: async () => {
+        await running.close();
+        opened.close();
+        if (temp) rmSync(temp, { recursive: true, force: true });
+      },
+    };
+  } catch (e) {
+    store?.close();
+    if (temp) rmSync(temp, { recursive: true, force: true });
+    throw e;
+  }
 }

@@ -77,6 +77,13 @@ describe('npm start with bad configuration', () => {
     expect(url.stderr.trim()).toBe('Configuration: CACHE_URL must be a URL such as redis://127.0.0.1:6379');
   });
 
+  it('exits with one line when the dataset cannot be read', async () => {
+    const r = await run('src/bot/main.ts', { DISCORD_TOKEN: TOKEN, DISCORD_API_URL: double.apiUrl, STATS_DATASET: '/nonexistent/data.jsonl', LINKS_DB: links() });
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/^Could not start the lookups: the dataset could not be imported: .*nonexistent/);
+  });
+
   it('exits 1 without printing the token when Discord refuses it', async () => {
     const wrong = 'MTE4MDAwMDAwMDAwMDAwMDAwMQ.Zx9aBQ.refused-token-abcdefghijklmnopqrst';
     const r = await run('src/bot/main.ts', { DISCORD_TOKEN: wrong, DISCORD_API_URL: double.apiUrl, LINKS_DB: links(), LOG_LEVEL: 'info' });

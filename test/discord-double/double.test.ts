@@ -292,6 +292,16 @@ describe('interactions', () => {
   });
 });
 
+describe('intents', () => {
+  it('sends guild events only to a client that asked for them, as Discord does', async () => {
+    const before = double.stats().filtered;
+    double.dispatch('GUILD_CREATE', { id: '1180000000000000999', name: 'Quiet', unavailable: false, channels: [], members: [], roles: [] });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(double.stats().filtered).toBe(before + 1);
+    expect(client.guilds.cache.has('1180000000000000999')).toBe(false);
+  });
+});
+
 describe('commands', () => {
   const body = [
     {

@@ -68,6 +68,8 @@ export interface DoubleStats {
   resumes: number;
   connections: number;
   heartbeats: number;
+  /** Dispatches dropped because the client did not identify with their intent. */
+  filtered: number;
 }
 
 export interface DiscordDouble {
@@ -112,6 +114,29 @@ const TOKEN_LIFETIME_MS = 15 * 60_000;
 // Enough history to resume across any drop a test makes, bounded so a long run cannot grow without end.
 const REPLAY_LOG_LIMIT = 1000;
 const DEFAULT_WAIT_MS = 5000;
+
+/**
+ * Events Discord sends only to a client that identified with their intent (the gateway docs' intent
+ * list). A dispatch of one of these to a client without the intent is dropped, as Discord would
+ * never have sent it: a bot with no intents gets no guild events, however many guilds it is in.
+ */
+const EVENT_INTENTS: Record<string, number> = {
+  GUILD_CREATE: 1 << 0,
+  GUILD_UPDATE: 1 << 0,
+  GUILD_DELETE: 1 << 0,
+  GUILD_ROLE_CREATE: 1 << 0,
+  GUILD_ROLE_UPDATE: 1 << 0,
+  GUILD_ROLE_DELETE: 1 << 0,
+  CHANNEL_CREATE: 1 << 0,
+  CHANNEL_UPDATE: 1 << 0,
+  CHANNEL_DELETE: 1 << 0,
+  THREAD_CREATE: 1 << 0,
+  GUILD_MEMBER_ADD: 1 << 1,
+  GUILD_MEMBER_UPDATE: 1 << 1,
+  GUILD_MEMBER_REMOVE: 1 << 1,
+  PRESENCE_UPDATE: 1 << 8,
+  MESSAGE_CREATE: (1 << 9) | (1 << 12),
+};
 
 // The flags a bot may set on a message it sends; Discord ignores the others.
 const SETTABLE_FLAGS = 4 | 64 | 4096 | 8192 | 32768;
@@ -176,6 +201,8 @@ interface Session {
   seq: number;
   log: LoggedFrame[];
   conn: Conn | null;
+  /** The intents the client identified with: which events it is sent. */
+  intents: number;
 }
 
 interface Conn {
@@ -225,7 +252,7 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
   const sessions = new Map<string, Session>();
   const conns = new Set<Conn>();
   const listeners = new Set<Listener>();
-  const counts: DoubleStats = { identifies: 0, resumes: 0, connections: 0, heartbeats: 0 };
+  const counts: DoubleStats = { identifies: 0, resumes: 0, connections: 0, heartbeats: 0, filtered: 0 };
   let current: Session | null = null;
   let closed = false;
 
@@ -640,7 +667,7 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
     if (Array.isArray(d.shard) && (d.shard[0] !== 0 || d.shard[1] !== 1)) return closeConn(conn, 4010, 'Invalid shard.');
     identifies.push(d);
     counts.identifies++;
-    const session: Session = { id: randomBytes(16).toString('hex'), seq: 0, log: [], conn: null };
+    const session: Session = { id: randomBytes(16).toString('hex'), seq: 0, log: [], conn: null, intents: d.intents };
     sessions.set(session.id, session);
     goLive(conn, session);
     // READY is not kept for replay: a resumed client must not see it twice.
@@ -786,6 +813,11 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
   function dispatchFrame(t: string, d: unknown, onSend?: () => void): void {
     const session = current;
     if (!session) throw new Error('no gateway session to dispatch on: wait for the client to identify (waitForReady)');
+    const needs = EVENT_INTENTS[t];
+    if (needs !== undefined && (session.intents & needs) === 0) {
+      counts.filtered++;
+      return;
+    }
     const logged: LoggedFrame = { frame: { op: 0, t, s: ++session.seq, d }, onSend };
     session.log.push(logged);
     if (session.log.length > REPLAY_LOG_LIMIT) session.log.shift();

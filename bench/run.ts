@@ -1,0 +1,387 @@
+// `npm run bench`: the figures that decide whether the bot keeps Discord's deadlines and the stats
+// service's quota, measured in one run on this machine, each against its target and against the
+// baseline bot (bench/baseline-bot.ts). Prints a table and writes bench/results/latest.json.
+// Not part of `npm test`: it takes a few minutes and wants the machine to itself.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import autocannon from 'autocannon';
+
+import { demoLines } from '../src/service/demo.js';
+import { autocomplete, chatInput, startDiscordDouble, type DiscordDouble, type InteractionHandle } from '../test/discord-double/index.js';
+import { cleanEnv, tempLinksDb } from '../test/helpers/bot.js';
+import { startFaultProxy } from '../test/helpers/fault-proxy.js';
+import { settled } from '../test/helpers/interactions.js';
+import { heavyMatches } from './heavy-player.js';
+
+const TOKEN = 'MTE4MDAwMDAwMDAwMDAwMDAwMQ.Zx9aBQ.bench-token-abcdefghijklmnopqrstuv';
+
+interface Figure {
+  section: string;
+  name: string;
+  value: number;
+  unit: string;
+  /** `<` or `>=`: what meeting the target means. */
+  target?: { op: '<' | '>='; value: number };
+  baseline?: number;
+  note?: string;
+}
+const figures: Figure[] = [];
+const record = (f: Figure) => {
+  figures.push(f);
+  process.stderr.write(`  ${f.section} · ${f.name}: ${f.value} ${f.unit}${f.baseline !== undefined ? ` (baseline ${f.baseline})` : ''}\n`);
+};
+
+const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+const round = (v: number, digits = 1) => Math.round(v * 10 ** digits) / 10 ** digits;
+function stats(samples: number[]): { p50: number; p99: number; n: number } {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return { p50: round(quantile(sorted, 0.5), 2), p99: round(quantile(sorted, 0.99), 2), n: sorted.length };
+}
+
+function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
+  return round(kb / 1024, 1);
+}
+
+/** Node's flags in `npm start` (package.json): the bot is measured as it ships. */
+const START_FLAGS = ['--max-semi-space-size=2'];
+
+/** A process of the project's, started like `npm start`/`npm run service` do, with the given settings. */
+function startProcess(script: string, args: string[], env: Record<string, string>): { child: ChildProcess; output: () => string } {
+  let output = '';
+  const flags = script === 'src/bot/main.ts' ? START_FLAGS : [];
+  const child = spawn(process.execPath, [...flags, '--import', 'tsx', script, ...args], { env: { ...cleanEnv(), LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
+  child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
+  return { child, output: () => output };
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await Promise.race([exited, sleep(8_000).then(() => child.kill('SIGKILL'))]);
+}
+
+/** Starts `npm run service` on a free port with a dataset file; resolves with its base URL. */
+async function startServiceProcess(data: string): Promise<{ url: string; child: ChildProcess }> {
+  const p = startProcess('src/service/main.ts', ['--port', '0', '--data', data], {});
+  for (let i = 0; i < 600; i++) {
+    const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(p.output());
+    if (m?.[1]) return { url: m[1], child: p.child };
+    await sleep(100);
+  }
+  throw new Error(`the service did not start: ${p.output()}`);
+}
+
+type Bot = { child: ChildProcess; double: DiscordDouble; kind: 'bot' | 'baseline' };
+
+async function startBotAgainst(kind: Bot['kind'], env: Record<string, string>): Promise<Bot> {
+  const double = await startDiscordDouble({ token: TOKEN });
+  const script = kind === 'bot' ? 'src/bot/main.ts' : 'bench/baseline-bot.ts';
+  const p = startProcess(script, [], { DISCORD_TOKEN: TOKEN, DISCORD_API_URL: double.apiUrl, LINKS_DB: tempLinksDb(), ...env });
+  await double.waitForReady(60_000);
+  return { child: p.child, double, kind };
+}
+
+async function closeBot(bot: Bot): Promise<void> {
+  await stop(bot.child);
+  await bot.double.close();
+}
+
+/** Latency of one interaction: dispatch to the first REST callback, and to the final answer. */
+async function timeOne(bot: Bot, payload: Parameters<DiscordDouble['dispatchInteraction']>[0]): Promise<{ first: number; final: number }> {
+  const handle = bot.double.dispatchInteraction(payload);
+  const calls = await settled(handle, 15_000, null);
+  return { first: calls[0]!.at - handle.dispatchedAt, final: calls.at(-1)!.at - handle.dispatchedAt };
+}
+
+const demoPlayers = () => {
+  const players: { title: string; platform: string; id: string }[] = [];
+  for (const line of demoLines()) {
+    const r = JSON.parse(line) as { type: string; title: string; platform: string; id: string; private?: boolean };
+    if (r.type !== 'player' || r.private) continue;
+    if (r.title === 'title_b' && r.platform === 'pc_store_c') continue;
+    players.push(r);
+  }
+  return players;
+};
+
+/** Deterministic Zipf-like draw: a few popular players, a long tail of rare ones. */
+function zipf(n: number, s: number, seed: number): () => number {
+  const weights = Array.from({ length: n }, (_, i) => 1 / (i + 1) ** s);
+  const total = weights.reduce((a, b) => a + b, 0);
+  let x = seed;
+  return () => {
+    x = (x * 1_103_515_245 + 12_345) % 2 ** 31;
+    let r = (x / 2 ** 31) * total;
+    for (let i = 0; i < n; i++) if ((r -= weights[i] ?? 0) <= 0) return i;
+    return n - 1;
+  };
+}
+
+const profileOf = (p: { title: string; platform: string; id: string }) => chatInput({ group: p.title, subcommand: 'profile', options: { platform: p.platform, player: p.id } });
+
+async function latency(kind: Bot['kind'], serviceUrl: string): Promise<void> {
+  const section = '1. Interaction latency';
+  // The real bot runs its embedded service, as on a fresh machine; the baseline fetches from the service process.
+  const bot = await startBotAgainst(kind, kind === 'bot' ? {} : { LOOKUP_BASE_URL: serviceUrl });
+  const players = demoPlayers();
+  const label = kind === 'bot' ? '' : ' (baseline)';
+  try {
+    for (let i = 0; i < 50; i++) await timeOne(bot, autocomplete({ group: 'title_b', subcommand: 'segments', options: { platform: '' }, focused: 'platform' }));
+    const runs: [string, () => Parameters<DiscordDouble['dispatchInteraction']>[0], number, Figure['target'] | undefined, Figure['target'] | undefined][] = [
+      ['autocomplete platform', () => autocomplete({ group: 'title_b', subcommand: 'segments', options: { platform: 'c' }, focused: 'platform' }), 500, undefined, { op: '<', value: 10 }],
+      ['autocomplete segment', () => autocomplete({ group: 'title_a', subcommand: 'segments', options: { segment: 'ma' }, focused: 'segment' }), 500, undefined, { op: '<', value: 10 }],
+      [
+        'autocomplete player (search)',
+        (() => {
+          let i = 0;
+          return () => {
+            const p = players[i++ % players.length]!;
+            return autocomplete({ group: p.title, subcommand: 'profile', options: { platform: p.platform, player: p.id.slice(0, 3) }, focused: 'player' });
+          };
+        })(),
+        300,
+        undefined,
+        undefined,
+      ],
+      ['profile from cache', () => chatInput({ group: 'title_c', subcommand: 'profile', options: { platform: 'console_a', player: 'Nova' } }), 500, { op: '<', value: 10 }, { op: '<', value: 25 }],
+    ];
+    for (const [name, make, n, p50Target, p99Target] of runs) {
+      const first: number[] = [];
+      const final: number[] = [];
+      for (let i = 0; i < n; i++) {
+        const t = await timeOne(bot, make());
+        first.push(t.first);
+        final.push(t.final);
+      }
+      const a = stats(first);
+      const b = stats(final);
+      figureWithBaseline({ section, name: `${name} p50${label}`, value: a.p50, unit: 'ms', ...(p50Target ? { target: p50Target } : {}), note: `n=${a.n}, first callback` }, kind);
+      figureWithBaseline({ section, name: `${name} p99${label}`, value: a.p99, unit: 'ms', ...(p99Target ? { target: p99Target } : {}), note: `n=${a.n}, first callback` }, kind);
+      if (!name.startsWith('autocomplete')) figureWithBaseline({ section, name: `${name}, final answer p50${label}`, value: b.p50, unit: 'ms', note: 'the reply, or the edit after a deferral' }, kind);
+    }
+    // Cold: each player once, straight from the service.
+    const first: number[] = [];
+    const final: number[] = [];
+    for (const p of players) {
+      const t = await timeOne(bot, profileOf(p));
+      first.push(t.first);
+      final.push(t.final);
+    }
+    figureWithBaseline({ section, name: `profile cold p50${label}`, value: stats(first).p50, unit: 'ms', target: { op: '<', value: 40 }, note: `n=${first.length}, each player once, first callback` }, kind);
+    figureWithBaseline({ section, name: `profile cold p99${label}`, value: stats(first).p99, unit: 'ms', note: `n=${first.length}` }, kind);
+    figureWithBaseline({ section, name: `profile cold, final answer p50${label}`, value: stats(final).p50, unit: 'ms', note: 'the reply, or the edit after a deferral' }, kind);
+  } finally {
+    await closeBot(bot);
+  }
+}
+
+/** The real bot's figures are recorded; the baseline's are attached to them as `baseline`. */
+function figureWithBaseline(f: Figure, kind: Bot['kind']): void {
+  if (kind === 'bot') return record(f);
+  const name = f.name.replace(' (baseline)', '');
+  const mine = figures.find((x) => x.section === f.section && x.name === name);
+  if (mine) mine.baseline = f.value;
+  process.stderr.write(`  ${f.section} · ${f.name}: ${f.value} ${f.unit}\n`);
+}
+
+/** Closed loop: `concurrency` interactions in flight for `seconds`; every one must be answered within 3 s. */
+async function throughput(kind: Bot['kind'], serviceUrl: string): Promise<void> {
+  const bot = await startBotAgainst(kind, kind === 'bot' ? {} : { LOOKUP_BASE_URL: serviceUrl });
+  const players = demoPlayers().slice(0, 40);
+  try {
+    // Warm: the mix is mostly cached, as a bot in steady use is.
+    for (const p of players) await timeOne(bot, profileOf(p));
+    const seconds = 10;
+    const concurrency = 64;
+    const end = performance.now() + seconds * 1000;
+    let answered = 0;
+    let late = 0;
+    let lost = 0;
+    let i = 0;
+    const worker = async () => {
+      while (performance.now() < end) {
+        const k = i++;
+        const p = players[k % players.length]!;
+        const payload =
+          k % 3 === 0
+            ? autocomplete({ group: 'title_b', subcommand: 'segments', options: { platform: 'c' }, focused: 'platform' })
+            : k % 3 === 1
+              ? profileOf(p)
+              : autocomplete({ group: p.title, subcommand: 'segments', options: { segment: '' }, focused: 'segment' });
+        const handle: InteractionHandle = bot.double.dispatchInteraction(payload);
+        try {
+          const calls = await settled(handle, 10_000, null);
+          if (calls[0]!.at - handle.dispatchedAt > 3_000 || calls[0]!.status >= 300) late++;
+          else answered++;
+        } catch {
+          lost++;
+        }
+      }
+    };
+    const started = performance.now();
+    await Promise.all(Array.from({ length: concurrency }, worker));
+    const rate = round(answered / ((performance.now() - started) / 1000), 0);
+    figureWithBaseline(
+      { section: '2. Throughput', name: `interactions answered a second${kind === 'bot' ? '' : ' (baseline)'}`, value: rate, unit: '/s', target: { op: '>=', value: 1000 }, note: `${seconds} s, ${concurrency} in flight, mixed, cache warm; late ${late}, lost ${lost}` },
+      kind,
+    );
+  } finally {
+    await closeBot(bot);
+  }
+}
+
+/** Requests reaching the stats service for a skewed mix of 1,000 interactions, and for a burst of 100 identical ones. */
+async function economy(kind: Bot['kind'], serviceUrl: string): Promise<void> {
+  const proxy = await startFaultProxy(serviceUrl);
+  const bot = await startBotAgainst(kind, { LOOKUP_BASE_URL: proxy.url });
+  const players = demoPlayers();
+  const draw = zipf(players.length, 1.1, 7);
+  try {
+    const before = proxy.passed();
+    const handles: InteractionHandle[] = [];
+    for (let i = 0; i < 1000; i++) {
+      const p = players[draw()]!;
+      handles.push(bot.double.dispatchInteraction(profileOf(p)));
+      if (handles.length % 16 === 0) await Promise.all(handles.slice(-16).map((h) => settled(h, 15_000, null)));
+    }
+    await Promise.all(handles.map((h) => settled(h, 15_000, null)));
+    const perThousand = proxy.passed() - before;
+    figureWithBaseline({ section: '3. Upstream economy', name: `requests to the service per 1,000 interactions${kind === 'bot' ? '' : ' (baseline)'}`, value: perThousand, unit: 'requests', note: `Zipf(1.1) over ${players.length} players` }, kind);
+    const cold = players[players.length - 1]!;
+    const burstBefore = proxy.passed();
+    const burst = Array.from({ length: 100 }, () => bot.double.dispatchInteraction(profileOf({ ...cold, id: cold.id.toUpperCase() === cold.id ? cold.id.toLowerCase() : cold.id.toUpperCase() })));
+    await Promise.all(burst.map((h) => settled(h, 15_000, null)));
+    figureWithBaseline({ section: '3. Upstream economy', name: `requests for a burst of 100 identical lookups${kind === 'bot' ? '' : ' (baseline)'}`, value: proxy.passed() - burstBefore, unit: 'requests', target: { op: '<', value: 2 } }, kind);
+  } finally {
+    await closeBot(bot);
+    await proxy.close();
+  }
+}
+
+async function serviceAlone(): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-data-'));
+  const data = join(dir, 'demo-and-heavy.jsonl');
+  const lines = [...demoLines()];
+  for (const m of heavyMatches('title_a', 'heavy_a')) lines.push(JSON.stringify(m));
+  for (const m of heavyMatches('title_b', 'heavy_b')) lines.push(JSON.stringify(m));
+  writeFileSync(data, lines.join('\n'));
+  const service = await startServiceProcess(data);
+  const section = '4. The service alone';
+  const runs: [string, string, Figure['target'] | undefined][] = [
+    ['profile', '/v2/title_c/standard/profile/pc_store_c/Nova%232231', { op: '>=', value: 5000 }],
+    ['segments (map)', '/v2/title_a/standard/profile/pc_store_a/novaplays/segments/map', undefined],
+    ['search', '/v2/title_c/standard/search?platform=pc_store_c&query=nov', undefined],
+    ['sessions', '/v2/title_b/standard/profile/pc_store_b/Wraithling/sessions', undefined],
+    ['profile, 10,000 matches', '/v2/title_a/standard/profile/pc_store_a/heavy_a', undefined],
+    ['sessions, 10,000 matches', '/v2/title_b/standard/profile/pc_store_b/heavy_b/sessions', undefined],
+  ];
+  for (const [name, path, target] of runs) {
+    const result = await autocannon({ url: service.url + path, connections: 16, duration: 5, pipelining: 1 });
+    record({ section, name: `${name}, requests a second`, value: round(result.requests.average, 0), unit: '/s', ...(target ? { target } : {}), note: `autocannon, 16 connections, 5 s, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}` });
+  }
+  return service.url;
+}
+
+function guildPayload(index: number, channels: number, members: number): Record<string, unknown> {
+  const base = 1_300_000_000_000_000_000n + BigInt(index) * 10_000n;
+  const id = (n: number) => String(base + BigInt(n));
+  const guildId = id(0);
+  return {
+    id: guildId,
+    name: `Guild ${index}`,
+    icon: null,
+    owner_id: id(9_999),
+    roles: [{ id: guildId, name: '@everyone', permissions: '0', position: 0, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 }],
+    emojis: [],
+    stickers: [],
+    features: [],
+    member_count: members,
+    large: true,
+    unavailable: false,
+    joined_at: '2026-01-01T00:00:00.000Z',
+    afk_timeout: 300,
+    verification_level: 0,
+    default_message_notifications: 0,
+    explicit_content_filter: 0,
+    mfa_level: 0,
+    nsfw_level: 0,
+    premium_tier: 0,
+    system_channel_flags: 0,
+    preferred_locale: 'en-US',
+    channels: Array.from({ length: channels }, (_, i) => ({ id: id(1 + i), type: 0, name: `channel-${i}`, position: i, permission_overwrites: [], guild_id: guildId })),
+    members: Array.from({ length: members }, (_, i) => ({
+      user: { id: id(200 + i), username: `member${index}-${i}`, discriminator: '0', global_name: null, avatar: null },
+      roles: [],
+      joined_at: '2026-01-01T00:00:00.000Z',
+      deaf: false,
+      mute: false,
+      flags: 0,
+    })),
+    threads: [],
+    presences: [],
+    voice_states: [],
+    stage_instances: [],
+    guild_scheduled_events: [],
+  };
+}
+
+async function memory(kind: Bot['kind'], serviceUrl: string): Promise<void> {
+  const bot = await startBotAgainst(kind, kind === 'bot' ? {} : { LOOKUP_BASE_URL: serviceUrl });
+  const label = kind === 'bot' ? '' : ' (baseline)';
+  try {
+    await sleep(2_000);
+    const pid = bot.child.pid!;
+    figureWithBaseline({ section: '5. Memory', name: `resident memory idle${label}`, value: rssMb(pid), unit: 'MB', target: { op: '<', value: 150 } }, kind);
+    for (let g = 0; g < 2_500; g++) {
+      bot.double.dispatch('GUILD_CREATE', guildPayload(g, 100, 1_000));
+      if (g % 50 === 49) await sleep(5);
+    }
+    // A barrier: once this is answered, every GUILD_CREATE before it has been read.
+    await timeOne(bot, autocomplete({ group: 'title_b', subcommand: 'segments', options: { platform: '' }, focused: 'platform' }));
+    await sleep(3_000);
+    figureWithBaseline(
+      { section: '5. Memory', name: `resident memory after 2,500 guilds${label}`, value: rssMb(pid), unit: 'MB', target: { op: '<', value: 150 }, note: '2,500 GUILD_CREATE of 100 channels and 1,000 members each' },
+      kind,
+    );
+  } finally {
+    await closeBot(bot);
+  }
+}
+
+function table(): string {
+  const meets = (f: Figure) => (f.target ? (f.target.op === '<' ? f.value < f.target.value : f.value >= f.target.value) : undefined);
+  const lines = ['| section | figure | value | target | baseline | ratio |', '|---|---|---|---|---|---|'];
+  for (const f of figures) {
+    const ok = meets(f);
+    const ratio = f.baseline !== undefined && f.value > 0 && f.baseline > 0 ? `${round(f.unit === '/s' ? f.value / f.baseline : f.baseline / f.value, 1)}×` : '';
+    lines.push(
+      `| ${f.section} | ${f.name}${f.note ? ` (${f.note})` : ''} | ${f.value} ${f.unit} | ${f.target ? `${f.target.op} ${f.target.value} ${ok ? '✓' : '✗ missed'}` : ''} | ${f.baseline ?? ''} | ${ratio} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${round(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}`;
+  process.stderr.write(`npm run bench on ${machine}\n`);
+  const serviceUrl = await serviceAlone();
+  for (const kind of ['bot', 'baseline'] as const) await latency(kind, serviceUrl);
+  for (const kind of ['bot', 'baseline'] as const) await throughput(kind, serviceUrl);
+  for (const kind of ['bot', 'baseline'] as const) await economy(kind, serviceUrl);
+  for (const kind of ['bot', 'baseline'] as const) await memory(kind, serviceUrl);
+  const out = `Measured ${new Date().toISOString().slice(0, 10)} on ${machine}.\n\n${table()}\n`;
+  process.stdout.write(out);
+  mkdirSync('bench/results', { recursive: true });
+  writeFileSync('bench/results/latest.json', JSON.stringify({ machine, at: new Date().toISOString(), figures }, null, 2));
+  process.exit(0);
+}
+
+await main();
