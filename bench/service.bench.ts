@@ -35,8 +35,11 @@ describe('player with 10,000 matches (title_a)', () => {
 });
 
 describe('player with 10,000 matches (title_b)', () => {
-  bench('sessions (2,500 sessions, newest 20 answered)', () => {
-    sessions(ctx, 'title_b', 'pc_store_b', 'heavy_b');
+  bench('sessions (2,500 sessions, newest 20 answered), cold', () => {
+    sessions(ctx, new Memo(), 'title_b', 'pc_store_b', 'heavy_b');
+  });
+  bench('sessions, warm', () => {
+    sessions(ctx, warm, 'title_b', 'pc_store_b', 'heavy_b');
   });
 });
 

@@ -388,40 +388,52 @@ export function search(ctx: LookupContext, title: TitleSlug, platform: PlatformS
   return [...found.values()].slice(0, SEARCH_LIMIT).map(searchResult);
 }
 
-export function sessions(ctx: LookupContext, title: TitleSlug, platform: PlatformSlug, identifier: string): SessionList {
+/**
+ * The newest sessions. Cutting them reads every match of the player, so the cut is kept until the
+ * next import; only whether the newest one is still going depends on the clock.
+ */
+export function sessions(ctx: LookupContext, memo: Memo, title: TitleSlug, platform: PlatformSlug, identifier: string): SessionList {
   const player = resolvePlayer(ctx.store, title, platform, identifier);
   const now = ctx.now();
-  const spans = cutSessions(ctx.store.timeline(player)).slice(-SESSIONS_LIMIT).reverse();
-  const oldest = spans.at(-1);
-  const rows = new Map<string, MatchRow>();
-  if (oldest) for (const row of ctx.store.matchRowsSince(player, oldest.start)) rows.set(row.match_id, row);
-  const items: Session[] = spans.map((span, i) => {
-    const totals = emptyTotals();
-    const matchRows = span.matches.map((m) => rows.get(m.match_id)).filter((r): r is MatchRow => r !== undefined);
-    for (const row of matchRows) addMatch(totals, row);
-    return {
-      attributes: { id: `${player.id_norm}:${span.start}` },
-      metadata: {
-        startDate: { value: iso(span.start) },
-        endDate: { value: iso(span.end) },
-        duration: { value: formatClock((span.end - span.start) / 1000) },
-        isActive: i === 0 && isActiveSession(span.end, now),
-        matchCount: matchRows.length,
-      },
-      stats: toStats(totalsToValues(totals)),
-      matches: matchRows.reverse().map((row) => ({
-        attributes: { id: row.match_id },
+  const cut = memo.get(ctx.store, `sessions|${title}|${platform}|${player.id_norm}`, () => {
+    const spans = cutSessions(ctx.store.timeline(player)).slice(-SESSIONS_LIMIT).reverse();
+    const oldest = spans.at(-1);
+    const rows = new Map<string, MatchRow>();
+    if (oldest) for (const row of ctx.store.matchRowsSince(player, oldest.start)) rows.set(row.match_id, row);
+    const items: Session[] = spans.map((span) => {
+      const totals = emptyTotals();
+      const matchRows = span.matches.map((m) => rows.get(m.match_id)).filter((r): r is MatchRow => r !== undefined);
+      for (const row of matchRows) addMatch(totals, row);
+      return {
+        attributes: { id: `${player.id_norm}:${span.start}` },
         metadata: {
-          startDate: { value: iso(row.started_at) },
-          endDate: { value: iso(row.started_at + row.duration_s * 1000) },
-          duration: { value: formatClock(row.duration_s) },
-          character: { displayValue: row.legend ?? row.hero },
-          result: row.result,
+          startDate: { value: iso(span.start) },
+          endDate: { value: iso(span.end) },
+          duration: { value: formatClock((span.end - span.start) / 1000) },
+          isActive: false,
+          matchCount: matchRows.length,
         },
-        stats: toStats(matchValues(singleMatch(row))),
-      })),
-    };
+        stats: toStats(totalsToValues(totals)),
+        matches: matchRows.reverse().map((row) => ({
+          attributes: { id: row.match_id },
+          metadata: {
+            startDate: { value: iso(row.started_at) },
+            endDate: { value: iso(row.started_at + row.duration_s * 1000) },
+            duration: { value: formatClock(row.duration_s) },
+            character: { displayValue: row.legend ?? row.hero },
+            result: row.result,
+          },
+          stats: toStats(matchValues(singleMatch(row))),
+        })),
+      };
+    });
+    return { items, newestEnd: spans[0]?.end };
   });
+  const newest = cut.items[0];
+  const items =
+    newest && cut.newestEnd !== undefined && isActiveSession(cut.newestEnd, now)
+      ? [{ ...newest, metadata: { ...newest.metadata, isActive: true } }, ...cut.items.slice(1)]
+      : cut.items;
   const active = items[0]?.metadata.isActive === true;
   return { items, expiryDate: iso(now + (active ? EXPIRY_MS.sessions : EXPIRY_MS.sessionsIdle)) };
 }

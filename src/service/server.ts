@@ -195,7 +195,7 @@ export function createHandler(options: ServiceOptions): (req: IncomingMessage, r
       }
       case 'sessions': {
         const platform = checkPlatform(e, params.platform ?? '');
-        return sessions(ctx, title, platform, params.platformUserIdentifier ?? '');
+        return sessions(ctx, memo, title, platform, params.platformUserIdentifier ?? '');
       }
     }
   };
