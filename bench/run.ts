@@ -359,7 +359,8 @@ async function memory(kind: Bot['kind'], serviceUrl: string): Promise<void> {
 function table(): string {
   const meets = (f: Figure) => (f.target ? (f.target.op === '<' ? f.value < f.target.value : f.value >= f.target.value) : undefined);
   const lines = ['| section | figure | value | target | baseline | ratio |', '|---|---|---|---|---|---|'];
-  for (const f of figures) {
+  const order = (f: Figure) => Number.parseInt(f.section, 10);
+  for (const f of [...figures].sort((a, b) => order(a) - order(b))) {
     const ok = meets(f);
     const ratio = f.baseline !== undefined && f.value > 0 && f.baseline > 0 ? `${round(f.unit === '/s' ? f.value / f.baseline : f.baseline / f.value, 1)}×` : '';
     lines.push(
