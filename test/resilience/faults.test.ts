@@ -3,15 +3,13 @@
 // process stays up.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { autocomplete, chatInput, startDiscordDouble, type DiscordDouble, type RestCall } from '../discord-double/index.js';
-import { startBot, type BotProcess } from '../helpers/bot.js';
-import { startFaultProxy, type Fault, type FaultProxy } from '../helpers/fault-proxy.js';
+import { autocomplete, chatInput, type DiscordDouble, type RestCall } from '../discord-double/index.js';
+import type { BotProcess } from '../helpers/bot.js';
+import type { Fault, FaultProxy } from '../helpers/fault-proxy.js';
 import { settled } from '../helpers/interactions.js';
-import { startService, type TestService } from '../helpers/service.js';
+import { startStack, type Stack } from '../helpers/stack.js';
 
-const TOKEN = 'MTE4MDAwMDAwMDAwMDAwMDAwMQ.Zx9aBQ.resilience-token-abcdefghijklmnopq';
-
-let service: TestService;
+let stack: Stack;
 let proxy: FaultProxy;
 let double: DiscordDouble;
 let bot: BotProcess;
@@ -19,20 +17,12 @@ let bot: BotProcess;
 let players: string[];
 
 beforeAll(async () => {
-  service = await startService();
-  players = (service.store.db.prepare("SELECT id FROM players WHERE title = 'title_c' AND platform = 'pc_store_c' AND private = 0").all() as { id: string }[]).map((r) => r.id);
-  proxy = await startFaultProxy(service.url);
-  double = await startDiscordDouble({ token: TOKEN });
-  bot = startBot({ DISCORD_TOKEN: TOKEN, DISCORD_API_URL: double.apiUrl, LOOKUP_BASE_URL: proxy.url, LOOKUP_TIMEOUT_MS: '800' });
-  await double.waitForReady(30_000);
+  stack = await startStack({ LOOKUP_TIMEOUT_MS: '800' });
+  ({ proxy, double, bot } = stack);
+  players = (stack.service.store.db.prepare("SELECT id FROM players WHERE title = 'title_c' AND platform = 'pc_store_c' AND private = 0").all() as { id: string }[]).map((r) => r.id);
 }, 40_000);
 
-afterAll(async () => {
-  bot.child.kill('SIGKILL');
-  await double.close();
-  await proxy.close();
-  await service.close();
-});
+afterAll(() => stack.close());
 
 const EPHEMERAL = 64;
 

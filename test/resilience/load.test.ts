@@ -2,35 +2,25 @@
 // of 10,000 interactions, generated hostile input, and SIGTERM in the middle of traffic.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { autocomplete, chatInput, startDiscordDouble, type DiscordDouble, type InteractionHandle } from '../discord-double/index.js';
-import { startBot, type BotProcess } from '../helpers/bot.js';
-import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
+import { autocomplete, chatInput, type DiscordDouble, type InteractionHandle } from '../discord-double/index.js';
+import type { BotProcess } from '../helpers/bot.js';
+import type { FaultProxy } from '../helpers/fault-proxy.js';
 import { allSettled } from '../helpers/interactions.js';
-import { startService, type TestService } from '../helpers/service.js';
+import { startStack, type Stack } from '../helpers/stack.js';
 
-const TOKEN = 'MTE4MDAwMDAwMDAwMDAwMDAwMQ.Zx9aBQ.load-token-abcdefghijklmnopqrstuvw';
-
-let service: TestService;
+let stack: Stack;
 let proxy: FaultProxy;
 let double: DiscordDouble;
 let bot: BotProcess;
 
 beforeAll(async () => {
-  service = await startService();
-  proxy = await startFaultProxy(service.url);
   // The burst queues interactions faster than any one process answers them; Discord's 3 s window
   // is checked by the latency figures of `npm run bench`, not here.
-  double = await startDiscordDouble({ token: TOKEN, interactionTimeoutMs: Infinity });
-  bot = startBot({ DISCORD_TOKEN: TOKEN, DISCORD_API_URL: double.apiUrl, LOOKUP_BASE_URL: proxy.url, LOG_LEVEL: 'warn' });
-  await double.waitForReady(30_000);
+  stack = await startStack({ LOG_LEVEL: 'warn' }, { interactionTimeoutMs: Infinity });
+  ({ proxy, double, bot } = stack);
 }, 40_000);
 
-afterAll(async () => {
-  bot.child.kill('SIGKILL');
-  await double.close();
-  await proxy.close();
-  await service.close();
-});
+afterAll(() => stack.close());
 
 
 describe('load', () => {

@@ -3,16 +3,14 @@ import type { ChildProcess } from 'node:child_process';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { chatInput, startDiscordDouble, type DiscordDouble } from '../discord-double/index.js';
-import { startBot, type BotProcess } from '../helpers/bot.js';
-import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
+import { chatInput, type DiscordDouble } from '../discord-double/index.js';
+import type { BotProcess } from '../helpers/bot.js';
+import type { FaultProxy } from '../helpers/fault-proxy.js';
 import { settled } from '../helpers/interactions.js';
 import { freePort, startRedis, stopRedis } from '../helpers/redis.js';
-import { startService, type TestService } from '../helpers/service.js';
+import { startStack, type Stack } from '../helpers/stack.js';
 
-const TOKEN = 'MTE4MDAwMDAwMDAwMDAwMDAwMQ.Zx9aBQ.redis-token-abcdefghijklmnopqrstuv';
-
-let service: TestService;
+let stack: Stack;
 let proxy: FaultProxy;
 let double: DiscordDouble;
 let bot: BotProcess;
@@ -20,21 +18,15 @@ let redis: ChildProcess;
 let port: number;
 
 beforeAll(async () => {
-  service = await startService();
-  proxy = await startFaultProxy(service.url);
-  double = await startDiscordDouble({ token: TOKEN });
   port = await freePort();
   redis = await startRedis(port);
-  bot = startBot({ DISCORD_TOKEN: TOKEN, DISCORD_API_URL: double.apiUrl, LOOKUP_BASE_URL: proxy.url, CACHE_URL: `redis://127.0.0.1:${port}` });
-  await double.waitForReady(30_000);
+  stack = await startStack({ CACHE_URL: `redis://127.0.0.1:${port}` });
+  ({ proxy, double, bot } = stack);
 }, 40_000);
 
 afterAll(async () => {
-  bot.child.kill('SIGKILL');
+  await stack.close();
   await stopRedis(redis);
-  await double.close();
-  await proxy.close();
-  await service.close();
 });
 
 /** Looks a profile up through Discord and tells whether it reached the stats service. */
