@@ -2,9 +2,10 @@
 import { SlashCommandBuilder } from 'discord.js';
 
 import { PLATFORMS, TITLES, TITLE_SLUGS, findEndpoint, isTitle, platformsOfTitle, type PlatformSlug, type TitleSlug } from '../src/catalog/index.js';
-import { LIMITS, TITLE_COLORS, clip, embedReply, errorReply, notice, safeText, titleName, type Reply } from '../src/embeds/index.js';
+import { TITLE_COLORS, embedReply, errorReply, notice, platformList, safeText, titleName, type Reply } from '../src/embeds/index.js';
+import { searchChoices } from './choices.js';
 import { stringOption } from './resolve.js';
-import { AUTOCOMPLETE_DEADLINE_MS, COMMAND_DEADLINE_MS, type AutocompleteInput, type Choice, type Command, type CommandInput, type Deps } from './types.js';
+import { COMMAND_DEADLINE_MS, type AutocompleteInput, type Choice, type Command, type CommandInput, type Deps } from './types.js';
 
 const titleChoices = TITLE_SLUGS.map((t) => ({ name: TITLES[t].name, value: t }));
 
@@ -42,7 +43,7 @@ export const link = {
     const platforms = platformsOfTitle(title);
     const typed = (stringOption(input, 'platform') ?? '').toLowerCase();
     const platform = platforms.find((p) => p === typed || PLATFORMS[p].name.toLowerCase() === typed);
-    if (!platform) return notice(`${titleName(title)} is on ${platforms.map((p) => `\`${p}\` (${PLATFORMS[p].name})`).join(', ')}.`);
+    if (!platform) return notice(`${titleName(title)} is on ${platformList(platforms)}.`);
     const player = stringOption(input, 'player');
     if (!player) return notice('Type your name or id on that platform.');
     const checked = await check(title, platform, player, deps);
@@ -69,15 +70,7 @@ export const link = {
         .filter((p) => !typed || p.includes(typed.toLowerCase()) || PLATFORMS[p].name.toLowerCase().includes(typed.toLowerCase()))
         .map((p) => ({ name: PLATFORMS[p].name, value: p }));
     if (input.focused.name !== 'player' || !typed) return [];
-    const platform = platforms.find((p) => p === stringOption(input, 'platform'));
-    const out: Choice[] = [];
-    if (platform && findEndpoint(title, 'search')?.platforms.includes(platform)) {
-      const r = await deps.lookup.search(title, platform, typed, { deadlineMs: AUTOCOMPLETE_DEADLINE_MS });
-      for (const p of (r.data ?? []).slice(0, LIMITS.choices - 1))
-        if (p.platformUserIdentifier.length <= LIMITS.choiceValue) out.push({ name: clip(p.platformUserHandle, LIMITS.choiceName), value: p.platformUserIdentifier });
-    }
-    if (typed.length <= LIMITS.choiceValue && !out.some((c) => c.value.toLowerCase() === typed.toLowerCase())) out.push({ name: clip(typed, LIMITS.choiceName), value: typed });
-    return out;
+    return searchChoices(title, platforms.find((p) => p === stringOption(input, 'platform')), typed, deps);
   },
 } satisfies Command;
 

@@ -2,7 +2,7 @@
 // endpoint allows) and the player (typed, or the linked account). Every refusal is a clear,
 // ephemeral reply saying what to type instead.
 import { PLATFORMS, TITLES, findEndpoint, isPlatform, type Endpoint, type EndpointKind, type PlatformSlug, type TitleSlug } from '../src/catalog/index.js';
-import { notice, safeText, type Reply } from '../src/embeds/index.js';
+import { notice, platformList, safeText, type Reply } from '../src/embeds/index.js';
 import type { CommandInput, Deps } from './types.js';
 
 export interface Target {
@@ -10,8 +10,6 @@ export interface Target {
   platform: PlatformSlug;
   player: string;
 }
-
-const list = (platforms: readonly PlatformSlug[]) => platforms.map((p) => `\`${p}\` (${PLATFORMS[p].name})`).join(', ');
 
 export function endpointOf(title: TitleSlug, kind: EndpointKind): Endpoint {
   const endpoint = findEndpoint(title, kind);
@@ -35,7 +33,7 @@ export function checkPlatform(endpoint: Endpoint, value: string): PlatformSlug |
   if (isPlatform(slug) && endpoint.platforms.includes(slug)) return slug;
   const byName = endpoint.platforms.find((p) => PLATFORMS[p].name.toLowerCase() === slug);
   if (byName) return byName;
-  return notice(`${TITLES[endpoint.title].name} ${endpoint.kind} is not available on \`${safeText(value)}\`. Choose one of: ${list(endpoint.platforms)}.`);
+  return notice(`${TITLES[endpoint.title].name} ${endpoint.kind} is not available on \`${safeText(value)}\`. Choose one of: ${platformList(endpoint.platforms)}.`);
 }
 
 /**
@@ -55,7 +53,7 @@ export async function resolveTarget(input: CommandInput, title: TitleSlug, kind:
   if (typedPlayer) {
     platform ??= endpoint.platforms.length === 1 ? endpoint.platforms[0] : (await deps.links.get(input.userId, title))?.platform;
     if (!platform || !endpoint.platforms.includes(platform))
-      return notice(`Choose a platform for **${safeText(typedPlayer)}**: ${list(endpoint.platforms)}.`);
+      return notice(`Choose a platform for **${safeText(typedPlayer)}**: ${platformList(endpoint.platforms)}.`);
     return { endpoint, platform, player: typedPlayer };
   }
   const linked = await deps.links.get(input.userId, title);
@@ -69,7 +67,7 @@ export async function resolveTarget(input: CommandInput, title: TitleSlug, kind:
   if (!endpoint.platforms.includes(linked.platform))
     return notice(
       `Your linked account is on ${PLATFORMS[linked.platform].name}, which ${TITLES[title].name} ${kind} does not cover. ` +
-        `Type a player on one of: ${list(endpoint.platforms)}.`,
+        `Type a player on one of: ${platformList(endpoint.platforms)}.`,
     );
   return { endpoint, platform: linked.platform, player: linked.identifier };
 }

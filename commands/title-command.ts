@@ -14,7 +14,8 @@ import {
   type Queue,
   type TitleSlug,
 } from '../src/catalog/index.js';
-import { LIMITS, clip, errorReply, matchReportReply, notice, platformName, profileReply, safeText, type Reply } from '../src/embeds/index.js';
+import { LIMITS, clip, errorReply, matchLabel, matchReportReply, notice, platformList, profileReply, safeText, type Reply } from '../src/embeds/index.js';
+import { choice, searchChoices } from './choices.js';
 import { checkPlatform, endpointOf, integerOption, isReply, resolveTarget, stringOption } from './resolve.js';
 import { AUTOCOMPLETE_DEADLINE_MS, COMMAND_DEADLINE_MS, type AutocompleteInput, type Choice, type CommandInput, type Deps, type View } from './types.js';
 import { renderView } from './views.js';
@@ -95,7 +96,7 @@ async function platformFor(input: CommandInput, endpoint: Endpoint, deps: Deps):
   if (endpoint.platforms.length === 1) return endpoint.platforms[0] as PlatformSlug;
   const linked = (await deps.links.get(input.userId, endpoint.title))?.platform;
   if (linked && endpoint.platforms.includes(linked)) return linked;
-  return notice(`Choose a platform: ${endpoint.platforms.map((p) => `\`${p}\` (${PLATFORMS[p].name})`).join(', ')}.`);
+  return notice(`Choose a platform: ${platformList(endpoint.platforms)}.`);
 }
 
 async function openView(view: View, deps: Deps): Promise<Reply> {
@@ -151,7 +152,6 @@ async function execute(title: TitleSlug, input: CommandInput, deps: Deps): Promi
 }
 
 const matches = (typed: string, ...texts: string[]) => typed.length === 0 || texts.some((t) => t.toLowerCase().includes(typed.toLowerCase()));
-const choice = (name: string, value: string): Choice => ({ name: clip(name, LIMITS.choiceName), value });
 
 /** The player's platform as far as autocomplete can tell: typed (and allowed), linked, or the only one. */
 async function autocompletePlatform(input: AutocompleteInput, endpoint: Endpoint, deps: Deps): Promise<PlatformSlug | undefined> {
@@ -175,17 +175,7 @@ async function playerChoices(input: AutocompleteInput, endpoint: Endpoint, deps:
     if (linked && endpoint.platforms.includes(linked.platform)) out.push(choice(`${linked.handle} (your linked account)`, linked.identifier));
     return out;
   }
-  const searchEndpoint = endpointsOf(endpoint.title).find((e) => e.kind === 'search');
-  if (platform && searchEndpoint?.platforms.includes(platform)) {
-    const r = await deps.lookup.search(endpoint.title, platform, typed, quick);
-    for (const p of r.data ?? []) {
-      if (p.platformUserIdentifier.length > LIMITS.choiceValue) continue;
-      out.push(choice(`${p.platformUserHandle} · ${platformName(p.platformSlug)}`, p.platformUserIdentifier));
-      if (out.length >= LIMITS.choices - 1) break;
-    }
-  }
-  if (typed.length <= LIMITS.choiceValue && !out.some((c) => c.value.toLowerCase() === typed.toLowerCase())) out.push(choice(typed, typed));
-  return out;
+  return searchChoices(endpoint.title, platform, typed, deps);
 }
 
 async function segmentChoices(input: AutocompleteInput, title: TitleSlug, deps: Deps): Promise<Choice[]> {
@@ -217,7 +207,8 @@ async function matchChoices(input: AutocompleteInput, title: TitleSlug, deps: De
   if (linked && endpoint?.platforms.includes(linked.platform)) {
     const r = await deps.lookup.matches(title, linked.platform, linked.identifier, undefined, quick);
     for (const m of r.data?.matches ?? []) {
-      const label = `${[m.metadata.mapName, m.metadata.modeName].filter(Boolean).join(' · ')} · ${m.metadata.result ?? ''} · ${m.metadata.timestamp.slice(0, 16).replace('T', ' ')}`;
+      const { label: where, description: when } = matchLabel(m);
+      const label = `${where} · ${when}`;
       if (matches(typed, m.attributes.id, label)) out.push(choice(label, m.attributes.id));
       if (out.length >= LIMITS.choices - 1) break;
     }

@@ -14,6 +14,9 @@ export const TITLE_COLORS: Record<TitleSlug, number> = {
 export const titleName = (title: TitleSlug): string => TITLES[title].name;
 export const platformName = (platform: string): string => PLATFORMS[platform as PlatformSlug]?.name ?? platform;
 
+/** "`pc_store_c` (PC Store C), `console_a` (Console A)": what to type, and what it is. */
+export const platformList = (platforms: readonly PlatformSlug[]): string => platforms.map((p) => `\`${p}\` (${PLATFORMS[p].name})`).join(', ');
+
 /** "top 3%" from a percentile of 97; "top 0.9%" from 99.1; nothing when unknown. */
 export function topShare(percentile: number | null): string | null {
   if (percentile === null) return null;

@@ -24,6 +24,14 @@ const kda = (stats: Record<string, { value: number | null }>) =>
   ['kills', 'deaths', 'assists'].every((k) => stats[k]) ? ['kills', 'deaths', 'assists'].map((k) => stats[k]?.value ?? 0).join('/') : null;
 const dateLabel = (iso: string) => new Date(iso).toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
 
+/** How one match reads in a menu or a list of choices: where, and when with its result. */
+export function matchLabel(m: MatchSummary): { label: string; description: string } {
+  return {
+    label: [m.metadata.mapName, m.metadata.modeName].filter(Boolean).join(' · ') || m.attributes.id,
+    description: `${result(m.metadata.result)} · ${dateLabel(m.metadata.timestamp)}`,
+  };
+}
+
 /** A page of recent matches, with a menu that opens a match's report. */
 export function matchesReply(matches: MatchSummary[], ctx: MatchesContext): Reply {
   const lines = matches.map((m) => {
@@ -45,11 +53,7 @@ export function matchesReply(matches: MatchSummary[], ctx: MatchesContext): Repl
       openSelect(
         ctx.stateId,
         'Open a match report',
-        matches.map((m) => ({
-          label: [m.metadata.mapName, m.metadata.modeName].filter(Boolean).join(' · ') || m.attributes.id,
-          value: m.attributes.id,
-          description: `${result(m.metadata.result)} · ${dateLabel(m.metadata.timestamp)}`,
-        })),
+        matches.map((m) => ({ ...matchLabel(m), value: m.attributes.id })),
       ),
       pageControls(ctx.stateId, ctx.page, pageCount),
     ),

@@ -96,5 +96,3 @@ export function errorFromResponse(status: number, bodyText: string, retryAfterMs
   const kind = kindOf(status, null);
   return lookupError(kind, gateway.success ? gateway.data.message : `${GENERIC[kind]} (HTTP ${status})`, extra);
 }
-
-export const genericMessage = (kind: LookupErrorKind): string => GENERIC[kind];
