@@ -6,6 +6,7 @@ import { ENDPOINT_KINDS, PLATFORMS, TITLES, TITLE_SLUGS, endpointsOf, findEndpoi
 import { notice } from '../src/embeds/index.js';
 import { sharedChoices } from './choices.js';
 import type { EndpointCommand } from './kind.js';
+import { compare } from './compare.js';
 import { link, unlink } from './link.js';
 import { match } from './match.js';
 import { matches } from './matches.js';
@@ -51,7 +52,7 @@ export const stats = {
   },
 } satisfies Command;
 
-export const commands: readonly Command[] = [stats, link, unlink];
+export const commands: readonly Command[] = [stats, link, unlink, compare];
 
 export function findCommand(name: string): Command | undefined {
   return commands.find((c) => c.data.name === name);

@@ -1,18 +1,11 @@
 // /link and /unlink: remember a Discord user's account per title, so that `player` can be left out.
 import { SlashCommandBuilder } from 'discord.js';
 
-import { PLATFORMS, TITLES, TITLE_SLUGS, findEndpoint, isTitle, platformsOfTitle, type PlatformSlug, type TitleSlug } from '../src/catalog/index.js';
+import { PLATFORMS, TITLES, findEndpoint, isTitle, platformsOfTitle, type PlatformSlug, type TitleSlug } from '../src/catalog/index.js';
 import { TITLE_COLORS, embedReply, errorReply, notice, platformList, safeText, titleName, type Reply } from '../src/embeds/index.js';
 import { searchChoices } from './choices.js';
-import { stringOption } from './resolve.js';
+import { stringOption, titleChoices, titleOf } from './resolve.js';
 import { COMMAND_DEADLINE_MS, type AutocompleteInput, type Choice, type Command, type CommandInput, type Deps } from './types.js';
-
-const titleChoices = TITLE_SLUGS.map((t) => ({ name: TITLES[t].name, value: t }));
-
-function titleOf(input: CommandInput): TitleSlug | Reply {
-  const title = stringOption(input, 'title') ?? '';
-  return isTitle(title) ? title : notice(`Choose a title: ${TITLE_SLUGS.map((t) => `\`${t}\``).join(', ')}.`);
-}
 
 /** Checks the account against the service: a profile where the title has one on that platform, else its segments. */
 async function check(title: TitleSlug, platform: PlatformSlug, player: string, deps: Deps): Promise<{ handle: string; identifier: string } | Reply> {

@@ -55,7 +55,7 @@ describe('the command tree', () => {
       title_c: ['profile', 'segments', 'search'],
       title_d: ['profile', 'segments', 'search'],
     });
-    expect(commands.map((c) => c.data.name)).toEqual(['stats', 'link', 'unlink']);
+    expect(commands.map((c) => c.data.name)).toEqual(['stats', 'link', 'unlink', 'compare']);
   });
 
   it('keeps names unique and within Discord’s rules at every level', () => {
@@ -260,5 +260,49 @@ describe('autocomplete', () => {
           const choices = await stats.autocomplete(focus(title, e.kind, { [name]: '"@everyone/../%?#' }, name), deps);
           expect(choices.length).toBeLessThanOrEqual(25);
         }
+  });
+});
+
+describe('/compare', () => {
+  const compare = findCommand('compare')!;
+  const run = (options: Record<string, string>, userId = 'cmp1') => compare.execute({ name: 'compare', group: null, subcommand: null, options, userId }, deps);
+
+  it('sets two players side by side, the better of each pair bold and pointed at, counts unmarked', async () => {
+    const r = await run({ title: 'title_c', player: 'Ember#4471', platform: 'pc_store_c', other: 'Embertide#1000' });
+    expect(r.ephemeral).toBe(false);
+    const e = r.embeds[0]!;
+    expect(e.title).toBe('Ember#4471 vs Embertide#1000');
+    expect(messageErrors({ embeds: r.embeds, components: r.components })).toEqual([]);
+    const kd = e.description!.split('\n').find((l) => l.startsWith('K/D · '))!;
+    expect(kd).toMatch(/^K\/D · (\*\*[\d.]+\*\* ◂ [\d.]+|[\d.]+ ▸ \*\*[\d.]+\*\*|[\d.]+ = [\d.]+)$/);
+    expect(e.description).toMatch(/^Matches · \d+ vs \d+$/m);
+    expect(e.description).toMatch(/is ahead on \d+ of \d+ figures|Even:/);
+  });
+
+  it('takes the invoker’s linked account as the other player, and says what to do without one', async () => {
+    const none = await run({ title: 'title_c', player: 'Ember#4471', platform: 'pc_store_c' }, 'cmp-nolink');
+    expect(none).toMatchObject({ ephemeral: true });
+    expect(none.content).toContain('with whom');
+    await stores.links.set('cmp2', 'title_c', { platform: 'pc_store_c', identifier: 'Embertide#1000', handle: 'Embertide#1000' });
+    const linked = await run({ title: 'title_c', player: 'Ember#4471' }, 'cmp2');
+    expect(linked.embeds[0]?.title).toBe('Ember#4471 vs Embertide#1000');
+    const same = await run({ title: 'title_c', player: 'embertide#1000' }, 'cmp2');
+    expect(same.content).toContain('same player twice');
+  });
+
+  it('answers a missing or private player, and a title typed past the choices, with an ephemeral message', async () => {
+    const missing = await run({ title: 'title_c', player: 'Nobody#0000', platform: 'pc_store_c', other: 'Ember#4471' });
+    expect(missing).toMatchObject({ ephemeral: true });
+    expect(missing.content).toContain('Nobody#0000');
+    const hidden = await run({ title: 'title_c', player: 'Ember#4471', platform: 'pc_store_c', other: 'Shade#0001' });
+    expect(hidden.content).toContain('private');
+    expect((await run({ title: 'title_z', player: 'x' })).content).toContain('Choose a title');
+  });
+
+  it('autocompletes platforms and both players', async () => {
+    const c = (options: Record<string, string>, focused: string) => compare.autocomplete!({ name: 'compare', group: null, subcommand: null, options, userId: 'cmp1', focused: { name: focused, value: options[focused] ?? '' } }, deps);
+    expect((await c({ title: 'title_c', platform: 'pc' }, 'platform')).map((x) => x.value)).toContain('pc_store_c');
+    expect((await c({ title: 'title_c', platform: 'pc_store_c', other: 'Embert' }, 'other')).map((x) => x.value)).toContain('Embertide#1000');
+    expect(await c({ title: 'nope', player: 'x' }, 'player')).toEqual([]);
   });
 });
