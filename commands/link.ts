@@ -21,6 +21,18 @@ async function check(title: TitleSlug, platform: PlatformSlug, player: string, d
   return r.errors ? errorReply(r.errors[0]!, { title, platform, player }) : { handle: player, identifier: player };
 }
 
+/**
+ * Records that a user is in a server (for its leaderboard), after what they asked for is done: a
+ * store that fails costs them a place on the board until their next command, not their answer.
+ */
+export async function recordMember(guildId: string, userId: string, deps: Deps): Promise<void> {
+  try {
+    await deps.members.add(guildId, userId);
+  } catch (e) {
+    deps.logger.warn({ err: (e as Error).message, guildId }, 'member store failed: the member is recorded at their next command');
+  }
+}
+
 export const link = {
   data: new SlashCommandBuilder()
     .setName('link')
@@ -42,6 +54,7 @@ export const link = {
     const checked = await check(title, platform, player, deps);
     if ('embeds' in checked) return checked;
     await deps.links.set(input.userId, title, { platform, identifier: checked.identifier, handle: checked.handle });
+    if (input.guildId) await recordMember(input.guildId, input.userId, deps);
     return embedReply(
       {
         color: TITLE_COLORS[title],

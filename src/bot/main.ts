@@ -20,7 +20,7 @@ async function main(): Promise<void> {
 
   const lookups = await openLookupsOrExit(config, logger);
   const stores = await createBotStores({ redisUrl: config.CACHE_URL, namespace: config.CACHE_NAMESPACE, linksPath: config.LINKS_DB, logger });
-  const router = new Router({ lookup: lookups.client, links: stores.links, views: stores.views, logger }, logger, config.CONTROLS_TTL_MS);
+  const router = new Router({ lookup: lookups.client, links: stores.links, views: stores.views, snapshots: stores.snapshots, members: stores.members, logger }, logger, config.CONTROLS_TTL_MS);
   const client = createDiscordClient(config.DISCORD_API_URL);
 
   let stopping = false;

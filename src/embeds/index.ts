@@ -9,3 +9,5 @@ export * from './segments.js';
 export * from './sessions.js';
 export * from './figures.js';
 export * from './compare.js';
+export * from './since.js';
+export * from './leaderboard.js';
