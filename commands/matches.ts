@@ -3,8 +3,7 @@ import type { TitleSlug } from '../src/catalog/index.js';
 import { MATCHES_PER_PAGE, errorReply, matchesReply, type Reply } from '../src/embeds/index.js';
 import { playerOptions, type EndpointCommand, type ViewHandler } from './kind.js';
 import { showReport } from './match.js';
-import { onwardOf, openView } from './onward.js';
-import { isReply, resolveTarget } from './resolve.js';
+import { onwardOf, openForPlayer } from './onward.js';
 import { COMMAND_DEADLINE_MS, type Deps, type View } from './types.js';
 
 type MatchesView = Extract<View, { kind: 'matches' }>;
@@ -41,10 +40,5 @@ export const matches = {
   kind: 'matches',
   description: 'Recent matches of a player',
   options: playerOptions,
-  async execute(title: TitleSlug, input, deps) {
-    const target = await resolveTarget(input, title, 'matches', deps);
-    if (isReply(target)) return target;
-    const view: MatchesView = { kind: 'matches', title, platform: target.platform, player: target.player, handle: target.handle, ownerId: input.userId };
-    return openView(view, deps, (v, id) => render(v, id, 0, deps, input.locale));
-  },
+  execute: (title: TitleSlug, input, deps) => openForPlayer('matches', title, input, deps, (view, id) => render(view, id, 0, deps, input.locale)),
 } satisfies EndpointCommand;

@@ -3,7 +3,8 @@
 // player's platform (title_b's segments serve other platforms than its profile).
 import { TITLES, findEndpoint, type TitleSlug } from '../src/catalog/index.js';
 import type { Onward, Reply } from '../src/embeds/index.js';
-import type { Deps, View, ViewKind } from './types.js';
+import { isReply, resolveTarget } from './resolve.js';
+import type { CommandInput, Deps, View, ViewKind } from './types.js';
 
 /** The kinds a button can go to. */
 export const GO_KINDS = ['profile', 'segments', 'matches', 'sessions'] as const;
@@ -66,4 +67,23 @@ export function viewFor(from: View, to: GoKind, ownerId: string): View | undefin
   const player = { title: from.title, platform: from.platform, player: from.player, handle: from.handle, ownerId };
   if (to === 'segments') return { kind: 'segments', ...player, type: defaultSegmentType(from.title) };
   return { kind: to, ...player } satisfies View & { kind: Exclude<ViewKind, 'segments' | 'search'> };
+}
+
+type PlayerKind = 'profile' | 'matches' | 'sessions';
+
+/**
+ * The handler of a kind that shows one player: the player typed or linked, the view kept for its
+ * controls (a profile only when it has somewhere to go), its first page drawn.
+ */
+export async function openForPlayer<K extends PlayerKind>(
+  kind: K,
+  title: TitleSlug,
+  input: CommandInput,
+  deps: Deps,
+  render: (view: Extract<View, { kind: K }>, stateId: string) => Promise<Reply>,
+): Promise<Reply> {
+  const target = await resolveTarget(input, title, kind, deps);
+  if (isReply(target)) return target;
+  const view = { kind, title, platform: target.platform, player: target.player, handle: target.handle, ownerId: input.userId } as Extract<View, { kind: K }>;
+  return openView(view, deps, render, kind !== 'profile' || onwardTargets(view).length > 0);
 }

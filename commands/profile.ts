@@ -4,8 +4,7 @@ import { errorReply, profileReply, sinceLines, snapshotOf, type Reply } from '..
 import type { LookupMeta } from '../src/lookup/client.js';
 import { overviewOf, type Stats } from '../src/lookup/schemas.js';
 import { playerOptions, type EndpointCommand, type ViewHandler } from './kind.js';
-import { onwardOf, onwardTargets, openView } from './onward.js';
-import { isReply, resolveTarget } from './resolve.js';
+import { onwardOf, onwardTargets, openForPlayer, openView } from './onward.js';
 import { COMMAND_DEADLINE_MS, type Deps, type View } from './types.js';
 
 type ProfileView = Extract<View, { kind: 'profile' }>;
@@ -57,9 +56,5 @@ export const profile = {
   kind: 'profile',
   description: 'Career stats of a player',
   options: playerOptions,
-  async execute(title: TitleSlug, input, deps) {
-    const target = await resolveTarget(input, title, 'profile', deps);
-    if (isReply(target)) return target;
-    return showProfile({ kind: 'profile', title, platform: target.platform, player: target.player, handle: target.handle, ownerId: input.userId }, deps, input.locale);
-  },
+  execute: (title: TitleSlug, input, deps) => openForPlayer('profile', title, input, deps, (view, id) => render(view, id, deps, input.locale)),
 } satisfies EndpointCommand;

@@ -4,8 +4,7 @@ import type { TitleSlug } from '../src/catalog/index.js';
 import { overviewOf } from '../src/lookup/schemas.js';
 import { errorReply, sessionsReply, type Reply } from '../src/embeds/index.js';
 import { playerOptions, type EndpointCommand, type ViewHandler } from './kind.js';
-import { onwardOf, openView } from './onward.js';
-import { isReply, resolveTarget } from './resolve.js';
+import { onwardOf, openForPlayer } from './onward.js';
 import { COMMAND_DEADLINE_MS, type Deps, type View } from './types.js';
 
 type SessionsView = Extract<View, { kind: 'sessions' }>;
@@ -38,10 +37,5 @@ export const sessions = {
   kind: 'sessions',
   description: 'Play sessions: matches played close together',
   options: playerOptions,
-  async execute(title: TitleSlug, input, deps) {
-    const target = await resolveTarget(input, title, 'sessions', deps);
-    if (isReply(target)) return target;
-    const view: SessionsView = { kind: 'sessions', title, platform: target.platform, player: target.player, handle: target.handle, ownerId: input.userId };
-    return openView(view, deps, (v, id) => render(v, id, 0, deps, input.locale));
-  },
+  execute: (title: TitleSlug, input, deps) => openForPlayer('sessions', title, input, deps, (view, id) => render(view, id, 0, deps, input.locale)),
 } satisfies EndpointCommand;
