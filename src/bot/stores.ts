@@ -47,6 +47,23 @@ export interface StoreOptions {
   linksPath: string;
 }
 
+/** Values kept per Discord user and title (links, snapshots), read back through their schema: what does not parse is not there. */
+function perUserAndTitle<T>(keyv: Keyv, schema: z.ZodType<T>) {
+  const key = (userId: string, title: TitleSlug) => `${userId}:${title}`;
+  return {
+    async get(userId: string, title: TitleSlug): Promise<T | undefined> {
+      const parsed = schema.safeParse(await keyv.get(key(userId, title)));
+      return parsed.success ? parsed.data : undefined;
+    },
+    async set(userId: string, title: TitleSlug, value: T): Promise<void> {
+      await keyv.set(key(userId, title), value);
+    },
+    async delete(userId: string, title: TitleSlug): Promise<boolean> {
+      return keyv.delete(key(userId, title));
+    },
+  };
+}
+
 /**
  * Opens the stores. With Redis, waits up to `connectTimeoutMs` for it: a link made right after
  * start must not fail for a connection still being made. If Redis is not there, links and paged
@@ -76,29 +93,9 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
     viewsKeyv = new Keyv({ namespace: `${options.namespace}-views` });
     closers.push(() => file.close());
   }
-  const linkKey = (userId: string, title: TitleSlug) => `${userId}:${title}`;
   return {
-    links: {
-      async get(userId, title) {
-        const parsed = LinkedAccountSchema.safeParse(await linksKeyv.get(linkKey(userId, title)));
-        return parsed.success ? parsed.data : undefined;
-      },
-      async set(userId, title, account) {
-        await linksKeyv.set(linkKey(userId, title), account);
-      },
-      async delete(userId, title) {
-        return linksKeyv.delete(linkKey(userId, title));
-      },
-    },
-    snapshots: {
-      async get(userId, title) {
-        const parsed = SnapshotSchema.safeParse(await snapshotsKeyv.get(linkKey(userId, title)));
-        return parsed.success ? parsed.data : undefined;
-      },
-      async set(userId, title, snapshot) {
-        await snapshotsKeyv.set(linkKey(userId, title), snapshot);
-      },
-    },
+    links: perUserAndTitle(linksKeyv, LinkedAccountSchema),
+    snapshots: perUserAndTitle(snapshotsKeyv, SnapshotSchema),
     members: {
       // Read, add, write: two processes adding at once may lose one add, which the member's next
       // command in that server records again.
