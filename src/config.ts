@@ -54,6 +54,10 @@ export const ServiceConfigSchema = z.object({
   SERVICE_API_KEYS: list,
   /** Requests a minute per key (per address when there are no keys); 0 for no limit. */
   SERVICE_RATE_LIMIT_PER_MINUTE: count,
+  /** Open connections at most; past it, new ones are closed at once. */
+  SERVICE_MAX_CONNECTIONS: z.preprocess(blankAsUnset, z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be at least 1').default(512)),
+  /** A connection that sends and receives nothing for this long is closed. */
+  SERVICE_IDLE_TIMEOUT_MS: milliseconds(30_000),
   LOG_LEVEL: logLevel,
 });
 export type ServiceConfig = z.infer<typeof ServiceConfigSchema>;

@@ -37,8 +37,8 @@ describe('configuration', () => {
   });
 
   it('reads the service settings', () => {
-    expect(loadServiceConfig({ SERVICE_API_KEYS: ' a, b ,', SERVICE_RATE_LIMIT_PER_MINUTE: '600' })).toEqual({ SERVICE_API_KEYS: ['a', 'b'], SERVICE_RATE_LIMIT_PER_MINUTE: 600, LOG_LEVEL: 'info' });
-    expect(loadServiceConfig({})).toEqual({ SERVICE_API_KEYS: [], SERVICE_RATE_LIMIT_PER_MINUTE: 0, LOG_LEVEL: 'info' });
+    expect(loadServiceConfig({ SERVICE_API_KEYS: ' a, b ,', SERVICE_RATE_LIMIT_PER_MINUTE: '600' })).toEqual({ SERVICE_API_KEYS: ['a', 'b'], SERVICE_RATE_LIMIT_PER_MINUTE: 600, SERVICE_MAX_CONNECTIONS: 512, SERVICE_IDLE_TIMEOUT_MS: 30_000, LOG_LEVEL: 'info' });
+    expect(loadServiceConfig({})).toEqual({ SERVICE_API_KEYS: [], SERVICE_RATE_LIMIT_PER_MINUTE: 0, SERVICE_MAX_CONNECTIONS: 512, SERVICE_IDLE_TIMEOUT_MS: 30_000, LOG_LEVEL: 'info' });
   });
 });
 
