@@ -14,8 +14,8 @@ import {
 } from 'discord.js';
 import type { Logger } from 'pino';
 
-import { findCommand, openFromView, renderView, type Choice, type CommandInput, type Deps, type OptionValue } from '../../commands/index.js';
-import { LIMITS, clip, disableAll, notice, parseCustomId, type Reply } from '../embeds/index.js';
+import { StoreUnavailableError, findCommand, openFromView, renderView, type Choice, type CommandInput, type Deps, type OptionValue } from '../../commands/index.js';
+import { LIMITS, clip, notice, parseCustomId, type Reply } from '../embeds/index.js';
 
 /**
  * An answer ready within this budget (a cache hit, the embedded service, a quick service) is the
@@ -82,15 +82,17 @@ const describe = (input: CommandInput) => [input.name, input.group, input.subcom
 export class Router {
   private closing = false;
   private readonly inflight = new Set<Promise<void>>();
-  private readonly timers = new Set<NodeJS.Timeout>();
   /** Interactions answered, by outcome: for the log and the tests. */
   readonly counts = { commands: 0, autocompletes: 0, components: 0, deferred: 0, failed: 0 };
 
+  /**
+   * Controls expire with their view (CONTROLS_TTL_MS): a press after that is answered that they
+   * expired. No message is edited to switch them off: such edits share the webhook queue and
+   * Discord's 50 a second with real answers, and a burst of them once held answers back 39 s.
+   */
   constructor(
     private readonly deps: Deps,
     private readonly logger: Logger,
-    /** How long a reply's controls work before they disable themselves. */
-    private readonly controlsTtlMs = 5 * 60_000,
   ) {}
 
   /** Handles one interaction; never rejects. */
@@ -103,8 +105,6 @@ export class Router {
   /** Stops taking new work (later interactions hear that the bot restarts) and waits for what runs. */
   async drain(timeoutMs: number): Promise<void> {
     this.closing = true;
-    for (const t of this.timers) clearTimeout(t);
-    this.timers.clear();
     await within(Promise.allSettled([...this.inflight]), timeoutMs);
   }
 
@@ -154,7 +154,6 @@ export class Router {
     const quick = await within(work, DIRECT_REPLY_BUDGET_MS);
     if (quick.done) {
       await interaction.reply(toMessage(quick.value));
-      this.expireControls(interaction, quick.value);
       return { outcome: quick.value.ephemeral ? 'notice' : 'reply', cache: quick.value.source };
     }
     // Slow: the network. Deferring costs a second REST call, so only this path pays it.
@@ -167,7 +166,6 @@ export class Router {
       await interaction.followUp(toMessage(reply));
     } else {
       await interaction.editReply(toEdit(reply));
-      this.expireControls(interaction, reply);
     }
     return { outcome: 'deferred', cache: reply.source };
   }
@@ -239,19 +237,7 @@ export class Router {
       if (mode === 'update' && reply.ephemeral) await interaction.followUp(toMessage(reply));
       else await interaction.editReply(toEdit(reply));
     }
-    if (mode === 'reply') this.expireControls(interaction, reply);
     return { outcome: mode, private: privately, cache: reply.source };
-  }
-
-  /** Disables a reply's controls once they expire, so nobody presses a dead button. */
-  private expireControls(interaction: ChatInputCommandInteraction | ButtonInteraction | StringSelectMenuInteraction, reply: Reply): void {
-    if (reply.components.length === 0) return;
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      interaction.editReply({ components: disableAll(reply.components) }).catch((e: unknown) => this.logger.debug({ err: (e as Error).message }, 'could not disable controls'));
-    }, this.controlsTtlMs);
-    timer.unref();
-    this.timers.add(timer);
   }
 
   private async fail(interaction: Interaction, error: unknown, log: Record<string, unknown>): Promise<void> {
@@ -259,9 +245,11 @@ export class Router {
       this.logger.debug({ ...log, code: error.code }, 'interaction gone or already answered');
       return;
     }
-    this.logger.error({ ...log, err: error instanceof Error ? { message: error.message, stack: error.stack } : String(error) }, 'interaction failed');
+    const store = error instanceof StoreUnavailableError;
+    if (store) this.logger.warn({ ...log, err: (error.cause as Error | undefined)?.message ?? error.message }, 'link or view store unavailable');
+    else this.logger.error({ ...log, err: error instanceof Error ? { message: error.message, stack: error.stack } : String(error) }, 'interaction failed');
     if (!interaction.isRepliable()) return;
-    const message = toMessage(notice('Something went wrong on our side. Try again in a moment.'));
+    const message = toMessage(notice(store ? error.message : 'Something went wrong on our side. Try again in a moment.'));
     try {
       if (interaction.isAutocomplete()) return;
       if (interaction.deferred || interaction.replied) await interaction.followUp(message);
