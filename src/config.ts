@@ -75,7 +75,7 @@ export const LookupConfigSchema = z.object({
   /** Prefix of every cache key, so that several deployments can share one Redis. */
   CACHE_NAMESPACE: z.preprocess(blankAsUnset, z.string().regex(/^[\w.-]{1,64}$/, 'must be letters, digits, _, . or - (at most 64)').default('player-stats')),
   /** Without CACHE_URL: the in-memory cache's size at most, in MB (least recently used answers go first). */
-  CACHE_MAX_MB: z.preprocess(blankAsUnset, z.coerce.number({ error: 'must be a number of megabytes' }).int('must be a whole number of megabytes').min(1, 'must be at least 1 (MB)').max(65_536, 'must be at most 65536 (MB)').default(64)),
+  CACHE_MAX_MB: z.preprocess(blankAsUnset, z.coerce.number({ error: 'must be a number of megabytes' }).int('must be a whole number of megabytes').min(1, 'must be at least 1 (MB)').max(65_536, 'must be at most 65536 (MB)').default(32)),
   /** A JSON Lines dataset for the embedded service instead of the demo data. */
   STATS_DATASET: z.preprocess(blankAsUnset, z.string().optional()),
   LOG_LEVEL: logLevel,

@@ -8,7 +8,7 @@ import { ConfigError, loadBotConfig, loadDotEnv, loadLookupConfig, loadServiceCo
 
 describe('configuration', () => {
   it('reads the lookup settings, blank values counting as unset', () => {
-    expect(loadLookupConfig({})).toEqual({ LOOKUP_TIMEOUT_MS: 5_000, CACHE_NAMESPACE: 'player-stats', CACHE_MAX_MB: 64, LOG_LEVEL: 'info' });
+    expect(loadLookupConfig({})).toEqual({ LOOKUP_TIMEOUT_MS: 5_000, CACHE_NAMESPACE: 'player-stats', CACHE_MAX_MB: 32, LOG_LEVEL: 'info' });
     expect(
       loadLookupConfig({ LOOKUP_BASE_URL: 'https://stats.example.com/api', LOOKUP_API_KEY: 'k', CACHE_URL: 'redis://:pw@127.0.0.1:6379/2', LOOKUP_TIMEOUT_MS: '2500', STATS_DATASET: '', LOG_LEVEL: '' }),
     ).toMatchObject({ LOOKUP_BASE_URL: 'https://stats.example.com/api', LOOKUP_API_KEY: 'k', CACHE_URL: 'redis://:pw@127.0.0.1:6379/2', LOOKUP_TIMEOUT_MS: 2_500, LOG_LEVEL: 'info' });

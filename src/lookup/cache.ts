@@ -39,7 +39,7 @@ export interface CacheOptions {
 }
 
 /** The in-memory cache's bounds unless configured: a cached answer is a few kilobytes. */
-export const DEFAULT_MEMORY_CACHE = { maxBytes: 64 * 2 ** 20, maxEntries: 50_000 };
+export const DEFAULT_MEMORY_CACHE = { maxBytes: 32 * 2 ** 20, maxEntries: 50_000 };
 
 const withTimeout = <T>(promise: Promise<T>, ms: number): Promise<T> =>
   new Promise<T>((resolve, reject) => {

@@ -99,6 +99,11 @@ export interface DiscordDouble {
    */
   dropConnection(how?: 'close' | 'terminate' | number): void;
   stats(): DoubleStats;
+  /**
+   * Lets go of an interaction and of the REST calls recorded so far, so that a long soak does not
+   * grow the double: later calls for it answer 404 Unknown interaction, as Discord does after 15 min.
+   */
+  forget(handle: InteractionHandle): void;
   close(): Promise<void>;
 }
 
@@ -894,6 +899,11 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
       }
     },
     stats: () => ({ ...counts }),
+    forget(handle) {
+      byId.delete(handle.id);
+      byToken.delete(handle.token);
+      restCalls.length = 0;
+    },
     async close() {
       if (closed) return;
       closed = true;
