@@ -7,4 +7,5 @@ export * from './reply.js';
 export * from './search.js';
 export * from './segments.js';
 export * from './sessions.js';
+export * from './figures.js';
 export * from './urls.js';
