@@ -8,6 +8,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { embedReply } from '../../src/embeds/index.js';
 import { startStatsServer } from '../../src/service/server.js';
 import { StatsStore } from '../../src/service/store.js';
 import { chatInput, component, startDiscordDouble, type InteractionHandle, type RestCall } from '../discord-double/index.js';
@@ -165,11 +166,25 @@ describe('a fatal gateway close after login', () => {
 });
 
 describe('an avatar URL Discord would refuse', () => {
+  it('is dropped by the embed builders whatever the payload holds; an http(s) one is kept', () => {
+    const bad = embedReply({ title: 'x', url: 'javascript:x', thumbnail: { url: 'javascript:alert(1)' }, image: { url: 'data:image/png;base64,AA' }, author: { name: 'a', icon_url: 'https://cdn.example.com/a b.png' }, footer: { text: 'f', icon_url: 'ftp://x/y' } }).embeds[0]!;
+    expect(bad).not.toHaveProperty('url');
+    expect(bad).not.toHaveProperty('thumbnail');
+    expect(bad).not.toHaveProperty('image');
+    expect(bad.author).toEqual({ name: 'a' });
+    expect(bad.footer).toEqual({ text: 'f' });
+    const good = embedReply({ title: 'x', thumbnail: { url: 'https://cdn.example.com/a.png' }, author: { name: 'a', icon_url: 'http://cdn.example.com/b.png' } }).embeds[0]!;
+    expect(good.thumbnail).toEqual({ url: 'https://cdn.example.com/a.png' });
+    expect(good.author?.icon_url).toBe('http://cdn.example.com/b.png');
+  });
+
   it('never costs the player their reply: the embed goes without it', async () => {
     const store = new StatsStore();
     // Another service (or an old store) may hold what this project's import now refuses.
     store.writeBatch([{ type: 'player', title: 'title_c', platform: 'pc_store_c', id: 'Bad#1', handle: 'Bad#1', avatarUrl: 'javascript:alert(1)' }], []);
     store.writeBatch([{ type: 'player', title: 'title_c', platform: 'pc_store_c', id: 'Spaced#1', handle: 'Spaced#1', avatarUrl: 'https://cdn.example.com/a b.png' }], []);
+    const played = (id: string) => ({ id, platform: 'pc_store_c' as const, result: 'win' as const, hero: 'Sol', stats: { kills: 5, deaths: 2 } });
+    store.writeBatch([], [{ type: 'match', title: 'title_c', platform: 'pc_store_c', id: 'c-avatar', startedAt: '2026-11-20T18:00:00Z', durationSeconds: 600, players: [played('Bad#1'), played('Spaced#1')] }]);
     const service = await startStatsServer({ store });
     const double = await startDiscordDouble({ token: STACK_TOKEN });
     const bot = startBot({ DISCORD_TOKEN: STACK_TOKEN, DISCORD_API_URL: double.apiUrl, LOOKUP_BASE_URL: service.url, LOG_LEVEL: 'warn' });
@@ -179,7 +194,7 @@ describe('an avatar URL Discord would refuse', () => {
         const calls = await settled(double.dispatchInteraction(chatInput({ group: 'title_c', subcommand: 'profile', options: { platform: 'pc_store_c', player } })));
         expect(calls.every((c) => c.status < 300), JSON.stringify(calls.map((c) => c.body))).toBe(true);
         const embed = finalMessage(calls).embeds?.[0];
-        expect(embed).toBeDefined();
+        expect(embed, JSON.stringify(finalMessage(calls))).toBeDefined();
         expect(embed?.thumbnail).toBeUndefined();
         expect(embed?.author?.icon_url).toBeUndefined();
       }
