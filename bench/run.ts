@@ -270,6 +270,9 @@ async function economy(kind: Bot['kind'], serviceUrl: string): Promise<void> {
   }
 }
 
+/** The service process, stopped before the bench exits. */
+let serviceChild: ChildProcess | undefined;
+
 /** Starts the service process on the demo data and a heavy player; measures it alone when `measure`. */
 async function serviceAlone(measure = true): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-data-'));
@@ -279,6 +282,7 @@ async function serviceAlone(measure = true): Promise<string> {
   for (const m of heavyMatches('title_b', 'heavy_b')) lines.push(JSON.stringify(m));
   writeFileSync(data, lines.join('\n'));
   const service = await startServiceProcess(data);
+  serviceChild = service.child;
   const section = '4. The service alone';
   const runs: [string, string, Figure['target'] | undefined][] = [
     ['profile', '/v2/title_c/standard/profile/pc_store_c/Nova%232231', { op: '>=', value: 5000 }],
@@ -423,6 +427,7 @@ async function main(): Promise<void> {
   process.stdout.write(out);
   mkdirSync('bench/results', { recursive: true });
   writeFileSync(soakOnly ? 'bench/results/latest-soak.json' : 'bench/results/latest.json', JSON.stringify({ machine, at: new Date().toISOString(), figures }, null, 2));
+  if (serviceChild) await stop(serviceChild);
   process.exit(0);
 }
 

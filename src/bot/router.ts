@@ -27,6 +27,13 @@ export const DIRECT_REPLY_BUDGET_MS = 800;
 /** Autocomplete must answer within Discord's 3 s, network included: its whole budget. */
 export const AUTOCOMPLETE_BUDGET_MS = 2_000;
 
+/**
+ * An interaction read this late (after Discord sent it) can no longer be answered: Discord takes a
+ * first answer within 3 s. Skipping it costs nothing the user would see and lets a process that
+ * fell behind (a CPU spike, a long pause) catch up instead of answering only expired ones.
+ */
+export const TOO_LATE_MS = 2_800;
+
 /** Discord's "Unknown interaction" (expired or answered elsewhere) and "already acknowledged". */
 const IGNORED_CODES = new Set([10062, 40060]);
 
@@ -83,7 +90,10 @@ export class Router {
   private closing = false;
   private readonly inflight = new Set<Promise<void>>();
   /** Interactions answered, by outcome: for the log and the tests. */
-  readonly counts = { commands: 0, autocompletes: 0, components: 0, deferred: 0, failed: 0 };
+  readonly counts = { commands: 0, autocompletes: 0, components: 0, deferred: 0, failed: 0, tooLate: 0 };
+  /** The smallest delay seen lately between Discord's timestamp and reading it: the clocks' offset. */
+  private offset = { ms: Infinity, until: 0 };
+  private tooLateReported = 0;
 
   /**
    * Controls expire with their view (CONTROLS_TTL_MS): a press after that is answered that they
@@ -112,7 +122,27 @@ export class Router {
     return this.inflight.size;
   }
 
+  /**
+   * How late an interaction is read, from its snowflake's time. The host's clock may differ from
+   * Discord's: the smallest delay of the last minute counts as on time.
+   */
+  private lateness(interaction: Interaction): number {
+    const now = Date.now();
+    const seen = now - interaction.createdTimestamp;
+    if (seen < this.offset.ms || now > this.offset.until) this.offset = { ms: seen, until: now + 60_000 };
+    return seen - this.offset.ms;
+  }
+
   private async dispatch(interaction: Interaction): Promise<void> {
+    if (this.lateness(interaction) > TOO_LATE_MS) {
+      this.counts.tooLate++;
+      // One line at most every 10 s: how many were skipped so far.
+      if (Date.now() - this.tooLateReported > 10_000) {
+        this.tooLateReported = Date.now();
+        this.logger.warn({ skipped: this.counts.tooLate }, 'interactions read too late to answer (over 2.8 s after Discord sent them): the bot is behind');
+      }
+      return;
+    }
     const started = performance.now();
     const log: Record<string, unknown> = { interaction: interaction.id, type: interaction.type };
     try {

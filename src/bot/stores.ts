@@ -11,7 +11,7 @@ import { z } from 'zod';
 
 import { StoreUnavailableError, type LinkStore, type View, type ViewStore } from '../../commands/index.js';
 import { PLATFORM_SLUGS, TITLE_SLUGS, type TitleSlug } from '../catalog/index.js';
-import { keyvOnRedis } from '../lookup/cache.js';
+import { keyvOnRedis, withTimeout } from '../lookup/cache.js';
 import { BoundedMemoryStore } from '../lookup/memory-store.js';
 import { SqliteKeyvStore } from './sqlite-store.js';
 
@@ -44,21 +44,6 @@ export interface StoreOptions {
   operationTimeoutMs?: number;
 }
 
-const withDeadline = <T>(work: Promise<T>, ms: number): Promise<T> =>
-  new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-    work.then(
-      (v) => {
-        clearTimeout(timer);
-        resolve(v);
-      },
-      (e: unknown) => {
-        clearTimeout(timer);
-        reject(e instanceof Error ? e : new Error(String(e)));
-      },
-    );
-  });
-
 /**
  * Opens the stores. With Redis, waits up to `connectTimeoutMs` for it: a link made right after
  * start must not fail for a connection still being made. If Redis is not there, links and paged
@@ -78,7 +63,7 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
     viewsKeyv = views.keyv;
     closers.push(links.close, views.close);
     try {
-      await withDeadline(Promise.all([links.ready, views.ready]), options.connectTimeoutMs ?? 2_000);
+      await withTimeout(Promise.all([links.ready, views.ready]), options.connectTimeoutMs ?? 2_000, 'connecting to Redis');
       if (existsSync(options.linksPath)) await moveLinksToRedis(options.linksPath, `${options.namespace}-links`, linksKeyv, options.logger);
     } catch (e) {
       options.logger?.warn({ reason: (e as Error).message }, 'Redis unavailable: links and paged replies fail until it is back');
@@ -100,7 +85,7 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
   /** Runs one store operation within the deadline; a failure becomes what the user is told. */
   const guarded = async <T>(work: () => Promise<T>, told: string): Promise<T> => {
     try {
-      return await withDeadline(work(), timeoutMs);
+      return await withTimeout(work(), timeoutMs, 'the links or views store');
     } catch (e) {
       throw new StoreUnavailableError(told, { cause: e });
     }

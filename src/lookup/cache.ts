@@ -41,9 +41,10 @@ export interface CacheOptions {
 /** The in-memory cache's bounds unless configured: a cached answer is a few kilobytes. */
 export const DEFAULT_MEMORY_CACHE = { maxBytes: 32 * 2 ** 20, maxEntries: 50_000 };
 
-const withTimeout = <T>(promise: Promise<T>, ms: number): Promise<T> =>
+/** `promise`, or a rejection naming `what` once `ms` have passed (a store call's deadline). */
+export const withTimeout = <T>(promise: Promise<T>, ms: number, what = 'cache operation'): Promise<T> =>
   new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`cache operation took longer than ${ms} ms`)), ms);
+    const timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms);
     promise.then(
       (v) => {
         clearTimeout(timer);

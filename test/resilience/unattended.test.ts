@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { embedReply } from '../../src/embeds/index.js';
 import { startStatsServer } from '../../src/service/server.js';
 import { StatsStore } from '../../src/service/store.js';
-import { chatInput, component, startDiscordDouble, type InteractionHandle, type RestCall } from '../discord-double/index.js';
+import { chatInput, component, snowflake, startDiscordDouble, type InteractionHandle, type RestCall } from '../discord-double/index.js';
 import { startBot, tempLinksDb } from '../helpers/bot.js';
 import { allSettled, settled } from '../helpers/interactions.js';
 import { freePort, startRedis, stopRedis } from '../helpers/redis.js';
@@ -71,6 +71,27 @@ describe('housekeeping never holds answers back', () => {
     const press = await settled(double.dispatchInteraction(component({ customId: id })));
     expect(finalMessage(press)).toMatchObject({ content: 'These controls have expired. Run the command again.', flags: 64 });
   }, 60_000);
+});
+
+describe('a bot that fell behind', () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack({ LOG_LEVEL: 'warn' });
+  }, 40_000);
+  afterAll(() => stack.close());
+
+  it('skips interactions read too late for Discord to take an answer, says so once, and answers the rest', async () => {
+    const { double } = stack;
+    const profile = () => chatInput({ group: 'title_c', subcommand: 'profile', options: { platform: 'console_a', player: 'Nova' } });
+    await settled(double.dispatchInteraction(profile()));
+    // Discord sent these 5 s ago: a backlog the bot is only now reading.
+    const late = Array.from({ length: 20 }, () => double.dispatchInteraction({ ...profile(), id: snowflake(Date.now() - 5_000) }));
+    const fresh = await settled(double.dispatchInteraction(profile()));
+    expect(finalMessage(fresh).embeds).toHaveLength(1);
+    await sleep(300);
+    expect(late.flatMap((h) => h.responses())).toHaveLength(0);
+    expect(stack.bot.output().match(/read too late to answer/g)).toHaveLength(1);
+  }, 30_000);
 });
 
 describe('links in SQLite', () => {
