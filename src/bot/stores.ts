@@ -1,20 +1,27 @@
-// Where the bot keeps what outlives one interaction: account links, the snapshots behind "since
-// your last look" and who is in which server (for good), and the views behind paged replies (for a
-// few minutes). Redis when CACHE_URL is set, shared by every bot process; otherwise the lasting ones
-// in an SQLite file (they survive a restart) and views in memory.
+// Where the bot keeps what outlives one interaction: account links, the snapshots behind "since your
+// last look" and who is in which server (for good), and the views behind paged replies (while their
+// controls work). Redis when CACHE_URL is set, shared by every bot process; otherwise the lasting
+// ones in an SQLite file (they survive a restart) and views in bounded memory.
+// Every operation has a deadline, and a failure is told (StoreUnavailableError), never swallowed.
+import { existsSync, renameSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 
 import { Keyv } from 'keyv';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 
-import type { LinkStore, MemberStore, SnapshotStore, View, ViewStore } from '../../commands/index.js';
+import { StoreUnavailableError, type LinkStore, type MemberStore, type SnapshotStore, type View, type ViewStore } from '../../commands/index.js';
 import { PLATFORM_SLUGS, TITLE_SLUGS, type TitleSlug } from '../catalog/index.js';
-import { keyvOnRedis } from '../lookup/cache.js';
+import { keyvOnRedis, withTimeout } from '../lookup/cache.js';
+import { BoundedMemoryStore } from '../lookup/memory-store.js';
 import { SqliteKeyvStore } from './sqlite-store.js';
 
-/** How long the controls of a reply keep working. */
-export const VIEW_TTL_MS = 15 * 60_000;
+/** How long the controls of a reply keep working unless configured (CONTROLS_TTL_MS). */
+export const VIEW_TTL_MS = 5 * 60_000;
+/** Views kept in memory at most unless configured (VIEWS_MAX_ENTRIES); the least recently used go first. */
+export const DEFAULT_VIEWS_MAX_ENTRIES = 20_000;
+/** How long one links or views operation may take unless configured (STORE_TIMEOUT_MS). */
+export const DEFAULT_STORE_TIMEOUT_MS = 1_000;
 /** Members remembered per server, the latest kept: what a leaderboard can rank at most. */
 export const MAX_MEMBERS_PER_SERVER = 1_000;
 
@@ -43,31 +50,20 @@ export interface StoreOptions {
   /** redis://... to share links and views between processes. */
   redisUrl?: string | undefined;
   namespace: string;
-  /** The SQLite file for links when there is no Redis. */
+  /** The SQLite file for links when there is no Redis; with Redis, links found in it are moved there once. */
   linksPath: string;
-}
-
-/** Values kept per Discord user and title (links, snapshots), read back through their schema: what does not parse is not there. */
-function perUserAndTitle<T>(keyv: Keyv, schema: z.ZodType<T>) {
-  const key = (userId: string, title: TitleSlug) => `${userId}:${title}`;
-  return {
-    async get(userId: string, title: TitleSlug): Promise<T | undefined> {
-      const parsed = schema.safeParse(await keyv.get(key(userId, title)));
-      return parsed.success ? parsed.data : undefined;
-    },
-    async set(userId: string, title: TitleSlug, value: T): Promise<void> {
-      await keyv.set(key(userId, title), value);
-    },
-    async delete(userId: string, title: TitleSlug): Promise<boolean> {
-      return keyv.delete(key(userId, title));
-    },
-  };
+  /** How long a view (the controls of a paged reply) lives. */
+  viewTtlMs?: number;
+  viewsMaxEntries?: number;
+  /** Deadline of each links and views operation. */
+  operationTimeoutMs?: number;
 }
 
 /**
  * Opens the stores. With Redis, waits up to `connectTimeoutMs` for it: a link made right after
  * start must not fail for a connection still being made. If Redis is not there, links and paged
- * replies answer with an error until it comes (lookups themselves go on, uncached).
+ * replies answer with an error until it comes (lookups themselves go on, uncached). An SQLite file
+ * that cannot be opened throws, naming the file.
  */
 export async function createBotStores(options: StoreOptions & { connectTimeoutMs?: number; logger?: Logger | undefined }): Promise<BotStores> {
   let linksKeyv: Keyv;
@@ -75,50 +71,93 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
   let snapshotsKeyv: Keyv;
   let membersKeyv: Keyv;
   const closers: (() => unknown)[] = [];
+  const viewTtlMs = options.viewTtlMs ?? VIEW_TTL_MS;
+  const timeoutMs = options.operationTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
   if (options.redisUrl) {
     const opened = ['links', 'views', 'snapshots', 'members'].map((name) => keyvOnRedis(options.redisUrl!, `${options.namespace}-${name}`));
     [linksKeyv, viewsKeyv, snapshotsKeyv, membersKeyv] = opened.map((o) => o.keyv) as [Keyv, Keyv, Keyv, Keyv];
     closers.push(...opened.map((o) => o.close));
-    const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error('Redis did not answer in time')), options.connectTimeoutMs ?? 2_000).unref());
     try {
-      await Promise.race([Promise.all(opened.map((o) => o.ready)), timeout]);
+      await withTimeout(Promise.all(opened.map((o) => o.ready)), options.connectTimeoutMs ?? 2_000, 'connecting to Redis');
+      if (existsSync(options.linksPath)) await moveLinksToRedis(options.linksPath, `${options.namespace}-links`, linksKeyv, options.logger);
     } catch (e) {
       options.logger?.warn({ reason: (e as Error).message }, 'Redis unavailable: links and paged replies fail until it is back');
     }
   } else {
-    const file = new SqliteKeyvStore(options.linksPath);
-    linksKeyv = new Keyv({ store: file, namespace: `${options.namespace}-links` });
-    snapshotsKeyv = new Keyv({ store: file, namespace: `${options.namespace}-snapshots` });
-    membersKeyv = new Keyv({ store: file, namespace: `${options.namespace}-members` });
-    viewsKeyv = new Keyv({ namespace: `${options.namespace}-views` });
-    closers.push(() => file.close());
+    let file: SqliteKeyvStore;
+    try {
+      file = new SqliteKeyvStore(options.linksPath);
+    } catch (e) {
+      throw new Error(`LINKS_DB (${options.linksPath}) cannot be used: ${(e as Error).message.split('\n')[0] ?? ''}`);
+    }
+    linksKeyv = new Keyv({ store: file, namespace: `${options.namespace}-links`, throwOnErrors: true });
+    linksKeyv.on('error', () => undefined);
+    snapshotsKeyv = new Keyv({ store: file, namespace: `${options.namespace}-snapshots`, throwOnErrors: true });
+    snapshotsKeyv.on('error', () => undefined);
+    membersKeyv = new Keyv({ store: file, namespace: `${options.namespace}-members`, throwOnErrors: true });
+    membersKeyv.on('error', () => undefined);
+    const memory = new BoundedMemoryStore({ maxEntries: options.viewsMaxEntries ?? DEFAULT_VIEWS_MAX_ENTRIES });
+    viewsKeyv = new Keyv({ store: memory, namespace: `${options.namespace}-views`, serialize: undefined, deserialize: undefined });
+    closers.push(() => file.close(), () => memory.close());
   }
+  const linkKey = (userId: string, title: TitleSlug) => `${userId}:${title}`;
+  /** Runs one store operation within the deadline; a failure becomes what the user is told. */
+  const guarded = async <T>(work: () => Promise<T>, told: string): Promise<T> => {
+    try {
+      return await withTimeout(work(), timeoutMs, 'the links or views store');
+    } catch (e) {
+      throw new StoreUnavailableError(told, { cause: e });
+    }
+  };
   return {
-    links: perUserAndTitle(linksKeyv, LinkedAccountSchema),
-    snapshots: perUserAndTitle(snapshotsKeyv, SnapshotSchema),
+    links: {
+      async get(userId, title) {
+        const value = await guarded<unknown>(() => linksKeyv.get(linkKey(userId, title)), 'Linked accounts cannot be read right now. Type `player:` (and `platform:`) this time, or try again in a moment.');
+        const parsed = LinkedAccountSchema.safeParse(value);
+        return parsed.success ? parsed.data : undefined;
+      },
+      async set(userId, title, account) {
+        const saved = await guarded(() => linksKeyv.set(linkKey(userId, title), account), 'Your account was **not** linked: links cannot be saved right now. Try again in a moment.');
+        if (!saved) throw new StoreUnavailableError('Your account was **not** linked: links cannot be saved right now. Try again in a moment.');
+      },
+      async delete(userId, title) {
+        return guarded(() => linksKeyv.delete(linkKey(userId, title)), 'Your link was **not** forgotten: links cannot be changed right now. Try again in a moment.');
+      },
+    },
+    snapshots: {
+      async get(userId, title) {
+        const parsed = SnapshotSchema.safeParse(await guarded<unknown>(() => snapshotsKeyv.get(linkKey(userId, title)), 'Your last look cannot be read right now.'));
+        return parsed.success ? parsed.data : undefined;
+      },
+      async set(userId, title, snapshot) {
+        const saved = await guarded(() => snapshotsKeyv.set(linkKey(userId, title), snapshot), 'This look was not kept for next time.');
+        if (!saved) throw new StoreUnavailableError('This look was not kept for next time.');
+      },
+    },
     members: {
       // Read, add, write: two processes adding at once may lose one add, which the member's next
       // command in that server records again.
       async add(guildId, userId) {
-        const parsed = MembersSchema.safeParse(await membersKeyv.get(guildId));
+        const told = 'Server members cannot be recorded right now.';
+        const parsed = MembersSchema.safeParse(await guarded<unknown>(() => membersKeyv.get(guildId), told));
         const known = parsed.success ? parsed.data : [];
         if (known.at(-1) === userId) return;
         const next = [...known.filter((id) => id !== userId), userId].slice(-MAX_MEMBERS_PER_SERVER);
-        await membersKeyv.set(guildId, next);
+        if (!(await guarded(() => membersKeyv.set(guildId, next), told))) throw new StoreUnavailableError(told);
       },
       async list(guildId) {
-        const parsed = MembersSchema.safeParse(await membersKeyv.get(guildId));
+        const parsed = MembersSchema.safeParse(await guarded<unknown>(() => membersKeyv.get(guildId), 'This server’s members cannot be read right now. Try again in a moment.'));
         return parsed.success ? parsed.data : [];
       },
     },
     views: {
       async save(view) {
         const id = randomBytes(9).toString('base64url');
-        await viewsKeyv.set(id, view, VIEW_TTL_MS);
+        await guarded(() => viewsKeyv.set(id, view, viewTtlMs), 'This reply cannot be paged right now (its controls cannot be stored). Try again in a moment.');
         return id;
       },
       async load(id) {
-        const parsed = ViewSchema.safeParse(await viewsKeyv.get(id));
+        const parsed = ViewSchema.safeParse(await guarded(() => viewsKeyv.get(id), 'These controls cannot be used right now. Try again in a moment, or run the command again.'));
         return parsed.success ? (parsed.data as unknown as View) : undefined;
       },
     },
@@ -127,4 +166,39 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
       for (const close of closers) await close();
     },
   };
+}
+
+/**
+ * Moves the links kept in the SQLite file into Redis, once: a link already in Redis wins, and the
+ * file is renamed to `<file>.moved-to-redis` so that a link removed later does not come back.
+ */
+async function moveLinksToRedis(path: string, namespace: string, redis: Keyv, logger: Logger | undefined): Promise<void> {
+  let file: SqliteKeyvStore;
+  try {
+    file = new SqliteKeyvStore(path);
+  } catch (e) {
+    logger?.warn({ file: path, reason: (e as Error).message }, 'LINKS_DB cannot be read: its links were not moved to Redis');
+    return;
+  }
+  let moved = 0;
+  let kept = 0;
+  try {
+    const prefix = `${namespace}:`;
+    for (const [key, text] of file.entries()) {
+      if (!key.startsWith(prefix)) continue;
+      const link = LinkedAccountSchema.safeParse((JSON.parse(text) as { value?: unknown }).value);
+      if (!link.success) continue;
+      const id = key.slice(prefix.length);
+      if ((await redis.get(id)) !== undefined) kept++;
+      else {
+        await redis.set(id, link.data);
+        moved++;
+      }
+    }
+  } finally {
+    file.close();
+  }
+  const done = `${path}.moved-to-redis`;
+  renameSync(path, done);
+  logger?.info({ moved, alreadyInRedis: kept, file: done }, 'links moved from LINKS_DB to Redis');
 }

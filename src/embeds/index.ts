@@ -11,3 +11,4 @@ export * from './figures.js';
 export * from './compare.js';
 export * from './since.js';
 export * from './leaderboard.js';
+export * from './urls.js';
