@@ -31,10 +31,10 @@ export async function loadStore(
   const store = new StatsStore(source.db ?? ':memory:');
   try {
     if (source.data) return { store, summary: await importFile(store, source.data, options) };
-    if (source.db && store.counts().matches > 0) return { store, summary: null };
+    if (source.db && (await store.counts()).matches > 0) return { store, summary: null };
     return { store, summary: await importLines(store, demoLines(), options) };
   } catch (e) {
-    store.close();
+    await store.close();
     throw e;
   }
 }
@@ -97,12 +97,12 @@ export async function startEmbeddedService(source: StoreSource, logger?: Logger)
       summary,
       close: async () => {
         await running.close();
-        opened.close();
+        await opened.close();
         if (temp) rmSync(temp, { recursive: true, force: true });
       },
     };
   } catch (e) {
-    store?.close();
+    await store?.close();
     if (temp) rmSync(temp, { recursive: true, force: true });
     throw e;
   }

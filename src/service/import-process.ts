@@ -14,7 +14,7 @@ try {
     { db, data },
     { onRefused: (r) => process.stderr.write(`${JSON.stringify({ line: r.line, reason: r.reason })}\n`) },
   );
-  store.close();
+  await store.close();
   process.stdout.write(JSON.stringify(summary));
 } catch (e) {
   process.stderr.write(`${JSON.stringify({ error: (e as Error).message })}\n`);

@@ -66,7 +66,7 @@ async function main(): Promise<void> {
   const { store } = loaded;
   const summary = loaded.summary ?? { lines: 0, taken: 0, refused: 0, players: 0, matches: 0, refusedLines: [] };
   if (!loaded.summary) process.stderr.write(`serving the existing store ${args.db}\n`);
-  const counts = store.counts();
+  const counts = await store.counts();
   process.stderr.write(
     `imported ${summary.taken} records (${summary.players} players, ${summary.matches} matches), refused ${summary.refused}` +
       ` in ${Math.round(performance.now() - started)} ms; the store holds ${counts.players} players and ${counts.matches} matches\n`,
@@ -76,10 +76,9 @@ async function main(): Promise<void> {
   // Handlers go in before the service says it listens: a signal that arrives between the two would
   // otherwise end the process without closing the store.
   const stop = () => {
-    void (service?.close() ?? Promise.resolve()).then(() => {
-      store.close();
-      process.exit(0);
-    });
+    void (service?.close() ?? Promise.resolve())
+      .then(() => store.close())
+      .then(() => process.exit(0));
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

@@ -36,7 +36,7 @@ export async function startService(
     },
     async close() {
       await running.close();
-      store.close();
+      await store.close();
     },
   };
 }
