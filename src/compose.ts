@@ -29,7 +29,7 @@ export async function openLookupsOrExit(config: LookupConfig, logger: Logger): P
 }
 
 export async function openLookups(config: LookupConfig, logger: Logger): Promise<Lookups> {
-  const embedded = config.LOOKUP_BASE_URL ? undefined : await startEmbeddedService({ data: config.STATS_DATASET }, logger);
+  const embedded = config.LOOKUP_BASE_URL ? undefined : await startEmbeddedService({ data: config.STATS_DATASET, db: config.STATS_STORE }, logger);
   const baseUrl = config.LOOKUP_BASE_URL ?? (embedded as EmbeddedService).url;
   const cache = await createLookupCache({ url: config.CACHE_URL, namespace: config.CACHE_NAMESPACE, logger });
   const client = new LookupClient({

@@ -72,6 +72,8 @@ export const LookupConfigSchema = z.object({
   CACHE_NAMESPACE: z.preprocess(blankAsUnset, z.string().regex(/^[\w.-]{1,64}$/, 'must be letters, digits, _, . or - (at most 64)').default('player-stats')),
   /** A JSON Lines dataset for the embedded service instead of the demo data. */
   STATS_DATASET: z.preprocess(blankAsUnset, z.string().optional()),
+  /** The embedded service's SQLite file, kept across restarts; unset: a temporary file each start. */
+  STATS_STORE: z.preprocess(blankAsUnset, z.string().optional()),
   LOG_LEVEL: logLevel,
 });
 export type LookupConfig = z.infer<typeof LookupConfigSchema>;

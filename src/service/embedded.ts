@@ -46,7 +46,8 @@ export interface EmbeddedService extends RunningService {
 
 /**
  * Fills a store file in a child process (src/service/import-process.ts), so that the import's memory
- * is returned to the system when it exits. Resolves with the import summary.
+ * is returned to the system when it exits. Resolves with the import summary, or null when the file
+ * already holds this dataset.
  */
 function importInChild(db: string, data: string | undefined, logger?: Logger): Promise<ImportSummary | null> {
   const script = fileURLToPath(new URL('./import-process.ts', import.meta.url));
@@ -80,7 +81,8 @@ function importInChild(db: string, data: string | undefined, logger?: Logger): P
 /**
  * Loads the store and serves it on 127.0.0.1 on a free port, open (no keys, no rate limit). The
  * import runs in a child process into a file (a temporary one unless `db` names one); this process
- * then serves that file, keeping only SQLite's page cache in memory.
+ * then serves that file, keeping only SQLite's page cache in memory. A `db` file kept from an
+ * earlier start is imported again only when the dataset changed.
  */
 export async function startEmbeddedService(source: StoreSource, logger?: Logger): Promise<EmbeddedService> {
   const temp = source.db ? undefined : mkdtempSync(join(tmpdir(), 'player-stats-'));
