@@ -11,13 +11,41 @@ import type { Logger } from 'pino';
 import { demoLines } from './demo.js';
 import { importFile, importLines, type ImportOptions, type ImportSummary } from './import.js';
 import { startStatsServer, type RunningService } from './server.js';
+import { PgStore } from './pg-store.js';
+import type { Store } from './store-api.js';
 import { StatsStore } from './store.js';
 
 export interface StoreSource {
   /** A JSON Lines dataset to import; without it, the demo dataset (unless `db` already holds data). */
   data?: string | undefined;
-  /** Keep the store in this SQLite file; default in memory. */
+  /** Keep the store in this SQLite file, or in PostgreSQL at this postgres:// URL; default in memory. */
   db?: string | undefined;
+}
+
+const isPostgres = (db: string | undefined): db is string => db !== undefined && /^postgres(ql)?:\/\//i.test(db);
+
+/**
+ * Opens the store a `--db` value names: a postgres:// URL (`?schema=name` keeps the tables in that
+ * schema), an SQLite file, or (undefined) memory.
+ */
+export async function openStore(db: string | undefined): Promise<Store> {
+  if (!isPostgres(db)) return new StatsStore(db ?? ':memory:');
+  const url = new URL(db);
+  const schema = url.searchParams.get('schema') ?? undefined;
+  url.searchParams.delete('schema');
+  return PgStore.open({ url: url.toString(), ...(schema ? { schema } : {}) });
+}
+
+/** A `--db` value fit for a log line: a URL's password never appears. */
+export function describeStore(db: string): string {
+  if (!isPostgres(db)) return db;
+  try {
+    const url = new URL(db);
+    if (url.password) url.password = '***';
+    return url.toString();
+  } catch {
+    return 'postgres://(unreadable URL)';
+  }
 }
 
 /**
@@ -27,8 +55,8 @@ export interface StoreSource {
 export async function loadStore(
   source: StoreSource,
   options: ImportOptions & { onBytes?: (read: number, total: number) => void } = {},
-): Promise<{ store: StatsStore; summary: ImportSummary | null }> {
-  const store = new StatsStore(source.db ?? ':memory:');
+): Promise<{ store: Store; summary: ImportSummary | null }> {
+  const store = await openStore(source.db);
   try {
     if (source.data) return { store, summary: await importFile(store, source.data, options) };
     if (source.db && (await store.counts()).matches > 0) return { store, summary: null };

@@ -6,12 +6,13 @@ import { pino } from 'pino';
 
 import { configOrExit, exitWith } from '../cli.js';
 import { loadServiceConfig } from '../config.js';
-import { loadStore } from './embedded.js';
+import { describeStore, loadStore } from './embedded.js';
 import { startStatsServer } from './server.js';
 
-const USAGE = `Usage: npm run service -- [--port 8787] [--host 127.0.0.1] [--data <file.jsonl>] [--db <store.db>]
+const USAGE = `Usage: npm run service -- [--port 8787] [--host 127.0.0.1] [--data <file.jsonl>] [--db <store.db | postgres://...>]
   --data   JSON Lines dataset to import (default: the built-in demo dataset)
-  --db     keep the store in this SQLite file across restarts (default: in memory)
+  --db     keep the store in this SQLite file across restarts, or in PostgreSQL (a postgres:// URL,
+           shared by several service processes); default: in memory
   --port   port to listen on (default 8787; 0 picks a free one)
   --host   address to listen on (default 127.0.0.1)
 Environment: SERVICE_API_KEYS, SERVICE_RATE_LIMIT_PER_MINUTE, LOG_LEVEL (see .env.example).`;
@@ -61,11 +62,11 @@ async function main(): Promise<void> {
       },
     );
   } catch (e) {
-    exitWith(`cannot read ${args.data ?? args.db}: ${(e as Error).message}`);
+    exitWith(`cannot read ${args.data ?? describeStore(args.db ?? '')}: ${(e as Error).message}`);
   }
   const { store } = loaded;
   const summary = loaded.summary ?? { lines: 0, taken: 0, refused: 0, players: 0, matches: 0, refusedLines: [] };
-  if (!loaded.summary) process.stderr.write(`serving the existing store ${args.db}\n`);
+  if (!loaded.summary) process.stderr.write(`serving the existing store ${describeStore(args.db ?? '')}\n`);
   const counts = await store.counts();
   process.stderr.write(
     `imported ${summary.taken} records (${summary.players} players, ${summary.matches} matches), refused ${summary.refused}` +

@@ -418,7 +418,12 @@ export class StatsStore implements Store {
   }
 
   sql(text: string, ...params: unknown[]): Promise<Record<string, unknown>[]> {
-    return Promise.resolve(this.db.prepare(text).all(...params) as Record<string, unknown>[]);
+    const statement = this.db.prepare(text);
+    if (!statement.reader) {
+      statement.run(...params);
+      return Promise.resolve([]);
+    }
+    return Promise.resolve(statement.all(...params) as Record<string, unknown>[]);
   }
 
   hotPlans(): Promise<{ name: string; plan: string }[]> {
