@@ -15,7 +15,7 @@ export async function searchChoices(title: TitleSlug, platform: PlatformSlug | u
     const r = await deps.lookup.search(title, platform, typed, { deadlineMs: AUTOCOMPLETE_DEADLINE_MS });
     for (const p of r.data ?? []) {
       if (p.platformUserIdentifier.length > LIMITS.choiceValue) continue;
-      out.push(choice(`${p.platformUserHandle} · ${platformName(p.platformSlug)}`, p.platformUserIdentifier));
+      out.push(choice([p.platformUserHandle, platformName(p.platformSlug)].filter(Boolean).join(' · '), p.platformUserIdentifier));
       if (out.length >= LIMITS.choices - 1) break;
     }
   }

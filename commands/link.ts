@@ -19,7 +19,7 @@ async function check(title: TitleSlug, platform: PlatformSlug, player: string, d
   const call = { deadlineMs: COMMAND_DEADLINE_MS };
   if (findEndpoint(title, 'profile')?.platforms.includes(platform)) {
     const r = await deps.lookup.profile(title, platform, player, call);
-    if (r.data) return { handle: r.data.platformInfo.platformUserHandle, identifier: r.data.platformInfo.platformUserIdentifier };
+    if (r.data) return { handle: r.data.platformInfo.platformUserHandle, identifier: r.data.platformInfo.platformUserIdentifier ?? player };
     const error = r.errors[0]!;
     return error.kind === 'private' ? { handle: player, identifier: player } : errorReply(error, { title, platform, player });
   }

@@ -3,8 +3,9 @@
 // lookup command start from here.
 import type { Logger } from 'pino';
 
+import { PLATFORM_SLUGS, TITLE_SLUGS, isPlatform, isTitle, type PlatformSlug, type TitleSlug } from './catalog/index.js';
 import { exitWith } from './cli.js';
-import type { LookupConfig } from './config.js';
+import { ConfigError, type LookupConfig } from './config.js';
 import { createLookupCache, type LookupCache } from './lookup/cache.js';
 import { LookupClient } from './lookup/client.js';
 import { startEmbeddedService, type EmbeddedService } from './service/embedded.js';
@@ -24,8 +25,17 @@ export async function openLookupsOrExit(config: LookupConfig, logger: Logger): P
   try {
     return await openLookups(config, logger);
   } catch (e) {
+    if (e instanceof ConfigError) exitWith(e.message);
     exitWith(`Could not start the lookups: ${(e as Error).message}`, 1);
   }
+}
+
+/** LOOKUP_PATH_VALUES, its names checked against the catalog. */
+export function pathValues(pairs: Readonly<Record<string, string>>): Partial<Record<TitleSlug | PlatformSlug, string>> {
+  const unknown = Object.keys(pairs).filter((name) => !isTitle(name) && !isPlatform(name));
+  if (unknown.length > 0)
+    throw new ConfigError(`LOOKUP_PATH_VALUES: ${unknown.join(', ')} is not a title or platform name; use ${[...TITLE_SLUGS, ...PLATFORM_SLUGS].join(', ')}`);
+  return pairs;
 }
 
 export async function openLookups(config: LookupConfig, logger: Logger): Promise<Lookups> {
@@ -35,6 +45,7 @@ export async function openLookups(config: LookupConfig, logger: Logger): Promise
   const client = new LookupClient({
     baseUrl,
     apiKey: config.LOOKUP_API_KEY,
+    pathValues: pathValues(config.LOOKUP_PATH_VALUES),
     cache,
     logger,
     requestTimeoutMs: config.LOOKUP_TIMEOUT_MS,

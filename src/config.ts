@@ -20,6 +20,23 @@ const count = z
     return n;
   });
 
+/** `a=x,b=y` as `{ a: 'x', b: 'y' }`: names and values of letters, digits, `_`, `.` and `-`. */
+const pairs = z
+  .string()
+  .optional()
+  .transform((v, ctx) => {
+    const map: Record<string, string> = {};
+    for (const part of (v ?? '').split(',').map((s) => s.trim()).filter((s) => s.length > 0)) {
+      const m = /^([\w.-]+)=([\w.-]+)$/.exec(part);
+      if (!m) {
+        ctx.addIssue({ code: 'custom', message: 'must be name=value pairs separated by commas, such as title_b=apex,pc_store_b=origin' });
+        return z.NEVER;
+      }
+      map[m[1] as string] = m[2] as string;
+    }
+    return map;
+  });
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const logLevel = z.preprocess(blankAsUnset, z.enum(LOG_LEVELS).default('info'));
 
@@ -70,6 +87,11 @@ export const LookupConfigSchema = z.object({
   CACHE_URL: urlWith(['redis:', 'rediss:'], 'redis://127.0.0.1:6379'),
   /** Prefix of every cache key, so that several deployments can share one Redis. */
   CACHE_NAMESPACE: z.preprocess(blankAsUnset, z.string().regex(/^[\w.-]{1,64}$/, 'must be letters, digits, _, . or - (at most 64)').default('player-stats')),
+  /**
+   * The literal path and query values of another service, for the catalog's neutral title and
+   * platform names: `title_b=apex,pc_store_b=origin,console_a=xbl`. Unset: the names as they are.
+   */
+  LOOKUP_PATH_VALUES: pairs,
   /** A JSON Lines dataset for the embedded service instead of the demo data. */
   STATS_DATASET: z.preprocess(blankAsUnset, z.string().optional()),
   /** The embedded service's SQLite file, kept across restarts; unset: a temporary file each start. */

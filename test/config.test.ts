@@ -8,7 +8,8 @@ import { ConfigError, loadBotConfig, loadDotEnv, loadLookupConfig, loadServiceCo
 
 describe('configuration', () => {
   it('reads the lookup settings, blank values counting as unset', () => {
-    expect(loadLookupConfig({})).toEqual({ LOOKUP_TIMEOUT_MS: 5_000, CACHE_NAMESPACE: 'player-stats', LOG_LEVEL: 'info' });
+    expect(loadLookupConfig({})).toEqual({ LOOKUP_TIMEOUT_MS: 5_000, CACHE_NAMESPACE: 'player-stats', LOOKUP_PATH_VALUES: {}, LOG_LEVEL: 'info' });
+    expect(loadLookupConfig({ LOOKUP_PATH_VALUES: ' title_b=apex, pc_store_b=origin ' }).LOOKUP_PATH_VALUES).toEqual({ title_b: 'apex', pc_store_b: 'origin' });
     expect(
       loadLookupConfig({ LOOKUP_BASE_URL: 'https://stats.example.com/api', LOOKUP_API_KEY: 'k', CACHE_URL: 'redis://:pw@127.0.0.1:6379/2', LOOKUP_TIMEOUT_MS: '2500', STATS_DATASET: '', LOG_LEVEL: '' }),
     ).toMatchObject({ LOOKUP_BASE_URL: 'https://stats.example.com/api', LOOKUP_API_KEY: 'k', CACHE_URL: 'redis://:pw@127.0.0.1:6379/2', LOOKUP_TIMEOUT_MS: 2_500, LOG_LEVEL: 'info' });
@@ -22,6 +23,7 @@ describe('configuration', () => {
       [{ LOOKUP_TIMEOUT_MS: '5' }, 'Configuration: LOOKUP_TIMEOUT_MS must be at least 100 (milliseconds)'],
       [{ CACHE_NAMESPACE: 'a b' }, 'Configuration: CACHE_NAMESPACE must be letters, digits, _, . or - (at most 64)'],
       [{ LOG_LEVEL: 'loud' }, 'Configuration: LOG_LEVEL'],
+      [{ LOOKUP_PATH_VALUES: 'title_b:apex' }, 'Configuration: LOOKUP_PATH_VALUES must be name=value pairs separated by commas'],
     ];
     for (const [env, message] of cases) {
       let error: unknown;

@@ -13,15 +13,16 @@ import { CommandLineError, parseCommandLine } from './command-line.js';
 import { renderText } from './render-text.js';
 import { createBotStores } from './stores.js';
 
-const USAGE = `Usage: npm run preview -- "/stats title_c profile platform:console_a player:Nova" [--autocomplete] [--user <id>]
+const USAGE = `Usage: npm run preview -- "/stats title_c profile platform:console_a player:Nova" [--autocomplete] [--json] [--user <id>]
   Runs a command the way the bot would and prints the reply. Values with spaces: player:"Ashen Knight".
   --autocomplete  print the choices Discord would offer for the last option typed
+  --json          print the reply (or the choices) as JSON, as the bot would send it, with the command line
   --user <id>     the Discord user to act as (for /link and linked accounts); default preview-user`;
 
 async function main(): Promise<void> {
   let parsed;
   try {
-    parsed = parseArgs({ allowPositionals: true, options: { autocomplete: { type: 'boolean' }, user: { type: 'string', default: 'preview-user' }, help: { type: 'boolean', short: 'h' } } });
+    parsed = parseArgs({ allowPositionals: true, options: { autocomplete: { type: 'boolean' }, json: { type: 'boolean' }, user: { type: 'string', default: 'preview-user' }, help: { type: 'boolean', short: 'h' } } });
   } catch (e) {
     exitWith(`${(e as Error).message}\n${USAGE}`);
   }
@@ -45,10 +46,12 @@ async function main(): Promise<void> {
     if (parsed.values.autocomplete) {
       if (!input.last || !command?.autocomplete) exitWith('--autocomplete needs a command with an option typed last, e.g. player:No');
       const choices = await command.autocomplete({ ...input, focused: input.last }, deps);
-      process.stdout.write(choices.length > 0 ? `${choices.map((c) => `${c.name}  →  ${c.value}`).join('\n')}\n` : '(no choices)\n');
+      if (parsed.values.json) process.stdout.write(`${JSON.stringify({ command: line, autocomplete: { option: input.last.name, typed: input.last.value, choices } }, null, 2)}\n`);
+      else process.stdout.write(choices.length > 0 ? `${choices.map((c) => `${c.name}  →  ${c.value}`).join('\n')}\n` : '(no choices)\n');
     } else {
       const reply = await command!.execute(input, deps);
-      process.stdout.write(`${renderText(reply)}\n`);
+      const { source: _source, ...sent } = reply;
+      process.stdout.write(parsed.values.json ? `${JSON.stringify({ command: line, reply: sent }, null, 2)}\n` : `${renderText(reply)}\n`);
     }
   } finally {
     await lookups.close();

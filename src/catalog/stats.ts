@@ -1,8 +1,10 @@
 // Display names and categories of the stat keys. A match record's `stats` is any map of numbers:
 // known keys are named here, unknown keys get a readable default.
+import type { TitleSlug } from './catalog.js';
 
 export const DISPLAY_TYPES = ['Unspecified', 'Number', 'NumberPercentage', 'NumberPrecision2', 'TimeSeconds'] as const;
 export type DisplayType = (typeof DISPLAY_TYPES)[number];
+export const isDisplayType = (value: string): value is DisplayType => (DISPLAY_TYPES as readonly string[]).includes(value);
 
 export interface StatInfo {
   readonly displayName: string;
@@ -83,11 +85,25 @@ export function formatDuration(totalSeconds: number): string {
   return `${sec}s`;
 }
 
-/** `3725` -> `01:02:05`, the form the real service gives session durations in. */
-export function formatClock(totalSeconds: number): string {
+/**
+ * Seconds as a .NET TimeSpan, the form the real service gives session durations in:
+ * `3725` -> `01:02:05`, `93784` -> `1.02:03:04` (days before a dot past a day).
+ */
+export function formatTimeSpan(totalSeconds: number): string {
   const s = Math.max(0, Math.round(totalSeconds));
   const pad = (v: number) => String(v).padStart(2, '0');
-  return `${pad(Math.floor(s / 3_600))}:${pad(Math.floor((s % 3_600) / 60))}:${pad(s % 60)}`;
+  const days = Math.floor(s / 86_400);
+  const clock = `${pad(Math.floor((s % 86_400) / 3_600))}:${pad(Math.floor((s % 3_600) / 60))}:${pad(s % 60)}`;
+  return days > 0 ? `${days}.${clock}` : clock;
+}
+
+/** A .NET TimeSpan `[-][d.]HH:MM:SS[.fffffff]` as seconds (`00:45:06.6886760` -> 2706.688676); null when it is not one. */
+export function parseTimeSpan(text: string): number | null {
+  const m = /^(-)?(?:(\d+)\.)?(\d{1,2}):(\d{2}):(\d{2})(?:\.(\d{1,7}))?$/.exec(text.trim());
+  if (!m) return null;
+  const [, sign, days = '0', h = '0', min = '0', sec = '0', fraction = ''] = m;
+  const seconds = Number(days) * 86_400 + Number(h) * 3_600 + Number(min) * 60 + Number(sec) + (fraction ? Number(`0.${fraction}`) : 0);
+  return sign ? -seconds : seconds;
 }
 
 /** The `displayValue` of a stat: what a reader sees. */
@@ -105,3 +121,96 @@ export function formatStatValue(value: number | null, displayType: DisplayType):
       return Number.isInteger(value) ? integer.format(value) : precision2.format(value);
   }
 }
+
+// Figures chosen by meaning. Real answers name the same figure differently from one title (and one
+// year) to the next: win rate is `winRate` here and `wlPercentage` there. A reply asks for a figure
+// by what it means, and the catalog says which keys may carry it, in order of preference.
+
+export const FIGURES = [
+  'kd',
+  'winRate',
+  'headshotRate',
+  'accuracy',
+  'killsPerMatch',
+  'damagePerMatch',
+  'matchesPlayed',
+  'timePlayed',
+  'rating',
+  'kills',
+  'deaths',
+  'wins',
+  'losses',
+  'damage',
+  'headshots',
+  'shotsFired',
+  'shotsHit',
+] as const;
+export type Figure = (typeof FIGURES)[number];
+
+export interface FigureInfo {
+  /** Short enough for a field name on a phone. */
+  readonly label: string;
+  readonly displayType: DisplayType;
+  /** Whether a higher value is better; undefined for counts, where more says nothing of skill. */
+  readonly higherIsBetter?: boolean;
+}
+
+export const FIGURE_INFO: Readonly<Record<Figure, FigureInfo>> = {
+  kd: { label: 'K/D', displayType: 'NumberPrecision2', higherIsBetter: true },
+  winRate: { label: 'Win rate', displayType: 'NumberPercentage', higherIsBetter: true },
+  headshotRate: { label: 'Headshots', displayType: 'NumberPercentage', higherIsBetter: true },
+  accuracy: { label: 'Accuracy', displayType: 'NumberPercentage', higherIsBetter: true },
+  killsPerMatch: { label: 'Kills/match', displayType: 'NumberPrecision2', higherIsBetter: true },
+  damagePerMatch: { label: 'Damage/match', displayType: 'Number', higherIsBetter: true },
+  matchesPlayed: { label: 'Matches', displayType: 'Number' },
+  timePlayed: { label: 'Time played', displayType: 'TimeSeconds' },
+  rating: { label: 'Rating', displayType: 'Number', higherIsBetter: true },
+  kills: { label: 'Kills', displayType: 'Number' },
+  deaths: { label: 'Deaths', displayType: 'Number' },
+  wins: { label: 'Wins', displayType: 'Number' },
+  losses: { label: 'Losses', displayType: 'Number' },
+  damage: { label: 'Damage', displayType: 'Number' },
+  headshots: { label: 'Headshots', displayType: 'Number' },
+  shotsFired: { label: 'Shots fired', displayType: 'Number' },
+  shotsHit: { label: 'Shots hit', displayType: 'Number' },
+};
+
+/** The keys each figure goes by in answers seen of any title. */
+const COMMON_ALIASES: Readonly<Record<Figure, readonly string[]>> = {
+  kd: ['kd', 'kdRatio', 'kDRatio', 'kdr', 'killsDeathsRatio'],
+  winRate: ['winRate', 'wlPercentage', 'winPercentage', 'winPct', 'matchesWinPct', 'winRatio'],
+  headshotRate: ['headshotRate', 'headshotPct', 'headshotPercentage', 'headshotsPercentage', 'headshotAccuracy'],
+  accuracy: ['accuracy', 'shotsAccuracy', 'shotAccuracy', 'weaponAccuracy'],
+  killsPerMatch: ['killsPerMatch', 'killsPerGame', 'avgKills'],
+  damagePerMatch: ['damagePerMatch', 'damagePerGame', 'avgDamage'],
+  matchesPlayed: ['matchesPlayed', 'matches', 'gamesPlayed'],
+  timePlayed: ['timePlayed', 'playTime', 'timeplayed'],
+  rating: ['rating', 'rankedRating', 'skillRating', 'rankScore'],
+  kills: ['kills', 'eliminations'],
+  deaths: ['deaths'],
+  wins: ['wins', 'matchesWon', 'gamesWon'],
+  losses: ['losses', 'matchesLost', 'gamesLost'],
+  damage: ['damage', 'damageDone', 'damageDealt'],
+  headshots: ['headshots'],
+  shotsFired: ['shotsFired'],
+  shotsHit: ['shotsHit', 'shotsLanded'],
+};
+
+const withFirst = (figure: Figure, ...first: string[]): Partial<Record<Figure, readonly string[]>> => ({
+  [figure]: [...first, ...COMMON_ALIASES[figure].filter((k) => !first.includes(k))],
+});
+
+/**
+ * Per title, the keys of each figure in order of preference: title_d (as its real answers do) says
+ * `wlPercentage`, `headshotPct` and `shotsAccuracy`; title_b's ranked rating is `rankScore`, with its
+ * tier in the stat's `metadata`.
+ */
+export const FIGURE_ALIASES: Readonly<Record<TitleSlug, Readonly<Record<Figure, readonly string[]>>>> = {
+  title_a: { ...COMMON_ALIASES },
+  title_b: { ...COMMON_ALIASES, ...withFirst('rating', 'rankScore', 'arenaRankScore') },
+  title_c: { ...COMMON_ALIASES, ...withFirst('rating', 'skillRating', 'rating') },
+  title_d: { ...COMMON_ALIASES, ...withFirst('winRate', 'wlPercentage'), ...withFirst('headshotRate', 'headshotPct'), ...withFirst('accuracy', 'shotsAccuracy') },
+};
+
+/** Figures a profile leads with, in order; a reply shows those the answer has (or can derive). */
+export const LEAD_FIGURES: readonly Figure[] = ['kd', 'winRate', 'headshotRate', 'accuracy', 'killsPerMatch', 'damagePerMatch', 'matchesPlayed', 'timePlayed', 'rating'];

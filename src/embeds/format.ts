@@ -12,7 +12,8 @@ export const TITLE_COLORS: Record<TitleSlug, number> = {
 };
 
 export const titleName = (title: TitleSlug): string => TITLES[title].name;
-export const platformName = (platform: string): string => PLATFORMS[platform as PlatformSlug]?.name ?? platform;
+/** A platform's name for a slug; an answer without a slug gives an empty name. */
+export const platformName = (platform: string | null): string => (platform === null ? '' : (PLATFORMS[platform as PlatformSlug]?.name ?? platform));
 
 /** "`pc_store_c` (PC Store C), `console_a` (Console A)": what to type, and what it is. */
 export const platformList = (platforms: readonly PlatformSlug[]): string => platforms.map((p) => `\`${p}\` (${PLATFORMS[p].name})`).join(', ');

@@ -7,3 +7,4 @@ export * from './reply.js';
 export * from './search.js';
 export * from './segments.js';
 export * from './sessions.js';
+export * from './figures.js';

@@ -22,13 +22,13 @@ const RESULT_MARK: Record<string, string> = { win: '🟩 Win', loss: '🟥 Loss'
 const result = (r: string | null) => (r ? (RESULT_MARK[r] ?? r) : '—');
 const kda = (stats: Record<string, { value: number | null }>) =>
   ['kills', 'deaths', 'assists'].every((k) => stats[k]) ? ['kills', 'deaths', 'assists'].map((k) => stats[k]?.value ?? 0).join('/') : null;
-const dateLabel = (iso: string) => new Date(iso).toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
+const dateLabel = (iso: string | null) => (iso === null ? null : new Date(iso).toISOString().slice(0, 16).replace('T', ' ') + ' UTC');
 
 /** How one match reads in a menu or a list of choices: where, and when with its result. */
 export function matchLabel(m: MatchSummary): { label: string; description: string } {
   return {
     label: [m.metadata.mapName, m.metadata.modeName].filter(Boolean).join(' · ') || m.attributes.id,
-    description: `${result(m.metadata.result)} · ${dateLabel(m.metadata.timestamp)}`,
+    description: [result(m.metadata.result), dateLabel(m.metadata.timestamp)].filter(Boolean).join(' · '),
   };
 }
 
@@ -38,7 +38,8 @@ export function matchesReply(matches: MatchSummary[], ctx: MatchesContext): Repl
     const stats = m.segments[0]?.stats ?? {};
     const where = [m.metadata.mapName, m.metadata.modeName].filter(Boolean).map((s) => safeText(String(s))).join(' · ');
     const score = kda(stats);
-    return `${result(m.metadata.result)} **${where || 'Match'}**${score ? ` · K/D/A ${score}` : ''} · ${relativeTime(m.metadata.timestamp)}`;
+    const when = m.metadata.timestamp === null ? '' : ` · ${relativeTime(m.metadata.timestamp)}`;
+    return `${result(m.metadata.result)} **${where || 'Match'}**${score ? ` · K/D/A ${score}` : ''}${when}`;
   });
   const pageCount = ctx.page + (ctx.hasMore ? 2 : 1);
   return embedReply(
@@ -92,7 +93,7 @@ export function matchReportReply(report: StatisticalObject, title: TitleSlug, me
       title: [m.map.displayValue, m.mode.displayValue].filter(Boolean).map((s) => safeText(String(s))).join(' · ') || `Match ${report.attributes.id}`,
       description: [
         [m.playlist.displayValue, m.queue, m.season !== null ? `Season ${m.season}` : null].filter(Boolean).map((s) => safeText(String(s))).join(' · '),
-        `${relativeTime(m.timestamp)} · ${formatDuration(m.duration)}`,
+        [m.timestamp === null ? null : relativeTime(m.timestamp), m.duration === null ? null : formatDuration(m.duration)].filter(Boolean).join(' · '),
       ]
         .filter(Boolean)
         .join('\n'),

@@ -35,7 +35,8 @@ export function segmentsReply(segments: Segment[], ctx: SegmentsContext): Reply 
       description:
         [platformName(ctx.platform), filters || (TITLES[ctx.title].lifetimeOnlySegmentTypes.includes(ctx.type) ? 'Lifetime' : null)].filter(Boolean).join(' · ') +
         (segments.length === 0 ? `\nNo ${typeName.toLowerCase()} data for this player${filters ? ' with these filters' : ''}.` : ''),
-      fields: shown.map((s) => ({ name: safeText(s.metadata.name), value: compactStats(s.stats, SEGMENT_STATS) || '—' })),
+      // Legends and heroes: the one in use is marked.
+      fields: shown.map((s) => ({ name: `${safeText(s.metadata.name)}${s.metadata.isActive === true ? ' · in use' : ''}`, value: compactStats(s.stats, SEGMENT_STATS) || '—' })),
       footer: { text: `${freshness(ctx.meta)} · ${segments.length} in all` },
     },
     rows(pageControls(ctx.stateId, page, pageCount)),

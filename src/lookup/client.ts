@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { z } from 'zod';
 
 import {
+  PLATFORM_SLUGS,
   PLATFORMS,
   TITLES,
   buildPath,
@@ -24,6 +25,8 @@ import type { LookupCache } from './cache.js';
 import { allowsStale, errorFromResponse, isRetryable, lookupError, LookupErrorSchema, parseRetryAfter, type LookupError } from './errors.js';
 import {
   PAYLOAD_SCHEMAS,
+  expiryOf,
+  readPayload,
   type MatchResult,
   type SearchResult,
   type Segment,
@@ -93,6 +96,12 @@ export interface LookupClientOptions {
   maxBackoffMs?: number;
   /** How long past its freshness an answer is kept to be served stale when the service fails. */
   staleWindowMs?: number;
+  /**
+   * Another service's literal values for the catalog's neutral title and platform names
+   * (`{ title_b: 'apex', pc_store_b: 'origin' }`), used in paths and queries; answers' platform slugs
+   * are read back into the neutral names. By default the names are sent as they are.
+   */
+  pathValues?: Readonly<Partial<Record<TitleSlug | PlatformSlug, string>>>;
   /** The clock, injectable for tests. */
   now?: () => number;
   /** The jitter source, injectable for tests. */
@@ -201,8 +210,9 @@ export class LookupClient {
     if (refused) return Promise.resolve({ errors: [refused], meta: { source: 'local', fetchedAt: started, ageMs: 0 } });
     const endpoint = findEndpoint(title, kind) as Endpoint;
     const schema = PAYLOAD_SCHEMAS[endpoint.payload] as unknown as z.ZodType<PayloadOf<K>>;
-    const path = buildPath(endpoint.path, { platform, ...params });
-    const req: Request<PayloadOf<K>> = { endpoint, path, query, schema, cacheKey: this.cacheKey(endpoint, platform, params, query) };
+    const path = buildPath(endpoint.path.replace(`/${title}/`, `/${encodeURIComponent(this.literal(title))}/`), { platform: this.literal(platform), ...params });
+    const sent = query.platform === undefined ? query : { ...query, platform: this.literal(platform) };
+    const req: Request<PayloadOf<K>> = { endpoint, path, query: sent, schema, cacheKey: this.cacheKey(endpoint, platform, params, query) };
     const deadline = started + (options.deadlineMs ?? this.options.defaultDeadlineMs ?? 10_000);
 
     let flight = this.inflight.get(req.cacheKey) as Promise<ApiResponse<PayloadOf<K>>> | undefined;
@@ -276,11 +286,10 @@ export class LookupClient {
   private freshUntil(kind: EndpointKind, payload: unknown): number {
     const now = this.now();
     const expiries: number[] = [];
+    // An expiry of `0001-01-01T00:00:00+00:00` means none is known: it must not shorten the lifetime.
     const collect = (value: unknown) => {
-      if (value && typeof value === 'object' && 'expiryDate' in value && typeof value.expiryDate === 'string') {
-        const t = Date.parse(value.expiryDate);
-        if (!Number.isNaN(t)) expiries.push(t);
-      }
+      const t = value && typeof value === 'object' && 'expiryDate' in value ? expiryOf(value.expiryDate as string | null) : null;
+      if (t !== null) expiries.push(t);
     };
     if (Array.isArray(payload)) payload.forEach(collect);
     else collect(payload);
@@ -354,7 +363,10 @@ export class LookupClient {
       return { errors: [lookupError('invalid_response', 'The stats service sent an answer that is not JSON.', { status: 200 })], meta };
     }
     const body = json as { data?: unknown } | null;
-    const parsed = req.schema.safeParse(body && typeof body === 'object' ? body.data : undefined);
+    const parsed = readPayload(req.schema, body && typeof body === 'object' ? body.data : undefined);
+    // A field of a shape we did not expect costs that field, not the answer; it is worth knowing of.
+    if (parsed.degraded.length > 0)
+      this.options.logger?.debug({ endpoint: `${req.endpoint.title}.${req.endpoint.kind}`, degraded: parsed.degraded.slice(0, 20) }, 'answer read with fields left out');
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       return {
@@ -362,7 +374,25 @@ export class LookupClient {
         meta,
       };
     }
-    return { data: parsed.data, meta };
+    return { data: this.neutralSlugs(req.endpoint.kind, parsed.data), meta };
+  }
+
+  /** The value a deployment's service uses for a neutral title or platform name. */
+  private literal(name: TitleSlug | PlatformSlug): string {
+    return this.options.pathValues?.[name] ?? name;
+  }
+
+  /** Answers name platforms by the service's literal values; the bot speaks of them by the catalog's. */
+  private neutralSlugs<T>(kind: EndpointKind, data: T): T {
+    const values = this.options.pathValues;
+    if (!values || Object.keys(values).length === 0) return data;
+    const neutral = (slug: string | null) => (PLATFORM_SLUGS.find((p) => values[p] === slug) ?? slug);
+    if (kind === 'search') return (data as SearchResult[]).map((r) => ({ ...r, platformSlug: neutral(r.platformSlug) })) as T;
+    if (kind === 'profile') {
+      const p = data as StatsProfile;
+      return { ...p, platformInfo: { ...p.platformInfo, platformSlug: neutral(p.platformInfo.platformSlug) } } as T;
+    }
+    return data;
   }
 
   /** What the catalog already knows cannot succeed is refused without spending the service's quota. */

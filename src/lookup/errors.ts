@@ -52,9 +52,14 @@ export function parseRetryAfter(value: string | undefined, now: number): number 
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
+/** The codes a player's hidden stats come with (the second one on segments). */
+export const PRIVATE_CODES: readonly string[] = ['CollectorResultStatus::Private', 'StandardApiV2::Private'];
+
 function kindOf(status: number, code: string | null): LookupErrorKind {
-  if (code === 'CollectorResultStatus::Private') return 'private';
+  // 451: the real service's status for a private profile, with or without an errors list.
+  if ((code !== null && PRIVATE_CODES.includes(code)) || status === 451) return 'private';
   if (code === 'CollectorResultStatus::ExternalError') return 'unavailable';
+  // A 403 without a private code comes from the gateway in front: the key is refused, not the player.
   if (status === 401 || status === 403) return 'unauthorized';
   if (status === 404) return 'not_found';
   if (status === 429) return 'rate_limited';
@@ -90,7 +95,7 @@ export function errorFromResponse(status: number, bodyText: string, retryAfterMs
   if (envelope.success) {
     const first = envelope.data.errors[0];
     const code = first?.code ?? null;
-    return lookupError(kindOf(status, code), first?.message ?? GENERIC[kindOf(status, code)], { ...extra, code, data: first?.data ?? {} });
+    return lookupError(kindOf(status, code), first?.message || GENERIC[kindOf(status, code)], { ...extra, code, data: first?.data ?? {} });
   }
   const gateway = GatewayErrorBodySchema.safeParse(json);
   const kind = kindOf(status, null);

@@ -1,176 +1,402 @@
 // One zod schema per payload of the interface. The service validates what it writes with these in
 // its tests, and the lookup client validates what it reads: one schema, both sides.
+//
+// Liberal in what they accept: real answers differ by title, year and endpoint, so a schema
+// requires only what a reply cannot be shown without (a profile's handle and an overview with
+// stats, a match's id, ...). Every other field may be missing, `null`, `{}` or carry more: unknown
+// fields are kept, and a field of an unexpected shape falls back to its empty value. Each such
+// fallback is noted (`readPayload` returns them, the client logs them at debug; the service's tests
+// require none), so that a shape we did not expect is seen without costing the user the answer.
 import { z } from 'zod';
 
-import { DISPLAY_TYPES, PLATFORM_SLUGS } from '../catalog/index.js';
+import { PLATFORM_SLUGS, formatStatValue, isDisplayType, readableStatName } from '../catalog/index.js';
+
+/** A field that fell back to its empty value because it had a shape the schema did not expect. */
+export interface Degradation {
+  field: string;
+  issue: string;
+}
+
+// The degradations of the parse running now. zod parses synchronously, so one slot is enough.
+let noted: Degradation[] | undefined;
+
+function note(field: string, issue: string): void {
+  noted?.push({ field, issue });
+}
+
+/** `schema`, or `fallback` when the value is missing or of another shape (noted unless missing or null). */
+function lax<T extends z.ZodType>(field: string, schema: T, fallback: z.output<T>) {
+  return schema.catch((ctx) => {
+    if (ctx.input !== undefined && ctx.input !== null) note(field, ctx.error.issues[0]?.message ?? 'unexpected shape');
+    return fallback;
+  });
+}
+
+/** A list whose entries are read one by one: an entry that cannot be read is dropped and noted. */
+function laxList<T extends z.ZodType>(field: string, entry: T) {
+  return z.array(z.unknown()).transform((items) =>
+    items.flatMap((item, i) => {
+      const parsed = entry.safeParse(item);
+      if (parsed.success) return [parsed.data];
+      note(`${field}.${i}`, parsed.error.issues[0]?.message ?? 'unreadable entry');
+      return [];
+    }),
+  );
+}
+
+/** Same as `laxList`, but a missing or non-list value reads as an empty list. */
+const optionalList = <T extends z.ZodType>(field: string, entry: T) => lax(field, laxList(field, entry), []);
 
 const isoDate = z.string().refine((s) => !Number.isNaN(Date.parse(s)), 'an ISO date');
+const text = (field: string) => lax(field, z.string().nullable(), null);
+const num = (field: string) => lax(field, z.number().nullable(), null);
+const record = (field: string) => lax(field, z.record(z.string(), z.unknown()), {});
 
-export const StatSchema = z.object({
-  rank: z.number().int().nullable(),
-  percentile: z.number().nullable(),
-  displayName: z.string(),
-  displayCategory: z.string(),
-  category: z.string().nullable(),
-  metadata: z.record(z.string(), z.unknown()),
-  value: z.number().nullable(),
-  displayValue: z.string(),
-  displayType: z.enum(DISPLAY_TYPES).or(z.string()),
+/** `expiryDate` of `0001-01-01T00:00:00+00:00`: the service knows no expiry. */
+export const NO_EXPIRY_BEFORE = Date.UTC(2000, 0, 1);
+/** A usable expiry, or null for a missing one, an unreadable one, or the "none known" sentinel. */
+export function expiryOf(value: string | null | undefined): number | null {
+  if (typeof value !== 'string') return null;
+  const t = Date.parse(value);
+  return Number.isNaN(t) || t < NO_EXPIRY_BEFORE ? null : t;
+}
+const expiryDate = lax('expiryDate', isoDate.nullable(), null);
+
+/** A link that may go into an embed: http(s), no spaces or control characters. Anything else reads as null. */
+const url = (field: string) =>
+  lax(
+    field,
+    z
+      .string()
+      .nullable()
+      .transform((s) => {
+        if (s === null || s === '') return null;
+        // No whitespace (which covers controls Discord refuses), and a URL that parses.
+        if (/^https?:\/\/\S+$/i.test(s) && !/\p{Cc}/u.test(s) && URL.canParse(s)) return s;
+        note(field, 'not an http(s) URL');
+        return null;
+      }),
+    null,
+  );
+
+// ---------------------------------------------------------------------------------------------
+// Stats
+
+const StatInput = z.looseObject({
+  rank: num('stat.rank'),
+  percentile: num('stat.percentile'),
+  displayName: text('stat.displayName'),
+  displayCategory: text('stat.displayCategory'),
+  category: text('stat.category'),
+  metadata: record('stat.metadata'),
+  value: num('stat.value'),
+  displayValue: text('stat.displayValue'),
+  displayType: text('stat.displayType'),
 });
-export type Stat = z.infer<typeof StatSchema>;
 
-export const StatsSchema = z.record(z.string(), StatSchema);
-export type Stats = z.infer<typeof StatsSchema>;
+export interface Stat {
+  rank: number | null;
+  percentile: number | null;
+  displayName: string;
+  displayCategory: string | null;
+  category: string | null;
+  /** Extras, e.g. a ranked rating's tier: `{ rankName, iconUrl }`. */
+  metadata: Record<string, unknown>;
+  value: number | null;
+  /** What a reader sees; filled from `value` when the answer has none. */
+  displayValue: string;
+  displayType: string;
+  [extra: string]: unknown;
+}
 
-export const SegmentSchema = z.object({
+/**
+ * A stat needs a value or a display value to be shown; the rest is filled in: a name from its key
+ * (`headshotPct` -> "Headshot Pct"), a display value from its value.
+ */
+function readStat(key: string, raw: unknown): Stat | undefined {
+  const parsed = StatInput.safeParse(raw);
+  if (!parsed.success) return undefined;
+  const s = parsed.data;
+  if (s.value === null && (s.displayValue === null || s.displayValue === '')) return undefined;
+  const displayType = s.displayType ?? 'Unspecified';
+  return {
+    ...s,
+    displayName: s.displayName ?? readableStatName(key),
+    displayValue: s.displayValue ?? formatStatValue(s.value, isDisplayType(displayType) ? displayType : 'Unspecified'),
+    displayType,
+  };
+}
+
+/** Stats by key. A stat that cannot be shown is dropped and noted; a missing map is empty. */
+export const StatsSchema = lax(
+  'stats',
+  z.record(z.string(), z.unknown()).transform((input) => {
+    const stats: Record<string, Stat> = {};
+    for (const key of Object.keys(input)) {
+      const stat = readStat(key, input[key]);
+      if (stat) stats[key] = stat;
+      else note(`stats.${key}`, 'neither a value nor a display value');
+    }
+    return stats;
+  }),
+  {},
+);
+export type Stats = Record<string, Stat>;
+
+// ---------------------------------------------------------------------------------------------
+// Segments
+
+const SegmentMetadata = lax('segment.metadata', z.looseObject({ name: text('segment.metadata.name') }), { name: null });
+
+export interface Segment {
+  /** `overview`, or the segment type asked for (`map`, `legend`, ...). */
+  type: string;
+  /** What identifies it: `{}` for overview, `{ key }` or `{ id }` for the others, plus filters. */
+  attributes: Record<string, unknown>;
+  /** `name` is what a reader sees; legends and heroes may carry `imageUrl` and `isActive`. */
+  metadata: { name: string; [extra: string]: unknown };
+  expiryDate: string | null;
+  stats: Stats;
+  [extra: string]: unknown;
+}
+
+const nameFrom = (attributes: Record<string, unknown>, type: string): string => {
+  const id = attributes.key ?? attributes.id;
+  if (typeof id === 'string' && id !== '') return readableStatName(id.replace(/^(legend|hero)_/, ''));
+  return type === 'overview' ? 'Lifetime' : readableStatName(type);
+};
+
+export const SegmentSchema: z.ZodType<Segment> = z
+  .looseObject({
+    type: lax('segment.type', z.string(), ''),
+    attributes: record('segment.attributes'),
+    metadata: SegmentMetadata,
+    expiryDate,
+    stats: StatsSchema,
+  })
+  .transform((s) => ({ ...s, metadata: { ...s.metadata, name: s.metadata.name ?? nameFrom(s.attributes, s.type) } }));
+
+export const SegmentListSchema = laxList('segments', SegmentSchema);
+
+// ---------------------------------------------------------------------------------------------
+// Profile
+
+export interface PlatformInfo {
+  platformSlug: string | null;
+  platformUserId: string | null;
+  /** The name to show: the handle, or the identifier when the answer has no handle. */
+  platformUserHandle: string;
+  platformUserIdentifier: string | null;
+  avatarUrl: string | null;
+  additionalParameters: unknown;
+  [extra: string]: unknown;
+}
+
+const id = (field: string) => lax(field, z.union([z.string(), z.number().transform(String)]).nullable(), null);
+
+const PlatformInfoSchema: z.ZodType<PlatformInfo> = z
+  .looseObject({
+    platformSlug: text('platformInfo.platformSlug'),
+    platformUserId: id('platformInfo.platformUserId'),
+    platformUserHandle: text('platformInfo.platformUserHandle'),
+    platformUserIdentifier: id('platformInfo.platformUserIdentifier'),
+    avatarUrl: url('platformInfo.avatarUrl'),
+  })
+  .transform((p, ctx) => {
+    const handle = p.platformUserHandle || p.platformUserIdentifier;
+    if (!handle) {
+      ctx.addIssue({ code: 'custom', message: 'a profile needs a handle or an identifier', path: ['platformUserHandle'] });
+      return z.NEVER;
+    }
+    return { ...p, additionalParameters: p.additionalParameters ?? null, platformUserHandle: handle };
+  });
+
+export const AvailableSegmentSchema = z.looseObject({
   type: z.string(),
-  attributes: z.record(z.string(), z.unknown()),
-  metadata: z.looseObject({ name: z.string() }),
-  expiryDate: isoDate,
-  stats: StatsSchema,
-});
-export type Segment = z.infer<typeof SegmentSchema>;
-
-export const SegmentListSchema = z.array(SegmentSchema);
-
-export const PlatformInfoSchema = z.object({
-  platformSlug: z.string(),
-  platformUserId: z.string().nullable(),
-  platformUserHandle: z.string(),
-  platformUserIdentifier: z.string(),
-  avatarUrl: z.string().nullable(),
-  additionalParameters: z.record(z.string(), z.unknown()).nullable(),
-});
-
-export const UserInfoSchema = z.object({
-  userId: z.union([z.string(), z.number()]).nullable(),
-  isPremium: z.boolean(),
-  isVerified: z.boolean(),
-  isInfluencer: z.boolean(),
-  isPartner: z.boolean(),
-  countryCode: z.string().nullable(),
-  customAvatarUrl: z.string().nullable(),
-  customHeroUrl: z.string().nullable(),
-  socialAccounts: z.array(z.unknown()),
-  pageviews: z.number().nullable(),
-  isSuspicious: z.boolean().nullable(),
-});
-
-export const AvailableSegmentSchema = z.object({
-  type: z.string(),
-  attributes: z.record(z.string(), z.unknown()),
-  metadata: z.looseObject({ name: z.string() }),
+  attributes: record('availableSegments.attributes'),
+  metadata: record('availableSegments.metadata'),
 });
 export type AvailableSegment = z.infer<typeof AvailableSegmentSchema>;
 
-export const StatsProfileSchema = z.object({
-  platformInfo: PlatformInfoSchema,
-  userInfo: UserInfoSchema,
-  metadata: z.record(z.string(), z.unknown()),
-  segments: z.array(SegmentSchema).min(1),
-  availableSegments: z.array(AvailableSegmentSchema),
-  expiryDate: isoDate,
-});
+/** The overview of a profile: the segment of type `overview`, else the first. */
+export const overviewOf = (segments: readonly Segment[]): Segment | undefined => segments.find((s) => s.type === 'overview') ?? segments[0];
+
+export const StatsProfileSchema = z
+  .looseObject({
+    platformInfo: PlatformInfoSchema,
+    userInfo: record('userInfo'),
+    metadata: record('metadata'),
+    segments: laxList('segments', SegmentSchema),
+    availableSegments: optionalList('availableSegments', AvailableSegmentSchema),
+    expiryDate,
+  })
+  .refine((p) => Object.keys(overviewOf(p.segments)?.stats ?? {}).length > 0, { message: 'a profile needs an overview with stats', path: ['segments'] });
 export type StatsProfile = z.infer<typeof StatsProfileSchema>;
 
-export const SearchResultSchema = z.object({
-  platformId: z.number().int(),
-  platformSlug: z.string(),
-  platformUserIdentifier: z.string(),
-  platformUserId: z.string().nullable(),
-  platformUserHandle: z.string(),
-  avatarUrl: z.string().nullable(),
-  status: z.string().nullable(),
-  additionalParameters: z.record(z.string(), z.unknown()).nullable(),
-});
+// ---------------------------------------------------------------------------------------------
+// Search
+
+export const SearchResultSchema = z
+  .looseObject({
+    platformId: num('search.platformId'),
+    platformSlug: text('search.platformSlug'),
+    platformUserIdentifier: id('search.platformUserIdentifier'),
+    platformUserId: id('search.platformUserId'),
+    platformUserHandle: text('search.platformUserHandle'),
+    avatarUrl: url('search.avatarUrl'),
+    status: text('search.status'),
+  })
+  .transform((r, ctx) => {
+    // What a result is opened by, and what it is called: each stands in for the other when missing.
+    const identifier = r.platformUserIdentifier || r.platformUserHandle || r.platformUserId;
+    if (!identifier) {
+      ctx.addIssue({ code: 'custom', message: 'a search result needs an identifier or a handle' });
+      return z.NEVER;
+    }
+    return { ...r, additionalParameters: r.additionalParameters ?? null, platformUserIdentifier: identifier, platformUserHandle: r.platformUserHandle || identifier };
+  });
 export type SearchResult = z.infer<typeof SearchResultSchema>;
-export const SearchResultListSchema = z.array(SearchResultSchema);
+export const SearchResultListSchema = laxList('results', SearchResultSchema);
 
-const valueOf = <T extends z.ZodType>(t: T) => z.object({ value: t });
+// ---------------------------------------------------------------------------------------------
+// Sessions (title_b), in the real layout
 
-export const SessionMatchSchema = z.object({
-  attributes: z.object({ id: z.string() }),
-  metadata: z.looseObject({
-    startDate: valueOf(isoDate),
-    endDate: valueOf(isoDate),
-    duration: valueOf(z.string()),
-    character: z.object({ displayValue: z.string().nullable() }),
-    result: z.string().nullable(),
-  }),
-  stats: StatsSchema,
-});
+/** `{ value, displayValue }`, the form session metadata comes in; a bare value is read as the value. */
+export interface Valued<T> {
+  value: T;
+  displayValue: string | null;
+  [extra: string]: unknown;
+}
+
+function valued<T extends z.ZodType>(field: string, inner: T) {
+  const object = z.looseObject({ value: inner, displayValue: text(`${field}.displayValue`) });
+  return lax(
+    field,
+    z.union([object, inner.transform((value) => ({ value, displayValue: null }))]).nullable(),
+    null,
+  ) as unknown as z.ZodType<Valued<z.output<T>> | null>;
+}
+
+const flag = z.union([z.boolean(), z.enum(['True', 'False', 'true', 'false']).transform((s) => s.toLowerCase() === 'true')]);
+
+export const SessionMatchSchema = z
+  .looseObject({
+    id: id('match.id'),
+    attributes: lax('match.attributes', z.record(z.string(), z.unknown()).optional(), undefined),
+    metadata: lax(
+      'match.metadata',
+      z.looseObject({
+        startDate: valued('match.startDate', isoDate),
+        endDate: valued('match.endDate', isoDate),
+        result: valued('match.result', z.string().nullable()),
+        character: valued('match.character', z.string().nullable()),
+      }),
+      { startDate: null, endDate: null, result: null, character: null },
+    ),
+    stats: StatsSchema,
+  })
+  // Older answers put the id in `attributes`.
+  .transform((m) => ({ ...m, id: m.id ?? (typeof m.attributes?.id === 'string' ? m.attributes.id : null) }));
 export type SessionMatch = z.infer<typeof SessionMatchSchema>;
 
-export const SessionSchema = z.object({
-  attributes: z.object({ id: z.string() }),
-  metadata: z.looseObject({
-    startDate: valueOf(isoDate),
-    endDate: valueOf(isoDate),
-    duration: valueOf(z.string().regex(/^\d{2,}:\d{2}:\d{2}$/)),
-    isActive: z.boolean(),
-  }),
+export const SessionSchema = z.looseObject({
+  metadata: lax(
+    'session.metadata',
+    z.looseObject({
+      startDate: valued('session.startDate', isoDate),
+      endDate: valued('session.endDate', isoDate),
+      /** A .NET TimeSpan, `[d.]HH:MM:SS[.fffffff]`. */
+      duration: valued('session.duration', z.string()),
+      isActive: valued('session.isActive', flag),
+    }),
+    { startDate: null, endDate: null, duration: null, isActive: null },
+  ),
   stats: StatsSchema,
-  matches: z.array(SessionMatchSchema).min(1),
+  matches: optionalList('session.matches', SessionMatchSchema),
 });
 export type Session = z.infer<typeof SessionSchema>;
 
-export const SessionListSchema = z.object({
-  items: z.array(SessionSchema),
-  expiryDate: isoDate,
+export const SessionListSchema = z.looseObject({
+  items: laxList('items', SessionSchema),
+  expiryDate,
 });
 export type SessionList = z.infer<typeof SessionListSchema>;
 
-export const MatchSummarySchema = z.object({
-  attributes: z.object({ id: z.string() }),
-  metadata: z.looseObject({
-    timestamp: isoDate,
-    mapName: z.string().nullable(),
-    modeName: z.string().nullable(),
-    playlistName: z.string().nullable(),
-    queue: z.string().nullable(),
-    season: z.number().int().nullable(),
-    result: z.string().nullable(),
-    duration: z.number(),
-  }),
-  segments: z.array(z.object({ type: z.literal('overview'), stats: StatsSchema })).min(1),
+// ---------------------------------------------------------------------------------------------
+// Matches (title_a)
+
+const displayValueOf = (field: string) =>
+  lax(
+    field,
+    z.union([z.looseObject({ displayValue: text(`${field}.displayValue`) }), z.string().transform((displayValue) => ({ displayValue }))]),
+    { displayValue: null },
+  );
+
+export const MatchSummarySchema = z.looseObject({
+  attributes: z.looseObject({ id: z.string().min(1) }),
+  metadata: lax(
+    'match.metadata',
+    z.looseObject({
+      timestamp: lax('match.timestamp', isoDate.nullable(), null),
+      mapName: text('match.mapName'),
+      modeName: text('match.modeName'),
+      playlistName: text('match.playlistName'),
+      queue: text('match.queue'),
+      season: num('match.season'),
+      result: text('match.result'),
+      duration: num('match.duration'),
+    }),
+    { timestamp: null, mapName: null, modeName: null, playlistName: null, queue: null, season: null, result: null, duration: null },
+  ),
+  segments: optionalList('match.segments', z.looseObject({ type: lax('segment.type', z.string(), ''), stats: StatsSchema })),
 });
 export type MatchSummary = z.infer<typeof MatchSummarySchema>;
 
-export const MatchResultSchema = z.object({
-  matches: z.array(MatchSummarySchema),
-  metadata: z.object({ next: z.string().nullable() }),
+export const MatchResultSchema = z.looseObject({
+  matches: laxList('matches', MatchSummarySchema),
+  metadata: lax('metadata', z.looseObject({ next: text('metadata.next') }), { next: null }),
 });
 export type MatchResult = z.infer<typeof MatchResultSchema>;
 
-const displayValueOf = z.object({ displayValue: z.string().nullable() });
-
-export const MatchChildSchema = z.object({
-  type: z.enum(['team', 'player']),
-  attributes: z.record(z.string(), z.unknown()),
-  metadata: z.looseObject({ name: z.string(), isWinner: z.boolean(), result: z.string().nullable() }),
+export const MatchChildSchema = z.looseObject({
+  type: z.string(),
+  attributes: record('child.attributes'),
+  metadata: lax(
+    'child.metadata',
+    z.looseObject({ name: lax('child.name', z.string(), ''), isWinner: lax('child.isWinner', z.boolean().nullable(), null), result: text('child.result') }),
+    { name: '', isWinner: null, result: null },
+  ),
   stats: StatsSchema,
 });
 export type MatchChild = z.infer<typeof MatchChildSchema>;
 
-export const StatisticalObjectSchema = z.object({
-  attributes: z.object({ id: z.string() }),
-  metadata: z.looseObject({
-    timestamp: isoDate,
-    duration: z.number(),
-    map: displayValueOf,
-    mode: displayValueOf,
-    playlist: displayValueOf,
-    queue: z.string().nullable(),
-    season: z.number().int().nullable(),
-  }),
-  children: z.array(MatchChildSchema),
+export const StatisticalObjectSchema = z.looseObject({
+  attributes: z.looseObject({ id: z.string().min(1) }),
+  metadata: lax(
+    'report.metadata',
+    z.looseObject({
+      timestamp: lax('report.timestamp', isoDate.nullable(), null),
+      duration: num('report.duration'),
+      map: displayValueOf('report.map'),
+      mode: displayValueOf('report.mode'),
+      playlist: displayValueOf('report.playlist'),
+      queue: text('report.queue'),
+      season: num('report.season'),
+    }),
+    { timestamp: null, duration: null, map: { displayValue: null }, mode: { displayValue: null }, playlist: { displayValue: null }, queue: null, season: null },
+  ),
+  children: optionalList('children', MatchChildSchema),
 });
 export type StatisticalObject = z.infer<typeof StatisticalObjectSchema>;
 
+// ---------------------------------------------------------------------------------------------
+// Errors and the envelope
+
+/** One entry of `errors`; real answers often leave out `data`. */
 export const ApiErrorSchema = z.object({
-  code: z.string().nullable(),
-  message: z.string(),
-  data: z.record(z.string(), z.unknown()),
+  code: text('error.code'),
+  message: lax('error.message', z.string(), ''),
+  data: record('error.data'),
 });
 export type ApiError = z.infer<typeof ApiErrorSchema>;
 
@@ -190,5 +416,19 @@ export const PAYLOAD_SCHEMAS = {
   'CollectorSearchResult[]': SearchResultListSchema,
   SessionList: SessionListSchema,
 } as const;
+
+export type PayloadResult<T> = { success: true; data: T; degraded: Degradation[] } | { success: false; error: z.ZodError; degraded: Degradation[] };
+
+/** Parses with `schema` and says which fields fell back to their empty value on the way. */
+export function readPayload<T>(schema: z.ZodType<T>, input: unknown): PayloadResult<T> {
+  const outer = noted;
+  noted = [];
+  try {
+    const parsed = schema.safeParse(input);
+    return parsed.success ? { success: true, data: parsed.data, degraded: noted } : { success: false, error: parsed.error, degraded: noted };
+  } finally {
+    noted = outer;
+  }
+}
 
 export const PlatformSlugSchema = z.enum(PLATFORM_SLUGS);

@@ -5,6 +5,8 @@ import type { ApiError } from '../lookup/schemas.js';
 export const ERROR_CODES = {
   notFound: 'CollectorResultStatus::NotFound',
   private: 'CollectorResultStatus::Private',
+  /** What the segments endpoint of the real service says for a private player. */
+  segmentsPrivate: 'StandardApiV2::Private',
   invalidParameter: 'InvalidParameter',
   matchNotFound: 'MatchNotFound',
   routeNotFound: 'NotFound',

@@ -1,6 +1,6 @@
 // What each endpoint answers, computed from the store. Transport-free: the server parses and checks
 // the request, these functions build the payloads (or throw a ServiceError).
-import { PLATFORMS, TITLES, formatClock, segmentType, statInfo, type PlatformSlug, type TitleSlug } from '../catalog/index.js';
+import { PLATFORMS, TITLES, formatDuration, formatTimeSpan, segmentType, statInfo, type PlatformSlug, type TitleSlug } from '../catalog/index.js';
 import type {
   AvailableSegment,
   MatchChild,
@@ -70,9 +70,16 @@ export function checkIdentifier(platform: PlatformSlug, identifier: string, para
 /**
  * Finds a player by identifier; where the platform accepts them (pc_store_a), also by community
  * profile URL or vanity name.
- * Throws 404 `CollectorResultStatus::NotFound`, or 403 `CollectorResultStatus::Private`.
+ * Throws 404 `CollectorResultStatus::NotFound`, or 451 with `privateCode` (as the real service does:
+ * `CollectorResultStatus::Private`, on segments `StandardApiV2::Private`).
  */
-export async function resolvePlayer(store: Store, title: TitleSlug, platform: PlatformSlug, identifier: string): Promise<PlayerRow> {
+export async function resolvePlayer(
+  store: Store,
+  title: TitleSlug,
+  platform: PlatformSlug,
+  identifier: string,
+  privateCode: string = ERROR_CODES.private,
+): Promise<PlayerRow> {
   checkIdentifier(platform, identifier);
   const player = await findPlayer(store, title, platform, identifier);
   if (!player)
@@ -83,7 +90,7 @@ export async function resolvePlayer(store: Store, title: TitleSlug, platform: Pl
       { title, platform, platformUserIdentifier: identifier },
     );
   if (player.private)
-    throw new ServiceError(403, ERROR_CODES.private, `${player.handle} keeps their ${TITLES[title].name} stats private.`, {
+    throw new ServiceError(451, privateCode, `${player.handle} keeps their ${TITLES[title].name} stats private.`, {
       title,
       platform,
       platformUserIdentifier: player.id,
@@ -100,6 +107,9 @@ async function findPlayer(store: Store, title: TitleSlug, platform: PlatformSlug
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+const dated = (ms: number) => ({ value: iso(ms), displayValue: iso(ms) });
+const flagged = (value: boolean) => ({ value, displayValue: value ? 'True' : 'False' });
+const RESULT_NAMES: Record<string, string> = { win: 'Win', loss: 'Loss', draw: 'Draw' };
 
 function platformInfo(p: PlayerRow): StatsProfile['platformInfo'] {
   return {
@@ -231,14 +241,19 @@ export async function segments(
     throw invalidParameter('segmentType', `unknown segment type "${type}"`, TITLES[title].segmentTypes.map((s) => s.type), type);
   if (filter.season !== undefined && TITLES[title].lifetimeOnlySegmentTypes.includes(type))
     throw invalidParameter('season', `${type} data exists for lifetime only; leave season empty`, undefined, String(filter.season));
-  const player = await resolvePlayer(ctx.store, title, platform, identifier);
+  const player = await resolvePlayer(ctx.store, title, platform, identifier, ERROR_CODES.segmentsPrivate);
   const expiryDate = iso(ctx.now() + EXPIRY_MS.segments);
   const key = `segments|${title}|${platform}|${player.id_norm}|${type}|${filter.queue ?? ''}|${filter.season ?? ''}`;
-  const groups = await memo.get(ctx.store, key, async () => {
+  const { groups, active } = await memo.get(ctx.store, key, async () => {
     const rows = await ctx.store.aggregateRows(title, platform, player.id_norm, info.groupBy, filter);
-    return [...groupRows(rows, info.groupBy === 'weapon')]
-      .map(([name, totals]) => ({ name, values: totalsToValues(totals) }))
-      .sort((a, b) => (b.values.matchesPlayed ?? 0) - (a.values.matchesPlayed ?? 0) || a.name.localeCompare(b.name));
+    const character = info.groupBy === 'legend' || info.groupBy === 'hero';
+    return {
+      groups: [...groupRows(rows, info.groupBy === 'weapon')]
+        .map(([name, totals]) => ({ name, values: totalsToValues(totals) }))
+        .sort((a, b) => (b.values.matchesPlayed ?? 0) - (a.values.matchesPlayed ?? 0) || a.name.localeCompare(b.name)),
+      // The legend or hero in use: the one of the player's newest match.
+      active: character ? ((await ctx.store.matchPage(player, 1))[0]?.[info.groupBy] ?? null) : null,
+    };
   });
   const filterAttributes: Record<string, unknown> = {};
   if (filter.season !== undefined) filterAttributes.season = filter.season;
@@ -248,10 +263,12 @@ export async function segments(
     const label = overview
       ? [filter.season !== undefined ? `Season ${filter.season}` : 'Lifetime', filter.queue].filter(Boolean).join(' · ')
       : name;
+    // title_b's legends are identified by an id, as in the real service; the others by their key.
+    const identity = overview ? {} : info.groupBy === 'legend' ? { id: `legend_${name.toLowerCase().replace(/[^a-z0-9]+/g, '_')}` } : { key: name };
     return {
       type,
-      attributes: overview ? filterAttributes : { key: name, ...filterAttributes },
-      metadata: { name: label },
+      attributes: { ...identity, ...filterAttributes },
+      metadata: active === null ? { name: label } : { name: label, isActive: name === active },
       expiryDate,
       stats: toStats(values),
     };
@@ -409,27 +426,30 @@ export async function sessions(ctx: LookupContext, memo: Memo, title: TitleSlug,
       const totals = emptyTotals();
       const matchRows = span.matches.map((m) => rows.get(m.match_id)).filter((r): r is MatchRow => r !== undefined);
       for (const row of matchRows) addMatch(totals, row);
+      // The real service's layout: `{ value, displayValue }` metadata, .NET TimeSpan durations, the
+      // match id at the top, and no `attributes`.
       return {
-        attributes: { id: `${player.id_norm}:${span.start}` },
         metadata: {
-          startDate: { value: iso(span.start) },
-          endDate: { value: iso(span.end) },
-          duration: { value: formatClock((span.end - span.start) / 1000) },
-          isActive: false,
+          startDate: dated(span.start),
+          endDate: dated(span.end),
+          duration: { value: formatTimeSpan((span.end - span.start) / 1000), displayValue: formatDuration((span.end - span.start) / 1000) },
+          isActive: flagged(false),
           matchCount: matchRows.length,
         },
         stats: toStats(totalsToValues(totals)),
-        matches: matchRows.reverse().map((row) => ({
-          attributes: { id: row.match_id },
-          metadata: {
-            startDate: { value: iso(row.started_at) },
-            endDate: { value: iso(row.started_at + row.duration_s * 1000) },
-            duration: { value: formatClock(row.duration_s) },
-            character: { displayValue: row.legend ?? row.hero },
-            result: row.result,
-          },
-          stats: toStats(matchValues(singleMatch(row))),
-        })),
+        matches: matchRows.reverse().map((row) => {
+          const character = row.legend ?? row.hero;
+          return {
+            id: row.match_id,
+            metadata: {
+              startDate: dated(row.started_at),
+              endDate: dated(row.started_at + row.duration_s * 1000),
+              result: { value: row.result, displayValue: row.result === null ? null : RESULT_NAMES[row.result] ?? row.result },
+              character: { value: character, displayValue: character },
+            },
+            stats: toStats(matchValues(singleMatch(row))),
+          };
+        }),
       };
     });
     return { items, newestEnd: spans[0]?.end };
@@ -437,8 +457,8 @@ export async function sessions(ctx: LookupContext, memo: Memo, title: TitleSlug,
   const newest = cut.items[0];
   const items =
     newest && cut.newestEnd !== undefined && isActiveSession(cut.newestEnd, now)
-      ? [{ ...newest, metadata: { ...newest.metadata, isActive: true } }, ...cut.items.slice(1)]
+      ? [{ ...newest, metadata: { ...newest.metadata, isActive: flagged(true) } }, ...cut.items.slice(1)]
       : cut.items;
-  const active = items[0]?.metadata.isActive === true;
+  const active = items[0]?.metadata.isActive?.value === true;
   return { items, expiryDate: iso(now + (active ? EXPIRY_MS.sessions : EXPIRY_MS.sessionsIdle)) };
 }

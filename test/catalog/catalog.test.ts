@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { ENDPOINTS, PLATFORMS, TITLES, buildPath, findEndpoint, pathParams, platformsOfTitle, readableStatName, formatStatValue, formatDuration, formatClock } from '../../src/catalog/index.js';
+import { ENDPOINTS, PLATFORMS, TITLES, buildPath, findEndpoint, pathParams, platformsOfTitle, readableStatName, formatStatValue, formatDuration, formatTimeSpan, parseTimeSpan } from '../../src/catalog/index.js';
 
 describe('catalog', () => {
   it('lists the 15 endpoints of the interface with their exact path shapes', () => {
@@ -82,7 +82,16 @@ describe('stat display', () => {
     expect(formatStatValue(null, 'Number')).toBe('-');
     expect(formatDuration(184)).toBe('3m 4s');
     expect(formatDuration(3600)).toBe('1h 0m');
-    expect(formatClock(3725)).toBe('01:02:05');
-    expect(formatClock(100 * 3600)).toBe('100:00:00');
+  });
+
+  it('writes and reads .NET TimeSpan durations, with days past a day and fractions of a second', () => {
+    expect(formatTimeSpan(3725)).toBe('01:02:05');
+    expect(formatTimeSpan(93_784)).toBe('1.02:03:04');
+    expect(parseTimeSpan('00:45:06.6886760')).toBeCloseTo(2706.688676, 6);
+    expect(parseTimeSpan('1.02:03:04')).toBe(93_784);
+    expect(parseTimeSpan('01:05:00')).toBe(3900);
+    expect(parseTimeSpan(formatTimeSpan(200_000))).toBe(200_000);
+    expect(parseTimeSpan('45 minutes')).toBeNull();
+    expect(parseTimeSpan('')).toBeNull();
   });
 });

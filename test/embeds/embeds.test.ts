@@ -67,12 +67,13 @@ function expectWithinLimits(reply: Reply) {
 }
 
 describe('embeds from the service’s payloads', () => {
-  it('shows a profile: handle, avatar-less header, headline stats with rank and share', () => {
+  it('shows a profile: handle, avatar-less header, the figures that matter first, with rank and share', () => {
     const r = profileReply(fixtures.profile!, 'title_a', network);
     const e = r.embeds[0]!;
     expect(e.title).toBe('Ash');
     expect(e.author?.name).toBe('Title A · Career');
-    expect(e.fields?.map((f) => f.name).slice(0, 6)).toEqual(['Matches Played', 'Wins', 'Win %', 'Kills', 'Deaths', 'K/D']);
+    // Ash has no headshots or shots on record: those figures are left out, not shown empty.
+    expect(e.fields?.map((f) => f.name).slice(0, 7)).toEqual(['K/D', 'Win rate', 'Kills/match', 'Damage/match', 'Matches', 'Time played', 'Wins']);
     expect(e.fields?.find((f) => f.name === 'Kills')?.value).toBe('**30**\n#1 · top 0.1%');
     expect(e.description).toContain('PC Store A');
     expect(e.description).toContain('Season: **2**');

@@ -81,7 +81,7 @@ describe('lookups against the real service', () => {
     expect(missing.errors?.[0]).toMatchObject({ kind: 'not_found', status: 404, code: 'CollectorResultStatus::NotFound' });
     expect(missing.errors?.[0]?.message).toContain('Nobody');
     const hidden = await t.client.profile('title_c', 'pc_store_c', 'Shade#0001');
-    expect(hidden.errors?.[0]).toMatchObject({ kind: 'private', status: 403, code: 'CollectorResultStatus::Private' });
+    expect(hidden.errors?.[0]).toMatchObject({ kind: 'private', status: 451, code: 'CollectorResultStatus::Private' });
     const match = await t.client.match('title_a', 'pc_store_a', 'no-such-match');
     expect(match.errors?.[0]).toMatchObject({ kind: 'not_found', code: 'MatchNotFound' });
     const season = await t.client.segments('title_a', 'pc_store_a', 'ashplays', 'map', { season: 0 });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 
 import { emptyTotals, addMatch, groupRows, standing, toStats, totalsToValues, type AggregateRow } from '../../src/service/aggregate.js';
-import { StatSchema } from '../../src/lookup/schemas.js';
+import { StatsSchema } from '../../src/lookup/schemas.js';
+import { strictly } from '../helpers/schemas.js';
 
 describe('aggregation', () => {
   it('sums matches and derives the ratios', () => {
@@ -62,7 +63,7 @@ describe('aggregation', () => {
 
   it('renders values as Stat objects with display names, display values and standings', () => {
     const stats = toStats({ kills: 1234, winRate: 51.234, timePlayed: 3700, longestStreak: 9 }, (key) => (key === 'kills' ? { rank: 2, percentile: 99.5 } : null));
-    for (const s of Object.values(stats)) StatSchema.parse(s);
+    expect(strictly(StatsSchema, stats)).toEqual(stats);
     expect(Object.keys(stats)).toEqual(['winRate', 'kills', 'longestStreak', 'timePlayed']);
     expect(stats.kills).toMatchObject({ displayName: 'Kills', displayValue: '1,234', rank: 2, percentile: 99.5, category: 'combat' });
     expect(stats.winRate).toMatchObject({ displayValue: '51.2%', displayType: 'NumberPercentage', rank: null });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { PAYLOAD_SCHEMAS, ErrorBodySchema, envelopeOf } from '../../src/lookup/schemas.js';
 import { SMALL_T0, smallLines } from '../fixtures/small-dataset.js';
+import { strictly } from '../helpers/schemas.js';
 import { startService, type TestService } from '../helpers/service.js';
 
 let clock = SMALL_T0 + 24 * 3_600_000;
@@ -19,7 +20,7 @@ async function data<K extends keyof typeof PAYLOAD_SCHEMAS>(kind: K, path: strin
   const res = await service.request(path);
   expect(res.status, res.text).toBe(200);
   expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
-  return envelopeOf(PAYLOAD_SCHEMAS[kind]).parse(res.body).data as ReturnType<(typeof PAYLOAD_SCHEMAS)[K]['parse']>;
+  return strictly(envelopeOf(PAYLOAD_SCHEMAS[kind]), res.body).data as ReturnType<(typeof PAYLOAD_SCHEMAS)[K]['parse']>;
 }
 
 async function error(path: string, status: number, init?: RequestInit) {
@@ -104,9 +105,10 @@ describe('profile', () => {
     expect(e.data).toMatchObject({ platform: 'console_a', platformUserIdentifier: 'Nobody Here' });
   });
 
-  it('answers 403 CollectorResultStatus::Private for a player who hides their stats', async () => {
-    const e = await error('/v2/title_c/standard/profile/pc_store_c/Shade%230001', 403);
+  it('answers 451 CollectorResultStatus::Private for a player who hides their stats, StandardApiV2::Private on segments', async () => {
+    const e = await error('/v2/title_c/standard/profile/pc_store_c/Shade%230001', 451);
     expect(e.code).toBe('CollectorResultStatus::Private');
+    expect((await error('/v2/title_c/standard/profile/pc_store_c/Shade%230001/segments/hero', 451)).code).toBe('StandardApiV2::Private');
   });
 });
 
@@ -254,29 +256,31 @@ describe('sessions (title_b)', () => {
 
   it('splits at exactly 45:00 between the end of a match and the start of the next, not at 44:59', async () => {
     const r = await data('SessionList', path);
-    expect(r.items.map((s) => s.matches.map((m) => m.attributes.id))).toEqual([['b-3'], ['b-2', 'b-1']]);
+    expect(r.items.map((s) => s.matches.map((m) => m.id))).toEqual([['b-3'], ['b-2', 'b-1']]);
     const older = r.items[1]!;
     expect(older.metadata).toMatchObject({
       startDate: { value: new Date(SMALL_T0).toISOString() },
       endDate: { value: new Date(SMALL_T0 + 65 * 60_000).toISOString() },
       duration: { value: '01:05:00' },
-      isActive: false,
+      isActive: { value: false, displayValue: 'False' },
     });
+    expect(older).not.toHaveProperty('attributes');
     expect(older.stats.kills?.value).toBe(4);
     expect(older.stats.matchesPlayed?.value).toBe(2);
-    expect(older.matches[0]?.metadata.character.displayValue).toBe('Octane');
-    expect(older.matches[0]?.metadata.duration.value).toBe('00:10:01');
+    expect(older.matches[0]?.metadata.character).toMatchObject({ value: 'Octane', displayValue: 'Octane' });
+    expect(older.matches[0]?.metadata.endDate?.value).toBe(new Date(SMALL_T0 + 65 * 60_000).toISOString());
+    expect(older.matches[0]?.metadata.result).toEqual({ value: 'loss', displayValue: 'Loss' });
   });
 
   it('is active while the newest match ended less than 45 minutes ago', async () => {
     const newestEnd = SMALL_T0 + 130 * 60_000;
     clock = newestEnd + 44 * 60_000 + 59_000;
-    expect((await data('SessionList', path)).items[0]?.metadata.isActive).toBe(true);
+    expect((await data('SessionList', path)).items[0]?.metadata.isActive).toEqual({ value: true, displayValue: 'True' });
     clock = newestEnd + 45 * 60_000;
     const r = await data('SessionList', path);
-    expect(r.items[0]?.metadata.isActive).toBe(false);
-    expect(r.items[1]?.metadata.isActive).toBe(false);
-    expect(Date.parse(r.expiryDate)).toBeGreaterThan(clock);
+    expect(r.items[0]?.metadata.isActive?.value).toBe(false);
+    expect(r.items[1]?.metadata.isActive?.value).toBe(false);
+    expect(Date.parse(r.expiryDate ?? '')).toBeGreaterThan(clock);
   });
 });
 

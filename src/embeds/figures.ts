@@ -1,0 +1,81 @@
+// Figures by meaning: a reply asks for "win rate", and gets it whatever the answer calls it
+// (`winRate`, `wlPercentage`, ...), or derived from the sums the answer has when it sends none.
+import { FIGURE_ALIASES, FIGURE_INFO, formatStatValue, type Figure, type TitleSlug } from '../catalog/index.js';
+import type { Stat, Stats } from '../lookup/schemas.js';
+
+/** The key of `stats` that carries `figure` for `title`, if the answer has one. */
+export function figureKey(stats: Stats, title: TitleSlug, figure: Figure): string | undefined {
+  return FIGURE_ALIASES[title][figure].find((key) => Object.hasOwn(stats, key));
+}
+
+const valueOf = (stats: Stats, title: TitleSlug, figure: Figure): number | undefined => {
+  const key = figureKey(stats, title, figure);
+  const value = key === undefined ? undefined : stats[key]?.value;
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+};
+
+/** How a figure derives from sums, for answers that send the sums but not the ratio. */
+const DERIVED: Partial<Record<Figure, (get: (f: Figure) => number | undefined) => number | undefined>> = {
+  kd: (get) => {
+    const kills = get('kills');
+    const deaths = get('deaths');
+    return kills === undefined || deaths === undefined ? undefined : deaths === 0 ? kills : kills / deaths;
+  },
+  winRate: (get) => {
+    const wins = get('wins');
+    const losses = get('losses');
+    const matches = get('matchesPlayed') ?? (wins !== undefined && losses !== undefined ? wins + losses : undefined);
+    return wins === undefined || !matches ? undefined : (wins / matches) * 100;
+  },
+  killsPerMatch: (get) => per(get('kills'), get('matchesPlayed')),
+  damagePerMatch: (get) => per(get('damage'), get('matchesPlayed')),
+  headshotRate: (get) => percent(get('headshots'), get('kills')),
+  accuracy: (get) => percent(get('shotsHit'), get('shotsFired')),
+};
+
+function per(sum: number | undefined, matches: number | undefined): number | undefined {
+  return sum === undefined || !matches ? undefined : sum / matches;
+}
+
+function percent(part: number | undefined, whole: number | undefined): number | undefined {
+  return part === undefined || !whole ? undefined : (part / whole) * 100;
+}
+
+/**
+ * `figure` of a stats map: the stat under the first of its aliases the answer has, else one derived
+ * from the sums it has (kills/deaths), marked `metadata.derived`; undefined when neither.
+ */
+export function figure(stats: Stats, title: TitleSlug, name: Figure): Stat | undefined {
+  const key = figureKey(stats, title, name);
+  if (key !== undefined) return stats[key];
+  const value = DERIVED[name]?.((f) => valueOf(stats, title, f));
+  if (value === undefined || !Number.isFinite(value)) return undefined;
+  const info = FIGURE_INFO[name];
+  return {
+    rank: null,
+    percentile: null,
+    displayName: info.label,
+    displayCategory: null,
+    category: null,
+    metadata: { derived: true },
+    value,
+    displayValue: formatStatValue(value, info.displayType),
+    displayType: info.displayType,
+  };
+}
+
+/** Each of `names` the stats have or can derive, with the key it came from (none when derived). */
+export function figures(stats: Stats, title: TitleSlug, names: readonly Figure[]): { figure: Figure; key: string | undefined; stat: Stat }[] {
+  return names.flatMap((name) => {
+    const stat = figure(stats, title, name);
+    return stat ? [{ figure: name, key: figureKey(stats, title, name), stat }] : [];
+  });
+}
+
+/** A ranked rating's tier, when the answer names one (`metadata.rankName`, `metadata.iconUrl`). */
+export function ratingTier(stat: Stat | undefined): { name: string; iconUrl: string | null } | undefined {
+  const name = stat?.metadata.rankName ?? stat?.metadata.tierName;
+  if (typeof name !== 'string' || name.trim() === '') return undefined;
+  const icon = stat?.metadata.iconUrl;
+  return { name, iconUrl: typeof icon === 'string' && /^https?:\/\/\S+$/i.test(icon) ? icon : null };
+}
