@@ -3,18 +3,7 @@
 // (a few very busy players, a long tail of occasional ones), a year of start times. Nothing is
 // committed: the same arguments give the same lines on every machine.
 import { platformsOfTitle, TITLE_SLUGS, type TitleSlug } from '../src/catalog/index.js';
-
-/** mulberry32: small, fast, and the same sequence everywhere. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+import { random } from '../src/service/demo.js';
 
 export const PLAYERS_PER_MATCH = 10;
 /** Zipf exponent of player activity. */
