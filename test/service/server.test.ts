@@ -347,7 +347,7 @@ describe('the HTTP surface', () => {
     const broken = await startService(smallLines());
     try {
       // A statement that fails inside the store: the table it reads is gone.
-      broken.store.db.exec('DROP TABLE player_totals');
+      await broken.store.sql('DROP TABLE player_totals');
       const res = await broken.request(`${A}/profile/pc_store_a/76561198000000042`);
       expect(res.status).toBe(500);
       expect(ErrorBodySchema.parse(res.body).errors[0]).toEqual({ code: 'Internal', message: 'The service failed to answer this request.', data: {} });
