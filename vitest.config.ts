@@ -2,7 +2,9 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    testTimeout: 20_000,
+    // Many tests start real processes (the bot, the service, redis-server); on a busy shared machine
+    // a start alone has taken 17 s. The tests wait for events, never for time, so headroom costs nothing.
+    testTimeout: 60_000,
     hookTimeout: 30_000,
     benchmark: { include: ['bench/**/*.bench.ts'] },
     projects: [

@@ -137,7 +137,9 @@ const USER_INFO: StatsProfile['userInfo'] = {
 };
 
 async function overviewSegment(ctx: LookupContext, player: PlayerRow, expiry: string): Promise<Segment> {
-  const values = await ctx.store.totalsOf(player);
+  const stored = await ctx.store.totalsOf(player);
+  // A player with no matches yet still has a career: zero matches, zero wins (a profile needs an overview with stats).
+  const values = Object.keys(stored).length > 0 ? stored : totalsToValues(emptyTotals());
   const places = await ctx.store.places(player.title, values);
   const stats = toStats(values, (key) => {
     const place = places.get(key);

@@ -399,3 +399,17 @@ describe('API keys and rate limit', () => {
     }
   });
 });
+
+describe('a player with no matches yet', () => {
+  it('has a profile of zero matches that the shared schema accepts', async () => {
+    const lonely = await startService(['{"type":"player","title":"title_c","platform":"console_a","id":"Lonely","handle":"Lonely"}']);
+    try {
+      const res = await lonely.request('/v2/title_c/standard/profile/console_a/Lonely');
+      expect(res.status).toBe(200);
+      const profile = strictly(envelopeOf(PAYLOAD_SCHEMAS.StatsProfile), res.body).data;
+      expect(profile.segments[0]?.stats.matchesPlayed?.value).toBe(0);
+    } finally {
+      await lonely.close();
+    }
+  });
+});
