@@ -393,6 +393,31 @@ async function soak(serviceUrl: string, seconds: number, rate: number, label = '
   record({ section, name: `interactions unanswered${label}`, value: r.unanswered, unit: '', target: { op: '<', value: 1 }, note: `of ${r.dispatched}` });
 }
 
+/**
+ * The service at scale: `npm run bench:scale` (bench/scale.ts) on 10,000 and 100,000 generated
+ * matches, SQLite and PostgreSQL; its headline figures join this table (1M: run bench:scale alone).
+ */
+async function scale(): Promise<void> {
+  const sizes = '10000,100000';
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/scale.ts', '--matches', sizes], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`bench/scale.ts exited with ${code}`);
+  const { rows } = JSON.parse(readFileSync(`bench/results/scale-${sizes.replace(',', '-')}.json`, 'utf8')) as {
+    rows: { matches: number; store: string; figure: string; value: number; unit: string }[];
+  };
+  const targets: Record<string, Figure['target']> = {
+    import: { op: '>=', value: 20_000 },
+    'first profile after a start (typical player)': { op: '<', value: 50 },
+    'match report p50': { op: '<', value: 1 },
+    'profile by vanity name (resolution + warm profile) p50': { op: '<', value: 1 },
+  };
+  for (const r of rows) {
+    if (!(r.figure in targets) && r.figure !== 'import, per CPU second of the importing process') continue;
+    const target = targets[r.figure];
+    figures.push({ section: '7. Scale', name: `${r.figure}, ${r.matches.toLocaleString('en')} matches, ${r.store}`, value: r.value, unit: r.unit, ...(target ? { target } : {}), note: 'targets are for 1M matches' });
+  }
+}
+
 async function main(): Promise<void> {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
@@ -423,6 +448,7 @@ async function main(): Promise<void> {
     START_FLAGS = SHIPPED_FLAGS;
     if (soakOnly) await throughput('bot', serviceUrl);
   }
+  if (!soakOnly) await scale();
   const out = `Measured ${new Date().toISOString().slice(0, 10)} on ${machine}.\n\n${table()}\n`;
   process.stdout.write(out);
   mkdirSync('bench/results', { recursive: true });

@@ -11,43 +11,43 @@ const ctx: LookupContext = { store, now: () => Date.now() };
 const warm = new Memo();
 
 describe('player with 10,000 matches (title_a)', () => {
-  bench('profile, cold', () => {
-    profile(ctx, new Memo(), 'title_a', 'pc_store_a', 'heavy_a', true);
+  bench('profile, cold', async () => {
+    await profile(ctx, new Memo(), 'title_a', 'pc_store_a', 'heavy_a', true);
   });
-  bench('profile, warm', () => {
-    profile(ctx, warm, 'title_a', 'pc_store_a', 'heavy_a', true);
+  bench('profile, warm', async () => {
+    await profile(ctx, warm, 'title_a', 'pc_store_a', 'heavy_a', true);
   });
-  bench('segments map, cold', () => {
-    segments(ctx, new Memo(), 'title_a', 'pc_store_a', 'heavy_a', 'map', {});
+  bench('segments map, cold', async () => {
+    await segments(ctx, new Memo(), 'title_a', 'pc_store_a', 'heavy_a', 'map', {});
   });
-  bench('segments weapon, cold', () => {
-    segments(ctx, new Memo(), 'title_a', 'pc_store_a', 'heavy_a', 'weapon', {});
+  bench('segments weapon, cold', async () => {
+    await segments(ctx, new Memo(), 'title_a', 'pc_store_a', 'heavy_a', 'weapon', {});
   });
-  bench('segments map queue+season, cold', () => {
-    segments(ctx, new Memo(), 'title_a', 'pc_store_a', 'heavy_a', 'map', { queue: 'ranked', season: 2 });
+  bench('segments map queue+season, cold', async () => {
+    await segments(ctx, new Memo(), 'title_a', 'pc_store_a', 'heavy_a', 'map', { queue: 'ranked', season: 2 });
   });
-  bench('segments map, warm', () => {
-    segments(ctx, warm, 'title_a', 'pc_store_a', 'heavy_a', 'map', {});
+  bench('segments map, warm', async () => {
+    await segments(ctx, warm, 'title_a', 'pc_store_a', 'heavy_a', 'map', {});
   });
-  bench('matches, first page', () => {
-    matches(ctx, 'title_a', 'pc_store_a', 'heavy_a');
+  bench('matches, first page', async () => {
+    await matches(ctx, 'title_a', 'pc_store_a', 'heavy_a');
   });
 });
 
 describe('player with 10,000 matches (title_b)', () => {
-  bench('sessions (2,500 sessions, newest 20 answered), cold', () => {
-    sessions(ctx, new Memo(), 'title_b', 'pc_store_b', 'heavy_b');
+  bench('sessions (2,500 sessions, newest 20 answered), cold', async () => {
+    await sessions(ctx, new Memo(), 'title_b', 'pc_store_b', 'heavy_b');
   });
-  bench('sessions, warm', () => {
-    sessions(ctx, warm, 'title_b', 'pc_store_b', 'heavy_b');
+  bench('sessions, warm', async () => {
+    await sessions(ctx, warm, 'title_b', 'pc_store_b', 'heavy_b');
   });
 });
 
 describe('demo data', () => {
-  bench('profile of a demo player, cold', () => {
-    profile(ctx, new Memo(), 'title_c', 'pc_store_c', 'Nova#2231', true);
+  bench('profile of a demo player, cold', async () => {
+    await profile(ctx, new Memo(), 'title_c', 'pc_store_c', 'Nova#2231', true);
   });
-  bench('search by handle prefix', () => {
-    search(ctx, 'title_c', 'pc_store_c', 'no');
+  bench('search by handle prefix', async () => {
+    await search(ctx, 'title_c', 'pc_store_c', 'no');
   });
 });

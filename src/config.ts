@@ -100,6 +100,8 @@ export const LookupConfigSchema = z.object({
   LOOKUP_PATH_VALUES: pairs,
   /** A JSON Lines dataset for the embedded service instead of the demo data. */
   STATS_DATASET: z.preprocess(blankAsUnset, z.string().optional()),
+  /** The embedded service's SQLite file, kept across restarts; unset: a temporary file each start. */
+  STATS_STORE: z.preprocess(blankAsUnset, z.string().optional()),
   LOG_LEVEL: logLevel,
 });
 export type LookupConfig = z.infer<typeof LookupConfigSchema>;

@@ -15,6 +15,7 @@ import {
 import type { Logger } from 'pino';
 
 import { StoreUnavailableError, findCommand, goFromView, openFromView, renderView, type Choice, type CommandInput, type Deps, type OptionValue } from '../../commands/index.js';
+import { within } from '../lookup/within.js';
 import { LIMITS, clip, notice, parseCustomId, type Reply } from '../embeds/index.js';
 
 /**
@@ -36,24 +37,6 @@ export const TOO_LATE_MS = 2_800;
 
 /** Discord's "Unknown interaction" (expired or answered elsewhere) and "already acknowledged". */
 const IGNORED_CODES = new Set([10062, 40060]);
-
-type Timed<T> = { done: true; value: T } | { done: false };
-
-function within<T>(work: Promise<T>, ms: number): Promise<Timed<T>> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => resolve({ done: false }), ms);
-    work.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve({ done: true, value });
-      },
-      (e: unknown) => {
-        clearTimeout(timer);
-        reject(e instanceof Error ? e : new Error(String(e)));
-      },
-    );
-  });
-}
 
 /** An edit of a message already sent (ephemeral or not was decided when it was sent). No mentions ever. */
 export function toEdit(reply: Reply) {

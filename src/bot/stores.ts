@@ -12,7 +12,8 @@ import { z } from 'zod';
 
 import { StoreUnavailableError, type LinkStore, type MemberStore, type SnapshotStore, type View, type ViewStore } from '../../commands/index.js';
 import { PLATFORM_SLUGS, TITLE_SLUGS, type TitleSlug } from '../catalog/index.js';
-import { keyvOnRedis, withTimeout } from '../lookup/cache.js';
+import { keyvOnRedis } from '../lookup/cache.js';
+import { withTimeout } from '../lookup/within.js';
 import { BoundedMemoryStore } from '../lookup/memory-store.js';
 import { SqliteKeyvStore } from './sqlite-store.js';
 

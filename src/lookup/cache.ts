@@ -6,6 +6,7 @@ import { Keyv } from 'keyv';
 import type { Logger } from 'pino';
 
 import { BoundedMemoryStore } from './memory-store.js';
+import { withTimeout } from './within.js';
 
 export interface LookupCache {
   /** The stored value, or undefined on a miss or a cache failure. Never throws. */
@@ -41,21 +42,6 @@ export interface CacheOptions {
 /** The in-memory cache's bounds unless configured: a cached answer is a few kilobytes. */
 export const DEFAULT_MEMORY_CACHE = { maxBytes: 32 * 2 ** 20, maxEntries: 50_000 };
 
-/** `promise`, or a rejection naming `what` once `ms` have passed (a store call's deadline). */
-export const withTimeout = <T>(promise: Promise<T>, ms: number, what = 'cache operation'): Promise<T> =>
-  new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms);
-    promise.then(
-      (v) => {
-        clearTimeout(timer);
-        resolve(v);
-      },
-      (e: unknown) => {
-        clearTimeout(timer);
-        reject(e instanceof Error ? e : new Error(String(e)));
-      },
-    );
-  });
 
 /** Keyv behind a guard: bounded operations, and an up/down state that is logged once per change. */
 class GuardedCache implements LookupCache {

@@ -22,6 +22,7 @@ import {
   type TitleSlug,
 } from '../catalog/index.js';
 import type { LookupCache } from './cache.js';
+import { within } from './within.js';
 import { allowsStale, errorFromResponse, isRetryable, lookupError, LookupErrorSchema, parseRetryAfter, type LookupError } from './errors.js';
 import {
   PAYLOAD_SCHEMAS,
@@ -225,18 +226,9 @@ export class LookupClient {
   }
 
   /** A joined flight may have been started with a longer deadline than this caller has. */
-  private within<T>(flight: Promise<ApiResponse<T>>, deadline: number): Promise<ApiResponse<T>> {
-    const left = deadline - this.now();
-    return new Promise((resolve) => {
-      const timer = setTimeout(
-        () => resolve({ errors: [lookupError('timeout', 'The stats service did not answer in time.')], meta: { source: 'network', fetchedAt: this.now(), ageMs: 0 } }),
-        Math.max(0, left),
-      );
-      void flight.then((result) => {
-        clearTimeout(timer);
-        resolve(result);
-      });
-    });
+  private async within<T>(flight: Promise<ApiResponse<T>>, deadline: number): Promise<ApiResponse<T>> {
+    const result = await within(flight, deadline - this.now());
+    return result.done ? result.value : { errors: [lookupError('timeout', 'The stats service did not answer in time.')], meta: { source: 'network', fetchedAt: this.now(), ageMs: 0 } };
   }
 
   /** The one cache-aside path of every method. */

@@ -109,10 +109,15 @@ function lowerBound(sorted: Float64Array, value: number): number {
  * among `population`, sorted ascending. When less is better (deaths), the order turns around.
  */
 export function standing(population: Float64Array, value: number, higherIsBetter: boolean): Standing | null {
-  const n = population.length;
+  return standingOfCounts(lowerBound(population, value), upperBound(population, value), population.length, higherIsBetter);
+}
+
+/**
+ * The same from counts: `below` players have less than the value, `atOrBelow` at most the value,
+ * out of `n`.
+ */
+export function standingOfCounts(below: number, atOrBelow: number, n: number, higherIsBetter: boolean): Standing | null {
   if (n === 0) return null;
-  const below = lowerBound(population, value);
-  const atOrBelow = upperBound(population, value);
   const better = higherIsBetter ? n - atOrBelow : below;
   const atOrWorse = higherIsBetter ? atOrBelow : n - below;
   return { rank: better + 1, percentile: Math.round((atOrWorse / n) * 1000) / 10 };

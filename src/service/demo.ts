@@ -20,7 +20,7 @@ export const DEMO_PLAYERS = {
 } as const;
 
 /** mulberry32: small, fast, and the same sequence everywhere. */
-function random(seed: number): () => number {
+export function random(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

@@ -11,13 +11,41 @@ import type { Logger } from 'pino';
 import { demoLines } from './demo.js';
 import { importFile, importLines, type ImportOptions, type ImportSummary } from './import.js';
 import { startStatsServer, type RunningService } from './server.js';
+import { PgStore } from './pg-store.js';
+import type { Store } from './store-api.js';
 import { StatsStore } from './store.js';
 
 export interface StoreSource {
   /** A JSON Lines dataset to import; without it, the demo dataset (unless `db` already holds data). */
   data?: string | undefined;
-  /** Keep the store in this SQLite file; default in memory. */
+  /** Keep the store in this SQLite file, or in PostgreSQL at this postgres:// URL; default in memory. */
   db?: string | undefined;
+}
+
+const isPostgres = (db: string | undefined): db is string => db !== undefined && /^postgres(ql)?:\/\//i.test(db);
+
+/**
+ * Opens the store a `--db` value names: a postgres:// URL (`?schema=name` keeps the tables in that
+ * schema), an SQLite file, or (undefined) memory.
+ */
+export async function openStore(db: string | undefined): Promise<Store> {
+  if (!isPostgres(db)) return new StatsStore(db ?? ':memory:');
+  const url = new URL(db);
+  const schema = url.searchParams.get('schema') ?? undefined;
+  url.searchParams.delete('schema');
+  return PgStore.open({ url: url.toString(), ...(schema ? { schema } : {}) });
+}
+
+/** A `--db` value fit for a log line: a URL's password never appears. */
+export function describeStore(db: string): string {
+  if (!isPostgres(db)) return db;
+  try {
+    const url = new URL(db);
+    if (url.password) url.password = '***';
+    return url.toString();
+  } catch {
+    return 'postgres://(unreadable URL)';
+  }
 }
 
 /**
@@ -27,14 +55,14 @@ export interface StoreSource {
 export async function loadStore(
   source: StoreSource,
   options: ImportOptions & { onBytes?: (read: number, total: number) => void } = {},
-): Promise<{ store: StatsStore; summary: ImportSummary | null }> {
-  const store = new StatsStore(source.db ?? ':memory:');
+): Promise<{ store: Store; summary: ImportSummary | null }> {
+  const store = await openStore(source.db);
   try {
     if (source.data) return { store, summary: await importFile(store, source.data, options) };
-    if (source.db && store.counts().matches > 0) return { store, summary: null };
+    if (source.db && (await store.counts()).matches > 0) return { store, summary: null };
     return { store, summary: await importLines(store, demoLines(), options) };
   } catch (e) {
-    store.close();
+    await store.close();
     throw e;
   }
 }
@@ -46,7 +74,8 @@ export interface EmbeddedService extends RunningService {
 
 /**
  * Fills a store file in a child process (src/service/import-process.ts), so that the import's memory
- * is returned to the system when it exits. Resolves with the import summary.
+ * is returned to the system when it exits. Resolves with the import summary, or null when the file
+ * already holds this dataset.
  */
 function importInChild(db: string, data: string | undefined, logger?: Logger): Promise<ImportSummary | null> {
   const script = fileURLToPath(new URL('./import-process.ts', import.meta.url));
@@ -80,7 +109,8 @@ function importInChild(db: string, data: string | undefined, logger?: Logger): P
 /**
  * Loads the store and serves it on 127.0.0.1 on a free port, open (no keys, no rate limit). The
  * import runs in a child process into a file (a temporary one unless `db` names one); this process
- * then serves that file, keeping only SQLite's page cache in memory.
+ * then serves that file, keeping only SQLite's page cache in memory. A `db` file kept from an
+ * earlier start is imported again only when the dataset changed.
  */
 export async function startEmbeddedService(source: StoreSource, logger?: Logger): Promise<EmbeddedService> {
   const temp = source.db ? undefined : mkdtempSync(join(tmpdir(), 'player-stats-'));
@@ -97,12 +127,12 @@ export async function startEmbeddedService(source: StoreSource, logger?: Logger)
       summary,
       close: async () => {
         await running.close();
-        opened.close();
+        await opened.close();
         if (temp) rmSync(temp, { recursive: true, force: true });
       },
     };
   } catch (e) {
-    store?.close();
+    await store?.close();
     if (temp) rmSync(temp, { recursive: true, force: true });
     throw e;
   }

@@ -1,22 +1,63 @@
 // A short-lived process that fills a store file: `node --import tsx src/service/import-process.ts
 // <db file> [dataset.jsonl]`. The embedded service runs its import here so that the import's
-// memory (parsing, validation, V8's grown heap) goes back to the system when this process ends;
-// the bot keeps only the SQLite file. Prints the import summary as JSON; refused lines on stderr.
+// memory and CPU (parsing, validation, V8's grown heap) stay out of the bot's process and go back
+// to the system when this one ends; the bot keeps only the SQLite file.
+//
+// The file keeps a fingerprint of the dataset it was filled from: when the dataset has not changed,
+// nothing is imported (prints `null`). Otherwise the dataset is imported into a new file beside it,
+// which then takes the old one's place, so that the store holds exactly the dataset (a record left
+// out of the file is gone) and a failed import leaves the old store as it was. Prints the import
+// summary as JSON; refused lines on stderr.
+import { createHash } from 'node:crypto';
+import { createReadStream, existsSync, renameSync, rmSync } from 'node:fs';
+
+import { demoLines } from './demo.js';
 import { loadStore } from './embedded.js';
+import { StatsStore } from './store.js';
+
+/** Bumped when the store's layout changes, so that an older file is imported again. */
+const STORE_LAYOUT = 2;
+
+async function fingerprint(data: string | undefined): Promise<string> {
+  const hash = createHash('sha256').update(`layout ${STORE_LAYOUT}\n`);
+  if (!data) for (const line of demoLines()) hash.update(line);
+  else for await (const chunk of createReadStream(data)) hash.update(chunk as Buffer);
+  return `${data ? 'file' : 'demo'}:${hash.digest('hex')}`;
+}
+
+const removeFiles = (path: string) => {
+  for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
+};
 
 const [db, data] = process.argv.slice(2);
 if (!db) {
   process.stderr.write('usage: import-process.ts <db file> [dataset.jsonl]\n');
   process.exit(2);
 }
+const fresh = `${db}.${process.pid}.importing`;
 try {
+  const mark = await fingerprint(data);
+  if (existsSync(db)) {
+    const existing = new StatsStore(db);
+    const kept = await existing.getMeta('dataset');
+    await existing.close();
+    if (kept === mark) {
+      process.stdout.write('null');
+      process.exit(0);
+    }
+  }
+  removeFiles(fresh);
   const { store, summary } = await loadStore(
-    { db, data },
+    { db: fresh, data },
     { onRefused: (r) => process.stderr.write(`${JSON.stringify({ line: r.line, reason: r.reason })}\n`) },
   );
-  store.close();
+  await store.setMeta('dataset', mark);
+  await store.close();
+  removeFiles(db);
+  renameSync(fresh, db);
   process.stdout.write(JSON.stringify(summary));
 } catch (e) {
+  removeFiles(fresh);
   process.stderr.write(`${JSON.stringify({ error: (e as Error).message })}\n`);
   process.exit(1);
 }

@@ -4,7 +4,7 @@ import { createReadStream, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 import { parseDatasetLine, type DatasetRecord, type MatchRecord, type PlayerRecord, type RefusedLine } from './dataset.js';
-import type { StatsStore } from './store.js';
+import type { Store } from './store-api.js';
 
 export interface ImportSummary {
   /** Lines read, blank ones included. */
@@ -29,7 +29,7 @@ const MAX_REPORTED = 100;
 
 /** Imports records from lines of text (a dataset file's lines, or generated ones). */
 export async function importLines(
-  store: StatsStore,
+  store: Store,
   lines: AsyncIterable<string> | Iterable<string>,
   options: ImportOptions = {},
 ): Promise<ImportSummary> {
@@ -37,9 +37,9 @@ export async function importLines(
   const summary: ImportSummary = { lines: 0, taken: 0, refused: 0, players: 0, matches: 0, refusedLines: [] };
   let players: PlayerRecord[] = [];
   let matches: MatchRecord[] = [];
-  const flush = () => {
+  const flush = async () => {
     if (players.length + matches.length === 0) return;
-    store.writeBatch(players, matches);
+    await store.writeBatch(players, matches);
     players = [];
     matches = [];
     options.onProgress?.(summary.lines);
@@ -59,9 +59,10 @@ export async function importLines(
     }
     summary.taken++;
     add(parsed.record);
-    if (players.length + matches.length >= batchSize) flush();
+    if (players.length + matches.length >= batchSize) await flush();
   }
-  flush();
+  await flush();
+  await store.finishImport();
   return summary;
 
   function add(record: DatasetRecord) {
@@ -77,7 +78,7 @@ export async function importLines(
 
 /** Imports a JSON Lines file; `onBytes` reports progress as a share of the file read. */
 export async function importFile(
-  store: StatsStore,
+  store: Store,
   path: string,
   options: ImportOptions & { onBytes?: (read: number, total: number) => void } = {},
 ): Promise<ImportSummary> {

@@ -13,11 +13,11 @@ import type {
   StatisticalObject,
   StatsProfile,
 } from '../lookup/schemas.js';
-import { addMatch, emptyTotals, groupRows, standing, toStats, totalsToValues, type MatchRow, type Totals } from './aggregate.js';
+import { addMatch, emptyTotals, groupRows, standingOfCounts, toStats, totalsToValues, type MatchRow, type Totals } from './aggregate.js';
 import { ERROR_CODES, ServiceError, invalidParameter } from './errors.js';
 import { identifierProblem, parseCommunityUrl } from './identifiers.js';
 import { cutSessions, isActiveSession } from './sessions.js';
-import type { MatchFilter, PlayerRow, PlayerSummary, StatsStore } from './store.js';
+import type { MatchFilter, PlayerRow, PlayerSummary, Store } from './store-api.js';
 
 /** How long a client may keep each payload (its `expiryDate`). */
 export const EXPIRY_MS = { profile: 5 * 60_000, segments: 5 * 60_000, sessions: 60_000, sessionsIdle: 5 * 60_000 } as const;
@@ -27,7 +27,7 @@ export const SEARCH_LIMIT = 20;
 export const SESSIONS_LIMIT = 20;
 
 export interface LookupContext {
-  store: StatsStore;
+  store: Store;
   /** The clock: injectable so that tests can stand at a session boundary. */
   now: () => number;
 }
@@ -36,21 +36,26 @@ const MEMO_LIMIT = 512;
 
 /**
  * Remembers computed payload parts until the next import: a player with 10,000 matches costs a few
- * milliseconds to aggregate once, then nothing.
+ * milliseconds to aggregate once, then nothing. Concurrent requests for the same part share one
+ * computation; a failed one is forgotten.
  */
 export class Memo {
-  private readonly entries = new Map<string, unknown>();
+  private readonly entries = new Map<string, Promise<unknown>>();
   private generation = -1;
 
-  get<T>(store: StatsStore, key: string, compute: () => T): T {
+  get<T>(store: Store, key: string, compute: () => Promise<T>): Promise<T> {
     if (store.generation !== this.generation) {
       this.entries.clear();
       this.generation = store.generation;
     }
-    if (this.entries.has(key)) return this.entries.get(key) as T;
+    const known = this.entries.get(key);
+    if (known) return known as Promise<T>;
     const value = compute();
     if (this.entries.size >= MEMO_LIMIT) this.entries.delete(this.entries.keys().next().value as string);
     this.entries.set(key, value);
+    value.catch(() => {
+      if (this.entries.get(key) === value) this.entries.delete(key);
+    });
     return value;
   }
 }
@@ -68,15 +73,15 @@ export function checkIdentifier(platform: PlatformSlug, identifier: string, para
  * Throws 404 `CollectorResultStatus::NotFound`, or 451 with `privateCode` (as the real service does:
  * `CollectorResultStatus::Private`, on segments `StandardApiV2::Private`).
  */
-export function resolvePlayer(
-  store: StatsStore,
+export async function resolvePlayer(
+  store: Store,
   title: TitleSlug,
   platform: PlatformSlug,
   identifier: string,
   privateCode: string = ERROR_CODES.private,
-): PlayerRow {
+): Promise<PlayerRow> {
   checkIdentifier(platform, identifier);
-  const player = findPlayer(store, title, platform, identifier);
+  const player = await findPlayer(store, title, platform, identifier);
   if (!player)
     throw new ServiceError(
       404,
@@ -93,8 +98,8 @@ export function resolvePlayer(
   return player;
 }
 
-function findPlayer(store: StatsStore, title: TitleSlug, platform: PlatformSlug, identifier: string): PlayerRow | undefined {
-  const byId = store.playerById(title, platform, identifier);
+async function findPlayer(store: Store, title: TitleSlug, platform: PlatformSlug, identifier: string): Promise<PlayerRow | undefined> {
+  const byId = await store.playerById(title, platform, identifier);
   if (byId || !PLATFORMS[platform].acceptsVanity) return byId;
   const url = parseCommunityUrl(identifier);
   if (url) return 'id' in url ? store.playerById(title, platform, url.id) : store.playerByVanity(title, platform, url.vanity);
@@ -131,12 +136,14 @@ const USER_INFO: StatsProfile['userInfo'] = {
   isSuspicious: null,
 };
 
-function overviewSegment(ctx: LookupContext, player: PlayerRow, expiry: string): Segment {
-  const values = ctx.store.totalsOf(player);
-  const index = ctx.store.rankIndex(player.title);
-  const stats = toStats(values, (key, value) => {
-    const population = index.get(key);
-    return population ? standing(population, value, statInfo(key).higherIsBetter) : null;
+async function overviewSegment(ctx: LookupContext, player: PlayerRow, expiry: string): Promise<Segment> {
+  const stored = await ctx.store.totalsOf(player);
+  // A player with no matches yet still has a career: zero matches, zero wins (a profile needs an overview with stats).
+  const values = Object.keys(stored).length > 0 ? stored : totalsToValues(emptyTotals());
+  const places = await ctx.store.places(player.title, values);
+  const stats = toStats(values, (key) => {
+    const place = places.get(key);
+    return place ? standingOfCounts(place.below, place.atOrBelow, place.population, statInfo(key).higherIsBetter) : null;
   });
   return { type: 'overview', attributes: {}, metadata: { name: 'Lifetime' }, expiryDate: expiry, stats };
 }
@@ -148,8 +155,8 @@ function topKey(counts: Map<string, number>): string | null {
   return best;
 }
 
-function profileMetadata(store: StatsStore, player: PlayerRow, summary: PlayerSummary): Record<string, unknown> {
-  const newest = store.matchPage(player, 1)[0];
+async function profileMetadata(store: Store, player: PlayerRow, summary: PlayerSummary): Promise<Record<string, unknown>> {
+  const newest = (await store.matchPage(player, 1))[0];
   const metadata: Record<string, unknown> = { lastPlayed: newest ? iso(newest.started_at) : null };
   switch (player.title) {
     case 'title_a':
@@ -160,10 +167,10 @@ function profileMetadata(store: StatsStore, player: PlayerRow, summary: PlayerSu
       metadata.activeLegendName = newest?.legend ?? null;
       break;
     case 'title_c':
-      metadata.mainHero = topKey(store.keyCounts(player, 'hero'));
+      metadata.mainHero = topKey(await store.keyCounts(player, 'hero'));
       break;
     case 'title_d':
-      metadata.favoriteMap = topKey(store.keyCounts(player, 'map'));
+      metadata.favoriteMap = topKey(await store.keyCounts(player, 'map'));
       break;
   }
   return metadata;
@@ -194,22 +201,22 @@ function availableSegments(player: PlayerRow, summary: PlayerSummary, servesPlat
   return list;
 }
 
-export function profile(
+export async function profile(
   ctx: LookupContext,
   memo: Memo,
   title: TitleSlug,
   platform: PlatformSlug,
   identifier: string,
   segmentsServePlatform: boolean,
-): StatsProfile {
-  const player = resolvePlayer(ctx.store, title, platform, identifier);
+): Promise<StatsProfile> {
+  const player = await resolvePlayer(ctx.store, title, platform, identifier);
   const expiryDate = iso(ctx.now() + EXPIRY_MS.profile);
-  const cached = memo.get(ctx.store, `profile|${title}|${platform}|${player.id_norm}`, () => {
-    const summary = ctx.store.playerSummary(player);
+  const cached = await memo.get(ctx.store, `profile|${title}|${platform}|${player.id_norm}`, async () => {
+    const summary = await ctx.store.playerSummary(player);
     return {
-      metadata: profileMetadata(ctx.store, player, summary),
+      metadata: await profileMetadata(ctx.store, player, summary),
       available: availableSegments(player, summary, segmentsServePlatform),
-      overview: overviewSegment(ctx, player, ''),
+      overview: await overviewSegment(ctx, player, ''),
     };
   });
   return {
@@ -222,7 +229,7 @@ export function profile(
   };
 }
 
-export function segments(
+export async function segments(
   ctx: LookupContext,
   memo: Memo,
   title: TitleSlug,
@@ -230,24 +237,24 @@ export function segments(
   identifier: string,
   type: string,
   filter: MatchFilter,
-): Segment[] {
+): Promise<Segment[]> {
   const info = segmentType(title, type);
   if (!info)
     throw invalidParameter('segmentType', `unknown segment type "${type}"`, TITLES[title].segmentTypes.map((s) => s.type), type);
   if (filter.season !== undefined && TITLES[title].lifetimeOnlySegmentTypes.includes(type))
     throw invalidParameter('season', `${type} data exists for lifetime only; leave season empty`, undefined, String(filter.season));
-  const player = resolvePlayer(ctx.store, title, platform, identifier, ERROR_CODES.segmentsPrivate);
+  const player = await resolvePlayer(ctx.store, title, platform, identifier, ERROR_CODES.segmentsPrivate);
   const expiryDate = iso(ctx.now() + EXPIRY_MS.segments);
   const key = `segments|${title}|${platform}|${player.id_norm}|${type}|${filter.queue ?? ''}|${filter.season ?? ''}`;
-  const { groups, active } = memo.get(ctx.store, key, () => {
-    const rows = ctx.store.aggregateRows(title, platform, player.id_norm, info.groupBy, filter);
+  const { groups, active } = await memo.get(ctx.store, key, async () => {
+    const rows = await ctx.store.aggregateRows(title, platform, player.id_norm, info.groupBy, filter);
     const character = info.groupBy === 'legend' || info.groupBy === 'hero';
     return {
       groups: [...groupRows(rows, info.groupBy === 'weapon')]
         .map(([name, totals]) => ({ name, values: totalsToValues(totals) }))
         .sort((a, b) => (b.values.matchesPlayed ?? 0) - (a.values.matchesPlayed ?? 0) || a.name.localeCompare(b.name)),
       // The legend or hero in use: the one of the player's newest match.
-      active: character ? (ctx.store.matchPage(player, 1)[0]?.[info.groupBy] ?? null) : null,
+      active: character ? ((await ctx.store.matchPage(player, 1))[0]?.[info.groupBy] ?? null) : null,
     };
   });
   const filterAttributes: Record<string, unknown> = {};
@@ -303,10 +310,10 @@ export function decodeCursor(text: string): Cursor {
   throw invalidParameter('next', 'not a cursor this service gave out; pass metadata.next of the previous page', undefined, text);
 }
 
-export function matches(ctx: LookupContext, title: TitleSlug, platform: PlatformSlug, identifier: string, next?: string): MatchResult {
+export async function matches(ctx: LookupContext, title: TitleSlug, platform: PlatformSlug, identifier: string, next?: string): Promise<MatchResult> {
   const before = next === undefined ? undefined : decodeCursor(next);
-  const player = resolvePlayer(ctx.store, title, platform, identifier);
-  const rows = ctx.store.matchPage(player, MATCHES_PAGE_SIZE + 1, before);
+  const player = await resolvePlayer(ctx.store, title, platform, identifier);
+  const rows = await ctx.store.matchPage(player, MATCHES_PAGE_SIZE + 1, before);
   const page = rows.slice(0, MATCHES_PAGE_SIZE);
   const last = page.at(-1);
   const list: MatchSummary[] = page.map((row) => ({
@@ -329,8 +336,8 @@ export function matches(ctx: LookupContext, title: TitleSlug, platform: Platform
   };
 }
 
-export function matchReport(ctx: LookupContext, title: TitleSlug, platform: PlatformSlug, matchId: string): StatisticalObject {
-  const found = ctx.store.match(title, matchId);
+export async function matchReport(ctx: LookupContext, title: TitleSlug, platform: PlatformSlug, matchId: string): Promise<StatisticalObject> {
+  const found = await ctx.store.match(title, matchId);
   // A match is reachable from the platform it was recorded on and from each of its players' platforms.
   if (!found || (found.match.platform !== platform && !found.players.some((p) => p.platform === platform)))
     throw new ServiceError(404, ERROR_CODES.matchNotFound, `No ${TITLES[title].name} match "${matchId}" on ${PLATFORMS[platform].name}.`, {
@@ -393,15 +400,15 @@ function searchResult(p: PlayerRow): SearchResult {
  * Exact identifier first (on pc_store_a also a community profile URL or vanity name), then players
  * whose handle starts with the query, case-insensitive. At most SEARCH_LIMIT results.
  */
-export function search(ctx: LookupContext, title: TitleSlug, platform: PlatformSlug, query: string): SearchResult[] {
+export async function search(ctx: LookupContext, title: TitleSlug, platform: PlatformSlug, query: string): Promise<SearchResult[]> {
   checkIdentifier(platform, query, 'query');
   const found = new Map<string, PlayerRow>();
   const add = (p: PlayerRow | undefined) => {
     if (p && !found.has(p.id_norm)) found.set(p.id_norm, p);
   };
-  add(findPlayer(ctx.store, title, platform, query));
+  add(await findPlayer(ctx.store, title, platform, query));
   if (!(PLATFORMS[platform].acceptsVanity && parseCommunityUrl(query)))
-    for (const p of ctx.store.playersByHandlePrefix(title, platform, query, SEARCH_LIMIT)) add(p);
+    for (const p of await ctx.store.playersByHandlePrefix(title, platform, query, SEARCH_LIMIT)) add(p);
   return [...found.values()].slice(0, SEARCH_LIMIT).map(searchResult);
 }
 
@@ -409,14 +416,14 @@ export function search(ctx: LookupContext, title: TitleSlug, platform: PlatformS
  * The newest sessions. Cutting them reads every match of the player, so the cut is kept until the
  * next import; only whether the newest one is still going depends on the clock.
  */
-export function sessions(ctx: LookupContext, memo: Memo, title: TitleSlug, platform: PlatformSlug, identifier: string): SessionList {
-  const player = resolvePlayer(ctx.store, title, platform, identifier);
+export async function sessions(ctx: LookupContext, memo: Memo, title: TitleSlug, platform: PlatformSlug, identifier: string): Promise<SessionList> {
+  const player = await resolvePlayer(ctx.store, title, platform, identifier);
   const now = ctx.now();
-  const cut = memo.get(ctx.store, `sessions|${title}|${platform}|${player.id_norm}`, () => {
-    const spans = cutSessions(ctx.store.timeline(player)).slice(-SESSIONS_LIMIT).reverse();
+  const cut = await memo.get(ctx.store, `sessions|${title}|${platform}|${player.id_norm}`, async () => {
+    const spans = cutSessions(await ctx.store.timeline(player)).slice(-SESSIONS_LIMIT).reverse();
     const oldest = spans.at(-1);
     const rows = new Map<string, MatchRow>();
-    if (oldest) for (const row of ctx.store.matchRowsSince(player, oldest.start)) rows.set(row.match_id, row);
+    if (oldest) for (const row of await ctx.store.matchRowsSince(player, oldest.start)) rows.set(row.match_id, row);
     const items: Session[] = spans.map((span) => {
       const totals = emptyTotals();
       const matchRows = span.matches.map((m) => rows.get(m.match_id)).filter((r): r is MatchRow => r !== undefined);

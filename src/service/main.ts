@@ -6,12 +6,13 @@ import { pino } from 'pino';
 
 import { configOrExit, exitWith } from '../cli.js';
 import { loadServiceConfig } from '../config.js';
-import { loadStore } from './embedded.js';
+import { describeStore, loadStore } from './embedded.js';
 import { startStatsServer } from './server.js';
 
-const USAGE = `Usage: npm run service -- [--port 8787] [--host 127.0.0.1] [--data <file.jsonl>] [--db <store.db>]
+const USAGE = `Usage: npm run service -- [--port 8787] [--host 127.0.0.1] [--data <file.jsonl>] [--db <store.db | postgres://...>]
   --data   JSON Lines dataset to import (default: the built-in demo dataset)
-  --db     keep the store in this SQLite file across restarts (default: in memory)
+  --db     keep the store in this SQLite file across restarts, or in PostgreSQL (a postgres:// URL,
+           shared by several service processes); default: in memory
   --port   port to listen on (default 8787; 0 picks a free one)
   --host   address to listen on (default 127.0.0.1)
 Environment: SERVICE_API_KEYS, SERVICE_RATE_LIMIT_PER_MINUTE, SERVICE_MAX_CONNECTIONS, SERVICE_IDLE_TIMEOUT_MS, LOG_LEVEL (see .env.example).`;
@@ -61,12 +62,12 @@ async function main(): Promise<void> {
       },
     );
   } catch (e) {
-    exitWith(`cannot read ${args.data ?? args.db}: ${(e as Error).message}`);
+    exitWith(`cannot read ${args.data ?? describeStore(args.db ?? '')}: ${(e as Error).message}`);
   }
   const { store } = loaded;
   const summary = loaded.summary ?? { lines: 0, taken: 0, refused: 0, players: 0, matches: 0, refusedLines: [] };
-  if (!loaded.summary) process.stderr.write(`serving the existing store ${args.db}\n`);
-  const counts = store.counts();
+  if (!loaded.summary) process.stderr.write(`serving the existing store ${describeStore(args.db ?? '')}\n`);
+  const counts = await store.counts();
   process.stderr.write(
     `imported ${summary.taken} records (${summary.players} players, ${summary.matches} matches), refused ${summary.refused}` +
       ` in ${Math.round(performance.now() - started)} ms; the store holds ${counts.players} players and ${counts.matches} matches\n`,
@@ -76,10 +77,9 @@ async function main(): Promise<void> {
   // Handlers go in before the service says it listens: a signal that arrives between the two would
   // otherwise end the process without closing the store.
   const stop = () => {
-    void (service?.close() ?? Promise.resolve()).then(() => {
-      store.close();
-      process.exit(0);
-    });
+    void (service?.close() ?? Promise.resolve())
+      .then(() => store.close())
+      .then(() => process.exit(0));
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

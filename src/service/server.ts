@@ -12,10 +12,10 @@ import { ENDPOINTS, TITLES, findEndpoint, type Endpoint, type PlatformSlug, type
 import { ERROR_CODES, ServiceError, invalidParameter } from './errors.js';
 import { matchIdProblem } from './identifiers.js';
 import { Memo, matchReport, matches, profile, search, segments, sessions, type LookupContext } from './lookups.js';
-import type { StatsStore } from './store.js';
+import type { Store } from './store-api.js';
 
 export interface ServiceOptions {
-  store: StatsStore;
+  store: Store;
   /** Epoch milliseconds; defaults to the wall clock. */
   now?: () => number;
   /** When non-empty, every request must carry one of these in `TRN-Api-Key`. */
@@ -189,7 +189,7 @@ export function createHandler(options: ServiceOptions): (req: IncomingMessage, r
     new ServiceError(429, ERROR_CODES.rateLimited, `Rate limit exceeded; retry in ${wait} s.`, { retryAfterSeconds: wait }, { 'retry-after': String(wait) });
   const log = options.logger;
 
-  const answer = ({ route, params, search: qs }: { route: Route; params: Record<string, string>; search: URLSearchParams }): unknown => {
+  const answer = ({ route, params, search: qs }: { route: Route; params: Record<string, string>; search: URLSearchParams }): Promise<unknown> => {
     const e = route.endpoint;
     const title = e.title;
     switch (e.kind) {
@@ -232,7 +232,9 @@ export function createHandler(options: ServiceOptions): (req: IncomingMessage, r
     }
   };
 
-  return (req, res) => {
+  // Answers are computed from promises (the store may be PostgreSQL); a failure after the answer
+  // began (a closed socket) is logged, never left unhandled.
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const started = performance.now();
     let status = 200;
     let body: unknown;
@@ -268,7 +270,7 @@ export function createHandler(options: ServiceOptions): (req: IncomingMessage, r
         headers.allow = 'GET, HEAD';
         throw new ServiceError(405, ERROR_CODES.methodNotAllowed, `Method ${req.method ?? ''} is not allowed; the service is read-only (GET).`);
       }
-      body = { data: answer({ ...found, search }) };
+      body = { data: await answer({ ...found, search }) };
     } catch (e) {
       const error =
         e instanceof ServiceError ? e : new ServiceError(500, ERROR_CODES.internal, 'The service failed to answer this request.');
@@ -281,6 +283,9 @@ export function createHandler(options: ServiceOptions): (req: IncomingMessage, r
     res.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
     res.end(req.method === 'HEAD' ? undefined : text);
     log?.debug({ method: req.method, url: req.url, status, ms: Math.round((performance.now() - started) * 100) / 100 }, 'request');
+  };
+  return (req, res) => {
+    handle(req, res).catch((e: unknown) => log?.error({ err: e, url: req.url }, 'answer failed'));
   };
 }
 

@@ -1,58 +1,21 @@
-// The service's store: SQLite through better-sqlite3, prepared statements only. Match rows are
-// clustered by (title, platform, player, time) so that everything about one player is one index
-// range; per-player overview totals are kept up to date at import for ranking.
+// The service's SQLite store (better-sqlite3, prepared statements only), the embedded default.
+// Match rows are clustered by (title, platform, player, time) so that everything about one player is
+// one index range; overview totals and rank material are kept up to date by the import
+// (src/service/totals.ts, src/service/ranks.ts), so an import costs what it imports and the first
+// profile after a start reads no population.
+import { createHash } from 'node:crypto';
+
 import Database from 'better-sqlite3';
 
 import type { PlatformSlug, SegmentDimension, TitleSlug } from '../catalog/index.js';
-import { groupRows, totalsToValues, type AggregateRow, type MatchRow } from './aggregate.js';
+import type { AggregateRow, MatchRow } from './aggregate.js';
 import type { MatchRecord, PlayerRecord } from './dataset.js';
 import { normalizeIdentifier } from './identifiers.js';
+import { buildRankChunks, placeInChunk } from './ranks.js';
+import type { MatchFilter, Place, PlayerRow, PlayerSummary, Store, StoredMatch, StoredMatchPlayer } from './store-api.js';
+import { TotalsDeltas, storedValues, type TotalsRow } from './totals.js';
 
-export interface PlayerRow {
-  title: TitleSlug;
-  platform: PlatformSlug;
-  id_norm: string;
-  id: string;
-  handle: string;
-  avatar_url: string | null;
-  vanity: string | null;
-  private: 0 | 1;
-}
-
-export interface StoredMatch {
-  title: TitleSlug;
-  id: string;
-  platform: PlatformSlug;
-  started_at: number;
-  duration_s: number;
-  map: string | null;
-  mode: string | null;
-  playlist: string | null;
-  queue: string | null;
-  season: number | null;
-}
-
-export interface StoredMatchPlayer extends MatchRow {
-  platform: PlatformSlug;
-  player: string;
-  team: string | null;
-  handle: string | null;
-  player_id: string | null;
-}
-
-export interface PlayerSummary {
-  /** How many distinct values each column has among the player's matches. */
-  distinct: Record<'map' | 'mode' | 'playlist' | 'legend' | 'hero', number>;
-  hasWeapons: boolean;
-  queues: string[];
-  seasons: number[];
-}
-
-/** Filters of a player's match rows (title_a's queue and season). */
-export interface MatchFilter {
-  queue?: string | undefined;
-  season?: number | undefined;
-}
+export type { MatchFilter, Place, PlayerRow, PlayerSummary, Store, StoredMatch, StoredMatchPlayer } from './store-api.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS players (
@@ -69,6 +32,7 @@ CREATE TABLE IF NOT EXISTS matches (
   title TEXT NOT NULL, id TEXT NOT NULL, platform TEXT NOT NULL,
   started_at INTEGER NOT NULL, duration_s INTEGER NOT NULL,
   map TEXT, mode TEXT, playlist TEXT, queue TEXT, season INTEGER,
+  players TEXT NOT NULL DEFAULT '[]', digest TEXT NOT NULL DEFAULT '',
   PRIMARY KEY (title, id)
 ) WITHOUT ROWID;
 
@@ -80,302 +44,457 @@ CREATE TABLE IF NOT EXISTS match_players (
   stats TEXT NOT NULL, weapons TEXT,
   PRIMARY KEY (title, platform, player, started_at, match_id)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS match_players_by_match ON match_players (title, match_id);
+
+-- An import's new rows land here in arrival order (cheap appends) and join match_players sorted by
+-- its key at the end, so the player-clustered table is written once, in order.
+CREATE TABLE IF NOT EXISTS match_players_stage (
+  title TEXT NOT NULL, platform TEXT NOT NULL, player TEXT NOT NULL,
+  started_at INTEGER NOT NULL, match_id TEXT NOT NULL,
+  duration_s INTEGER NOT NULL, team TEXT, result TEXT, hero TEXT, legend TEXT,
+  map TEXT, mode TEXT, playlist TEXT, queue TEXT, season INTEGER,
+  stats TEXT NOT NULL, weapons TEXT
+);
 
 CREATE TABLE IF NOT EXISTS player_totals (
-  title TEXT NOT NULL, platform TEXT NOT NULL, player TEXT NOT NULL, key TEXT NOT NULL, value REAL NOT NULL,
-  PRIMARY KEY (title, platform, player, key)
+  title TEXT NOT NULL, platform TEXT NOT NULL, player TEXT NOT NULL, totals TEXT NOT NULL,
+  PRIMARY KEY (title, platform, player)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS player_totals_by_key ON player_totals (title, key, value);
+
+CREATE TABLE IF NOT EXISTS rank_chunks (
+  title TEXT NOT NULL, key TEXT NOT NULL, lo REAL NOT NULL,
+  below INTEGER NOT NULL, population INTEGER NOT NULL, data BLOB NOT NULL,
+  PRIMARY KEY (title, key, lo)
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 `;
 
 const ROW_COLUMNS =
   'match_id, started_at, duration_s, result, hero, legend, map, mode, playlist, queue, season, stats, weapons';
 
 /** The highest code point: `prefix + MAX_CHAR` bounds every string that starts with `prefix`. */
-const MAX_CHAR = '\u{10FFFF}';
+export const MAX_CHAR = '\u{10FFFF}';
 
-export class StatsStore {
+/** Players whose totals changes are held in memory before they are written (bounds the import's memory). */
+export const TOTALS_FLUSH_PLAYERS = 100_000;
+/** Matches staged before their rows join the table (bounds the import's memory). */
+export const STAGE_LIMIT = 2_000_000;
+
+/** A match record's fingerprint: an identical record imported again is skipped. */
+export function matchDigest(m: MatchRecord): string {
+  return createHash('sha1').update(JSON.stringify(m)).digest('base64');
+}
+
+/** The columns a match's rows share, in insert order after (title, platform, player). */
+export function matchColumns(m: MatchRecord) {
+  return {
+    started_at: Date.parse(m.startedAt),
+    map: m.map ?? null,
+    mode: m.mode ?? null,
+    playlist: m.playlist ?? null,
+    queue: m.queue ?? null,
+    season: m.season ?? null,
+  };
+}
+
+/** The hot statements by name, for the plan test: each must find its rows through an index. */
+const HOT = {
+  playerById: 'SELECT * FROM players WHERE title = ? AND platform = ? AND id_norm = ?',
+  playerByVanity: 'SELECT * FROM players INDEXED BY players_by_vanity WHERE title = ? AND platform = ? AND vanity_norm = ? LIMIT 1',
+  playersByPrefix: `SELECT * FROM players INDEXED BY players_by_handle WHERE title = ? AND platform = ? AND handle_norm >= ? AND handle_norm < ?
+    ORDER BY handle_norm, id_norm LIMIT ?`,
+  timeline:
+    'SELECT match_id, started_at, duration_s FROM match_players WHERE title = ? AND platform = ? AND player = ? ORDER BY started_at, match_id',
+  rowsSince: `SELECT ${ROW_COLUMNS} FROM match_players WHERE title = ? AND platform = ? AND player = ? AND started_at >= ? ORDER BY started_at, match_id`,
+  newestFirst: `SELECT ${ROW_COLUMNS} FROM match_players WHERE title = ? AND platform = ? AND player = ? ORDER BY started_at DESC, match_id DESC LIMIT ?`,
+  newestFirstBefore: `SELECT ${ROW_COLUMNS} FROM match_players WHERE title = ? AND platform = ? AND player = ? AND (started_at, match_id) < (?, ?)
+    ORDER BY started_at DESC, match_id DESC LIMIT ?`,
+  match: 'SELECT title, id, platform, started_at, duration_s, map, mode, playlist, queue, season FROM matches WHERE title = ? AND id = ?',
+  summary: `SELECT COUNT(DISTINCT map) AS maps, COUNT(DISTINCT mode) AS modes, COUNT(DISTINCT playlist) AS playlists,
+      COUNT(DISTINCT legend) AS legends, COUNT(DISTINCT hero) AS heroes, COUNT(weapons) AS weapons,
+      group_concat(DISTINCT queue) AS queues, group_concat(DISTINCT season) AS seasons
+    FROM match_players WHERE title = ? AND platform = ? AND player = ?`,
+  // A match lists its players, so each of its rows is read by its whole key: no index by match to
+  // maintain at import, and no walk of the title (which the planner once chose without statistics).
+  participant: `SELECT ${ROW_COLUMNS}, mp.platform AS platform, mp.player AS player, mp.team AS team, p.handle AS handle, p.id AS player_id,
+      p.handle_norm AS handle_norm
+    FROM match_players mp LEFT JOIN players p ON p.title = mp.title AND p.platform = mp.platform AND p.id_norm = mp.player
+    WHERE mp.title = ? AND mp.platform = ? AND mp.player = ? AND mp.started_at = ? AND mp.match_id = ?`,
+  matchPlayers: 'SELECT started_at, players, digest FROM matches WHERE title = ? AND id = ?',
+  totalsOfPlayer: 'SELECT totals FROM player_totals WHERE title = ? AND platform = ? AND player = ?',
+  rankChunk: 'SELECT below, population, data FROM rank_chunks WHERE title = ? AND key = ? AND lo <= ? ORDER BY lo DESC LIMIT 1',
+  oldParticipant:
+    'SELECT result, duration_s, stats FROM match_players WHERE title = ? AND platform = ? AND player = ? AND started_at = ? AND match_id = ?',
+} as const;
+
+export class StatsStore implements Store {
+  readonly kind = 'sqlite';
   readonly db: Database.Database;
   /** Bumped by every import; caches derived from the data key on it. */
   generation = 0;
-  private readonly rankIndexes = new Map<TitleSlug, { generation: number; byKey: Map<string, Float64Array> }>();
   private readonly s;
   private readonly aggregateStatements = new Map<string, Database.Statement>();
+  private readonly deltas = new TotalsDeltas();
+  private readonly touchedTitles = new Set<string>();
+  /** Matches whose rows are staged (title and id). */
+  private readonly staged = new Set<string>();
 
   constructor(path = ':memory:') {
-    this.db = new Database(path);
+    this.db = new Database(path, { timeout: 5_000 });
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
+    // 64 MB of page cache: an import writes rows all over the player-clustered table.
+    this.db.pragma('cache_size = -65536');
+    // Checkpoints (each one a sync to disk) every 64 MB of log rather than every 4 MB: an import
+    // writes a lot between them, and a reader's view is the same either way.
+    this.db.pragma('wal_autocheckpoint = 16384');
     this.db.exec(SCHEMA);
     const db = this.db;
+    const hot = Object.fromEntries(Object.entries(HOT).map(([k, sql]) => [k, db.prepare(sql)])) as Record<keyof typeof HOT, Database.Statement>;
     this.s = {
+      ...hot,
       upsertPlayer: db.prepare(`
         INSERT INTO players (title, platform, id_norm, id, handle, handle_norm, avatar_url, vanity, vanity_norm, private, declared)
-        VALUES (@title, @platform, @id_norm, @id, @handle, @handle_norm, @avatar_url, @vanity, @vanity_norm, @private, 1)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
         ON CONFLICT (title, platform, id_norm) DO UPDATE SET id = excluded.id, handle = excluded.handle,
           handle_norm = excluded.handle_norm, avatar_url = excluded.avatar_url, vanity = excluded.vanity,
           vanity_norm = excluded.vanity_norm, private = excluded.private, declared = 1`),
       implicitPlayer: db.prepare(`
         INSERT OR IGNORE INTO players (title, platform, id_norm, id, handle, handle_norm, declared)
         VALUES (?, ?, ?, ?, ?, ?, 0)`),
-      participants: db.prepare('SELECT platform, player, started_at FROM match_players WHERE title = ? AND match_id = ?'),
       // By the whole primary key: with only (title, match_id) the planner walks the title's rows.
       deleteParticipant: db.prepare(
         'DELETE FROM match_players WHERE title = ? AND platform = ? AND player = ? AND started_at = ? AND match_id = ?',
       ),
       upsertMatch: db.prepare(`
-        INSERT OR REPLACE INTO matches (title, id, platform, started_at, duration_s, map, mode, playlist, queue, season)
-        VALUES (@title, @id, @platform, @started_at, @duration_s, @map, @mode, @playlist, @queue, @season)`),
+        INSERT OR REPLACE INTO matches (title, id, platform, started_at, duration_s, map, mode, playlist, queue, season, players, digest)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       insertParticipant: db.prepare(`
-        INSERT INTO match_players (title, platform, player, started_at, match_id, duration_s, team, result, hero, legend,
+        INSERT INTO match_players_stage (title, platform, player, started_at, match_id, duration_s, team, result, hero, legend,
           map, mode, playlist, queue, season, stats, weapons)
-        VALUES (@title, @platform, @player, @started_at, @match_id, @duration_s, @team, @result, @hero, @legend,
-          @map, @mode, @playlist, @queue, @season, @stats, @weapons)`),
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      totalsJson: db.prepare('SELECT totals FROM player_totals WHERE title = ? AND platform = ? AND player = ?').pluck(),
+      putTotals: db.prepare('INSERT OR REPLACE INTO player_totals (title, platform, player, totals) VALUES (?, ?, ?, ?)'),
       deleteTotals: db.prepare('DELETE FROM player_totals WHERE title = ? AND platform = ? AND player = ?'),
-      insertTotal: db.prepare('INSERT INTO player_totals (title, platform, player, key, value) VALUES (?, ?, ?, ?, ?)'),
-      playerById: db.prepare('SELECT * FROM players WHERE title = ? AND platform = ? AND id_norm = ?'),
-      playerByVanity: db.prepare('SELECT * FROM players WHERE title = ? AND platform = ? AND vanity_norm = ? LIMIT 1'),
-      playersByPrefix: db.prepare(`
-        SELECT * FROM players WHERE title = ? AND platform = ? AND handle_norm >= ? AND handle_norm < ?
-        ORDER BY handle_norm, id_norm LIMIT ?`),
-      timeline: db.prepare(
-        'SELECT match_id, started_at, duration_s FROM match_players WHERE title = ? AND platform = ? AND player = ? ORDER BY started_at, match_id',
-      ),
-      rowsSince: db.prepare(
-        `SELECT ${ROW_COLUMNS} FROM match_players WHERE title = ? AND platform = ? AND player = ? AND started_at >= ? ORDER BY started_at, match_id`,
-      ),
-      newestFirst: db.prepare(
-        `SELECT ${ROW_COLUMNS} FROM match_players WHERE title = ? AND platform = ? AND player = ? ORDER BY started_at DESC, match_id DESC LIMIT ?`,
-      ),
-      newestFirstBefore: db.prepare(
-        `SELECT ${ROW_COLUMNS} FROM match_players WHERE title = ? AND platform = ? AND player = ? AND (started_at, match_id) < (?, ?)
-         ORDER BY started_at DESC, match_id DESC LIMIT ?`,
-      ),
-      match: db.prepare('SELECT * FROM matches WHERE title = ? AND id = ?'),
-      summary: db.prepare(`
-        SELECT COUNT(DISTINCT map) AS maps, COUNT(DISTINCT mode) AS modes, COUNT(DISTINCT playlist) AS playlists,
-          COUNT(DISTINCT legend) AS legends, COUNT(DISTINCT hero) AS heroes, COUNT(weapons) AS weapons,
-          group_concat(DISTINCT queue) AS queues, group_concat(DISTINCT season) AS seasons
-        FROM match_players WHERE title = ? AND platform = ? AND player = ?`),
-      matchParticipants: db.prepare(`
-        SELECT ${ROW_COLUMNS}, mp.platform AS platform, mp.player AS player, mp.team AS team, p.handle AS handle, p.id AS player_id
-        FROM match_players mp LEFT JOIN players p ON p.title = mp.title AND p.platform = mp.platform AND p.id_norm = mp.player
-        WHERE mp.title = ? AND mp.match_id = ? ORDER BY mp.team, p.handle_norm`),
-      totalsOfTitle: db.prepare('SELECT key, value FROM player_totals WHERE title = ? ORDER BY key, value'),
-      totalsOfPlayer: db.prepare('SELECT key, value FROM player_totals WHERE title = ? AND platform = ? AND player = ?'),
+      totalsOfTitle: db.prepare('SELECT totals FROM player_totals WHERE title = ?').pluck(),
+      deleteRankChunks: db.prepare('DELETE FROM rank_chunks WHERE title = ?'),
+      insertRankChunk: db.prepare('INSERT INTO rank_chunks (title, key, lo, below, population, data) VALUES (?, ?, ?, ?, ?, ?)'),
+      mergeStage: db.prepare(`INSERT INTO match_players SELECT title, platform, player, started_at, match_id, duration_s, team, result, hero,
+        legend, map, mode, playlist, queue, season, stats, weapons FROM match_players_stage ORDER BY title, platform, player, started_at, match_id`),
+      clearStage: db.prepare('DELETE FROM match_players_stage'),
+      getMeta: db.prepare('SELECT value FROM meta WHERE key = ?').pluck(),
+      setMeta: db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)'),
       counts: db.prepare(`SELECT (SELECT COUNT(*) FROM players) AS players, (SELECT COUNT(*) FROM matches) AS matches`),
     };
+    // An import that stopped half-way left totals behind its rows: they are rebuilt from the rows.
+    if (this.s.getMeta.get('importing') !== undefined) {
+      this.db.transaction(() => this.mergeStage())();
+      this.rebuildAllTotals();
+    }
   }
 
-  close(): void {
+  close(): Promise<void> {
     this.db.close();
+    return Promise.resolve();
   }
 
-  /**
-   * Writes a batch of records in one transaction and rebuilds the overview totals of every player
-   * they touch. A match id is a key: importing a match again replaces it, so importing the same
-   * file twice changes nothing.
-   */
-  writeBatch(players: readonly PlayerRecord[], matches: readonly MatchRecord[]): void {
-    const touched = new Map<string, [TitleSlug, PlatformSlug, string]>();
-    const touch = (title: TitleSlug, platform: PlatformSlug, player: string) =>
-      touched.set(`${title}\u0000${platform}\u0000${player}`, [title, platform, player]);
+  writeBatch(players: readonly PlayerRecord[], matches: readonly MatchRecord[]): Promise<void> {
+    const s = this.s;
+    const deltas = this.deltas;
     this.db.transaction(() => {
+      s.setMeta.run('importing', '1');
       for (const p of players) {
-        this.s.upsertPlayer.run({
-          title: p.title,
-          platform: p.platform,
-          id_norm: normalizeIdentifier(p.id),
-          id: p.id,
-          handle: p.handle,
-          handle_norm: normalizeIdentifier(p.handle),
-          avatar_url: p.avatarUrl ?? null,
-          vanity: p.vanity ?? null,
-          vanity_norm: p.vanity ? normalizeIdentifier(p.vanity) : null,
-          private: p.private ? 1 : 0,
-        });
+        s.upsertPlayer.run(
+          p.title,
+          p.platform,
+          normalizeIdentifier(p.id),
+          p.id,
+          p.handle,
+          normalizeIdentifier(p.handle),
+          p.avatarUrl ?? null,
+          p.vanity ?? null,
+          p.vanity ? normalizeIdentifier(p.vanity) : null,
+          p.private ? 1 : 0,
+        );
       }
       for (const m of matches) {
-        const old = this.s.participants.all(m.title, m.id) as { platform: PlatformSlug; player: string; started_at: number }[];
-        for (const o of old) {
-          this.s.deleteParticipant.run(m.title, o.platform, o.player, o.started_at, m.id);
-          touch(m.title, o.platform, o.player);
+        const digest = matchDigest(m);
+        const stored = s.matchPlayers.get(m.title, m.id) as { started_at: number; players: string; digest: string } | undefined;
+        if (stored?.digest === digest) continue;
+        this.touchedTitles.add(m.title);
+        const key = `${m.title}\u0000${m.id}`;
+        if (stored) {
+          // Its rows may still be staged: they join the table first, to be taken out by key.
+          if (this.staged.has(key)) this.mergeStage();
+          for (const [platform, player] of JSON.parse(stored.players) as [string, string][]) {
+            const old = s.oldParticipant.get(m.title, platform, player, stored.started_at, m.id) as TotalsRow | undefined;
+            if (!old) continue;
+            s.deleteParticipant.run(m.title, platform, player, stored.started_at, m.id);
+            deltas.add(m.title, platform, player, old, -1);
+          }
         }
-        const started = Date.parse(m.startedAt);
-        const common = {
-          title: m.title,
-          started_at: started,
-          duration_s: m.durationSeconds,
-          map: m.map ?? null,
-          mode: m.mode ?? null,
-          playlist: m.playlist ?? null,
-          queue: m.queue ?? null,
-          season: m.season ?? null,
-        };
-        this.s.upsertMatch.run({ ...common, id: m.id, platform: m.platform });
-        for (const p of m.players) {
-          const player = normalizeIdentifier(p.id);
-          this.s.implicitPlayer.run(m.title, p.platform, player, p.id, p.id, player);
-          this.s.insertParticipant.run({
-            ...common,
-            platform: p.platform,
+        this.staged.add(key);
+        const c = matchColumns(m);
+        const keys = m.players.map((p) => [p.platform, normalizeIdentifier(p.id)] as const);
+        s.upsertMatch.run(m.title, m.id, m.platform, c.started_at, m.durationSeconds, c.map, c.mode, c.playlist, c.queue, c.season, JSON.stringify(keys), digest);
+        for (const [i, p] of m.players.entries()) {
+          const player = keys[i]?.[1] ?? normalizeIdentifier(p.id);
+          if (!deltas.has(m.title, p.platform, player)) s.implicitPlayer.run(m.title, p.platform, player, p.id, p.id, player);
+          s.insertParticipant.run(
+            m.title,
+            p.platform,
             player,
-            match_id: m.id,
-            team: p.team ?? null,
-            result: p.result ?? null,
-            hero: p.hero ?? null,
-            legend: p.legend ?? null,
-            stats: JSON.stringify(p.stats),
-            weapons: p.weapons ? JSON.stringify(p.weapons) : null,
-          });
-          touch(m.title, p.platform, player);
+            c.started_at,
+            m.id,
+            m.durationSeconds,
+            p.team ?? null,
+            p.result ?? null,
+            p.hero ?? null,
+            p.legend ?? null,
+            c.map,
+            c.mode,
+            c.playlist,
+            c.queue,
+            c.season,
+            JSON.stringify(p.stats),
+            p.weapons ? JSON.stringify(p.weapons) : null,
+          );
+          deltas.add(m.title, p.platform, player, { result: p.result ?? null, duration_s: m.durationSeconds, stats: p.stats }, 1);
         }
       }
-      for (const [title, platform, player] of touched.values()) this.rebuildTotals(title, platform, player);
+      if (deltas.size >= TOTALS_FLUSH_PLAYERS) this.flushTotals();
+      if (this.staged.size >= STAGE_LIMIT) this.mergeStage();
     })();
+    return Promise.resolve();
+  }
+
+  /** Moves the staged rows into match_players in key order. */
+  private mergeStage(): void {
+    this.s.mergeStage.run();
+    this.s.clearStage.run();
+    this.staged.clear();
+  }
+
+  private flushTotals(): void {
+    this.deltas.drain((title, platform, player, merge) => {
+      const next = merge(this.s.totalsJson.get(title, platform, player) as string | undefined);
+      if (next === null) this.s.deleteTotals.run(title, platform, player);
+      else this.s.putTotals.run(title, platform, player, next);
+    });
+  }
+
+  finishImport(): Promise<void> {
+    this.db.transaction(() => {
+      this.mergeStage();
+      this.flushTotals();
+      for (const title of this.touchedTitles) this.rebuildRanks(title);
+      this.db.prepare("DELETE FROM meta WHERE key = 'importing'").run();
+    })();
+    this.touchedTitles.clear();
+    // Planner statistics, sampled: the hot statements' plans must not depend on them, but the rest may.
+    this.db.pragma('analysis_limit = 1000');
+    this.db.exec('ANALYZE');
     this.generation++;
+    return Promise.resolve();
   }
 
-  private rebuildTotals(title: TitleSlug, platform: PlatformSlug, player: string): void {
-    const totals = groupRows(this.aggregateRows(title, platform, player, 'overview', {}), false).get('');
-    this.s.deleteTotals.run(title, platform, player);
-    if (!totals) return;
-    for (const [key, value] of Object.entries(totalsToValues(totals))) this.s.insertTotal.run(title, platform, player, key, value);
+  /** Rebuilds one title's rank material from its players' totals. */
+  private rebuildRanks(title: string): void {
+    const byKey = new Map<string, number[]>();
+    for (const json of this.s.totalsOfTitle.iterate(title) as Iterable<string>) {
+      const values = storedValues(json);
+      for (const key in values) {
+        let list = byKey.get(key);
+        if (!list) byKey.set(key, (list = []));
+        list.push(values[key] ?? 0);
+      }
+    }
+    this.s.deleteRankChunks.run(title);
+    for (const c of buildRankChunks(byKey)) this.s.insertRankChunk.run(title, c.key, c.lo, c.below, c.population, c.data);
   }
 
-  /** Looks a player up by exact identifier (case-insensitive). */
-  playerById(title: TitleSlug, platform: PlatformSlug, identifier: string): PlayerRow | undefined {
-    return this.s.playerById.get(title, platform, normalizeIdentifier(identifier)) as PlayerRow | undefined;
+  /** Every total rebuilt from the match rows: the way back after an import that stopped half-way. */
+  rebuildAllTotals(): void {
+    this.db.transaction(() => {
+      this.db.exec('DELETE FROM player_totals');
+      const rows = this.db.prepare('SELECT title, platform, player, result, duration_s, stats FROM match_players').iterate() as Iterable<{
+        title: string;
+        platform: string;
+        player: string;
+        result: string | null;
+        duration_s: number;
+        stats: string;
+      }>;
+      for (const r of rows) {
+        this.deltas.add(r.title, r.platform, r.player, r, 1);
+        this.touchedTitles.add(r.title);
+        if (this.deltas.size >= TOTALS_FLUSH_PLAYERS) this.flushTotals();
+      }
+    })();
+    void this.finishImport();
   }
 
-  playerByVanity(title: TitleSlug, platform: PlatformSlug, vanity: string): PlayerRow | undefined {
-    return this.s.playerByVanity.get(title, platform, normalizeIdentifier(vanity)) as PlayerRow | undefined;
+  playerById(title: TitleSlug, platform: PlatformSlug, identifier: string): Promise<PlayerRow | undefined> {
+    return Promise.resolve(this.s.playerById.get(title, platform, normalizeIdentifier(identifier)) as PlayerRow | undefined);
   }
 
-  /** Players whose handle starts with `prefix` (case-insensitive), in handle order. */
-  playersByHandlePrefix(title: TitleSlug, platform: PlatformSlug, prefix: string, limit: number): PlayerRow[] {
+  playerByVanity(title: TitleSlug, platform: PlatformSlug, vanity: string): Promise<PlayerRow | undefined> {
+    return Promise.resolve(this.s.playerByVanity.get(title, platform, normalizeIdentifier(vanity)) as PlayerRow | undefined);
+  }
+
+  playersByHandlePrefix(title: TitleSlug, platform: PlatformSlug, prefix: string, limit: number): Promise<PlayerRow[]> {
     const p = normalizeIdentifier(prefix);
-    return this.s.playersByPrefix.all(title, platform, p, p + MAX_CHAR, limit) as PlayerRow[];
+    return Promise.resolve(this.s.playersByPrefix.all(title, platform, p, p + MAX_CHAR, limit) as PlayerRow[]);
   }
 
-  /**
-   * A player's rows for aggregation, grouped by `dimension` (see AggregateRow), optionally filtered
-   * by queue and season. Reads only the columns the sums need.
-   */
-  aggregateRows(
-    title: TitleSlug,
-    platform: PlatformSlug,
-    player: string,
-    dimension: SegmentDimension,
-    filter: MatchFilter,
-  ): AggregateRow[] {
-    const key = dimension === 'overview' ? "''" : dimension === 'weapon' ? 'NULL' : dimension;
-    const json = dimension === 'weapon' ? 'weapons' : 'stats';
-    let where = 'title = ? AND platform = ? AND player = ?';
-    const args: (string | number)[] = [title, platform, player];
-    if (filter.queue !== undefined) {
-      where += ' AND queue = ?';
-      args.push(filter.queue);
-    }
-    if (filter.season !== undefined) {
-      where += ' AND season = ?';
-      args.push(filter.season);
-    }
-    const sql = `SELECT result, duration_s, ${key}, ${json} FROM match_players WHERE ${where}`;
+  aggregateRows(title: TitleSlug, platform: PlatformSlug, player: string, dimension: SegmentDimension, filter: MatchFilter): Promise<AggregateRow[]> {
+    const { sql, args } = aggregateSql(title, platform, player, dimension, filter, () => '?');
+    return Promise.resolve(this.statement(sql).all(...args) as AggregateRow[]);
+  }
+
+  private statement(sql: string): Database.Statement {
     let statement = this.aggregateStatements.get(sql);
     if (!statement) this.aggregateStatements.set(sql, (statement = this.db.prepare(sql).raw()));
-    return statement.all(...args) as AggregateRow[];
+    return statement;
   }
 
-  /** How many of a player's matches have each value of a column (null values left out). */
-  keyCounts(player: PlayerRow, column: 'map' | 'mode' | 'playlist' | 'legend' | 'hero'): Map<string, number> {
-    const sql = `SELECT ${column}, COUNT(*) FROM match_players WHERE title = ? AND platform = ? AND player = ? AND ${column} IS NOT NULL GROUP BY ${column}`;
-    let statement = this.aggregateStatements.get(sql);
-    if (!statement) this.aggregateStatements.set(sql, (statement = this.db.prepare(sql).raw()));
-    const rows = statement.all(player.title, player.platform, player.id_norm) as [string, number][];
-    return new Map(rows);
+  keyCounts(player: PlayerRow, column: 'map' | 'mode' | 'playlist' | 'legend' | 'hero'): Promise<Map<string, number>> {
+    const rows = this.statement(keyCountsSql(column, () => '?')).all(player.title, player.platform, player.id_norm) as [string, number][];
+    return Promise.resolve(new Map(rows));
   }
 
-  /**
-   * What a profile says about a player's data beyond the sums, in one pass over their rows: how
-   * many distinct values each segment column has, whether any match has weapons, which queues and
-   * seasons they played.
-   */
-  playerSummary(player: PlayerRow): PlayerSummary {
-    const r = this.s.summary.get(player.title, player.platform, player.id_norm) as {
-      maps: number;
-      modes: number;
-      playlists: number;
-      legends: number;
-      heroes: number;
-      weapons: number;
-      queues: string | null;
-      seasons: string | null;
-    };
-    return {
-      distinct: { map: r.maps, mode: r.modes, playlist: r.playlists, legend: r.legends, hero: r.heroes },
-      hasWeapons: r.weapons > 0,
-      queues: r.queues ? r.queues.split(',').sort() : [],
-      seasons: r.seasons ? r.seasons.split(',').map(Number).sort((x, y) => x - y) : [],
-    };
+  playerSummary(player: PlayerRow): Promise<PlayerSummary> {
+    return Promise.resolve(summaryOf(this.s.summary.get(player.title, player.platform, player.id_norm) as SummaryRow));
   }
 
-  /** Start, duration and id of each of a player's matches, oldest first: enough to cut sessions. */
-  timeline(player: PlayerRow): { match_id: string; started_at: number; duration_s: number }[] {
-    return this.s.timeline.all(player.title, player.platform, player.id_norm) as {
-      match_id: string;
-      started_at: number;
-      duration_s: number;
-    }[];
+  timeline(player: PlayerRow): Promise<{ match_id: string; started_at: number; duration_s: number }[]> {
+    return Promise.resolve(
+      this.s.timeline.all(player.title, player.platform, player.id_norm) as { match_id: string; started_at: number; duration_s: number }[],
+    );
   }
 
-  /** A player's full match rows from `since` (epoch ms) on, oldest first. */
-  matchRowsSince(player: PlayerRow, since: number): MatchRow[] {
-    return this.s.rowsSince.all(player.title, player.platform, player.id_norm, since) as MatchRow[];
+  matchRowsSince(player: PlayerRow, since: number): Promise<MatchRow[]> {
+    return Promise.resolve(this.s.rowsSince.all(player.title, player.platform, player.id_norm, since) as MatchRow[]);
   }
 
-  /** One page of a player's matches, newest first, strictly before the cursor position. */
-  matchPage(player: PlayerRow, limit: number, before?: { startedAt: number; matchId: string }): MatchRow[] {
+  matchPage(player: PlayerRow, limit: number, before?: { startedAt: number; matchId: string }): Promise<MatchRow[]> {
     const key = [player.title, player.platform, player.id_norm] as const;
-    return (
-      before
-        ? this.s.newestFirstBefore.all(...key, before.startedAt, before.matchId, limit)
-        : this.s.newestFirst.all(...key, limit)
-    ) as MatchRow[];
+    return Promise.resolve(
+      (before ? this.s.newestFirstBefore.all(...key, before.startedAt, before.matchId, limit) : this.s.newestFirst.all(...key, limit)) as MatchRow[],
+    );
   }
 
-  match(title: TitleSlug, id: string): { match: StoredMatch; players: StoredMatchPlayer[] } | undefined {
+  match(title: TitleSlug, id: string): Promise<{ match: StoredMatch; players: StoredMatchPlayer[] } | undefined> {
     const match = this.s.match.get(title, id) as StoredMatch | undefined;
-    if (!match) return undefined;
-    return { match, players: this.s.matchParticipants.all(title, id) as StoredMatchPlayer[] };
+    if (!match) return Promise.resolve(undefined);
+    const listed = JSON.parse((this.s.matchPlayers.get(title, id) as { players: string }).players) as [string, string][];
+    const rows = listed.map(([platform, player]) => this.s.participant.get(title, platform, player, match.started_at, id) as ParticipantRow | undefined);
+    return Promise.resolve({ match, players: orderParticipants(rows) });
   }
 
-  /** A player's stored overview totals (counts, sums and derived values) by stat key. */
-  totalsOf(player: PlayerRow): Record<string, number> {
-    const rows = this.s.totalsOfPlayer.all(player.title, player.platform, player.id_norm) as { key: string; value: number }[];
-    return Object.fromEntries(rows.map((r) => [r.key, r.value]));
+  totalsOf(player: PlayerRow): Promise<Record<string, number>> {
+    const row = this.s.totalsOfPlayer.get(player.title, player.platform, player.id_norm) as { totals: string } | undefined;
+    return Promise.resolve(row ? storedValues(row.totals) : {});
   }
 
-  /**
-   * Every player's value of each stat of a title, sorted ascending: the population that ranks and
-   * percentiles are computed against. Built once per import generation.
-   */
-  rankIndex(title: TitleSlug): Map<string, Float64Array> {
-    const cached = this.rankIndexes.get(title);
-    if (cached && cached.generation === this.generation) return cached.byKey;
-    const lists = new Map<string, number[]>();
-    for (const row of this.s.totalsOfTitle.iterate(title) as Iterable<{ key: string; value: number }>) {
-      let list = lists.get(row.key);
-      if (!list) lists.set(row.key, (list = []));
-      list.push(row.value);
+  places(title: TitleSlug, values: Record<string, number>): Promise<Map<string, Place>> {
+    const places = new Map<string, Place>();
+    for (const key in values) {
+      const value = values[key] ?? 0;
+      const chunk = this.s.rankChunk.get(title, key, value) as { below: number; population: number; data: Buffer } | undefined;
+      if (chunk) places.set(key, placeInChunk(chunk, value));
     }
-    const byKey = new Map([...lists].map(([k, v]) => [k, Float64Array.from(v)]));
-    this.rankIndexes.set(title, { generation: this.generation, byKey });
-    return byKey;
+    return Promise.resolve(places);
   }
 
-  counts(): { players: number; matches: number } {
-    return this.s.counts.get() as { players: number; matches: number };
+  counts(): Promise<{ players: number; matches: number }> {
+    return Promise.resolve(this.s.counts.get() as { players: number; matches: number });
   }
+
+  getMeta(key: string): Promise<string | undefined> {
+    return Promise.resolve(this.s.getMeta.get(key) as string | undefined);
+  }
+
+  setMeta(key: string, value: string): Promise<void> {
+    this.s.setMeta.run(key, value);
+    return Promise.resolve();
+  }
+
+  sql(text: string, ...params: unknown[]): Promise<Record<string, unknown>[]> {
+    const statement = this.db.prepare(text);
+    if (!statement.reader) {
+      statement.run(...params);
+      return Promise.resolve([]);
+    }
+    return Promise.resolve(statement.all(...params) as Record<string, unknown>[]);
+  }
+
+  hotPlans(): Promise<{ name: string; plan: string }[]> {
+    const plans = Object.entries(HOT).map(([name, sql]) => {
+      const args = sql.split('?').length - 1;
+      const rows = this.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...Array.from({ length: args }, () => 'x')) as { detail: string }[];
+      return { name, plan: rows.map((r) => r.detail).join('\n') };
+    });
+    return Promise.resolve(plans);
+  }
+}
+
+/** The aggregation statement of a dimension and filter, with the store's placeholder style. */
+export function aggregateSql(
+  title: TitleSlug,
+  platform: PlatformSlug,
+  player: string,
+  dimension: SegmentDimension,
+  filter: MatchFilter,
+  p: (i: number) => string,
+): { sql: string; args: (string | number)[] } {
+  const key = dimension === 'overview' ? "''" : dimension === 'weapon' ? 'NULL' : dimension;
+  const json = dimension === 'weapon' ? 'weapons' : 'stats';
+  const args: (string | number)[] = [title, platform, player];
+  let where = `title = ${p(1)} AND platform = ${p(2)} AND player = ${p(3)}`;
+  if (filter.queue !== undefined) {
+    args.push(filter.queue);
+    where += ` AND queue = ${p(args.length)}`;
+  }
+  if (filter.season !== undefined) {
+    args.push(filter.season);
+    where += ` AND season = ${p(args.length)}`;
+  }
+  return { sql: `SELECT result, duration_s, ${key}, ${json} FROM match_players WHERE ${where}`, args };
+}
+
+export function keyCountsSql(column: 'map' | 'mode' | 'playlist' | 'legend' | 'hero', p: (i: number) => string): string {
+  return `SELECT ${column}, COUNT(*) FROM match_players WHERE title = ${p(1)} AND platform = ${p(2)} AND player = ${p(3)} AND ${column} IS NOT NULL GROUP BY ${column}`;
+}
+
+type ParticipantRow = StoredMatchPlayer & { handle_norm: string | null };
+
+const nullsFirst = (a: string | null, b: string | null) => (a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1);
+
+/** A match's players by team, then handle: the order both stores answer in. */
+export function orderParticipants(rows: (ParticipantRow | undefined)[]): StoredMatchPlayer[] {
+  return rows
+    .filter((r): r is ParticipantRow => r !== undefined)
+    .sort((a, b) => nullsFirst(a.team, b.team) || nullsFirst(a.handle_norm, b.handle_norm))
+    .map(({ handle_norm: _, ...row }) => row);
+}
+
+export interface SummaryRow {
+  maps: number;
+  modes: number;
+  playlists: number;
+  legends: number;
+  heroes: number;
+  weapons: number;
+  queues: string | null;
+  seasons: string | null;
+}
+
+export function summaryOf(r: SummaryRow): PlayerSummary {
+  return {
+    distinct: { map: Number(r.maps), mode: Number(r.modes), playlist: Number(r.playlists), legend: Number(r.legends), hero: Number(r.heroes) },
+    hasWeapons: Number(r.weapons) > 0,
+    queues: r.queues ? r.queues.split(',').sort() : [],
+    seasons: r.seasons ? r.seasons.split(',').map(Number).sort((x, y) => x - y) : [],
+  };
 }

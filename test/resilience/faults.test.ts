@@ -19,7 +19,7 @@ let players: string[];
 beforeAll(async () => {
   stack = await startStack({ LOOKUP_TIMEOUT_MS: '800' });
   ({ proxy, double, bot } = stack);
-  players = (stack.service.store.db.prepare("SELECT id FROM players WHERE title = 'title_c' AND platform = 'pc_store_c' AND private = 0").all() as { id: string }[]).map((r) => r.id);
+  players = (await stack.service.store.sql("SELECT id FROM players WHERE title = 'title_c' AND platform = 'pc_store_c' AND private = 0")).map((r) => String(r.id));
 }, 40_000);
 
 afterAll(() => stack.close());

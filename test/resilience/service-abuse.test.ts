@@ -27,7 +27,7 @@ describe('connections', () => {
   const store = new StatsStore();
   afterAll(async () => {
     await running.close();
-    store.close();
+    await store.close();
   });
 
   it('closes idle connections and caps how many are open, so real requests still get through', async () => {
@@ -118,7 +118,7 @@ describe('a hostile dataset', () => {
       const summary = await importLines(store, [`\uFEFF${JSON.stringify(player)}`, JSON.stringify(match)]);
       expect(summary).toMatchObject({ taken: 2, refused: 0 });
     } finally {
-      store.close();
+      await store.close();
     }
   });
 });

@@ -20,17 +20,20 @@ afterAll(async () => {
 });
 
 /** A demo player of the title on the platform who has played. */
-function someIdentifier(endpoint: Endpoint, platform: PlatformSlug): string {
-  const row = service.store.db
-    .prepare('SELECT p.id FROM players p JOIN player_totals t ON t.title = p.title AND t.platform = p.platform AND t.player = p.id_norm WHERE p.title = ? AND p.platform = ? AND p.private = 0 LIMIT 1')
-    .get(endpoint.title, platform) as { id: string } | undefined;
+async function someIdentifier(endpoint: Endpoint, platform: PlatformSlug): Promise<string> {
+  const [row] = (await service.store.sql(
+    'SELECT p.id FROM players p JOIN player_totals t ON t.title = p.title AND t.platform = p.platform AND t.player = p.id_norm WHERE p.title = ? AND p.platform = ? AND p.private = 0 ORDER BY p.id_norm LIMIT 1',
+    endpoint.title,
+    platform,
+  )) as { id: string }[];
   if (!row) throw new Error(`the demo has no ${endpoint.title} player on ${platform}`);
   return row.id;
 }
 
-function pathFor(endpoint: Endpoint, platform: PlatformSlug): string {
-  const identifier = endpoint.platforms.includes(platform) ? someIdentifier(endpoint, platform) : 'x';
-  const matchId = (service.store.db.prepare("SELECT id FROM matches WHERE title = 'title_a' AND platform = ? LIMIT 1").get(platform) as { id: string } | undefined)?.id ?? 'none';
+async function pathFor(endpoint: Endpoint, platform: PlatformSlug): Promise<string> {
+  const identifier = endpoint.platforms.includes(platform) ? await someIdentifier(endpoint, platform) : 'x';
+  const [match] = (await service.store.sql("SELECT id FROM matches WHERE title = 'title_a' AND platform = ? ORDER BY id LIMIT 1", platform)) as { id: string }[];
+  const matchId = match?.id ?? 'none';
   const path = buildPath(endpoint.path, {
     platform,
     platformUserIdentifier: identifier,
@@ -44,7 +47,7 @@ describe('the demo dataset over HTTP', () => {
   const cases = ENDPOINTS.flatMap((e) => PLATFORM_SLUGS.map((p) => [`${e.title} ${e.kind} on ${p}`, e, p] as const));
 
   it.each(cases)('%s: 200 with a valid payload where the platform is allowed, 400 elsewhere', async (_name, endpoint, platform) => {
-    const path = pathFor(endpoint, platform);
+    const path = await pathFor(endpoint, platform);
     const res = await service.request(path);
     if (endpoint.platforms.includes(platform)) {
       expect(res.status, `${path}: ${res.text.slice(0, 300)}`).toBe(200);
@@ -68,9 +71,10 @@ describe('the demo dataset over HTTP', () => {
   });
 
   it('pages a long match list with the next cursor until it runs out, without repeats', async () => {
-    const top = service.store.db
-      .prepare("SELECT platform, player, COUNT(*) n FROM match_players WHERE title = 'title_a' GROUP BY platform, player ORDER BY n DESC LIMIT 1")
-      .get() as { platform: string; player: string; n: number };
+    const [top] = (await service.store.sql(
+      "SELECT platform, player, COUNT(*) n FROM match_players WHERE title = 'title_a' GROUP BY platform, player ORDER BY n DESC, platform, player LIMIT 1",
+    )) as { platform: string; player: string; n: number }[];
+    if (!top) throw new Error('the demo has no title_a matches');
     expect(top.n).toBeGreaterThan(MATCHES_PAGE_SIZE * 2);
     const seen: string[] = [];
     let next: string | null = null;
@@ -91,8 +95,8 @@ describe('the demo dataset over HTTP', () => {
   });
 
   it('caps search at 20 results', async () => {
-    const all = service.store.db.prepare("SELECT COUNT(*) n FROM players WHERE title = 'title_b' AND platform = 'pc_store_b'").get() as { n: number };
-    expect(all.n).toBeGreaterThan(20);
+    const [all] = (await service.store.sql("SELECT COUNT(*) n FROM players WHERE title = 'title_b' AND platform = 'pc_store_b'")) as { n: number }[];
+    expect(all?.n).toBeGreaterThan(20);
     // Every demo handle starts with a capital letter from a list of names: a one-letter prefix finds many.
     const counts = await Promise.all(
       'ABCDEFGHIJKLMNOPQRSTUVWXYZ'.split('').map(async (letter) => {
@@ -136,18 +140,14 @@ describe('the demo dataset', () => {
     expect(a.length).toBeGreaterThan(2_000);
   });
 
-  it('covers every title and platform with a few hundred players, # handles and vanity names', () => {
-    const db = service.store.db;
-    const players = db.prepare('SELECT COUNT(*) n FROM players').get() as { n: number };
-    expect(players.n).toBeGreaterThanOrEqual(300);
+  it('covers every title and platform with a few hundred players, # handles and vanity names', async () => {
+    const one = async (sql: string, ...params: unknown[]) => ((await service.store.sql(sql, ...params))[0] ?? {}) as Record<string, number>;
+    expect((await one('SELECT COUNT(*) n FROM players')).n).toBeGreaterThanOrEqual(300);
     for (const e of ENDPOINTS)
-      for (const p of e.platforms) {
-        const n = db.prepare('SELECT COUNT(*) n FROM player_totals WHERE title = ? AND platform = ?').get(e.title, p) as { n: number };
-        expect(n.n, `${e.title} ${p}`).toBeGreaterThan(0);
-      }
-    expect((db.prepare("SELECT COUNT(*) n FROM players WHERE id LIKE '%#%'").get() as { n: number }).n).toBeGreaterThan(10);
-    expect((db.prepare('SELECT COUNT(*) n FROM players WHERE vanity IS NOT NULL').get() as { n: number }).n).toBeGreaterThan(10);
-    const span = db.prepare('SELECT MIN(started_at) a, MAX(started_at) b FROM matches').get() as { a: number; b: number };
-    expect(span.b - span.a).toBeGreaterThan(21 * 86_400_000);
+      for (const p of e.platforms) expect((await one('SELECT COUNT(*) n FROM player_totals WHERE title = ? AND platform = ?', e.title, p)).n, `${e.title} ${p}`).toBeGreaterThan(0);
+    expect((await one("SELECT COUNT(*) n FROM players WHERE id LIKE '%#%'")).n).toBeGreaterThan(10);
+    expect((await one('SELECT COUNT(*) n FROM players WHERE vanity IS NOT NULL')).n).toBeGreaterThan(10);
+    const span = await one('SELECT MIN(started_at) a, MAX(started_at) b FROM matches');
+    expect((span.b ?? 0) - (span.a ?? 0)).toBeGreaterThan(21 * 86_400_000);
   });
 });

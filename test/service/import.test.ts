@@ -2,19 +2,37 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 
 import { parseDatasetLine } from '../../src/service/dataset.js';
 import { importFile, importLines } from '../../src/service/import.js';
+import type { Store } from '../../src/service/store-api.js';
 import { StatsStore } from '../../src/service/store.js';
+import { TEST_STORE, createTestStore } from '../helpers/service.js';
 import { smallLines } from '../fixtures/small-dataset.js';
+import { scaleLines } from '../../bench/scale-data.js';
+import { standing, standingOfCounts } from '../../src/service/aggregate.js';
+import { storedValues } from '../../src/service/totals.js';
+import { RANK_CHUNK } from '../../src/service/ranks.js';
 
-const snapshot = (store: StatsStore) => ({
-  players: store.db.prepare('SELECT * FROM players ORDER BY title, platform, id_norm').all(),
-  matches: store.db.prepare('SELECT * FROM matches ORDER BY title, id').all(),
-  rows: store.db.prepare('SELECT * FROM match_players ORDER BY title, match_id, platform, player').all(),
-  totals: store.db.prepare('SELECT * FROM player_totals ORDER BY title, platform, player, key').all(),
+const snapshot = async (store: Store) => ({
+  players: await store.sql('SELECT * FROM players ORDER BY title, platform, id_norm'),
+  matches: await store.sql('SELECT * FROM matches ORDER BY title, id'),
+  rows: await store.sql('SELECT * FROM match_players ORDER BY title, match_id, platform, player'),
+  totals: await store.sql('SELECT * FROM player_totals ORDER BY title, platform, player'),
+  ranks: await store.sql('SELECT * FROM rank_chunks ORDER BY title, key, lo'),
+  meta: await store.sql("SELECT * FROM meta WHERE key <> 'generation' ORDER BY key"),
 });
+const stores: Store[] = [];
+afterAll(async () => {
+  await Promise.all(stores.map((s) => s.close()));
+});
+/** A fresh store of the kind this run tests, closed after the file. */
+async function fresh(): Promise<Store> {
+  const store = await createTestStore();
+  stores.push(store);
+  return store;
+}
 
 describe('importing a dataset', () => {
   it('reports each bad line with its number and reason, and imports the rest', async () => {
@@ -32,7 +50,7 @@ describe('importing a dataset', () => {
       ...good.slice(1),
     ];
     const refused: { line: number; reason: string }[] = [];
-    const store = new StatsStore();
+    const store = await fresh();
     const summary = await importLines(store, lines, { onRefused: (r) => refused.push(r) });
     expect(summary).toMatchObject({ lines: lines.length, taken: good.length, refused: 7 });
     expect(summary.refusedLines).toEqual(refused);
@@ -44,42 +62,42 @@ describe('importing a dataset', () => {
     expect(refused[4]?.reason).toMatch(/^players\.0\.stats\.kills:/);
     expect(refused[5]?.reason).toMatch(/^type:/);
     expect(refused[6]?.reason).toBe('id: contains a slash');
-    expect(store.counts()).toEqual({ players: 9, matches: 9 });
+    expect(await store.counts()).toEqual({ players: 9, matches: 9 });
   });
 
   it('changes nothing when the same file is imported twice', async () => {
-    const store = new StatsStore();
+    const store = await fresh();
     await importLines(store, smallLines());
-    const first = snapshot(store);
+    const first = await snapshot(store);
     const again = await importLines(store, smallLines());
     expect(again.refused).toBe(0);
-    expect(snapshot(store)).toEqual(first);
+    expect(await snapshot(store)).toEqual(first);
   });
 
   it('replaces a match imported again under the same id, totals included', async () => {
-    const store = new StatsStore();
+    const store = await fresh();
     await importLines(store, smallLines());
-    const ash = store.playerById('title_a', 'pc_store_a', '76561198000000042')!;
-    expect(store.totalsOf(ash).kills).toBe(30);
-    const knight = store.playerById('title_a', 'console_a', 'Ashen Knight')!;
-    expect(store.totalsOf(knight).matchesPlayed).toBe(2);
+    const ash = (await store.playerById('title_a', 'pc_store_a', '76561198000000042'))!;
+    expect((await store.totalsOf(ash)).kills).toBe(30);
+    const knight = (await store.playerById('title_a', 'console_a', 'Ashen Knight'))!;
+    expect((await store.totalsOf(knight)).matchesPlayed).toBe(2);
     // a-1 again, now without Ashen Knight and with 20 kills for Ash.
     await importLines(store, [
       JSON.stringify({ type: 'match', title: 'title_a', platform: 'pc_store_a', id: 'a-1', startedAt: '2026-11-01T18:00:00Z', durationSeconds: 600, players: [{ id: '76561198000000042', platform: 'pc_store_a', result: 'win', stats: { kills: 20, deaths: 5 } }] }),
     ]);
-    expect(store.totalsOf(ash).kills).toBe(40);
-    expect(store.totalsOf(knight).matchesPlayed).toBe(1);
-    expect(store.counts().matches).toBe(9);
+    expect((await store.totalsOf(ash)).kills).toBe(40);
+    expect((await store.totalsOf(knight)).matchesPlayed).toBe(1);
+    expect((await store.counts()).matches).toBe(9);
   });
 
   it('keeps a player record’s handle over an implicit one, whatever the order', async () => {
-    const store = new StatsStore();
+    const store = await fresh();
     await importLines(store, [
       JSON.stringify({ type: 'match', title: 'title_c', platform: 'console_b', id: 'x-1', startedAt: '2026-11-01T18:00:00Z', durationSeconds: 60, players: [{ id: 'late_one', platform: 'console_b', stats: { kills: 1 } }] }),
       JSON.stringify({ type: 'player', title: 'title_c', platform: 'console_b', id: 'Late_One', handle: 'Late One', avatarUrl: null }),
     ]);
-    expect(store.playerById('title_c', 'console_b', 'LATE_ONE')).toMatchObject({ handle: 'Late One', id: 'Late_One' });
-    const implicit = await importLines(new StatsStore(), [
+    expect(await store.playerById('title_c', 'console_b', 'LATE_ONE')).toMatchObject({ handle: 'Late One', id: 'Late_One' });
+    const implicit = await importLines(await fresh(), [
       JSON.stringify({ type: 'match', title: 'title_c', platform: 'console_b', id: 'x-1', startedAt: '2026-11-01T18:00:00Z', durationSeconds: 60, players: [{ id: 'solo', platform: 'console_b', stats: {} }] }),
     ]);
     expect(implicit.taken).toBe(1);
@@ -100,10 +118,58 @@ describe('importing a dataset', () => {
     const file = join(dir, 'data.jsonl');
     writeFileSync(file, smallLines().join('\r\n') + '\n\n');
     const progress: [number, number][] = [];
-    const summary = await importFile(new StatsStore(), file, { batchSize: 5, onBytes: (read, total) => progress.push([read, total]) });
+    const summary = await importFile(await fresh(), file, { batchSize: 5, onBytes: (read, total) => progress.push([read, total]) });
     expect(summary.taken).toBe(smallLines().length);
     expect(summary.refused).toBe(0);
     expect(progress.length).toBeGreaterThan(2);
     expect(progress.at(-1)?.[0]).toBe(progress.at(-1)?.[1]);
+  });
+
+  it.runIf(TEST_STORE === 'sqlite')('keeps totals equal to a rebuild from the rows, through replaced matches and players who leave', async () => {
+    const store = new StatsStore();
+    const lines = [...scaleLines(400)];
+    await importLines(store, lines, { batchSize: 37 });
+    // Every third match again with other numbers, one player fewer, and a new player.
+    const changed = lines
+      .filter((l) => l.includes('"type":"match"'))
+      .filter((_, i) => i % 3 === 0)
+      .map((l) => {
+        const m = JSON.parse(l) as { players: { id: string; stats: Record<string, number> }[]; platform: string };
+        m.players.pop();
+        m.players.push({ id: 'newcomer', platform: (m.players[0] as unknown as { platform: string }).platform, stats: { kills: 1, deaths: 1 } } as never);
+        for (const p of m.players) p.stats = { ...p.stats, kills: (p.stats.kills ?? 0) + 2, revives: 1 };
+        return JSON.stringify(m);
+      });
+    await importLines(store, changed, { batchSize: 50 });
+    const totals = () => store.db.prepare('SELECT title, platform, player, totals FROM player_totals ORDER BY title, platform, player').all() as { totals: string }[];
+    const incremental = totals().map((r) => ({ ...r, totals: storedValues(r.totals) }));
+    const ranks = store.db.prepare('SELECT * FROM rank_chunks ORDER BY title, key, lo').all();
+    store.rebuildAllTotals();
+    const rebuilt = totals().map((r) => ({ ...r, totals: storedValues(r.totals) }));
+    expect(incremental.length).toBeGreaterThan(100);
+    expect(incremental).toEqual(rebuilt);
+    expect(store.db.prepare('SELECT * FROM rank_chunks ORDER BY title, key, lo').all()).toEqual(ranks);
+    await store.close();
+  });
+
+  it('places each player among the whole population exactly, across rank chunks', async () => {
+    const store = await fresh();
+    await importLines(store, scaleLines(8_000));
+    const rows = (await store.sql("SELECT platform, player, totals FROM player_totals WHERE title = 'title_c'")) as { totals: string }[];
+    const values = rows.map((r) => storedValues(r.totals));
+    const keys = ['kills', 'kd', 'damage', 'matchesPlayed', 'deaths', 'winRate'];
+    const [chunks] = (await store.sql("SELECT COUNT(*) n FROM rank_chunks WHERE title = 'title_c' AND key = 'damage'")) as { n: number }[];
+    expect(new Set(values.map((v) => v.damage)).size).toBeGreaterThan(RANK_CHUNK);
+    expect(chunks?.n).toBeGreaterThan(1);
+    for (const key of keys) {
+      const population = Float64Array.from(values.map((v) => v[key] ?? NaN).filter((v) => !Number.isNaN(v))).sort();
+      for (const v of values.slice(0, 300)) {
+        const value = v[key];
+        if (value === undefined) continue;
+        const place = (await store.places('title_c', { [key]: value })).get(key)!;
+        const higher = key !== 'deaths';
+        expect(standingOfCounts(place.below, place.atOrBelow, place.population, higher)).toEqual(standing(population, value, higher));
+      }
+    }
   });
 });

@@ -347,7 +347,7 @@ describe('the HTTP surface', () => {
     const broken = await startService(smallLines());
     try {
       // A statement that fails inside the store: the table it reads is gone.
-      broken.store.db.exec('DROP TABLE player_totals');
+      await broken.store.sql('DROP TABLE player_totals');
       const res = await broken.request(`${A}/profile/pc_store_a/76561198000000042`);
       expect(res.status).toBe(500);
       expect(ErrorBodySchema.parse(res.body).errors[0]).toEqual({ code: 'Internal', message: 'The service failed to answer this request.', data: {} });
@@ -396,6 +396,20 @@ describe('API keys and rate limit', () => {
       expect((await get('k1')).status).toBe(200);
     } finally {
       await limited.close();
+    }
+  });
+});
+
+describe('a player with no matches yet', () => {
+  it('has a profile of zero matches that the shared schema accepts', async () => {
+    const lonely = await startService(['{"type":"player","title":"title_c","platform":"console_a","id":"Lonely","handle":"Lonely"}']);
+    try {
+      const res = await lonely.request('/v2/title_c/standard/profile/console_a/Lonely');
+      expect(res.status).toBe(200);
+      const profile = strictly(envelopeOf(PAYLOAD_SCHEMAS.StatsProfile), res.body).data;
+      expect(profile.segments[0]?.stats.matchesPlayed?.value).toBe(0);
+    } finally {
+      await lonely.close();
     }
   });
 });

@@ -1,0 +1,101 @@
+// A deterministic generator of large datasets in the service's own format, for the scale bench:
+// `matches` matches spread evenly over the four titles, 10 players a match drawn by Zipf activity
+// (a few very busy players, a long tail of occasional ones), a year of start times. Nothing is
+// committed: the same arguments give the same lines on every machine.
+import { platformsOfTitle, TITLE_SLUGS, type TitleSlug } from '../src/catalog/index.js';
+import { random } from '../src/service/demo.js';
+
+export const PLAYERS_PER_MATCH = 10;
+/** Zipf exponent of player activity. */
+const ZIPF_S = 0.9;
+const YEAR_MS = 365 * 86_400_000;
+const T0 = Date.parse('2025-11-20T00:00:00Z');
+
+/** Players in each title's pool: on average 20 matches each. */
+export function poolSize(matches: number): number {
+  return Math.max(200, Math.ceil((matches / TITLE_SLUGS.length) * PLAYERS_PER_MATCH / 20));
+}
+
+/** The identifier of the player at activity rank `rank` (0 = busiest) of a title. */
+export function scalePlayer(title: TitleSlug, rank: number): { platform: string; id: string } {
+  const platforms = platformsOfTitle(title);
+  return { platform: platforms[rank % platforms.length] ?? 'pc_store_a', id: `${title.slice(-1)}p${rank}` };
+}
+
+/** Activity ranks the bench looks up: the busiest player, and a typical one (the pool's median). */
+export function benchPlayers(matches: number): { heavy: number; typical: number } {
+  return { heavy: 0, typical: Math.floor(poolSize(matches) / 8) };
+}
+
+function zipfDraw(n: number, rnd: () => number): () => number {
+  const cdf = new Float64Array(n);
+  let sum = 0;
+  for (let k = 0; k < n; k++) cdf[k] = sum += 1 / (k + 1) ** ZIPF_S;
+  return () => {
+    const x = rnd() * sum;
+    let lo = 0;
+    let hi = n - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((cdf[mid] ?? 0) < x) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+}
+
+const MAPS = ['Foundry', 'Harbor', 'Skyline', 'Dunes', 'Citadel', 'Glacier', 'Monolith', 'Canal'];
+const MODES = ['Team Deathmatch', 'Domination', 'Hardpoint'];
+const LEGENDS = ['Pathfinder', 'Wraith', 'Bloodhound', 'Gibraltar', 'Lifeline', 'Octane', 'Seer'];
+const HEROES = ['Tracer', 'Reinhardt', 'Mercy', 'Genji', 'Ana', 'Winston', 'Kiriko'];
+const WEAPONS = ['Carbine', 'SMG', 'Shotgun', 'Sniper', 'Pistol'];
+
+/** The dataset's lines: every title's player records first, then the matches in time order. */
+export function* scaleLines(matches: number, seed = 11): Generator<string> {
+  const pool = poolSize(matches);
+  for (const title of TITLE_SLUGS)
+    for (let rank = 0; rank < pool; rank++) {
+      const p = scalePlayer(title, rank);
+      yield JSON.stringify({
+        type: 'player',
+        title,
+        ...p,
+        handle: `Player ${title.slice(-1)}${rank}`,
+        ...(p.platform === 'pc_store_a' && rank % 3 === 0 ? { vanity: `v${title.slice(-1)}${rank}` } : {}),
+      });
+    }
+  const rnd = random(seed);
+  const draw = zipfDraw(pool, rnd);
+  const pick = (list: readonly string[]) => list[Math.floor(rnd() * list.length)] ?? null;
+  const int = (n: number) => Math.floor(rnd() * n);
+  for (let i = 0; i < matches; i++) {
+    const title = TITLE_SLUGS[i % TITLE_SLUGS.length] ?? 'title_a';
+    const ranks = new Set<number>();
+    while (ranks.size < PLAYERS_PER_MATCH) ranks.add(draw());
+    const players = [...ranks].map((rank, j) => {
+      const won = j < PLAYERS_PER_MATCH / 2;
+      const kills = int(25);
+      return {
+        ...scalePlayer(title, rank),
+        team: won ? 'red' : 'blue',
+        result: won ? 'win' : 'loss',
+        ...(title === 'title_b' ? { legend: pick(LEGENDS) } : {}),
+        ...(title === 'title_c' ? { hero: pick(HEROES) } : {}),
+        stats: { kills, deaths: 1 + int(15), assists: int(10), damage: 500 + int(3000), headshots: int(kills + 1), score: 100 * int(40) },
+        ...(title === 'title_a' || title === 'title_d' ? { weapons: { [pick(WEAPONS) ?? 'Carbine']: { kills, shotsFired: 100 + int(200), shotsHit: int(100) } } } : {}),
+      };
+    });
+    const first = players[0] ?? { platform: 'pc_store_a' };
+    yield JSON.stringify({
+      type: 'match',
+      title,
+      platform: first.platform,
+      id: `${title.slice(-1)}-${i}`,
+      startedAt: new Date(T0 + Math.floor((i / matches) * YEAR_MS)).toISOString(),
+      durationSeconds: 600 + int(1200),
+      ...(title === 'title_a' || title === 'title_d' ? { map: pick(MAPS), mode: pick(MODES) } : {}),
+      ...(title === 'title_a' ? { playlist: 'Unranked', queue: i % 5 === 0 ? 'ranked' : 'social', season: 1 + Math.floor((i / matches) * 4) } : {}),
+      players,
+    });
+  }
+}

@@ -1,0 +1,195 @@
+// `npm run bench:scale [-- --matches 10000,100000] [--stores sqlite,postgres]`: the service at
+// scale, on generated datasets (bench/scale-data.ts; nothing committed). For each size and store:
+// the import rate from a dataset file, the store's size, the first profile after the store is
+// opened again (a start), and p50/p99 of each lookup for a typical and the busiest player, in
+// process (no HTTP). 1,000,000 matches: `npm run bench:scale -- --matches 1000000` (slow, ~1 GB of
+// dataset in a temporary directory). Writes bench/results/scale-<sizes>.json and prints a table.
+import { createWriteStream, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync, readdirSync } from 'node:fs';
+import { cpus, tmpdir, totalmem, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { once } from 'node:events';
+import { parseArgs } from 'node:util';
+
+import pg from 'pg';
+
+import { importFile } from '../src/service/import.js';
+import { Memo, matchReport, matches, profile, search, segments, sessions, type LookupContext } from '../src/service/lookups.js';
+import { PgStore } from '../src/service/pg-store.js';
+import type { Store } from '../src/service/store-api.js';
+import { StatsStore } from '../src/service/store.js';
+import { benchPlayers, scaleLines, scalePlayer } from './scale-data.js';
+
+const { values: args } = parseArgs({
+  options: {
+    matches: { type: 'string', default: '10000,100000' },
+    stores: { type: 'string', default: 'sqlite,postgres' },
+    pg: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/test' },
+  },
+});
+const sizes = args.matches.split(',').map(Number);
+const kinds = args.stores.split(',') as ('sqlite' | 'postgres')[];
+
+interface Row {
+  matches: number;
+  store: string;
+  figure: string;
+  value: number;
+  unit: string;
+  target?: string;
+}
+const rows: Row[] = [];
+const record = (r: Row) => {
+  rows.push(r);
+  process.stderr.write(`  ${r.matches} ${r.store} · ${r.figure}: ${r.value} ${r.unit}${r.target ? ` (target ${r.target})` : ''}\n`);
+};
+
+const round = (v: number, d = 2) => Math.round(v * 10 ** d) / 10 ** d;
+function quantiles(samples: number[]): { p50: number; p99: number } {
+  const s = [...samples].sort((a, b) => a - b);
+  const q = (p: number) => s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? NaN;
+  return { p50: round(q(0.5), 3), p99: round(q(0.99), 3) };
+}
+async function time(n: number, f: (i: number) => Promise<unknown>): Promise<{ p50: number; p99: number }> {
+  const samples: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await f(i);
+    samples.push(performance.now() - t);
+  }
+  return quantiles(samples);
+}
+
+async function writeDataset(path: string, matches: number): Promise<void> {
+  const out = createWriteStream(path);
+  for (const line of scaleLines(matches)) if (!out.write(`${line}\n`)) await once(out, 'drain');
+  out.end();
+  await once(out, 'finish');
+}
+
+async function openStore(kind: 'sqlite' | 'postgres', dir: string, schema: string): Promise<Store> {
+  return kind === 'sqlite' ? new StatsStore(join(dir, 'store.sqlite')) : PgStore.open({ url: args.pg, schema, statementTimeoutMs: 120_000 });
+}
+
+async function storeMb(kind: 'sqlite' | 'postgres', dir: string, schema: string): Promise<number> {
+  if (kind === 'sqlite')
+    return round(readdirSync(dir).filter((f) => f.startsWith('store.sqlite')).reduce((n, f) => n + statSync(join(dir, f)).size, 0) / 2 ** 20, 1);
+  const client = new pg.Client(args.pg);
+  await client.connect();
+  const { rows: r } = await client.query<{ bytes: string }>(
+    "SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0) AS bytes FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind = 'r'",
+    [schema],
+  );
+  await client.end();
+  return round(Number(r[0]?.bytes ?? 0) / 2 ** 20, 1);
+}
+
+async function dropSchema(schema: string): Promise<void> {
+  const client = new pg.Client(args.pg);
+  await client.connect();
+  await client.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(schema)} CASCADE`);
+  await client.end();
+}
+
+async function measure(n: number, kind: 'sqlite' | 'postgres', data: string): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), `scale-${kind}-`));
+  const schema = `scale_${n}_${process.pid}`;
+  try {
+    let store = await openStore(kind, dir, schema);
+    const started = performance.now();
+    const cpu = process.cpuUsage();
+    const summary = await importFile(store, data);
+    const seconds = (performance.now() - started) / 1000;
+    const used = process.cpuUsage(cpu);
+    const cpuSeconds = (used.user + used.system) / 1e6;
+    if (summary.refused > 0) throw new Error(`the generated dataset was refused: ${JSON.stringify(summary.refusedLines[0])}`);
+    record({ matches: n, store: kind, figure: 'import', value: Math.round(n / seconds), unit: 'matches/s', target: kind === 'sqlite' ? '>= 20000 at 1M' : undefined });
+    record({ matches: n, store: kind, figure: 'import, wall time', value: round(seconds, 1), unit: 's' });
+    // On a shared machine the wall clock counts others' work too; this process's CPU time does not
+    // (for PostgreSQL it leaves out the server's share).
+    record({ matches: n, store: kind, figure: 'import, per CPU second of the importing process', value: Math.round(n / cpuSeconds), unit: 'matches/s' });
+    await store.close();
+    record({ matches: n, store: kind, figure: 'store size', value: await storeMb(kind, dir, schema), unit: 'MB' });
+
+    // A start: the store opened again, the first profile (the busiest player's title) cold.
+    const opened = performance.now();
+    store = await openStore(kind, dir, schema);
+    const ctx: LookupContext = { store, now: () => Date.now() };
+    const { heavy, typical } = benchPlayers(n);
+    const first = performance.now();
+    const typicalA = scalePlayer('title_a', typical);
+    await profile(ctx, new Memo(), 'title_a', typicalA.platform as never, typicalA.id, true);
+    record({ matches: n, store: kind, figure: 'first profile after a start (typical player)', value: round(performance.now() - first), unit: 'ms', target: '< 50 at 1M' });
+    record({ matches: n, store: kind, figure: 'opening the store', value: round(first - opened), unit: 'ms' });
+
+    const ids = (await store.sql("SELECT id FROM matches WHERE title = 'title_a' AND platform = 'pc_store_a' LIMIT 200")).map((r) => String(r.id));
+    for (const [who, rank, reps] of [
+      ['typical', typical, 100],
+      ['heavy', heavy, 5],
+    ] as const) {
+      const a = scalePlayer('title_a', rank);
+      const b = scalePlayer('title_b', rank);
+      const pa = a.platform as never;
+      const cases: [string, (i: number) => Promise<unknown>, number][] = [
+        ['profile, cold', () => profile(ctx, new Memo(), 'title_a', pa, a.id, true), reps],
+        ['segments map, cold', () => segments(ctx, new Memo(), 'title_a', pa, a.id, 'map', {}), reps],
+        ['matches, first page', () => matches(ctx, 'title_a', pa, a.id), 100],
+        ['sessions (title_b), cold', () => sessions(ctx, new Memo(), 'title_b', b.platform as never, b.id), reps],
+      ];
+      for (const [name, f, count] of cases) {
+        const q = await time(count, f);
+        record({ matches: n, store: kind, figure: `${name}, ${who} p50`, value: q.p50, unit: 'ms' });
+        record({ matches: n, store: kind, figure: `${name}, ${who} p99`, value: q.p99, unit: 'ms' });
+      }
+    }
+    // title_a's pc_store_a players (every third rank) have vanity names `va<rank>`.
+    const vanity = `va${typical - (typical % 3)}`;
+    const warmMemo = new Memo();
+    await profile(ctx, warmMemo, 'title_a', 'pc_store_a', vanity, true);
+    const flat: [string, (i: number) => Promise<unknown>][] = [
+      ['match report', (i) => matchReport(ctx, 'title_a', 'pc_store_a', ids[i % ids.length] ?? 'a-0')],
+      ['profile by vanity name (resolution + warm profile)', () => profile(ctx, warmMemo, 'title_a', 'pc_store_a', vanity, true)],
+      ['search by handle prefix', () => search(ctx, 'title_c', 'pc_store_c', 'Player c1')],
+    ];
+    for (const [name, f] of flat) {
+      const q = await time(500, f);
+      record({ matches: n, store: kind, figure: `${name} p50`, value: q.p50, unit: 'ms', target: name.startsWith('search') ? undefined : 'well under 1 ms at 1M' });
+      record({ matches: n, store: kind, figure: `${name} p99`, value: q.p99, unit: 'ms' });
+    }
+    await store.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    if (kind === 'postgres') await dropSchema(schema).catch(() => undefined);
+  }
+}
+
+async function main(): Promise<void> {
+  const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${round(totalmem() / 2 ** 30, 1)} GB, Node ${process.version}, load average at start ${loadavg().map((l) => round(l, 1)).join(' ')}`;
+  process.stderr.write(`scale bench on ${machine}\n`);
+  for (const n of sizes) {
+    const dir = mkdtempSync(join(tmpdir(), 'scale-data-'));
+    try {
+      const data = join(dir, `matches-${n}.jsonl`);
+      await writeDataset(data, n);
+      record({ matches: n, store: '-', figure: 'dataset file', value: round(statSync(data).size / 2 ** 20, 1), unit: 'MB' });
+      for (const kind of kinds) await measure(n, kind, data);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  mkdirSync('bench/results', { recursive: true });
+  writeFileSync(`bench/results/scale-${sizes.join('-')}.json`, JSON.stringify({ machine, at: new Date().toISOString(), rows }, null, 2));
+  // Side by side: one line per figure, one column per size and store.
+  const columns = [...new Set(rows.filter((r) => r.store !== '-').map((r) => `${r.matches} ${r.store}`))];
+  const figures = [...new Set(rows.filter((r) => r.store !== '-').map((r) => r.figure))];
+  const lines = [`| figure | ${columns.join(' | ')} | target |`, `|---|${columns.map(() => '---|').join('')}---|`];
+  for (const f of figures) {
+    const cells = columns.map((c) => {
+      const r = rows.find((x) => `${x.matches} ${x.store}` === c && x.figure === f);
+      return r ? `${r.value} ${r.unit}` : '';
+    });
+    lines.push(`| ${f} | ${cells.join(' | ')} | ${rows.find((x) => x.figure === f && x.target)?.target ?? ''} |`);
+  }
+  process.stdout.write(`${machine}\n\n${lines.join('\n')}\n`);
+}
+
+await main();

@@ -1,0 +1,496 @@
+// The service's PostgreSQL store (node-postgres): the same tables, answers and import rules as the
+// SQLite store, for several service processes on several machines sharing one database. Each
+// import batch is one transaction that also brings the totals of its players up to date, so what
+// other processes read is always whole; rank material is rebuilt when the import ends, and every
+// process notices a new import through the `generation` it polls.
+import pg from 'pg';
+
+import type { PlatformSlug, SegmentDimension, TitleSlug } from '../catalog/index.js';
+import type { AggregateRow, MatchRow } from './aggregate.js';
+import type { MatchRecord, PlayerRecord } from './dataset.js';
+import { normalizeIdentifier } from './identifiers.js';
+import { buildRankChunks, placeInChunk } from './ranks.js';
+import type { MatchFilter, Place, PlayerRow, PlayerSummary, Store, StoredMatch, StoredMatchPlayer } from './store-api.js';
+import { MAX_CHAR, aggregateSql, keyCountsSql, matchColumns, matchDigest, orderParticipants, summaryOf, type SummaryRow } from './store.js';
+import { TotalsDeltas, storedValues, type TotalsRow } from './totals.js';
+
+const T = 'TEXT COLLATE "C"';
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS players (
+  title ${T} NOT NULL, platform ${T} NOT NULL, id_norm ${T} NOT NULL,
+  id ${T} NOT NULL, handle ${T} NOT NULL, handle_norm ${T} NOT NULL,
+  avatar_url ${T}, vanity ${T}, vanity_norm ${T}, private INTEGER NOT NULL DEFAULT 0,
+  declared INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (title, platform, id_norm)
+);
+CREATE INDEX IF NOT EXISTS players_by_handle ON players (title, platform, handle_norm);
+CREATE INDEX IF NOT EXISTS players_by_vanity ON players (title, platform, vanity_norm) WHERE vanity_norm IS NOT NULL;
+CREATE TABLE IF NOT EXISTS matches (
+  title ${T} NOT NULL, id ${T} NOT NULL, platform ${T} NOT NULL,
+  started_at BIGINT NOT NULL, duration_s INTEGER NOT NULL,
+  map ${T}, mode ${T}, playlist ${T}, queue ${T}, season INTEGER,
+  players ${T} NOT NULL DEFAULT '[]', digest ${T} NOT NULL DEFAULT '',
+  PRIMARY KEY (title, id)
+);
+CREATE TABLE IF NOT EXISTS match_players (
+  title ${T} NOT NULL, platform ${T} NOT NULL, player ${T} NOT NULL,
+  started_at BIGINT NOT NULL, match_id ${T} NOT NULL,
+  duration_s INTEGER NOT NULL, team ${T}, result ${T}, hero ${T}, legend ${T},
+  map ${T}, mode ${T}, playlist ${T}, queue ${T}, season INTEGER,
+  stats ${T} NOT NULL, weapons ${T},
+  PRIMARY KEY (title, platform, player, started_at, match_id)
+);
+CREATE TABLE IF NOT EXISTS player_totals (
+  title ${T} NOT NULL, platform ${T} NOT NULL, player ${T} NOT NULL, totals ${T} NOT NULL,
+  PRIMARY KEY (title, platform, player)
+);
+CREATE TABLE IF NOT EXISTS rank_chunks (
+  title ${T} NOT NULL, key ${T} NOT NULL, lo DOUBLE PRECISION NOT NULL,
+  below INTEGER NOT NULL, population INTEGER NOT NULL, data BYTEA NOT NULL,
+  PRIMARY KEY (title, key, lo)
+);
+CREATE TABLE IF NOT EXISTS meta (key ${T} PRIMARY KEY, value ${T} NOT NULL);
+`;
+
+const ROW_COLUMNS = 'match_id, started_at, duration_s, result, hero, legend, map, mode, playlist, queue, season, stats, weapons';
+const MP_COLUMNS = 'title, platform, player, started_at, match_id, duration_s, team, result, hero, legend, map, mode, playlist, queue, season, stats, weapons';
+const MP_TYPES = ['text', 'text', 'text', 'int8', 'text', 'int4', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'int4', 'text', 'text'];
+
+/** The hot statements by name, for the plan test. */
+const HOT = {
+  playerById: 'SELECT * FROM players WHERE title = $1 AND platform = $2 AND id_norm = $3',
+  playerByVanity: 'SELECT * FROM players WHERE title = $1 AND platform = $2 AND vanity_norm = $3 LIMIT 1',
+  playersByPrefix: `SELECT * FROM players WHERE title = $1 AND platform = $2 AND handle_norm >= $3 AND handle_norm < $4
+    ORDER BY handle_norm, id_norm LIMIT $5`,
+  timeline: 'SELECT match_id, started_at, duration_s FROM match_players WHERE title = $1 AND platform = $2 AND player = $3 ORDER BY started_at, match_id',
+  rowsSince: `SELECT ${ROW_COLUMNS} FROM match_players WHERE title = $1 AND platform = $2 AND player = $3 AND started_at >= $4 ORDER BY started_at, match_id`,
+  newestFirst: `SELECT ${ROW_COLUMNS} FROM match_players WHERE title = $1 AND platform = $2 AND player = $3 ORDER BY started_at DESC, match_id DESC LIMIT $4`,
+  newestFirstBefore: `SELECT ${ROW_COLUMNS} FROM match_players WHERE title = $1 AND platform = $2 AND player = $3 AND (started_at, match_id) < ($4, $5)
+    ORDER BY started_at DESC, match_id DESC LIMIT $6`,
+  match: 'SELECT title, id, platform, started_at, duration_s, map, mode, playlist, queue, season, players FROM matches WHERE title = $1 AND id = $2',
+  summary: `SELECT COUNT(DISTINCT map) AS maps, COUNT(DISTINCT mode) AS modes, COUNT(DISTINCT playlist) AS playlists,
+      COUNT(DISTINCT legend) AS legends, COUNT(DISTINCT hero) AS heroes, COUNT(weapons) AS weapons,
+      string_agg(DISTINCT queue, ',') AS queues, string_agg(DISTINCT season::text, ',') AS seasons
+    FROM match_players WHERE title = $1 AND platform = $2 AND player = $3`,
+  // Each player's row by its whole key (the OR grows with the match's players): a join against
+  // the key list let the planner walk the title's rows by time instead.
+  participants: participantsSql(2),
+  totalsOfPlayer: 'SELECT totals FROM player_totals WHERE title = $1 AND platform = $2 AND player = $3',
+  rankChunks: `SELECT k.key, c.below, c.population, c.data FROM unnest($2::text[], $3::float8[]) AS k(key, value)
+    CROSS JOIN LATERAL (SELECT below, population, data FROM rank_chunks WHERE title = $1 AND key = k.key AND lo <= k.value ORDER BY lo DESC LIMIT 1) c`,
+} as const;
+
+/** A match's rows with the players' records, for `players` players ($1 title, $2 start, $3 match id, then platform and player of each). */
+function participantsSql(players: number): string {
+  const keys = Array.from({ length: players }, (_, i) => `(mp.platform = $${4 + 2 * i} AND mp.player = $${5 + 2 * i})`).join(' OR ');
+  return `SELECT ${ROW_COLUMNS.split(', ').map((c) => `mp.${c}`).join(', ')}, mp.platform AS platform, mp.player AS player, mp.team AS team,
+      p.handle AS handle, p.id AS player_id, p.handle_norm AS handle_norm
+    FROM match_players mp LEFT JOIN players p ON p.title = mp.title AND p.platform = mp.platform AND p.id_norm = mp.player
+    WHERE mp.title = $1 AND mp.started_at = $2 AND mp.match_id = $3 AND (${keys})`;
+}
+
+const IMPORT_LOCK = "SELECT pg_advisory_xact_lock(hashtext('player-stats import'))";
+
+/** How often a process looks whether another one has imported. */
+const GENERATION_POLL_MS = 2_000;
+
+export interface PgStoreOptions {
+  /** A postgres:// URL. */
+  url: string;
+  /** Work in this schema (created if missing); default the connection's search path. */
+  schema?: string;
+  /** Deadline of one statement of a lookup (an import's statements get longer). */
+  statementTimeoutMs?: number;
+  poolSize?: number;
+}
+
+const int8 = (v: string | null) => (v === null ? null : Number(v));
+
+export class PgStore implements Store {
+  readonly kind = 'postgres';
+  generation = 0;
+  private readonly pool: pg.Pool;
+  private readonly deltas = new TotalsDeltas();
+  private readonly touchedTitles = new Set<string>();
+  private recovering = false;
+  private importing = false;
+  private poll: NodeJS.Timeout | undefined;
+
+  private constructor(pool: pg.Pool) {
+    this.pool = pool;
+  }
+
+  /** Connects, creates the tables if needed, and starts following other processes' imports. */
+  static async open(options: PgStoreOptions): Promise<PgStore> {
+    const types = new pg.TypeOverrides();
+    types.setTypeParser(20, int8); // BIGINT and COUNT(*): numbers, as SQLite gives them
+    const schema = options.schema;
+    const pool = new pg.Pool({
+      connectionString: options.url,
+      max: options.poolSize ?? 8,
+      connectionTimeoutMillis: 5_000,
+      statement_timeout: options.statementTimeoutMs ?? 10_000,
+      idleTimeoutMillis: 30_000,
+      types,
+      ...(schema ? { options: `-c search_path=${schema}` } : {}),
+    });
+    // An idle client's error (the server restarted) would otherwise end the process.
+    pool.on('error', () => undefined);
+    const store = new PgStore(pool);
+    try {
+      if (schema) await pool.query(`CREATE SCHEMA IF NOT EXISTS ${pg.escapeIdentifier(schema)}`);
+      await pool.query(SCHEMA);
+      await store.readGeneration();
+    } catch (e) {
+      await pool.end();
+      throw e;
+    }
+    store.poll = setInterval(() => void store.readGeneration().catch(() => undefined), GENERATION_POLL_MS);
+    store.poll.unref();
+    return store;
+  }
+
+  private async readGeneration(): Promise<void> {
+    const { rows } = await this.pool.query<{ value: string }>("SELECT value FROM meta WHERE key = 'generation'");
+    const g = Number(rows[0]?.value ?? 0);
+    if (g !== this.generation) this.generation = g;
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.poll);
+    await this.pool.end();
+  }
+
+  private async transaction<T>(work: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query("SET LOCAL statement_timeout = '300s'");
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (e) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw e;
+    } finally {
+      client.release();
+    }
+  }
+
+  async writeBatch(players: readonly PlayerRecord[], matches: readonly MatchRecord[]): Promise<void> {
+    // A match id twice in one batch: the later one is written in a batch of its own, after.
+    const seen = new Set<string>();
+    const now: MatchRecord[] = [];
+    const later: MatchRecord[] = [];
+    for (const m of matches) {
+      const k = `${m.title}\u0000${m.id}`;
+      (seen.has(k) ? later : now).push(m);
+      seen.add(k);
+    }
+    await this.transaction(async (c) => {
+      // Batches of importers in several processes take turns: each reads the totals it updates.
+      await c.query(IMPORT_LOCK);
+      const flag = await c.query("INSERT INTO meta (key, value) VALUES ('importing', '1') ON CONFLICT (key) DO NOTHING");
+      // The flag was already there when this import began: an earlier one stopped before its ranks
+      // were rebuilt (its batches, totals included, are whole), so every title's are rebuilt.
+      if (!this.importing && flag.rowCount === 0) this.recovering = true;
+      this.importing = true;
+      await this.writePlayers(c, players);
+      await this.writeMatches(c, now);
+      await this.flushTotals(c);
+    });
+    if (later.length > 0) await this.writeBatch([], later);
+  }
+
+  private async writePlayers(c: pg.PoolClient, players: readonly PlayerRecord[]): Promise<void> {
+    const byKey = new Map<string, PlayerRecord>();
+    for (const p of players) byKey.set(`${p.title}\u0000${p.platform}\u0000${normalizeIdentifier(p.id)}`, p);
+    if (byKey.size === 0) return;
+    const list = [...byKey.values()];
+    await c.query(
+      `INSERT INTO players (title, platform, id_norm, id, handle, handle_norm, avatar_url, vanity, vanity_norm, private, declared)
+       SELECT *, 1 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::int4[])
+       ON CONFLICT (title, platform, id_norm) DO UPDATE SET id = excluded.id, handle = excluded.handle, handle_norm = excluded.handle_norm,
+         avatar_url = excluded.avatar_url, vanity = excluded.vanity, vanity_norm = excluded.vanity_norm, private = excluded.private, declared = 1`,
+      [
+        list.map((p) => p.title),
+        list.map((p) => p.platform),
+        list.map((p) => normalizeIdentifier(p.id)),
+        list.map((p) => p.id),
+        list.map((p) => p.handle),
+        list.map((p) => normalizeIdentifier(p.handle)),
+        list.map((p) => p.avatarUrl ?? null),
+        list.map((p) => p.vanity ?? null),
+        list.map((p) => (p.vanity ? normalizeIdentifier(p.vanity) : null)),
+        list.map((p) => (p.private ? 1 : 0)),
+      ],
+    );
+  }
+
+  private async writeMatches(c: pg.PoolClient, matches: readonly MatchRecord[]): Promise<void> {
+    if (matches.length === 0) return;
+    const stored = new Map<string, { started_at: number; players: string; digest: string }>();
+    const { rows } = await c.query<{ title: string; id: string; started_at: number; players: string; digest: string }>(
+      'SELECT m.title, m.id, m.started_at, m.players, m.digest FROM unnest($1::text[], $2::text[]) AS k(title, id) JOIN matches m USING (title, id)',
+      [matches.map((m) => m.title), matches.map((m) => m.id)],
+    );
+    for (const r of rows) stored.set(`${r.title}\u0000${r.id}`, r);
+    const fresh: { m: MatchRecord; digest: string; keys: [string, string][] }[] = [];
+    const oldKeys: (string | number)[][] = [[], [], [], [], []];
+    for (const m of matches) {
+      const digest = matchDigest(m);
+      const old = stored.get(`${m.title}\u0000${m.id}`);
+      if (old?.digest === digest) continue;
+      this.touchedTitles.add(m.title);
+      if (old)
+        for (const [platform, player] of JSON.parse(old.players) as [string, string][])
+          [m.title, platform, player, old.started_at, m.id].forEach((v, i) => oldKeys[i]?.push(v));
+      fresh.push({ m, digest, keys: m.players.map((p) => [p.platform, normalizeIdentifier(p.id)]) });
+    }
+    if (oldKeys[0]?.length) {
+      const gone = await c.query<TotalsRow & { title: string; platform: string; player: string }>(
+        `DELETE FROM match_players mp USING unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::text[]) AS k(title, platform, player, started_at, match_id)
+         WHERE mp.title = k.title AND mp.platform = k.platform AND mp.player = k.player AND mp.started_at = k.started_at AND mp.match_id = k.match_id
+         RETURNING mp.title, mp.platform, mp.player, mp.result, mp.duration_s, mp.stats`,
+        oldKeys,
+      );
+      for (const o of gone.rows) this.deltas.add(o.title, o.platform, o.player, o, -1);
+    }
+    if (fresh.length === 0) return;
+    const mc: unknown[][] = Array.from({ length: 12 }, () => []);
+    const pc: unknown[][] = MP_TYPES.map(() => []);
+    const implicit: string[][] = [[], [], [], []];
+    for (const { m, digest, keys } of fresh) {
+      const col = matchColumns(m);
+      [m.title, m.id, m.platform, col.started_at, m.durationSeconds, col.map, col.mode, col.playlist, col.queue, col.season, JSON.stringify(keys), digest].forEach(
+        (v, i) => mc[i]?.push(v),
+      );
+      m.players.forEach((p, i) => {
+        const player = keys[i]?.[1] ?? normalizeIdentifier(p.id);
+        if (!this.deltas.has(m.title, p.platform, player)) [m.title, p.platform, player, p.id].forEach((v, j) => implicit[j]?.push(v));
+        [
+          m.title, p.platform, player, col.started_at, m.id, m.durationSeconds, p.team ?? null, p.result ?? null, p.hero ?? null, p.legend ?? null,
+          col.map, col.mode, col.playlist, col.queue, col.season, JSON.stringify(p.stats), p.weapons ? JSON.stringify(p.weapons) : null,
+        ].forEach((v, j) => pc[j]?.push(v));
+        this.deltas.add(m.title, p.platform, player, { result: p.result ?? null, duration_s: m.durationSeconds, stats: p.stats }, 1);
+      });
+    }
+    await c.query(
+      `INSERT INTO matches (title, id, platform, started_at, duration_s, map, mode, playlist, queue, season, players, digest)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::int4[], $6::text[], $7::text[], $8::text[], $9::text[], $10::int4[], $11::text[], $12::text[])
+       ON CONFLICT (title, id) DO UPDATE SET platform = excluded.platform, started_at = excluded.started_at, duration_s = excluded.duration_s,
+         map = excluded.map, mode = excluded.mode, playlist = excluded.playlist, queue = excluded.queue, season = excluded.season,
+         players = excluded.players, digest = excluded.digest`,
+      mc,
+    );
+    await c.query(
+      `INSERT INTO players (title, platform, id_norm, id, handle, handle_norm, declared)
+       SELECT DISTINCT ON (t, pf, n) t, pf, n, i, i, n, 0 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS k(t, pf, n, i)
+       ON CONFLICT DO NOTHING`,
+      implicit,
+    );
+    await c.query(`INSERT INTO match_players (${MP_COLUMNS}) SELECT * FROM unnest(${MP_TYPES.map((t, i) => `$${i + 1}::${t}[]`).join(', ')})`, pc);
+  }
+
+  private async flushTotals(c: pg.PoolClient): Promise<void> {
+    if (this.deltas.size === 0) return;
+    const keys: string[][] = [[], [], []];
+    const merges: ((stored: string | undefined) => string | null)[] = [];
+    this.deltas.drain((title, platform, player, merge) => {
+      keys[0]?.push(title);
+      keys[1]?.push(platform);
+      keys[2]?.push(player);
+      merges.push(merge);
+    });
+    const { rows } = await c.query<{ title: string; platform: string; player: string; totals: string }>(
+      `SELECT t.title, t.platform, t.player, t.totals FROM unnest($1::text[], $2::text[], $3::text[]) AS k(title, platform, player)
+       JOIN player_totals t USING (title, platform, player)`,
+      keys,
+    );
+    const stored = new Map(rows.map((r) => [`${r.title}\u0000${r.platform}\u0000${r.player}`, r.totals]));
+    const put: (string | null)[][] = [[], [], [], []];
+    const drop: string[][] = [[], [], []];
+    merges.forEach((merge, i) => {
+      const k = [keys[0]?.[i] ?? '', keys[1]?.[i] ?? '', keys[2]?.[i] ?? ''];
+      const next = merge(stored.get(k.join('\u0000')));
+      if (next === null) k.forEach((v, j) => drop[j]?.push(v));
+      else [...k, next].forEach((v, j) => put[j]?.push(v));
+    });
+    if (put[0]?.length)
+      await c.query(
+        `INSERT INTO player_totals (title, platform, player, totals) SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
+         ON CONFLICT (title, platform, player) DO UPDATE SET totals = excluded.totals`,
+        put,
+      );
+    if (drop[0]?.length)
+      await c.query(
+        `DELETE FROM player_totals t USING unnest($1::text[], $2::text[], $3::text[]) AS k(title, platform, player)
+         WHERE t.title = k.title AND t.platform = k.platform AND t.player = k.player`,
+        drop,
+      );
+  }
+
+  async finishImport(): Promise<void> {
+    const titles = this.recovering
+      ? (await this.pool.query<{ title: string }>('SELECT DISTINCT title FROM player_totals')).rows.map((r) => r.title)
+      : [...this.touchedTitles];
+    await this.transaction(async (c) => {
+      await c.query(IMPORT_LOCK);
+      for (const title of titles) await this.rebuildRanks(c, title);
+      await c.query("DELETE FROM meta WHERE key = 'importing'");
+      await c.query(
+        `INSERT INTO meta (key, value) VALUES ('generation', '1')
+         ON CONFLICT (key) DO UPDATE SET value = (meta.value::bigint + 1)::text`,
+      );
+    });
+    this.touchedTitles.clear();
+    this.recovering = false;
+    this.importing = false;
+    await this.pool.query('ANALYZE');
+    await this.readGeneration();
+  }
+
+  private async rebuildRanks(c: pg.PoolClient, title: string): Promise<void> {
+    const byKey = new Map<string, number[]>();
+    const { rows } = await c.query<{ totals: string }>('SELECT totals FROM player_totals WHERE title = $1', [title]);
+    for (const { totals } of rows) {
+      const values = storedValues(totals);
+      for (const key in values) {
+        let list = byKey.get(key);
+        if (!list) byKey.set(key, (list = []));
+        list.push(values[key] ?? 0);
+      }
+    }
+    await c.query('DELETE FROM rank_chunks WHERE title = $1', [title]);
+    const chunks = buildRankChunks(byKey);
+    if (chunks.length === 0) return;
+    await c.query(
+      `INSERT INTO rank_chunks (title, key, lo, below, population, data)
+       SELECT $1, * FROM unnest($2::text[], $3::float8[], $4::int4[], $5::int4[], $6::bytea[])`,
+      [title, chunks.map((x) => x.key), chunks.map((x) => x.lo), chunks.map((x) => x.below), chunks.map((x) => x.population), chunks.map((x) => x.data)],
+    );
+  }
+
+  private async rows<R>(sql: string, params: unknown[], arrays = false): Promise<R[]> {
+    const result = arrays
+      ? await this.pool.query({ text: sql, values: params, rowMode: 'array' })
+      : await this.pool.query(sql, params);
+    return result.rows as R[];
+  }
+
+  async playerById(title: TitleSlug, platform: PlatformSlug, identifier: string): Promise<PlayerRow | undefined> {
+    return (await this.rows<PlayerRow>(HOT.playerById, [title, platform, normalizeIdentifier(identifier)]))[0];
+  }
+
+  async playerByVanity(title: TitleSlug, platform: PlatformSlug, vanity: string): Promise<PlayerRow | undefined> {
+    return (await this.rows<PlayerRow>(HOT.playerByVanity, [title, platform, normalizeIdentifier(vanity)]))[0];
+  }
+
+  playersByHandlePrefix(title: TitleSlug, platform: PlatformSlug, prefix: string, limit: number): Promise<PlayerRow[]> {
+    const p = normalizeIdentifier(prefix);
+    return this.rows<PlayerRow>(HOT.playersByPrefix, [title, platform, p, p + MAX_CHAR, limit]);
+  }
+
+  aggregateRows(title: TitleSlug, platform: PlatformSlug, player: string, dimension: SegmentDimension, filter: MatchFilter): Promise<AggregateRow[]> {
+    const { sql, args } = aggregateSql(title, platform, player, dimension, filter, (i) => `$${i}`);
+    return this.rows<AggregateRow>(sql, args, true);
+  }
+
+  async keyCounts(player: PlayerRow, column: 'map' | 'mode' | 'playlist' | 'legend' | 'hero'): Promise<Map<string, number>> {
+    return new Map(await this.rows<[string, number]>(keyCountsSql(column, (i) => `$${i}`), [player.title, player.platform, player.id_norm], true));
+  }
+
+  async playerSummary(player: PlayerRow): Promise<PlayerSummary> {
+    const [row] = await this.rows<SummaryRow>(HOT.summary, [player.title, player.platform, player.id_norm]);
+    return summaryOf(row as SummaryRow);
+  }
+
+  timeline(player: PlayerRow): Promise<{ match_id: string; started_at: number; duration_s: number }[]> {
+    return this.rows(HOT.timeline, [player.title, player.platform, player.id_norm]);
+  }
+
+  matchRowsSince(player: PlayerRow, since: number): Promise<MatchRow[]> {
+    return this.rows(HOT.rowsSince, [player.title, player.platform, player.id_norm, since]);
+  }
+
+  matchPage(player: PlayerRow, limit: number, before?: { startedAt: number; matchId: string }): Promise<MatchRow[]> {
+    const key = [player.title, player.platform, player.id_norm];
+    return before ? this.rows(HOT.newestFirstBefore, [...key, before.startedAt, before.matchId, limit]) : this.rows(HOT.newestFirst, [...key, limit]);
+  }
+
+  async match(title: TitleSlug, id: string): Promise<{ match: StoredMatch; players: StoredMatchPlayer[] } | undefined> {
+    const [row] = await this.rows<StoredMatch & { players: string }>(HOT.match, [title, id]);
+    if (!row) return undefined;
+    const { players: listed, ...match } = row;
+    const keys = JSON.parse(listed) as [string, string][];
+    if (keys.length === 0) return { match, players: [] };
+    const rows = await this.rows<StoredMatchPlayer & { handle_norm: string | null }>(participantsSql(keys.length), [title, match.started_at, id, ...keys.flat()]);
+    return { match, players: orderParticipants(rows) };
+  }
+
+  async totalsOf(player: PlayerRow): Promise<Record<string, number>> {
+    const [row] = await this.rows<{ totals: string }>(HOT.totalsOfPlayer, [player.title, player.platform, player.id_norm]);
+    return row ? storedValues(row.totals) : {};
+  }
+
+  async places(title: TitleSlug, values: Record<string, number>): Promise<Map<string, Place>> {
+    const keys = Object.keys(values);
+    const rows = await this.rows<{ key: string; below: number; population: number; data: Buffer }>(HOT.rankChunks, [
+      title,
+      keys,
+      keys.map((k) => values[k] ?? 0),
+    ]);
+    return new Map(rows.map((r) => [r.key, placeInChunk(r, values[r.key] ?? 0)]));
+  }
+
+  async counts(): Promise<{ players: number; matches: number }> {
+    const [row] = await this.rows<{ players: number; matches: number }>('SELECT (SELECT COUNT(*) FROM players) AS players, (SELECT COUNT(*) FROM matches) AS matches', []);
+    return row ?? { players: 0, matches: 0 };
+  }
+
+  async getMeta(key: string): Promise<string | undefined> {
+    return (await this.rows<{ value: string }>('SELECT value FROM meta WHERE key = $1', [key]))[0]?.value;
+  }
+
+  async setMeta(key: string, value: string): Promise<void> {
+    await this.pool.query('INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value]);
+  }
+
+  sql(text: string, ...params: unknown[]): Promise<Record<string, unknown>[]> {
+    let i = 0;
+    return this.rows(text.replace(/\?/g, () => `$${++i}`), params);
+  }
+
+  /** Plans with sequential scans priced out: what is checked is that an index serves each statement. */
+  async hotPlans(): Promise<{ name: string; plan: string }[]> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('SET enable_seqscan = off');
+      const plans: { name: string; plan: string }[] = [];
+      for (const [name, sql] of Object.entries(HOT) as [keyof typeof HOT, string][]) {
+        const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`, SAMPLE_PARAMS[name]);
+        plans.push({ name, plan: rows.map((r) => r['QUERY PLAN']).join('\n') });
+      }
+      await client.query('RESET enable_seqscan');
+      return plans;
+    } finally {
+      client.release();
+    }
+  }
+}
+
+// Real-looking values: with made-up ones the planner knows no row matches and any index looks as good.
+const SAMPLE_PARAMS: Record<keyof typeof HOT, unknown[]> = {
+  playerById: ['title_a', 'pc_store_a', 'novaplays'],
+  playerByVanity: ['title_a', 'pc_store_a', 'novaplays'],
+  playersByPrefix: ['title_a', 'pc_store_a', 'a', 'b', 20],
+  timeline: ['title_a', 'pc_store_a', 'novaplays'],
+  rowsSince: ['title_a', 'pc_store_a', 'novaplays', 0],
+  newestFirst: ['title_a', 'pc_store_a', 'novaplays', 20],
+  newestFirstBefore: ['title_a', 'pc_store_a', 'novaplays', 0, 'a-1', 20],
+  match: ['title_a', 'a-1'],
+  summary: ['title_a', 'pc_store_a', 'novaplays'],
+  participants: ['title_a', 0, 'a-1', 'pc_store_a', 'novaplays', 'console_a', 'nova'],
+  totalsOfPlayer: ['title_a', 'pc_store_a', 'novaplays'],
+  rankChunks: ['title_a', ['kills'], [1]],
+};

@@ -1,0 +1,65 @@
+// Rank material: for each title and stat, every player's value in sorted runs of equal values,
+// cut into chunks of at most RANK_CHUNK distinct values. A chunk knows how many values lie below
+// it, so a player's place is one indexed read of the chunk holding their value and a binary search
+// in it: no population is loaded or rebuilt when the service starts. The import rebuilds the
+// chunks of the titles it touched.
+
+/** Distinct values a chunk holds at most. */
+export const RANK_CHUNK = 512;
+
+export interface RankChunk {
+  key: string;
+  /** The chunk's smallest value: its position among the chunks. */
+  lo: number;
+  /** How many players' values lie below this chunk. */
+  below: number;
+  /** How many players have a value for this stat. */
+  population: number;
+  /** The chunk's distinct values, ascending, then for each how many players have at most it within the chunk. */
+  data: Buffer;
+}
+
+/** Chunks of every stat's values (`byKey` is consumed: its arrays are sorted in place). */
+export function buildRankChunks(byKey: Map<string, number[]>): RankChunk[] {
+  const chunks: RankChunk[] = [];
+  for (const [key, values] of byKey) {
+    values.sort((a, b) => a - b);
+    const population = values.length;
+    let i = 0;
+    while (i < population) {
+      const lo = values[i] ?? 0;
+      const below = i;
+      const distinct: number[] = [];
+      const cums: number[] = [];
+      while (i < population && distinct.length < RANK_CHUNK) {
+        const v = values[i] ?? 0;
+        while (i < population && values[i] === v) i++;
+        distinct.push(v);
+        cums.push(i - below);
+      }
+      const data = new Float64Array(distinct.length * 2);
+      data.set(distinct, 0);
+      data.set(cums, distinct.length);
+      chunks.push({ key, lo, below, population, data: Buffer.from(data.buffer) });
+    }
+  }
+  return chunks;
+}
+
+/** Players below and at-or-below `value` in a stat, from the chunk whose `lo` is the greatest at most `value`. */
+export function placeInChunk(chunk: Pick<RankChunk, 'below' | 'population' | 'data'>, value: number): { below: number; atOrBelow: number; population: number } {
+  // A copy: the driver's Buffer need not be 8-byte aligned.
+  const data = new Float64Array(new Uint8Array(chunk.data).buffer);
+  const n = data.length / 2;
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((data[mid] ?? 0) < value) lo = mid + 1;
+    else hi = mid;
+  }
+  // `lo` is the first distinct value >= value.
+  const countBefore = lo === 0 ? 0 : (data[n + lo - 1] ?? 0);
+  const countThrough = lo < n && data[lo] === value ? (data[n + lo] ?? 0) : countBefore;
+  return { below: chunk.below + countBefore, atOrBelow: chunk.below + countThrough, population: chunk.population };
+}
