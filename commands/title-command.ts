@@ -14,6 +14,7 @@ import {
   type Queue,
   type TitleSlug,
 } from '../src/catalog/index.js';
+import { profileCard, withCard } from '../src/cards/index.js';
 import { LIMITS, clip, errorReply, matchLabel, matchReportReply, notice, platformList, profileReply, safeText, type Reply } from '../src/embeds/index.js';
 import { choice, searchChoices } from './choices.js';
 import { checkPlatform, endpointOf, integerOption, isReply, resolveTarget, stringOption } from './resolve.js';
@@ -83,6 +84,8 @@ function subcommand(endpoint: Endpoint): SlashCommandSubcommandBuilder {
       platformOption(false);
       break;
   }
+  if (endpoint.kind === 'profile' || endpoint.kind === 'sessions')
+    sub.addBooleanOption((o) => o.setName('card').setDescription('Attach the picture card (default yes); no: text only'));
   return sub;
 }
 
@@ -111,7 +114,7 @@ async function execute(title: TitleSlug, input: CommandInput, deps: Deps): Promi
       const target = await resolveTarget(input, title, kind, deps);
       if (isReply(target)) return target;
       const r = await deps.lookup.profile(title, target.platform, target.player, call);
-      return r.errors ? errorReply(r.errors[0]!, { title, ...target }) : profileReply(r.data, title, r.meta);
+      return r.errors ? errorReply(r.errors[0]!, { title, ...target }) : withCard(profileReply(r.data, title, r.meta), profileCard(r.data, title), deps, input.options.card === false);
     }
     case 'segments': {
       const type = stringOption(input, 'segment') ?? '';
@@ -131,7 +134,7 @@ async function execute(title: TitleSlug, input: CommandInput, deps: Deps): Promi
       const target = await resolveTarget(input, title, kind, deps);
       if (isReply(target)) return target;
       const base = { title, platform: target.platform, player: target.player, ownerId: input.userId };
-      return openView({ kind, ...base }, deps);
+      return openView({ kind, ...base, ...(kind === 'sessions' && input.options.card === false ? { textOnly: true } : {}) }, deps);
     }
     case 'search': {
       const query = stringOption(input, 'query');

@@ -5,6 +5,7 @@ import type { RESTPostAPIChatInputApplicationCommandsJSONBody } from 'discord.js
 import type { Logger } from 'pino';
 
 import type { PlatformSlug, Queue, TitleSlug } from '../src/catalog/index.js';
+import type { CardRenderer } from '../src/cards/index.js';
 import type { Reply } from '../src/embeds/index.js';
 import type { LookupClient } from '../src/lookup/client.js';
 
@@ -46,7 +47,7 @@ export interface LinkStore {
 export type View =
   | { kind: 'segments'; title: TitleSlug; platform: PlatformSlug; player: string; type: string; queue?: Queue | undefined; season?: number | undefined; ownerId: string }
   | { kind: 'matches'; title: TitleSlug; platform: PlatformSlug; player: string; ownerId: string }
-  | { kind: 'sessions'; title: TitleSlug; platform: PlatformSlug; player: string; ownerId: string }
+  | { kind: 'sessions'; title: TitleSlug; platform: PlatformSlug; player: string; ownerId: string; textOnly?: boolean | undefined }
   | { kind: 'search'; title: TitleSlug; platform: PlatformSlug; query: string; ownerId: string };
 
 /** Where views are kept between a reply and the clicks on its controls. */
@@ -60,6 +61,8 @@ export interface Deps {
   links: LinkStore;
   views: ViewStore;
   logger: Logger;
+  /** Draws profile and session cards; absent, replies are text only. */
+  cards?: CardRenderer;
 }
 
 export interface Command {

@@ -12,6 +12,7 @@ import {
   sessionsReply,
   type Reply,
 } from '../src/embeds/index.js';
+import { profileCard, sessionCard, withCard } from '../src/cards/index.js';
 import { COMMAND_DEADLINE_MS, type Deps, type View } from './types.js';
 
 const call = { deadlineMs: COMMAND_DEADLINE_MS };
@@ -27,7 +28,11 @@ export async function renderView(view: View, stateId: string, page: number, deps
     case 'sessions': {
       const r = await deps.lookup.sessions(view.title, view.platform, view.player, call);
       if (r.errors) return errorReply(r.errors[0]!, who);
-      return sessionsReply(r.data.items, { ...view, meta: r.meta, page, stateId });
+      const reply = sessionsReply(r.data.items, { ...view, meta: r.meta, page, stateId });
+      if (!deps.cards || view.textOnly) return reply;
+      // The card sets the latest session against the career: the profile, cached like any lookup.
+      const career = await deps.lookup.profile(view.title, view.platform, view.player, call);
+      return withCard(reply, sessionCard(r.data.items, view.title, view.platform, view.player, career.data), deps);
     }
     case 'search': {
       const r = await deps.lookup.search(view.title, view.platform, view.query, call);
@@ -65,7 +70,7 @@ export async function openFromView(view: View, value: string, deps: Deps): Promi
     case 'search': {
       const r = await deps.lookup.profile(view.title, view.platform, value, call);
       if (r.errors) return errorReply(r.errors[0]!, { title: view.title, platform: view.platform, player: value });
-      return profileReply(r.data, view.title, r.meta);
+      return withCard(profileReply(r.data, view.title, r.meta), profileCard(r.data, view.title), deps);
     }
     case 'segments':
     case 'sessions':

@@ -4,6 +4,7 @@
 import { Events } from 'discord.js';
 import { pino } from 'pino';
 
+import { createCardRenderer } from '../cards/index.js';
 import { configOrExit } from '../cli.js';
 import { openLookupsOrExit } from '../compose.js';
 import { loadBotConfig, loadDotEnv } from '../config.js';
@@ -20,7 +21,8 @@ async function main(): Promise<void> {
 
   const lookups = await openLookupsOrExit(config, logger);
   const stores = await createBotStores({ redisUrl: config.CACHE_URL, namespace: config.CACHE_NAMESPACE, linksPath: config.LINKS_DB, logger });
-  const router = new Router({ lookup: lookups.client, links: stores.links, views: stores.views, logger }, logger, config.CONTROLS_TTL_MS);
+  const cards = config.CARDS === 'on' ? createCardRenderer({ workers: config.CARD_WORKERS }) : undefined;
+  const router = new Router({ lookup: lookups.client, links: stores.links, views: stores.views, logger, ...(cards ? { cards } : {}) }, logger, config.CONTROLS_TTL_MS);
   const client = createDiscordClient(config.DISCORD_API_URL);
 
   let stopping = false;
@@ -33,7 +35,7 @@ async function main(): Promise<void> {
     void (async () => {
       await router.drain(SHUTDOWN_GRACE_MS);
       await client.destroy();
-      await Promise.allSettled([lookups.close(), stores.close()]);
+      await Promise.allSettled([lookups.close(), stores.close(), cards?.close()]);
       logger.info('stopped');
       process.exit(0);
     })();
@@ -54,7 +56,7 @@ async function main(): Promise<void> {
   } catch (e) {
     // discord.js names the problem ("An invalid token was provided."); never the token itself.
     logger.fatal({ err: (e as Error).message.split(config.DISCORD_TOKEN).join('[redacted]') }, 'could not connect to Discord');
-    await Promise.allSettled([lookups.close(), stores.close()]);
+    await Promise.allSettled([lookups.close(), stores.close(), cards?.close()]);
     process.exit(1);
   }
 }
