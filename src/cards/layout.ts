@@ -3,7 +3,7 @@
 // wide on a phone (about half size): no text under 24 px at the card's size, values 30 px and up, the headline 64 px.
 import type { Node } from '@takumi-rs/core';
 
-import { TITLE_COLORS } from '../embeds/format.js';
+import { TITLE_COLORS, topShare } from '../embeds/format.js';
 import { FONT_FAMILY } from './fonts.js';
 import type { CardFigure, CardModel, ProfileCardModel, SessionCardModel } from './model.js';
 
@@ -55,17 +55,11 @@ function bar(percentile: number, width: number, color: string): Node {
   return box({ width, height: 12, backgroundColor: COLOR.panel, borderRadius: 6 }, [box({ width: Math.max(12, Math.round((width * percentile) / 100)), height: 12, backgroundColor: color, borderRadius: 6 })]);
 }
 
-/** "Top 12%" from a percentile (share at or below): the reading players know. */
-export function topShare(percentile: number): string {
-  const top = Math.max(1, Math.ceil(100 - percentile));
-  return top >= 50 ? `Bottom ${Math.max(1, Math.ceil(percentile))}%` : `Top ${top}%`;
-}
-
 function figureRow(f: CardFigure, accent: string): Node {
   return box({ flexDirection: 'column', gap: 6 }, [
     box({ alignItems: 'baseline', gap: 12 }, [text(f.label, { fontSize: 26, color: COLOR.muted, minWidth: 180 }), text(f.value, { fontSize: 30, fontWeight: 700 })]),
     ...(f.percentile !== null
-      ? [box({ alignItems: 'center', gap: 14 }, [bar(f.percentile, 220, accent), text(topShare(f.percentile), { fontSize: 24, color: COLOR.muted })])]
+      ? [box({ alignItems: 'center', gap: 14 }, [bar(f.percentile, 220, accent), text(topShare(f.percentile) ?? '', { fontSize: 24, color: COLOR.muted })])]
       : []),
   ]);
 }

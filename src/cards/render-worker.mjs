@@ -8,6 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { Renderer } from '@takumi-rs/core';
 
 const renderer = new Renderer();
+// eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- workerData is what renderer.ts sends: the family and the font files
 const { family, fonts } = /** @type {{ family: string, fonts: { path: string, weight: number, unicodeRange: [number, number][] }[] }} */ (workerData);
 for (const f of fonts) await renderer.registerFont({ name: family, data: readFileSync(f.path), weight: f.weight, unicodeRange: f.unicodeRange });
 
