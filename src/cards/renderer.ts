@@ -105,7 +105,8 @@ export function createCardRenderer(options: CardRendererOptions = {}): CardRende
   }
 
   function spawn(): Slot {
-    const slot: Slot = { worker: new Worker(workerUrl, { workerData }), job: undefined };
+    // Bounded memory: a card needs little heap; the fonts live in the renderer's native memory.
+    const slot: Slot = { worker: new Worker(workerUrl, { workerData, resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 8 } }), job: undefined };
     slot.worker.on('message', (m: WorkerMessage) => {
       if ('ready' in m) return;
       const job = slot.job;
@@ -160,10 +161,12 @@ export function createCardRenderer(options: CardRendererOptions = {}): CardRende
 
   function draw(key: string, model: CardModel): Promise<Buffer> {
     if (closed) return Promise.reject(new CardRenderError('closed', 'the card renderer is stopped'));
-    if (queue.length >= queueLimit && slots.every((s) => s.job)) {
+    if (queue.length >= queueLimit && slots.length > 0 && slots.every((s) => s.job)) {
       counts.failures.busy += 1;
       return Promise.reject(new CardRenderError('busy', `${queue.length} cards are waiting already`));
     }
+    // The workers start with the first card, so that a bot that draws none pays nothing for them.
+    while (slots.length < size) slots.push(spawn());
     const { node, width, height } = cardLayout(model);
     return new Promise<Buffer>((resolve, reject) => {
       const id = nextId++;
@@ -173,8 +176,6 @@ export function createCardRenderer(options: CardRendererOptions = {}): CardRende
       pump();
     });
   }
-
-  for (let i = 0; i < size; i++) slots.push(spawn());
 
   return {
     render(model) {

@@ -84,6 +84,38 @@ describe('the bot process against the Discord double', () => {
     expect(Object.keys(EXAMPLES).sort()).toEqual(ENDPOINTS.map((e) => `${e.title} ${e.kind}`).sort());
   });
 
+  it.each([
+    ['title_c', 'profile', { platform: 'console_a', player: 'Nova' }, 500],
+    ['title_b', 'sessions', { platform: 'pc_store_b', player: 'Wraithling' }, 500],
+  ] as const)('/stats %s %s comes with its card: a PNG uploaded as card.png and shown as the embed image', async (group, subcommand, options, height) => {
+    const interaction = chatInput({ group, subcommand, options, user: OWNER });
+    const { callback, call } = await send(interaction);
+    expect(call.headers['content-type']).toMatch(/^multipart\/form-data/);
+    expect(call.files).toHaveLength(1);
+    const [file] = call.files;
+    expect(file?.filename).toBe('card.png');
+    // PNG signature, then the IHDR chunk's width and height.
+    const head = Buffer.from(file!.head, 'hex');
+    expect(head.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
+    expect([head.readUInt32BE(16), head.readUInt32BE(20)]).toEqual([640, height]);
+    const embed = callback.data?.embeds?.[0] as { image?: { url: string }; title?: string } | undefined;
+    expect(embed?.image?.url).toBe('attachment://card.png');
+    // The text stays: the reply reads without the picture.
+    expect(embed?.title).toBeTruthy();
+    // What Discord keeps: the embed image points at the uploaded attachment.
+    const original = await fetch(`${double.apiUrl}/v10/webhooks/${double.applicationId}/${interaction.token}/messages/@original`);
+    const message = (await original.json()) as { embeds: { image?: { url: string } }[]; attachments: { url: string; filename: string }[] };
+    expect(message.attachments.map((a) => a.filename)).toEqual(['card.png']);
+    expect(message.embeds[0]?.image?.url).toBe(message.attachments[0]?.url);
+  });
+
+  it('card:false gives the text reply alone', async () => {
+    const { callback, call } = await send(chatInput({ group: 'title_c', subcommand: 'profile', options: { platform: 'console_a', player: 'Nova', card: false }, user: OWNER }));
+    expect(call.files).toEqual([]);
+    expect((callback.data?.embeds?.[0] as { image?: unknown } | undefined)?.image).toBeUndefined();
+    expect(callback.data?.embeds?.[0]?.fields?.length).toBeGreaterThan(0);
+  });
+
   it.each(Object.entries(EXAMPLES))('/stats %s answers with an embed, directly, pinging no one', async (path, options) => {
     const [group, subcommand] = path.split(' ') as [string, string];
     const { callback } = await send(chatInput({ group, subcommand, options, user: OWNER }));
