@@ -35,7 +35,7 @@ interface Callback {
   data?: {
     content?: string;
     flags?: number;
-    embeds?: { title?: string; description?: string; author?: { name: string }; fields?: { name: string; value: string }[]; footer?: { text: string } }[];
+    embeds?: { title?: string; description?: string; image?: { url: string }; author?: { name: string }; fields?: { name: string; value: string }[]; footer?: { text: string } }[];
     components?: { components: { custom_id?: string; options?: { value: string }[]; label?: string; disabled?: boolean }[] }[];
     choices?: { name: string; value: string }[];
     allowed_mentions?: { parse: string[] };
@@ -98,7 +98,7 @@ describe('the bot process against the Discord double', () => {
     const head = Buffer.from(file!.head, 'hex');
     expect(head.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
     expect([head.readUInt32BE(16), head.readUInt32BE(20)]).toEqual([640, height]);
-    const embed = callback.data?.embeds?.[0] as { image?: { url: string }; title?: string } | undefined;
+    const embed = callback.data?.embeds?.[0];
     expect(embed?.image?.url).toBe('attachment://card.png');
     // The text stays: the reply reads without the picture.
     expect(embed?.title).toBeTruthy();
@@ -112,7 +112,7 @@ describe('the bot process against the Discord double', () => {
   it('card:false gives the text reply alone', async () => {
     const { callback, call } = await send(chatInput({ group: 'title_c', subcommand: 'profile', options: { platform: 'console_a', player: 'Nova', card: false }, user: OWNER }));
     expect(call.files).toEqual([]);
-    expect((callback.data?.embeds?.[0] as { image?: unknown } | undefined)?.image).toBeUndefined();
+    expect(callback.data?.embeds?.[0]?.image).toBeUndefined();
     expect(callback.data?.embeds?.[0]?.fields?.length).toBeGreaterThan(0);
   });
 
