@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import autocannon from 'autocannon';
 
+import { createCardRenderer, type ProfileCardModel } from '../src/cards/index.js';
 import { demoLines } from '../src/service/demo.js';
 import { autocomplete, chatInput, startDiscordDouble, type DiscordDouble, type InteractionHandle } from '../test/discord-double/index.js';
 import { cleanEnv, tempLinksDb } from '../test/helpers/bot.js';
@@ -370,14 +371,94 @@ function table(): string {
   return lines.join('\n');
 }
 
+/**
+ * Cards: the time to draw one (the pool as the bot uses it: post to a worker, PNG back; every card
+ * new, so no cache), and autocomplete while the bot draws a burst of cards for players it has not
+ * drawn yet (lookups and cards cold), with cards off for comparison in the same run.
+ */
+async function cards(): Promise<void> {
+  const section = '6. Cards';
+  const renderer = createCardRenderer();
+  const model = (i: number): ProfileCardModel => ({
+    kind: 'profile',
+    title: 'title_c',
+    name: `Player ${i}`,
+    subtitle: 'Title C · Console A · Main: Ana',
+    tier: i % 2 ? 'Diamond 1' : null,
+    lead: [
+      { label: 'K/D', value: (i / 100).toFixed(2), percentile: i % 100 },
+      { label: 'Win rate', value: `${i % 100}.5%`, percentile: 55 },
+    ],
+    figures: [
+      { label: 'Kills/match', value: '18.15', percentile: (i * 7) % 100 },
+      { label: 'Damage/match', value: '9,928', percentile: 73.8 },
+      { label: 'Matches', value: String(i), percentile: null },
+    ],
+  });
+  try {
+    await renderer.render(model(-1)); // starts the worker and loads the fonts
+    const times: number[] = [];
+    for (let i = 0; i < 300; i++) {
+      const t = performance.now();
+      await renderer.render(model(i));
+      times.push(performance.now() - t);
+    }
+    const s = stats(times);
+    record({ section, name: 'card render p50', value: s.p50, unit: 'ms', target: { op: '<', value: 20 }, note: `n=${s.n}, profile card 640×500, worker pool of 1, round trip` });
+    record({ section, name: 'card render p99', value: s.p99, unit: 'ms', note: `n=${s.n}` });
+  } finally {
+    await renderer.close();
+  }
+
+  const players = demoPlayers();
+  const duringBurst = async (env: Record<string, string>) => {
+    const bot = await startBotAgainst('bot', env);
+    try {
+      for (let i = 0; i < 50; i++) await timeOne(bot, autocomplete({ group: 'title_b', subcommand: 'segments', options: { platform: '' }, focused: 'platform' }));
+      const burst = players.map((p) => bot.double.dispatchInteraction(profileOf(p)));
+      const samples: number[] = [];
+      let done = false;
+      const all = Promise.all(burst.map((h) => settled(h, 30_000, null))).finally(() => (done = true));
+      while (!done || samples.length < 100) {
+        samples.push((await timeOne(bot, autocomplete({ group: 'title_b', subcommand: 'segments', options: { platform: '' }, focused: 'platform' }))).first);
+        await sleep(2);
+      }
+      await all;
+      const cardsSent = burst.filter((h) => h.responses().some((c) => c.files.length > 0)).length;
+      return { ...stats(samples), cardsSent };
+    } finally {
+      await closeBot(bot);
+    }
+  };
+  const on = await duringBurst({});
+  const off = await duringBurst({ CARDS: 'off' });
+  record({
+    section,
+    name: 'autocomplete p99 during a burst of cards',
+    value: on.p99,
+    unit: 'ms',
+    target: { op: '<', value: 10 },
+    baseline: off.p99,
+    note: `n=${on.n} during ${players.length} cold profiles dispatched at once, ${on.cardsSent} with a card; baseline: the same bot with CARDS=off`,
+  });
+  record({ section, name: 'autocomplete p50 during a burst of cards', value: on.p50, unit: 'ms', baseline: off.p50, note: `n=${on.n}` });
+}
+
 async function main(): Promise<void> {
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${round(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}`;
   process.stderr.write(`npm run bench on ${machine}\n`);
+  if (process.argv.includes('--cards')) {
+    // `npm run bench -- --cards`: the cards section alone.
+    await cards();
+    process.stdout.write(`${table()}\n`);
+    process.exit(0);
+  }
   const serviceUrl = await serviceAlone();
   for (const kind of ['bot', 'baseline'] as const) await latency(kind, serviceUrl);
   for (const kind of ['bot', 'baseline'] as const) await throughput(kind, serviceUrl);
   for (const kind of ['bot', 'baseline'] as const) await economy(kind, serviceUrl);
   for (const kind of ['bot', 'baseline'] as const) await memory(kind, serviceUrl);
+  await cards();
   const out = `Measured ${new Date().toISOString().slice(0, 10)} on ${machine}.\n\n${table()}\n`;
   process.stdout.write(out);
   mkdirSync('bench/results', { recursive: true });

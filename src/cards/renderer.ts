@@ -105,13 +105,15 @@ export function createCardRenderer(options: CardRendererOptions = {}): CardRende
   }
 
   function spawn(): Slot {
-    // Bounded memory: a card needs little heap; the fonts live in the renderer's native memory.
-    const slot: Slot = { worker: new Worker(workerUrl, { workerData, resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 8 } }), job: undefined };
+    // Bounded memory: a card needs little heap; the fonts live in the renderer's native memory. No
+    // execArgv: the worker is plain JavaScript and needs no TypeScript loader (quicker to start).
+    const slot: Slot = { worker: new Worker(workerUrl, { workerData, execArgv: [], resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 8 } }), job: undefined };
     slot.worker.on('message', (m: WorkerMessage) => {
       if ('ready' in m) return;
       const job = slot.job;
       if (!job || job.id !== m.id) return;
       slot.job = undefined;
+      slot.worker.unref();
       clearTimeout(job.timer);
       if ('error' in m) fail(job, 'failed', `the card could not be drawn: ${m.error}`);
       else {
@@ -133,6 +135,7 @@ export function createCardRenderer(options: CardRendererOptions = {}): CardRende
     };
     slot.worker.on('error', (e) => replace(`the card worker failed: ${e.message}`));
     slot.worker.on('exit', (code) => replace(`the card worker exited with code ${code}`));
+    // An idle worker keeps no process alive; a busy one does, until its card is back.
     slot.worker.unref();
     return slot;
   }
@@ -144,6 +147,7 @@ export function createCardRenderer(options: CardRendererOptions = {}): CardRende
       if (!job) return;
       slot.job = job;
       job.slot = slot;
+      slot.worker.ref();
       slot.worker.postMessage(job.payload);
     }
   }

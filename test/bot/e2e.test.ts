@@ -9,6 +9,7 @@ import { commands } from '../../commands/index.js';
 import { ENDPOINTS } from '../../src/catalog/index.js';
 import { autocomplete, chatInput, component, startDiscordDouble, type DiscordDouble, type RestCall } from '../discord-double/index.js';
 import { startBot, type BotProcess } from '../helpers/bot.js';
+import { settled } from '../helpers/interactions.js';
 
 // A token of the right shape; the double accepts it, the bot's configuration check too.
 const TOKEN = 'MTE4MDAwMDAwMDAwMDAwMDAwMQ.Zx9aBQ.e2e-token-abcdefghijklmnopqrstuvwx';
@@ -89,7 +90,12 @@ describe('the bot process against the Discord double', () => {
     ['title_b', 'sessions', { platform: 'pc_store_b', player: 'Wraithling' }, 500],
   ] as const)('/stats %s %s comes with its card: a PNG uploaded as card.png and shown as the embed image', async (group, subcommand, options, height) => {
     const interaction = chatInput({ group, subcommand, options, user: OWNER });
-    const { callback, call } = await send(interaction);
+    // The reply itself, or the edit after a deferral if the card came late (the bot's first card starts its worker).
+    const calls = await settled(double.dispatchInteraction(interaction), 15_000, null);
+    const call = calls.find((c) => c.files.length > 0)!;
+    expect(call, JSON.stringify(calls.map((c) => [c.method, c.path]))).toBeDefined();
+    const body = call.body as Callback & NonNullable<Callback['data']>;
+    const callback = { data: body.data ?? body };
     expect(call.headers['content-type']).toMatch(/^multipart\/form-data/);
     expect(call.files).toHaveLength(1);
     const [file] = call.files;

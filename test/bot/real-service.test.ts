@@ -77,7 +77,8 @@ describe('the bot against a service in the real layout', () => {
     const text = JSON.stringify(answer.embeds);
     expect(text).not.toContain('Playing now');
     expect(answer.embeds?.[0]?.fields?.[0]?.name).toBe('2 matches · 45m');
-    expect(service.requests.at(-1)?.url).toBe('/api/v2/apex/standard/profile/origin/Wraithling/sessions');
+    // The sessions, then (for the card's career figures) the profile.
+    expect(service.requests.map((r) => r.url)).toContain('/api/v2/apex/standard/profile/origin/Wraithling/sessions');
     expect(bot.output()).not.toContain(KEY);
   });
 });
