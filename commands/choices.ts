@@ -1,7 +1,8 @@
-// Autocomplete choices shared by the commands: players found through the search endpoint.
-import { findEndpoint, type PlatformSlug, type TitleSlug } from '../src/catalog/index.js';
+// Autocomplete choices shared by the commands: platforms, and players found through the search endpoint.
+import { PLATFORMS, findEndpoint, type Endpoint, type PlatformSlug, type TitleSlug } from '../src/catalog/index.js';
 import { LIMITS, clip, platformName } from '../src/embeds/index.js';
-import { AUTOCOMPLETE_DEADLINE_MS, type Choice, type Deps } from './types.js';
+import { choosePlatform } from './resolve.js';
+import { AUTOCOMPLETE_DEADLINE_MS, type AutocompleteInput, type Choice, type Deps } from './types.js';
 
 export const choice = (name: string, value: string): Choice => ({ name: clip(name, LIMITS.choiceName), value });
 
@@ -21,4 +22,36 @@ export async function searchChoices(title: TitleSlug, platform: PlatformSlug | u
   }
   if (typed.length <= LIMITS.choiceValue && !out.some((c) => c.value.toLowerCase() === typed.toLowerCase())) out.push(choice(typed, typed));
   return out;
+}
+
+/** Whether a choice fits what was typed (anything fits nothing typed). */
+export const matchesTyped = (typed: string, ...texts: string[]) => typed.length === 0 || texts.some((t) => t.toLowerCase().includes(typed.toLowerCase()));
+
+/** The platforms an endpoint serves, by name, those matching what was typed. */
+export function platformChoices(endpoint: Endpoint, typed: string): Choice[] {
+  return endpoint.platforms.filter((p) => matchesTyped(typed, p, PLATFORMS[p].name)).map((p) => choice(PLATFORMS[p].name, p));
+}
+
+/** Players for a `player` or `query` option: the linked account when nothing is typed, else search results and the text itself. */
+export async function playerChoices(input: AutocompleteInput, endpoint: Endpoint, deps: Deps): Promise<Choice[]> {
+  const typed = input.focused.value.trim();
+  if (typed.length === 0) {
+    const linked = await deps.links.get(input.userId, endpoint.title);
+    return linked && endpoint.platforms.includes(linked.platform) ? [choice(`${linked.handle} (your linked account)`, linked.identifier)] : [];
+  }
+  const platform = await choosePlatform(input, endpoint, deps);
+  return searchChoices(endpoint.title, typeof platform === 'string' ? platform : undefined, typed, deps);
+}
+
+/** What every kind's options have in common: platform and player choices. Never throws. */
+export async function sharedChoices(input: AutocompleteInput, endpoint: Endpoint, deps: Deps): Promise<Choice[]> {
+  switch (input.focused.name) {
+    case 'platform':
+      return platformChoices(endpoint, input.focused.value.trim());
+    case 'player':
+    case 'query':
+      return playerChoices(input, endpoint, deps);
+    default:
+      return [];
+  }
 }

@@ -1,31 +1,53 @@
-// Every command of the bot: `/stats` (a subcommand group per title), `/link` and `/unlink`.
-import { SlashCommandBuilder } from 'discord.js';
+// Every command of the bot: `/stats` (a subcommand group per title, a subcommand per endpoint the
+// title has, each from its kind's module), `/link` and `/unlink`.
+import { SlashCommandBuilder, SlashCommandSubcommandBuilder, SlashCommandSubcommandGroupBuilder } from 'discord.js';
 
-import { isTitle } from '../src/catalog/index.js';
+import { ENDPOINT_KINDS, PLATFORMS, TITLES, TITLE_SLUGS, endpointsOf, findEndpoint, isTitle, platformsOfTitle, type EndpointKind } from '../src/catalog/index.js';
 import { notice } from '../src/embeds/index.js';
+import { sharedChoices } from './choices.js';
+import type { EndpointCommand } from './kind.js';
 import { link, unlink } from './link.js';
-import { titleA } from './title-a.js';
-import { titleB } from './title-b.js';
-import { titleC } from './title-c.js';
-import { titleD } from './title-d.js';
-import type { TitleCommand } from './title-command.js';
+import { match } from './match.js';
+import { matches } from './matches.js';
+import { profile } from './profile.js';
+import { search } from './search.js';
+import { segments } from './segments.js';
+import { sessions } from './sessions.js';
 import type { Command } from './types.js';
 
-const titles: readonly TitleCommand[] = [titleA, titleB, titleC, titleD];
-const byTitle = new Map(titles.map((t) => [t.title, t]));
+/** One module per endpoint kind. */
+export const KINDS: { [K in EndpointKind]: EndpointCommand & { kind: K } } = { profile, segments, matches, match, sessions, search };
 
 const statsBuilder = new SlashCommandBuilder().setName('stats').setDescription('Player statistics for Title A, B, C and D');
-for (const t of titles) statsBuilder.addSubcommandGroup(t.group);
+for (const title of TITLE_SLUGS) {
+  const group = new SlashCommandSubcommandGroupBuilder()
+    .setName(title)
+    .setDescription(`${TITLES[title].name} stats (${platformsOfTitle(title).map((p) => PLATFORMS[p].name).join(', ')})`);
+  for (const endpoint of endpointsOf(title)) {
+    const kind = KINDS[endpoint.kind];
+    const sub = new SlashCommandSubcommandBuilder().setName(endpoint.kind).setDescription(kind.description);
+    kind.options(sub, endpoint);
+    group.addSubcommand(sub);
+  }
+  statsBuilder.addSubcommandGroup(group);
+}
+
+const isKind = (value: string | null): value is EndpointKind => value !== null && (ENDPOINT_KINDS as readonly string[]).includes(value);
 
 export const stats = {
   data: statsBuilder.toJSON(),
   execute: async (input, deps) => {
-    const title = input.group && isTitle(input.group) ? byTitle.get(input.group) : undefined;
-    return title ? title.execute(input, deps) : notice('Unknown title. Try `/stats title_c profile`.');
+    const title = input.group;
+    if (!title || !isTitle(title) || !isKind(input.subcommand) || !findEndpoint(title, input.subcommand))
+      return notice('Unknown title or subcommand. Try `/stats title_c profile`.');
+    return KINDS[input.subcommand].execute(title, input, deps);
   },
+  /** Never throws for what it does not know: no choices. */
   autocomplete: async (input, deps) => {
-    const title = input.group && isTitle(input.group) ? byTitle.get(input.group) : undefined;
-    return title ? title.autocomplete(input, deps) : [];
+    const title = input.group;
+    const endpoint = title && isTitle(title) && isKind(input.subcommand) ? findEndpoint(title, input.subcommand) : undefined;
+    if (!endpoint) return [];
+    return (await KINDS[endpoint.kind].autocomplete?.(endpoint.title, input, deps)) ?? sharedChoices(input, endpoint, deps);
   },
 } satisfies Command;
 
@@ -36,4 +58,4 @@ export function findCommand(name: string): Command | undefined {
 }
 
 export type { AutocompleteInput, Choice, Command, CommandInput, Deps, LinkedAccount, LinkStore, OptionValue, View, ViewStore } from './types.js';
-export { openFromView, renderView } from './views.js';
+export { goFromView, openFromView, renderView } from './views.js';

@@ -2,13 +2,15 @@
 // endpoint allows) and the player (typed, or the linked account). Every refusal is a clear,
 // ephemeral reply saying what to type instead.
 import { PLATFORMS, TITLES, findEndpoint, isPlatform, type Endpoint, type EndpointKind, type PlatformSlug, type TitleSlug } from '../src/catalog/index.js';
-import { notice, platformList, safeText, type Reply } from '../src/embeds/index.js';
+import { code, notice, platformList, safeText, type Reply } from '../src/embeds/index.js';
 import type { CommandInput, Deps } from './types.js';
 
 export interface Target {
   endpoint: Endpoint;
   platform: PlatformSlug;
   player: string;
+  /** The linked account's name when the player came from `/link`: replies show it, never the raw id. */
+  handle?: string | undefined;
 }
 
 export function endpointOf(title: TitleSlug, kind: EndpointKind): Endpoint {
@@ -33,7 +35,20 @@ export function checkPlatform(endpoint: Endpoint, value: string): PlatformSlug |
   if (isPlatform(slug) && endpoint.platforms.includes(slug)) return slug;
   const byName = endpoint.platforms.find((p) => PLATFORMS[p].name.toLowerCase() === slug);
   if (byName) return byName;
-  return notice(`${TITLES[endpoint.title].name} ${endpoint.kind} is not available on \`${safeText(value)}\`. Choose one of: ${platformList(endpoint.platforms)}.`);
+  return notice(`${TITLES[endpoint.title].name} ${endpoint.kind} is not available on ${code(value)}. Choose one of: ${platformList(endpoint.platforms)}.`);
+}
+
+/**
+ * The platform of a command that can do without a player (search, match), and the one autocomplete
+ * guesses: typed (and allowed), the only one, or the linked account's.
+ */
+export async function choosePlatform(input: CommandInput, endpoint: Endpoint, deps: Deps): Promise<PlatformSlug | Reply> {
+  const typed = stringOption(input, 'platform');
+  if (typed) return checkPlatform(endpoint, typed);
+  if (endpoint.platforms.length === 1) return endpoint.platforms[0] as PlatformSlug;
+  const linked = (await deps.links.get(input.userId, endpoint.title))?.platform;
+  if (linked && endpoint.platforms.includes(linked)) return linked;
+  return notice(`Choose a platform: ${platformList(endpoint.platforms)}.`);
 }
 
 /**
@@ -59,8 +74,8 @@ export async function resolveTarget(input: CommandInput, title: TitleSlug, kind:
   const linked = await deps.links.get(input.userId, title);
   if (!linked)
     return notice(
-      `Which player? Type one with \`player:\`, or link your ${TITLES[title].name} account once with ` +
-        `\`/link title:${title} platform:<platform> player:<name>\` and leave \`player\` out from then on.`,
+      `Which player? Type one with ${code('player:')}, or link your ${TITLES[title].name} account once with ` +
+        `${code(`/link title:${title} platform:<platform> player:<name>`)} and leave ${code('player')} out from then on.`,
     );
   if (platform && platform !== linked.platform)
     return notice(`Your linked ${TITLES[title].name} account is on ${PLATFORMS[linked.platform].name}. Type a player for ${PLATFORMS[platform].name}.`);
@@ -69,7 +84,7 @@ export async function resolveTarget(input: CommandInput, title: TitleSlug, kind:
       `Your linked account is on ${PLATFORMS[linked.platform].name}, which ${TITLES[title].name} ${kind} does not cover. ` +
         `Type a player on one of: ${platformList(endpoint.platforms)}.`,
     );
-  return { endpoint, platform: linked.platform, player: linked.identifier };
+  return { endpoint, platform: linked.platform, player: linked.identifier, handle: linked.handle };
 }
 
 export const isReply = (value: unknown): value is Reply => typeof value === 'object' && value !== null && 'embeds' in value && 'ephemeral' in value;

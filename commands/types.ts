@@ -19,6 +19,8 @@ export interface CommandInput {
   subcommand: string | null;
   options: Readonly<Record<string, OptionValue>>;
   userId: string;
+  /** The reader's locale (`interaction.locale`, e.g. `de`): numbers are written the way they read them. */
+  locale?: string | undefined;
 }
 
 export interface AutocompleteInput extends CommandInput {
@@ -43,12 +45,25 @@ export interface LinkStore {
   delete(userId: string, title: TitleSlug): Promise<boolean>;
 }
 
-/** What a paged reply shows: enough to draw any page of it again. */
+/** A player a reply is about: looked up by `player`, shown as `handle` (a linked account's name) when known. */
+interface PlayerView {
+  title: TitleSlug;
+  platform: PlatformSlug;
+  player: string;
+  handle?: string | undefined;
+  ownerId: string;
+  /** The reply without its picture card (`card:false`). */
+  textOnly?: boolean | undefined;
+}
+
+/** What a reply with controls shows: enough to draw any page of it again, or to go on from it. */
 export type View =
-  | { kind: 'segments'; title: TitleSlug; platform: PlatformSlug; player: string; type: string; queue?: Queue | undefined; season?: number | undefined; ownerId: string }
-  | { kind: 'matches'; title: TitleSlug; platform: PlatformSlug; player: string; ownerId: string }
-  | { kind: 'sessions'; title: TitleSlug; platform: PlatformSlug; player: string; ownerId: string; textOnly?: boolean | undefined }
+  | (PlayerView & { kind: 'profile' })
+  | (PlayerView & { kind: 'segments'; type: string; queue?: Queue | undefined; season?: number | undefined })
+  | (PlayerView & { kind: 'matches' })
+  | (PlayerView & { kind: 'sessions' })
   | { kind: 'search'; title: TitleSlug; platform: PlatformSlug; query: string; ownerId: string };
+export type ViewKind = View['kind'];
 
 /** Where views are kept between a reply and the clicks on its controls. */
 export interface ViewStore {

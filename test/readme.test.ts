@@ -60,3 +60,14 @@ describe('README preview examples', () => {
     }
   }, 120_000);
 });
+
+describe('README reply shown', () => {
+  it('is what the preview prints for the first example today', () => {
+    const shown = /The profile above reads:\n\n```\n([\s\S]*?)\n```/.exec(readme)?.[1];
+    expect(shown).toBeDefined();
+    const first = previews[0]!;
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/bot/preview.ts', first.command], { env: { ...cleanEnv(), LOG_LEVEL: 'warn' }, encoding: 'utf8', timeout: 30_000 });
+    const normalise = (text: string) => text.split('\n').map((l) => l.trimEnd()).join('\n').trim();
+    expect(normalise(run.stdout)).toBe(normalise(shown ?? ''));
+  }, 60_000);
+});

@@ -8,6 +8,7 @@ function plain(text: string): string {
   return text
     .replace(/<t:(\d+):\w>/g, (_, s: string) => new Date(Number(s) * 1000).toISOString().slice(0, 16).replace('T', ' ') + ' UTC')
     .replace(/\*\*/g, '')
+    .replace(/^#{1,3} /gm, '')
     .replace(/\\([\\*_`~|>#[\]()-])/g, '$1')
     .replace(/@\u200b/g, '@');
 }

@@ -14,7 +14,7 @@ import {
 } from 'discord.js';
 import type { Logger } from 'pino';
 
-import { findCommand, openFromView, renderView, type Choice, type CommandInput, type Deps, type OptionValue } from '../../commands/index.js';
+import { findCommand, goFromView, openFromView, renderView, type Choice, type CommandInput, type Deps, type OptionValue } from '../../commands/index.js';
 import { LIMITS, clip, disableAll, notice, parseCustomId, type Reply } from '../embeds/index.js';
 
 /**
@@ -78,6 +78,7 @@ export function toInput(interaction: ChatInputCommandInteraction | AutocompleteI
     subcommand: interaction.options.getSubcommand(false),
     options: leafOptions(interaction.options.data),
     userId: interaction.user.id,
+    locale: interaction.locale,
   };
 }
 
@@ -209,16 +210,19 @@ export class Router {
       return { outcome: 'expired' };
     }
     const owner = interaction.user.id === view.ownerId;
+    const locale = interaction.locale;
     if (action.kind === 'open') {
       const value = interaction.isStringSelectMenu() ? interaction.values[0] : undefined;
       if (!value) return { outcome: 'nothing picked' };
-      return this.answerComponent(interaction, openFromView(view, value, this.deps), 'reply', !owner);
+      return this.answerComponent(interaction, openFromView(view, action.stateId, value, this.deps, locale), 'reply', !owner);
     }
-    if (owner) return this.answerComponent(interaction, renderView(view, action.stateId, action.page, this.deps), 'update', false);
+    // A way onward replaces the owner's message with the player's other view; anyone else gets it privately.
+    if (action.kind === 'go') return this.answerComponent(interaction, goFromView(view, action.to, interaction.user.id, this.deps, locale), owner ? 'update' : 'reply', !owner);
+    if (owner) return this.answerComponent(interaction, renderView(view, action.stateId, action.page, this.deps, locale), 'update', false);
     // Someone else pressed: they get a view of their own instead of taking over the message.
     const own = { ...view, ownerId: interaction.user.id };
     const ownId = await this.deps.views.save(own);
-    return this.answerComponent(interaction, renderView(own, ownId, action.page, this.deps), 'reply', true);
+    return this.answerComponent(interaction, renderView(own, ownId, action.page, this.deps, locale), 'reply', true);
   }
 
   private async answerComponent(

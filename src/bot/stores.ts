@@ -16,7 +16,7 @@ import { SqliteKeyvStore } from './sqlite-store.js';
 export const VIEW_TTL_MS = 15 * 60_000;
 
 const LinkedAccountSchema = z.object({ platform: z.enum(PLATFORM_SLUGS), identifier: z.string().min(1), handle: z.string().min(1) });
-const ViewSchema = z.object({ kind: z.enum(['segments', 'matches', 'sessions', 'search']), title: z.enum(TITLE_SLUGS), platform: z.enum(PLATFORM_SLUGS), ownerId: z.string() }).loose();
+const ViewSchema = z.object({ kind: z.enum(['profile', 'segments', 'matches', 'sessions', 'search']), title: z.enum(TITLE_SLUGS), platform: z.enum(PLATFORM_SLUGS), ownerId: z.string() }).loose();
 
 export interface BotStores {
   links: LinkStore;

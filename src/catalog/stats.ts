@@ -144,6 +144,8 @@ export const FIGURES = [
   'headshots',
   'shotsFired',
   'shotsHit',
+  'healing',
+  'healingPerMatch',
 ] as const;
 export type Figure = (typeof FIGURES)[number];
 
@@ -173,6 +175,8 @@ export const FIGURE_INFO: Readonly<Record<Figure, FigureInfo>> = {
   headshots: { label: 'Headshots', displayType: 'Number' },
   shotsFired: { label: 'Shots fired', displayType: 'Number' },
   shotsHit: { label: 'Shots hit', displayType: 'Number' },
+  healing: { label: 'Healing', displayType: 'Number' },
+  healingPerMatch: { label: 'Healing/match', displayType: 'Number', higherIsBetter: true },
 };
 
 /** The keys each figure goes by in answers seen of any title. */
@@ -194,6 +198,8 @@ const COMMON_ALIASES: Readonly<Record<Figure, readonly string[]>> = {
   headshots: ['headshots'],
   shotsFired: ['shotsFired'],
   shotsHit: ['shotsHit', 'shotsLanded'],
+  healing: ['healing', 'healingDone'],
+  healingPerMatch: ['healingPerMatch', 'healingPerGame'],
 };
 
 const withFirst = (figure: Figure, ...first: string[]): Partial<Record<Figure, readonly string[]>> => ({
@@ -214,3 +220,20 @@ export const FIGURE_ALIASES: Readonly<Record<TitleSlug, Readonly<Record<Figure, 
 
 /** Figures a profile leads with, in order; a reply shows those the answer has (or can derive). */
 export const LEAD_FIGURES: readonly Figure[] = ['kd', 'winRate', 'headshotRate', 'accuracy', 'killsPerMatch', 'damagePerMatch', 'matchesPlayed', 'timePlayed', 'rating'];
+
+/**
+ * The figures that suit each title's profile after its headline (K/D and win rate): what a player of
+ * that game compares. A reply shows those the answer has or can derive, up to six.
+ */
+export const PROFILE_FIGURES: Readonly<Record<TitleSlug, readonly Figure[]>> = {
+  title_a: ['killsPerMatch', 'damagePerMatch', 'accuracy', 'headshotRate', 'rating'],
+  title_b: ['killsPerMatch', 'damagePerMatch', 'wins', 'headshotRate', 'rating'],
+  title_c: ['killsPerMatch', 'damagePerMatch', 'healingPerMatch', 'accuracy', 'rating'],
+  title_d: ['headshotRate', 'accuracy', 'killsPerMatch', 'damagePerMatch', 'rating'],
+};
+
+/** Figures a segment row shows, by what the segment groups: a weapon says nothing of wins. */
+export const SEGMENT_FIGURES: Readonly<Record<'weapon' | 'other', readonly Figure[]>> = {
+  weapon: ['kills', 'accuracy', 'headshotRate'],
+  other: ['matchesPlayed', 'winRate', 'kd'],
+};

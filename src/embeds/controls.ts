@@ -5,7 +5,7 @@ import type { APIButtonComponentWithCustomId, APISelectMenuOption, APIStringSele
 
 import { clip, LIMITS, type ActionRow } from './reply.js';
 
-export type ControlAction = { kind: 'page'; stateId: string; page: number } | { kind: 'open'; stateId: string };
+export type ControlAction = { kind: 'page'; stateId: string; page: number } | { kind: 'open'; stateId: string } | { kind: 'go'; stateId: string; to: string };
 
 /** Reads a custom id this module made; null for anything else. */
 export function parseCustomId(customId: string): ControlAction | null {
@@ -13,6 +13,8 @@ export function parseCustomId(customId: string): ControlAction | null {
   if (page?.[1] && page[2]) return { kind: 'page', stateId: page[1], page: Number(page[2]) };
   const open = /^op:([\w-]{1,40})$/.exec(customId);
   if (open?.[1]) return { kind: 'open', stateId: open[1] };
+  const go = /^go:([\w-]{1,40}):(\w{1,20})$/.exec(customId);
+  if (go?.[1] && go[2]) return { kind: 'go', stateId: go[1], to: go[2] };
   return null;
 }
 
@@ -26,7 +28,8 @@ const button = (customId: string, label: string, disabled: boolean): APIButtonCo
 
 /** ◀ 2 / 5 ▶ under a paged reply; nothing when everything fits on one page. */
 export function pageControls(stateId: string, page: number, pageCount: number, disabled = false): ActionRow | null {
-  if (pageCount <= 1) return null;
+  // No state kept (the view store failed): no controls that could not work.
+  if (pageCount <= 1 || !stateId) return null;
   return {
     type: ComponentType.ActionRow,
     components: [
@@ -37,9 +40,18 @@ export function pageControls(stateId: string, page: number, pageCount: number, d
   };
 }
 
+/** Ways onward from a reply: to another view of the same player (`to` is what the command opens). */
+export function goButtons(stateId: string, targets: readonly { to: string; label: string }[]): ActionRow | null {
+  if (targets.length === 0 || !stateId) return null;
+  return {
+    type: ComponentType.ActionRow,
+    components: targets.slice(0, 5).map((t) => button(`go:${stateId}:${t.to}`, t.label, false)),
+  };
+}
+
 /** A select menu that opens one of the listed items (a match report, a profile). */
 export function openSelect(stateId: string, placeholder: string, options: APISelectMenuOption[], disabled = false): ActionRow | null {
-  if (options.length === 0) return null;
+  if (options.length === 0 || !stateId) return null;
   const menu: APIStringSelectComponent = {
     type: ComponentType.StringSelect,
     custom_id: `op:${stateId}`,

@@ -1,7 +1,7 @@
 // What a user reads when a lookup fails, by kind: always ephemeral, never a stack trace, never a secret.
 import type { TitleSlug } from '../catalog/index.js';
 import type { LookupError } from '../lookup/errors.js';
-import { platformName, titleName } from './format.js';
+import { code, platformName, titleName } from './format.js';
 import { notice, safeText, type Reply } from './reply.js';
 
 export interface ErrorContext {
@@ -18,12 +18,14 @@ export function errorReply(error: LookupError, ctx: ErrorContext): Reply {
       return notice(
         error.code === 'MatchNotFound'
           ? `That ${titleName(ctx.title)} match was not found${where}.`
-          : `No ${titleName(ctx.title)} player ${who}${where}. Check the spelling, or find them with \`/stats ${ctx.title} search\`.`,
+          : `No ${titleName(ctx.title)} player ${who}${where}. Check the spelling, or find them with ${code(`/stats ${ctx.title} search`)}.`,
       );
     case 'private':
-      return notice(`${who} keeps their ${titleName(ctx.title)} stats private.`);
+      return notice(`${who} keeps their ${titleName(ctx.title)} stats private. Only they can change that, in the game's privacy settings.`);
     case 'invalid_parameter': {
-      const allowed = Array.isArray(error.data.allowed) ? ` Choose one of: ${error.data.allowed.map((a) => `\`${String(a)}\``).join(', ')}.` : '';
+      const allowed = Array.isArray(error.data.allowed)
+        ? ` Choose one of: ${error.data.allowed.map((a) => (platformName(String(a)) !== String(a) ? `${platformName(String(a))} (${code(String(a))})` : code(String(a)))).join(', ')}.`
+        : '';
       return notice(`${safeText(error.message)}${allowed}`);
     }
     case 'rate_limited': {

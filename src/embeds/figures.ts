@@ -30,6 +30,7 @@ const DERIVED: Partial<Record<Figure, (get: (f: Figure) => number | undefined) =
   killsPerMatch: (get) => per(get('kills'), get('matchesPlayed')),
   damagePerMatch: (get) => per(get('damage'), get('matchesPlayed')),
   headshotRate: (get) => percent(get('headshots'), get('kills')),
+  healingPerMatch: (get) => per(get('healing'), get('matchesPlayed')),
   accuracy: (get) => percent(get('shotsHit'), get('shotsFired')),
 };
 

@@ -1,7 +1,8 @@
-// How numbers, places and times read in a reply.
-import { PLATFORMS, TITLES, type PlatformSlug, type TitleSlug } from '../catalog/index.js';
-import type { Stat } from '../lookup/schemas.js';
+// How numbers, places and times read in a reply: in the reader's locale, places worded honestly,
+// times as Discord timestamps (`<t:…:R>`), which every reader's client keeps current.
+import { FIGURE_INFO, PLATFORMS, TITLES, isDisplayType, type DisplayType, type Figure, type PlatformSlug, type TitleSlug } from '../catalog/index.js';
 import type { LookupMeta } from '../lookup/client.js';
+import type { Stat } from '../lookup/schemas.js';
 
 /** One colour per title, so that a glance tells which game a reply is about. */
 export const TITLE_COLORS: Record<TitleSlug, number> = {
@@ -15,76 +16,129 @@ export const titleName = (title: TitleSlug): string => TITLES[title].name;
 /** A platform's name for a slug; an answer without a slug gives an empty name. */
 export const platformName = (platform: string | null): string => (platform === null ? '' : (PLATFORMS[platform as PlatformSlug]?.name ?? platform));
 
-/** "`pc_store_c` (PC Store C), `console_a` (Console A)": what to type, and what it is. */
-export const platformList = (platforms: readonly PlatformSlug[]): string => platforms.map((p) => `\`${p}\` (${PLATFORMS[p].name})`).join(', ');
+/** Text for inside a code span: Discord shows code verbatim (no escapes), so backticks are dropped instead. */
+export const code = (text: string): string => `\`${text.replace(/`/g, "'") || ' '}\``;
 
-/** "top 3%" from a percentile of 97; "top 0.9%" from 99.1; nothing when unknown. */
-export function topShare(percentile: number | null): string | null {
-  if (percentile === null) return null;
-  const share = Math.max(0.1, Math.round((100 - percentile) * 10) / 10);
-  return `top ${share}%`;
+/** "PC Store C (`pc_store_c`), Console A (`console_a`)": the name a player knows, and what to type. */
+export const platformList = (platforms: readonly PlatformSlug[]): string => platforms.map((p) => `${PLATFORMS[p].name} (${code(p)})`).join(', ');
+
+// ---------------------------------------------------------------------------------------------
+// Numbers, in the reader's locale (`interaction.locale`: `de` writes 1.652)
+
+const formats = new Map<string, Intl.NumberFormat>();
+/** Intl number formats are costly to build; a few locales times a few styles, kept. */
+function numberFormat(locale: string | undefined, style: 'integer' | 'precision2' | 'percent' | 'compact'): Intl.NumberFormat {
+  const key = `${locale ?? 'en-US'}|${style}`;
+  let f = formats.get(key);
+  if (!f) {
+    const options: Intl.NumberFormatOptions =
+      style === 'integer'
+        ? { maximumFractionDigits: 0 }
+        : style === 'precision2'
+          ? { minimumFractionDigits: 2, maximumFractionDigits: 2 }
+          : style === 'percent'
+            ? { minimumFractionDigits: 1, maximumFractionDigits: 1 }
+            : { notation: 'compact', maximumFractionDigits: 1 };
+    try {
+      f = new Intl.NumberFormat(locale ?? 'en-US', options);
+    } catch {
+      f = new Intl.NumberFormat('en-US', options);
+    }
+    if (formats.size < 256) formats.set(key, f);
+  }
+  return f;
 }
 
-/** A stat as a field value: the value, then its place when there is one. */
-export function statLine(stat: Stat): string {
-  const place = [stat.rank !== null ? `#${stat.rank.toLocaleString('en-US')}` : null, topShare(stat.percentile)].filter(Boolean).join(' · ');
-  return place ? `**${stat.displayValue}**\n${place}` : `**${stat.displayValue}**`;
+/**
+ * `12261.17` -> `12.3K`, `1234` -> `1.2K` (en), `12,3 k` (fr). Where a locale does not shorten
+ * thousands (`de` would write `12.261,2`), the whole number instead: `12.261`.
+ */
+export function compactNumber(value: number, locale?: string): string {
+  const short = numberFormat(locale, 'compact').format(value);
+  return /\p{L}/u.test(short) ? short : numberFormat(locale, 'integer').format(value);
 }
 
-/** "just now", "3 minutes ago", "2 hours ago", "5 days ago". */
-export function ago(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
-  const unit = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'} ago`;
-  if (s < 45) return 'just now';
-  if (s < 3_600) return unit(Math.max(1, Math.round(s / 60)), 'minute');
-  if (s < 86_400) return unit(Math.round(s / 3_600), 'hour');
-  return unit(Math.round(s / 86_400), 'day');
+/** "3h 5m", "12m", "2d 4h": how long, to the minute. */
+export function duration(seconds: number): string {
+  const m = Math.max(0, Math.round(seconds / 60));
+  const d = Math.floor(m / 1_440);
+  const h = Math.floor((m % 1_440) / 60);
+  const min = m % 60;
+  if (d > 0) return `${d}d ${h}h`;
+  if (h > 0) return `${h}h ${min}m`;
+  return `${min}m`;
 }
 
-/** Discord renders `<t:…:R>` in each reader's own time zone and language ("3 hours ago"). */
-export const relativeTime = (iso: string): string => `<t:${Math.floor(Date.parse(iso) / 1000)}:R>`;
-export const shortDateTime = (iso: string): string => `<t:${Math.floor(Date.parse(iso) / 1000)}:f>`;
-
-/** What the footer says about where the data came from. */
-export function freshness(meta: LookupMeta): string {
-  switch (meta.source) {
-    case 'stale':
-      return `⚠ The stats service is ${meta.staleBecause?.kind === 'rate_limited' ? 'busy' : 'unavailable'}: data from ${ago(meta.ageMs)}`;
-    case 'cache':
-      return `Updated ${ago(meta.ageMs)}`;
-    case 'network':
-    case 'local':
-      return 'Updated just now';
+/** A value as the reader reads numbers; `compact` for sums that run to thousands (12.3K). */
+export function formatValue(value: number, displayType: DisplayType, locale?: string, compact = false): string {
+  switch (displayType) {
+    case 'TimeSeconds':
+      return duration(value);
+    case 'NumberPercentage':
+      return `${numberFormat(locale, 'percent').format(value)}%`;
+    case 'NumberPrecision2':
+      return numberFormat(locale, 'precision2').format(value);
+    case 'Number':
+    case 'Unspecified':
+      // Sums that run to thousands read better short: 12,261 damage a match is 12K.
+      if (compact && Math.abs(value) >= 10_000) return compactNumber(value, locale);
+      return Number.isInteger(value) ? numberFormat(locale, 'integer').format(value) : numberFormat(locale, Math.abs(value) >= 100 ? 'integer' : 'precision2').format(value);
   }
 }
 
-/** The stats to lead with, in order, from those a payload has. */
-export const HEADLINE_STATS = [
-  'matchesPlayed',
-  'wins',
-  'winRate',
-  'kills',
-  'deaths',
-  'kd',
-  'assists',
-  'damage',
-  'killsPerMatch',
-  'damagePerMatch',
-  'headshotRate',
-  'accuracy',
-  'timePlayed',
-] as const;
-
-/** Up to `max` stats: the headline ones first, then the rest in the payload's order. */
-export function pickStats(stats: Record<string, Stat>, max: number): [string, Stat][] {
-  const keys = [...HEADLINE_STATS.filter((k) => k in stats), ...Object.keys(stats).filter((k) => !(HEADLINE_STATS as readonly string[]).includes(k))];
-  return keys.slice(0, max).map((k) => [k, stats[k] as Stat]);
+/**
+ * What a stat shows: its value formatted for the reader when the value and its kind are known
+ * (a figure's own kind wins: damage per match is a whole number), else the answer's display value.
+ */
+export function statValue(stat: Stat, locale?: string, figure?: Figure, compact = false): string {
+  const type = figure ? FIGURE_INFO[figure].displayType : stat.displayType;
+  if (stat.value === null || !Number.isFinite(stat.value) || !isDisplayType(type)) return stat.displayValue;
+  return formatValue(stat.value, type, locale, compact);
 }
 
-/** "Kills 12 · K/D 2.40 · Win % 51.0%": a compact line of a few stats. */
-export function compactStats(stats: Record<string, Stat>, keys: readonly string[]): string {
-  return keys
-    .filter((k) => stats[k])
-    .map((k) => `${stats[k]?.displayName ?? k} **${stats[k]?.displayValue ?? '-'}**`)
-    .join(' · ');
+// ---------------------------------------------------------------------------------------------
+// Places, worded honestly
+
+/**
+ * "top 3%" from a percentile of 97, "top 0.9%" from 99.1. Only in the better half: below it a share
+ * says little a player wants to read, so nothing is said.
+ */
+export function topShare(percentile: number | null, locale?: string): string | null {
+  if (percentile === null || !Number.isFinite(percentile) || percentile < 50) return null;
+  const share = Math.max(0.1, Math.round((100 - percentile) * 10) / 10);
+  return `top ${Number.isInteger(share) ? numberFormat(locale, 'integer').format(share) : numberFormat(locale, 'percent').format(share)}%`;
 }
+
+/**
+ * The place of a figure, if it has one worth saying: only for figures where more is better (a ratio
+ * or a rating, not a count such as kills or deaths), and only in the better half.
+ */
+export function place(stat: Stat, figure: Figure, locale?: string): string | null {
+  return FIGURE_INFO[figure].higherIsBetter === true ? topShare(stat.percentile, locale) : null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Times: Discord's timestamps, rendered live in each reader's time zone and language
+
+/** `<t:…:R>` ("3 hours ago"), kept current by the reader's client. */
+export const relativeTime = (iso: string): string => `<t:${Math.floor(Date.parse(iso) / 1000)}:R>`;
+
+/** When the data is from, for the embed's own `timestamp`. */
+export const dataTime = (meta: LookupMeta): string => new Date(meta.fetchedAt).toISOString();
+
+/** Stale data opens the description: what failed, and how old the data shown is. */
+export function staleWarning(meta: LookupMeta): string | null {
+  if (meta.source !== 'stale') return null;
+  const what = meta.staleBecause?.kind === 'rate_limited' ? 'busy' : meta.staleBecause?.kind === 'timeout' ? 'not answering' : 'unavailable';
+  return `⚠️ **The stats service is ${what}.** These stats are from ${relativeTime(dataTime(meta))} and may be out of date.`;
+}
+
+/** A description: the stale warning first when there is one, then the lines given, blanks dropped. */
+export function describe(meta: LookupMeta, ...lines: (string | null | undefined | false)[]): string {
+  return [staleWarning(meta), ...lines].filter((l): l is string => typeof l === 'string' && l.length > 0).join('\n');
+}
+
+/** The footer every lookup reply carries: which game, on which platform (the time is the embed's timestamp). */
+export const footerOf = (title: TitleSlug, platform: string | null, ...more: (string | null)[]): { text: string } => ({
+  text: [titleName(title), platformName(platform), ...more].filter((s): s is string => !!s).join(' · '),
+});

@@ -1,8 +1,10 @@
-import { formatDuration, type TitleSlug } from '../catalog/index.js';
+import type { TitleSlug } from '../catalog/index.js';
 import type { LookupMeta } from '../lookup/client.js';
-import type { MatchChild, MatchSummary, StatisticalObject } from '../lookup/schemas.js';
-import { openSelect, pageControls, rows } from './controls.js';
-import { TITLE_COLORS, freshness, platformName, relativeTime, titleName } from './format.js';
+import type { MatchChild, MatchSummary, StatisticalObject, Stats } from '../lookup/schemas.js';
+import { goButtons, openSelect, pageControls, rows } from './controls.js';
+import { figure } from './figures.js';
+import { TITLE_COLORS, dataTime, describe, duration, footerOf, relativeTime, statValue, titleName } from './format.js';
+import type { Onward } from './profile.js';
 import { embedReply, safeText, type Reply } from './reply.js';
 
 export const MATCHES_PER_PAGE = 10;
@@ -16,91 +18,127 @@ export interface MatchesContext {
   /** Whether another page exists after this one (the service pages with a cursor). */
   hasMore: boolean;
   stateId: string;
+  locale?: string | undefined;
+  onward?: Onward | undefined;
 }
 
-const RESULT_MARK: Record<string, string> = { win: '🟩 Win', loss: '🟥 Loss', draw: '⬜ Draw' };
-const result = (r: string | null) => (r ? (RESULT_MARK[r] ?? r) : '—');
-const kda = (stats: Record<string, { value: number | null }>) =>
-  ['kills', 'deaths', 'assists'].every((k) => stats[k]) ? ['kills', 'deaths', 'assists'].map((k) => stats[k]?.value ?? 0).join('/') : null;
-const dateLabel = (iso: string | null) => (iso === null ? null : new Date(iso).toISOString().slice(0, 16).replace('T', ' ') + ' UTC');
+const RESULT_MARK: Record<string, string> = { win: '🟩', loss: '🟥', draw: '⬜' };
+const RESULT_WORD: Record<string, string> = { win: 'Win', loss: 'Loss', draw: 'Draw' };
+const mark = (r: string | null) => (r ? (RESULT_MARK[r.toLowerCase()] ?? '⬜') : '⬜');
+const word = (r: string | null) => (r ? (RESULT_WORD[r.toLowerCase()] ?? r) : null);
+const capitalised = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
-/** How one match reads in a menu or a list of choices: where, and when with its result. */
-export function matchLabel(m: MatchSummary): { label: string; description: string } {
+const num = (stats: Stats, key: string) => {
+  const v = stats[key]?.value;
+  return typeof v === 'number' ? v : null;
+};
+
+/** "17/4/6" kills, deaths, assists where the answer has them; "#3" for a placement. */
+function score(stats: Stats): string | null {
+  const [k, d, a] = [num(stats, 'kills'), num(stats, 'deaths'), num(stats, 'assists')];
+  const placement = num(stats, 'placement');
+  if (k !== null && d !== null) return `${k}/${d}${a !== null ? `/${a}` : ''}`;
+  return placement !== null ? `#${placement}` : null;
+}
+
+/** How one match reads in a menu or a list of choices: where, and how it went (menus cannot show live times). */
+export function matchLabel(m: MatchSummary, title?: TitleSlug): { label: string; description: string } {
+  const stats = m.segments[0]?.stats ?? {};
+  const kd = title ? figure(stats, title, 'kd') : undefined;
   return {
     label: [m.metadata.mapName, m.metadata.modeName].filter(Boolean).join(' · ') || m.attributes.id,
-    description: [result(m.metadata.result), dateLabel(m.metadata.timestamp)].filter(Boolean).join(' · '),
+    description: [word(m.metadata.result), score(stats) ? `K/D/A ${score(stats)}` : null, kd ? `K/D ${kd.displayValue}` : null].filter(Boolean).join(' · ') || m.attributes.id,
   };
 }
 
-/** A page of recent matches, with a menu that opens a match's report. */
+/** A page of recent matches, each with its result, score and K/D, and a menu that opens a report. */
 export function matchesReply(matches: MatchSummary[], ctx: MatchesContext): Reply {
   const lines = matches.map((m) => {
     const stats = m.segments[0]?.stats ?? {};
     const where = [m.metadata.mapName, m.metadata.modeName].filter(Boolean).map((s) => safeText(String(s))).join(' · ');
-    const score = kda(stats);
-    const when = m.metadata.timestamp === null ? '' : ` · ${relativeTime(m.metadata.timestamp)}`;
-    return `${result(m.metadata.result)} **${where || 'Match'}**${score ? ` · K/D/A ${score}` : ''}${when}`;
+    const kd = figure(stats, ctx.title, 'kd');
+    const parts = [score(stats), kd ? `K/D ${statValue(kd, ctx.locale, 'kd')}` : null, m.metadata.timestamp ? relativeTime(m.metadata.timestamp) : null].filter(Boolean);
+    return `${mark(m.metadata.result)} **${where || 'Match'}**${parts.length > 0 ? ` · ${parts.join(' · ')}` : ''}`;
   });
   const pageCount = ctx.page + (ctx.hasMore ? 2 : 1);
   return embedReply(
     {
-        color: TITLE_COLORS[ctx.title],
-        author: { name: `${titleName(ctx.title)} · Recent matches` },
-        title: safeText(ctx.player),
-        description: `${platformName(ctx.platform)}\n\n${lines.length > 0 ? lines.join('\n') : 'No matches on record.'}`,
-        footer: { text: `${freshness(ctx.meta)} · page ${ctx.page + 1}` },
+      color: TITLE_COLORS[ctx.title],
+      author: { name: `${titleName(ctx.title)} · Recent matches` },
+      title: safeText(ctx.player),
+      description: describe(ctx.meta, lines.length > 0 ? lines.join('\n') : 'No matches on record.'),
+      footer: footerOf(ctx.title, ctx.platform, `page ${ctx.page + 1}`),
+      timestamp: dataTime(ctx.meta),
     },
     rows(
       openSelect(
         ctx.stateId,
         'Open a match report',
-        matches.map((m) => ({ ...matchLabel(m), value: m.attributes.id })),
+        matches.map((m) => ({ ...matchLabel(m, ctx.title), value: m.attributes.id })),
       ),
       pageControls(ctx.stateId, ctx.page, pageCount),
+      ctx.onward ? goButtons(ctx.onward.stateId, ctx.onward.targets) : null,
     ),
     false,
     ctx.meta.source,
   );
 }
 
-function playerLine(p: MatchChild): string {
-  const score = kda(p.stats);
-  const damage = p.stats.damage ? ` · ${p.stats.damage.displayValue} dmg` : '';
-  const character = [p.metadata.hero, p.metadata.legend].find((c) => typeof c === 'string');
-  return `${safeText(p.metadata.name)}${typeof character === 'string' ? ` (${safeText(character)})` : ''}${score ? ` — ${score}` : ''}${damage}`;
+export interface ReportOptions {
+  locale?: string | undefined;
+  /** The player looked up, by any of their names (identifier, id, handle), marked in the report. */
+  highlight?: readonly (string | null | undefined)[] | undefined;
+  onward?: Onward | undefined;
 }
 
-/** Both teams and every player of one match. */
-export function matchReportReply(report: StatisticalObject, title: TitleSlug, meta: LookupMeta): Reply {
-  const teams = report.children.filter((c) => c.type === 'team');
-  const players = report.children.filter((c) => c.type === 'player');
+const scoreOf = (p: MatchChild) => num(p.stats, 'score') ?? num(p.stats, 'kills') ?? 0;
+
+function isHighlighted(p: MatchChild, highlight: ReportOptions['highlight']): boolean {
+  const names = new Set((highlight ?? []).filter((h): h is string => !!h).map((h) => h.toLowerCase()));
+  const ids = [p.attributes.platformUserIdentifier, p.attributes.platformUserId, p.metadata.name].filter((v): v is string => typeof v === 'string');
+  return ids.some((id) => names.has(id.toLowerCase()));
+}
+
+function playerLine(p: MatchChild, options: ReportOptions): string {
+  const s = score(p.stats);
+  const damage = p.stats.damage ? ` · ${statValue(p.stats.damage, options.locale, undefined, true)} dmg` : '';
+  const character = [p.metadata.hero, p.metadata.legend].find((c) => typeof c === 'string');
+  const name = safeText(p.metadata.name || '?');
+  const who = isHighlighted(p, options.highlight) ? `▶ **${name}**` : name;
+  return `${who}${typeof character === 'string' ? ` (${safeText(character)})` : ''}${s ? ` — ${s}` : ''}${damage}`;
+}
+
+/** Both teams and every player of one match, best score first, the player looked up marked. */
+export function matchReportReply(report: StatisticalObject, title: TitleSlug, meta: LookupMeta, options: ReportOptions = {}): Reply {
+  const teams = report.children.filter((c) => c.type === 'team').sort((a, b) => Number(b.metadata.isWinner === true) - Number(a.metadata.isWinner === true));
+  const players = report.children.filter((c) => c.type === 'player').sort((a, b) => scoreOf(b) - scoreOf(a));
   const m = report.metadata;
   const fields = teams.map((team) => ({
-    name: `${team.metadata.isWinner ? '🏆 ' : ''}${safeText(team.metadata.name)}${team.metadata.result ? ` · ${result(team.metadata.result)}` : ''}`,
+    name: `${team.metadata.isWinner ? '🏆 ' : ''}${safeText(capitalised(team.metadata.name || (typeof team.attributes.id === 'string' ? team.attributes.id : 'Team')))}${word(team.metadata.result) ? ` · ${word(team.metadata.result)}` : ''}`,
     value:
       players
         .filter((p) => p.attributes.teamId === team.attributes.id)
-        .map(playerLine)
+        .map((p) => playerLine(p, options))
         .join('\n') || '—',
     inline: false,
   }));
   const teamless = players.filter((p) => !teams.some((t) => t.attributes.id === p.attributes.teamId));
-  if (teamless.length > 0) fields.push({ name: 'Players', value: teamless.map(playerLine).join('\n'), inline: false });
+  if (teamless.length > 0) fields.push({ name: 'Players', value: teamless.map((p) => playerLine(p, options)).join('\n'), inline: false });
   return embedReply(
     {
       color: TITLE_COLORS[title],
       author: { name: `${titleName(title)} · Match report` },
       title: [m.map.displayValue, m.mode.displayValue].filter(Boolean).map((s) => safeText(String(s))).join(' · ') || `Match ${report.attributes.id}`,
-      description: [
-        [m.playlist.displayValue, m.queue, m.season !== null ? `Season ${m.season}` : null].filter(Boolean).map((s) => safeText(String(s))).join(' · '),
-        [m.timestamp === null ? null : relativeTime(m.timestamp), m.duration === null ? null : formatDuration(m.duration)].filter(Boolean).join(' · '),
-      ]
-        .filter(Boolean)
-        .join('\n'),
+      description: describe(
+        meta,
+        [m.playlist.displayValue, m.queue ? capitalised(m.queue) : null, m.season !== null ? `Season ${m.season}` : null].filter(Boolean).map((s) => safeText(String(s))).join(' · '),
+        [m.timestamp === null ? null : relativeTime(m.timestamp), m.duration === null ? null : duration(m.duration)].filter(Boolean).join(' · '),
+      ),
       fields,
-      footer: { text: `Match ${report.attributes.id} · ${freshness(meta)}` },
+      footer: footerOf(title, null, `Match ${report.attributes.id}`),
+      timestamp: dataTime(meta),
     },
-    [],
+    rows(options.onward ? goButtons(options.onward.stateId, options.onward.targets) : null),
     false,
     meta.source,
   );

@@ -1,56 +1,89 @@
-import { FIGURE_INFO, LEAD_FIGURES, type TitleSlug } from '../catalog/index.js';
+import { FIGURE_INFO, PROFILE_FIGURES, type TitleSlug } from '../catalog/index.js';
 import type { LookupMeta } from '../lookup/client.js';
 import { overviewOf, type StatsProfile } from '../lookup/schemas.js';
+import { goButtons, rows } from './controls.js';
 import { figure, figures, ratingTier } from './figures.js';
-import { TITLE_COLORS, freshness, pickStats, platformName, relativeTime, statLine, titleName } from './format.js';
+import { TITLE_COLORS, dataTime, describe, footerOf, place, relativeTime, statValue, titleName } from './format.js';
 import { embedReply, safeText, type Reply } from './reply.js';
 
-const METADATA_LINES: [key: string, label: string][] = [
-  ['currentSeason', 'Season'],
-  ['activeLegendName', 'Legend'],
-  ['mainHero', 'Main hero'],
-  ['favoriteMap', 'Favourite map'],
-];
+/** Where a reply can go next: buttons to the player's other views (the command decides which exist). */
+export interface Onward {
+  stateId: string;
+  targets: readonly { to: string; label: string }[];
+}
 
-const MAX_FIELDS = 12;
+export interface ProfileOptions {
+  locale?: string | undefined;
+  onward?: Onward | undefined;
+}
 
-/** A player's career: the figures that matter first (chosen by meaning), then the rest, with places. */
-export function profileReply(profile: StatsProfile, title: TitleSlug, meta: LookupMeta): Reply {
+const MAX_FIGURES = 6;
+const CHARACTER_KEYS = ['mainHero', 'activeLegendName', 'favoriteMap'] as const;
+const CHARACTER_LABELS: Record<(typeof CHARACTER_KEYS)[number], string> = { mainHero: 'Main hero', activeLegendName: 'Legend', favoriteMap: 'Favourite map' };
+
+/**
+ * A player's career at a glance: the headline (K/D and win rate, chosen by meaning) first, then
+ * matches, time played, main hero or legend, rating tier and when they last played; then the few
+ * figures that suit the title, each with its place only where the place is worth saying.
+ */
+export function profileReply(profile: StatsProfile, title: TitleSlug, meta: LookupMeta, options: ProfileOptions = {}): Reply {
+  const { locale } = options;
   const handle = safeText(profile.platformInfo.platformUserHandle);
-  const overview = overviewOf(profile.segments);
-  const lines = [platformName(profile.platformInfo.platformSlug)].filter(Boolean);
-  const tier = overview ? ratingTier(figure(overview.stats, title, 'rating')) : undefined;
-  if (tier) lines.push(`Rank: **${safeText(tier.name)}**`);
-  const lastPlayed = profile.metadata.lastPlayed;
-  if (typeof lastPlayed === 'string') lines.push(`Last played ${relativeTime(lastPlayed)}`);
-  for (const [key, label] of METADATA_LINES) {
-    const value = profile.metadata[key];
-    if (typeof value === 'string' || typeof value === 'number') lines.push(`${label}: **${safeText(String(value))}**`);
-  }
-  const available = profile.availableSegments.filter((s) => s.type !== 'overview').map((s) => s.type);
+  const stats = overviewOf(profile.segments)?.stats ?? {};
+  const kd = figure(stats, title, 'kd');
+  const winRate = figure(stats, title, 'winRate');
+  // Short enough to stay on one line of a phone in a heading.
+  const headline = [kd ? `K/D ${statValue(kd, locale, 'kd')}` : null, winRate ? `Win ${statValue(winRate, locale, 'winRate')}` : null].filter(Boolean).join(' · ');
+  const headlinePlaces = [kd ? place(kd, 'kd', locale) : null, winRate ? place(winRate, 'winRate', locale) : null];
+  const placeLine =
+    headlinePlaces.some(Boolean) && kd && winRate
+      ? [headlinePlaces[0] ? `K/D ${headlinePlaces[0]}` : null, headlinePlaces[1] ? `win rate ${headlinePlaces[1]}` : null].filter(Boolean).join(' · ')
+      : (headlinePlaces.find(Boolean) ?? null);
+
+  const matches = figure(stats, title, 'matchesPlayed');
+  const time = figure(stats, title, 'timePlayed');
+  const played = [matches ? `**${statValue(matches, locale, 'matchesPlayed')}** matches` : null, time ? `**${statValue(time, locale, 'timePlayed')}** played` : null]
+    .filter(Boolean)
+    .join(' · ');
+  const characterKey = CHARACTER_KEYS.find((k) => typeof profile.metadata[k] === 'string' && profile.metadata[k] !== '');
+  const character = characterKey ? `${CHARACTER_LABELS[characterKey]} **${safeText(String(profile.metadata[characterKey]))}**` : null;
+  const rating = figure(stats, title, 'rating');
+  const tier = ratingTier(rating);
+  const rank = tier ? `Rank **${safeText(tier.name)}**${rating ? ` (${statValue(rating, locale, 'rating')})` : ''}` : null;
+  const lastPlayed = typeof profile.metadata.lastPlayed === 'string' && !Number.isNaN(Date.parse(profile.metadata.lastPlayed)) ? `Last played ${relativeTime(profile.metadata.lastPlayed)}` : null;
+
+  // The figures after the headline: the title's own, those the answer has or can derive; a rating
+  // already named with its tier is not repeated.
+  const rest = figures(stats, title, PROFILE_FIGURES[title].filter((f) => !(f === 'rating' && tier)))
+    .slice(0, MAX_FIGURES)
+    .map(({ figure: f, stat }) => {
+      const where = place(stat, f, locale);
+      return `${FIGURE_INFO[f].label} **${statValue(stat, locale, f, true)}**${where ? ` · ${where}` : ''}`;
+    });
+
+  const empty = !headline && !played && rest.length === 0;
   const avatar = profile.platformInfo.avatarUrl;
   return embedReply(
     {
       color: TITLE_COLORS[title],
+      // One avatar, small, beside the game's name: the description keeps the full width on a phone.
       author: { name: `${titleName(title)} · Career`, ...(avatar ? { icon_url: avatar } : {}) },
       title: handle,
-      description: lines.join('\n'),
-      ...(avatar ? { thumbnail: { url: avatar } } : {}),
-      fields: overview ? profileFields(overview.stats, title) : [{ name: 'No stats yet', value: 'This player has no matches on record.' }],
-      footer: { text: [freshness(meta), available.length > 0 ? `Segments: ${available.join(', ')}` : null].filter(Boolean).join(' · ') },
+      description: describe(
+        meta,
+        headline ? `### ${headline}` : null,
+        placeLine,
+        played,
+        [character, rank].filter(Boolean).join(' · '),
+        lastPlayed,
+        rest.length > 0 ? `\n${rest.join('\n')}` : null,
+        empty ? 'No stats on record yet.' : null,
+      ),
+      footer: footerOf(title, profile.platformInfo.platformSlug),
+      timestamp: dataTime(meta),
     },
-    [],
+    rows(options.onward ? goButtons(options.onward.stateId, options.onward.targets) : null),
     false,
     meta.source,
   );
-}
-
-function profileFields(stats: StatsProfile['segments'][number]['stats'], title: TitleSlug) {
-  const lead = figures(stats, title, LEAD_FIGURES);
-  const used = new Set(lead.map((f) => f.key).filter((k): k is string => k !== undefined));
-  const rest = pickStats(Object.fromEntries(Object.entries(stats).filter(([key]) => !used.has(key))), MAX_FIELDS - lead.length);
-  return [
-    ...lead.map(({ figure: f, stat }) => ({ name: FIGURE_INFO[f].label, value: statLine(stat), inline: true })),
-    ...rest.map(([, stat]) => ({ name: safeText(stat.displayName), value: statLine(stat), inline: true })),
-  ];
 }

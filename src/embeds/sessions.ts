@@ -1,11 +1,14 @@
-import { formatDuration, parseTimeSpan, type TitleSlug } from '../catalog/index.js';
+import { parseTimeSpan, type Figure, type TitleSlug } from '../catalog/index.js';
 import type { LookupMeta } from '../lookup/client.js';
-import type { Session } from '../lookup/schemas.js';
-import { pageControls, rows } from './controls.js';
-import { TITLE_COLORS, compactStats, freshness, platformName, relativeTime, titleName } from './format.js';
+import type { Session, Stat, Stats } from '../lookup/schemas.js';
+import { goButtons, pageControls, rows } from './controls.js';
+import { figure } from './figures.js';
+import { TITLE_COLORS, dataTime, describe, duration, footerOf, relativeTime, statValue, titleName } from './format.js';
+import type { Onward } from './profile.js';
 import { embedReply, safeText, type Reply } from './reply.js';
 
-export const SESSIONS_PER_PAGE = 5;
+/** Earlier sessions listed a page, under the latest. */
+export const SESSIONS_PER_PAGE = 8;
 
 export interface SessionsContext {
   title: TitleSlug;
@@ -14,16 +17,36 @@ export interface SessionsContext {
   meta: LookupMeta;
   page: number;
   stateId: string;
+  /** The player's career overview, to read a session against; none when it could not be had. */
+  career?: Stats | undefined;
+  locale?: string | undefined;
+  onward?: Onward | undefined;
 }
 
 /** How long a session lasted, from its TimeSpan (`00:45:06.6886760`), else from its dates. */
 function sessionLength(s: Session): string | null {
-  const { duration, startDate, endDate } = s.metadata;
-  let seconds = duration ? parseTimeSpan(duration.value) : null;
+  const { duration: span, startDate, endDate } = s.metadata;
+  let seconds = span ? parseTimeSpan(span.value) : null;
   if (seconds === null && startDate && endDate) seconds = (Date.parse(endDate.value) - Date.parse(startDate.value)) / 1000;
-  if (seconds === null || !Number.isFinite(seconds) || seconds < 0) return null;
-  // Whole minutes: a session's seconds say nothing.
-  return formatDuration(seconds < 60 ? seconds : Math.round(seconds / 60) * 60).replace(/ 0s$/, '');
+  return seconds === null || !Number.isFinite(seconds) || seconds < 0 ? null : duration(seconds);
+}
+
+const RESULT_SQUARES: Record<string, string> = { win: '🟩', loss: '🟥' };
+
+/** 🟩🟩🟥, oldest match first, and the wins of the matches. */
+function form(s: Session): { strip: string; wins: number; count: number } {
+  const results = [...s.matches].reverse().map((m) => (m.metadata.result?.value ?? '').toLowerCase());
+  const count = s.matches.length > 0 ? s.matches.length : (s.stats.matchesPlayed?.value ?? 0);
+  const wins = s.matches.length > 0 ? results.filter((r) => r === 'win').length : (s.stats.wins?.value ?? 0);
+  const strip = results.length > 20 ? `${results.slice(-20).map((r) => RESULT_SQUARES[r] ?? '⬜').join('')}…` : results.map((r) => RESULT_SQUARES[r] ?? '⬜').join('');
+  return { strip, wins, count };
+}
+
+/** The session's sums with its match count, so that per-match figures derive from them. */
+function withCount(stats: Stats, count: number): Stats {
+  if (stats.matchesPlayed || count === 0) return stats;
+  const matches: Stat = { rank: null, percentile: null, displayName: 'Matches', displayCategory: null, category: null, metadata: {}, value: count, displayValue: String(count), displayType: 'Number' };
+  return { ...stats, matchesPlayed: matches };
 }
 
 /** "+23" / "-8": the rating a session won or lost, when the answer says. */
@@ -33,39 +56,71 @@ function ratingChange(s: Session): string | null {
   return change.value !== null && change.value > 0 ? `+${change.displayValue.replace(/^\+/, '')}` : change.displayValue;
 }
 
-/** Play sessions, newest first: matches played close together, with what they added up to. */
+const RATES: readonly Figure[] = ['kd', 'killsPerMatch', 'damagePerMatch'];
+
+/** "K/D **1.80** (career 1.20)": the session's rates, each beside the career's where known. */
+function rates(s: Session, count: number, ctx: SessionsContext): string {
+  const stats = withCount(s.stats, count);
+  return RATES.flatMap((f) => {
+    const now = figure(stats, ctx.title, f);
+    if (!now) return [];
+    const then = ctx.career ? figure(ctx.career, ctx.title, f) : undefined;
+    const label = f === 'kd' ? 'K/D' : f === 'killsPerMatch' ? 'Kills/match' : 'Damage/match';
+    return [`${label} **${statValue(now, ctx.locale, f, true)}**${then ? ` (career ${statValue(then, ctx.locale, f, true)})` : ''}`];
+  }).join(' · ');
+}
+
+const characters = (s: Session) => [...new Set(s.matches.map((m) => m.metadata.character?.displayValue ?? m.metadata.character?.value).filter((c): c is string => !!c))];
+const startOf = (s: Session) => s.metadata.startDate?.value ?? s.metadata.endDate?.value ?? null;
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 'es'}`;
+
+/** The latest session, in full: when, how long, its form, its rates against the career. */
+function latest(s: Session, ctx: SessionsContext): string {
+  const { strip, wins, count } = form(s);
+  const start = startOf(s);
+  const live = s.metadata.isActive?.value === true;
+  const length = sessionLength(s);
+  const played = characters(s);
+  const change = ratingChange(s);
+  return [
+    `### ${live ? '🟢 Playing now' : 'Latest session'}`,
+    [start ? `${live ? 'Started ' : ''}${relativeTime(start)}` : null, length, plural(count, 'match')].filter(Boolean).join(' · '),
+    strip ? `${strip} **${wins} of ${count} won**` : `**${wins} of ${count} won**`,
+    rates(s, count, ctx),
+    [played.length > 0 ? `Played ${played.map(safeText).join(', ')}` : null, change ? `Rating **${change}**` : null].filter(Boolean).join(' · '),
+  ]
+    .filter(Boolean)
+    .join('\n');
+}
+
+/** An earlier session on one line: when, how many, how many won, K/D. */
+function earlier(s: Session, ctx: SessionsContext): string {
+  const { wins, count } = form(s);
+  const start = startOf(s);
+  const kd = figure(s.stats, ctx.title, 'kd');
+  const change = ratingChange(s);
+  return [start ? relativeTime(start) : '—', `${wins} of ${plural(count, 'match')} won`, kd ? `K/D ${statValue(kd, ctx.locale, 'kd')}` : null, change ? `Rating ${change}` : null]
+    .filter(Boolean)
+    .join(' · ');
+}
+
+/** Play sessions: the latest leads, read against the career; earlier ones a line each. */
 export function sessionsReply(sessions: Session[], ctx: SessionsContext): Reply {
-  const pageCount = Math.max(1, Math.ceil(sessions.length / SESSIONS_PER_PAGE));
+  const [first, ...rest] = sessions;
+  const pageCount = Math.max(1, Math.ceil(rest.length / SESSIONS_PER_PAGE));
   const page = Math.min(Math.max(0, ctx.page), pageCount - 1);
-  const shown = sessions.slice(page * SESSIONS_PER_PAGE, (page + 1) * SESSIONS_PER_PAGE);
+  const shown = rest.slice(page * SESSIONS_PER_PAGE, (page + 1) * SESSIONS_PER_PAGE);
   return embedReply(
     {
       color: TITLE_COLORS[ctx.title],
       author: { name: `${titleName(ctx.title)} · Sessions` },
       title: safeText(ctx.player),
-      description: `${platformName(ctx.platform)}${sessions.length === 0 ? '\nNo sessions on record.' : ''}`,
-      fields: shown.map((s) => {
-        const characters = [...new Set(s.matches.map((m) => m.metadata.character?.displayValue ?? m.metadata.character?.value).filter((c): c is string => !!c))];
-        const count = s.matches.length > 0 ? s.matches.length : (s.stats.matchesPlayed?.value ?? 0);
-        const length = sessionLength(s);
-        const change = ratingChange(s);
-        const started = s.metadata.startDate?.value ?? s.metadata.endDate?.value;
-        return {
-          name: [`${s.metadata.isActive?.value === true ? '🟢 Playing now · ' : ''}${count} match${count === 1 ? '' : 'es'}`, length].filter(Boolean).join(' · '),
-          value:
-            [
-              started ? relativeTime(started) : null,
-              compactStats(s.stats, ['wins', 'kills', 'damage', 'kd']),
-              change ? `Rating **${change}**` : null,
-              characters.length > 0 ? `Played: ${characters.map(safeText).join(', ')}` : null,
-            ]
-              .filter(Boolean)
-              .join('\n') || '—',
-        };
-      }),
-      footer: { text: `${freshness(ctx.meta)} · a session ends after 45 minutes without a match` },
+      description: describe(ctx.meta, first ? latest(first, ctx) : 'No sessions on record.'),
+      fields: shown.length > 0 ? [{ name: page === 0 ? 'Earlier sessions' : `Earlier sessions (${page + 1}/${pageCount})`, value: shown.map((s) => earlier(s, ctx)).join('\n') }] : [],
+      footer: footerOf(ctx.title, ctx.platform, 'a session ends after 45 minutes without a match'),
+      timestamp: dataTime(ctx.meta),
     },
-    rows(pageControls(ctx.stateId, page, pageCount)),
+    rows(pageControls(ctx.stateId, page, pageCount), ctx.onward ? goButtons(ctx.onward.stateId, ctx.onward.targets) : null),
     false,
     ctx.meta.source,
   );

@@ -119,7 +119,7 @@ describe('the bot process against the Discord double', () => {
     const { callback, call } = await send(chatInput({ group: 'title_c', subcommand: 'profile', options: { platform: 'console_a', player: 'Nova', card: false }, user: OWNER }));
     expect(call.files).toEqual([]);
     expect(callback.data?.embeds?.[0]?.image).toBeUndefined();
-    expect(callback.data?.embeds?.[0]?.fields?.length).toBeGreaterThan(0);
+    expect(callback.data?.embeds?.[0]?.description).toContain('K/D');
   });
 
   it.each(Object.entries(EXAMPLES))('/stats %s answers with an embed, directly, pinging no one', async (path, options) => {

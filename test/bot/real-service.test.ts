@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { chatInput, startDiscordDouble, type DiscordDouble } from '../discord-double/index.js';
-import { fullSessions, fullTitleDProfile } from '../fixtures/real-shapes.js';
+import { fullSessions, fullTitleBProfile, fullTitleDProfile } from '../fixtures/real-shapes.js';
 import { startBot, type BotProcess } from '../helpers/bot.js';
 import { startFaultServer, type FaultServer } from '../helpers/fault-server.js';
 
@@ -54,10 +54,9 @@ describe('the bot against a service in the real layout', () => {
   it('leads a title_d profile with its win rate and headshot rate, asking with the service’s names and the key', async () => {
     service.script({ status: 200, body: { data: fullTitleDProfile() } });
     const answer = await ask('title_d', 'profile', { player: '76561198000000099' });
-    const fields = answer.embeds?.[0]?.fields ?? [];
-    expect(fields.slice(0, 3).map((f) => f.name)).toEqual(['K/D', 'Win rate', 'Headshots']);
-    expect(fields[1]?.value).toContain('52.3%');
-    expect(fields[2]?.value).toContain('48.1%');
+    const lines = (answer.embeds?.[0]?.description ?? '').split('\n');
+    expect(lines[0]).toBe('### K/D 0.88 · Win 52.3%');
+    expect(lines).toContain('Headshots **48.1%** · top 12%');
     const request = service.requests.at(-1)!;
     expect(request.url).toBe('/api/v2/csgo/standard/profile/steam/76561198000000099');
     expect(request.headers['trn-api-key']).toBe(KEY);
@@ -72,13 +71,13 @@ describe('the bot against a service in the real layout', () => {
   });
 
   it('shows the ended sessions of a real sessions list as ended', async () => {
-    service.script({ status: 200, body: { data: fullSessions() } });
+    // The sessions, and the career they are read against.
+    service.script({ status: 200, body: { data: fullSessions() } }, { status: 200, body: { data: fullTitleBProfile() } });
     const answer = await ask('title_b', 'sessions', { platform: 'pc_store_b', player: 'Wraithling' });
     const text = JSON.stringify(answer.embeds);
     expect(text).not.toContain('Playing now');
-    expect(answer.embeds?.[0]?.fields?.[0]?.name).toBe('2 matches · 45m');
-    // The sessions, then (for the card's career figures) the profile.
-    expect(service.requests.map((r) => r.url)).toContain('/api/v2/apex/standard/profile/origin/Wraithling/sessions');
+    expect(answer.embeds?.[0]?.description).toMatch(/^### Latest session\n<t:\d+:R> · 45m · 2 matches/);
+    expect(service.requests.slice(-2).map((r) => r.url)).toEqual(['/api/v2/apex/standard/profile/origin/Wraithling/sessions', '/api/v2/apex/standard/profile/origin/Wraithling']);
     expect(bot.output()).not.toContain(KEY);
   });
 });

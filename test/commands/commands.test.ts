@@ -7,7 +7,9 @@ import type { APIApplicationCommandOption } from 'discord.js';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { commands, findCommand, stats, type Deps } from '../../commands/index.js';
+import { commands, findCommand, goFromView, openFromView, stats, type Deps } from '../../commands/index.js';
+import { parseCustomId } from '../../src/embeds/index.js';
+import { messageErrors } from '../discord-double/validate.js';
 import { ENDPOINTS, TITLES, TITLE_SLUGS } from '../../src/catalog/index.js';
 import { createLookupCache } from '../../src/lookup/cache.js';
 import { LookupClient } from '../../src/lookup/client.js';
@@ -104,7 +106,9 @@ describe('handlers', () => {
   it('checks values typed past autocomplete, naming what is allowed', async () => {
     const platform = await stats.execute(input('title_b', 'segments', { segment: 'legend', platform: 'pc_store_b', player: 'Rift' }), deps);
     expect(platform.ephemeral).toBe(true);
-    expect(platform.content).toContain('`pc_store_c` (PC Store C)');
+    // Platforms by name; nothing escaped inside a code span (Discord would show the backslash).
+    expect(platform.content).toContain('PC Store C (`pc_store_c`)');
+    expect(platform.content).not.toMatch(/`[^`]*\\[^`]*`/);
     const segment = await stats.execute(input('title_c', 'segments', { segment: 'weapon', platform: 'pc_store_c', player: 'Ember#4471' }), deps);
     expect(segment.content).toContain('`hero`');
     const season = await stats.execute(input('title_a', 'segments', { segment: 'weapon', platform: 'pc_store_a', player: 'ashplays', season: 2 }), deps);
@@ -134,7 +138,8 @@ describe('handlers', () => {
     const segments = await stats.execute(input('title_b', 'segments', { segment: 'legend' }, 'u2'), deps);
     expect(segments.content).toContain('does not cover');
     const sessions = await stats.execute(input('title_b', 'sessions', {}, 'u2'), deps);
-    expect(sessions.embeds[0]?.fields).toHaveLength(2);
+    expect(sessions.embeds[0]?.description).toContain('### Latest session');
+    expect(sessions.embeds[0]?.fields?.map((f) => f.name)).toEqual(['Earlier sessions']);
     const gone = await unlink.execute({ name: 'unlink', group: null, subcommand: null, options: { title: 'title_c' }, userId: 'u2' }, deps);
     expect(gone.content).toContain('Forgotten');
     expect(await stores.links.get('u2', 'title_c')).toBeUndefined();
@@ -147,6 +152,67 @@ describe('handlers', () => {
       expect(await again.links.get('u3', 'title_d')).toEqual({ platform: 'pc_store_a', identifier: '76561198000000077', handle: 'Dusty' });
     } finally {
       await again.close();
+    }
+  });
+});
+
+describe('replies a player reads at a glance', () => {
+  const buttons = (r: Awaited<ReturnType<typeof stats.execute>>) =>
+    r.components.flatMap((row) => row.components).flatMap((c) => ('custom_id' in c && 'label' in c ? [{ label: c.label, action: parseCustomId(c.custom_id) }] : []));
+
+  it('shows a linked player by their handle in every reply, never by the raw id', async () => {
+    await stores.links.set('u5', 'title_a', { platform: 'pc_store_a', identifier: '76561198000000042', handle: 'Ash' });
+    for (const [sub, options] of [['profile', {}], ['segments', { segment: 'map' }], ['matches', {}]] as const) {
+      const r = await stats.execute(input('title_a', sub, options, 'u5'), deps);
+      expect(r.embeds[0]?.title, sub).toBe('Ash');
+      expect(JSON.stringify(r.embeds), sub).not.toContain('76561198000000042');
+    }
+  });
+
+  it('goes from a profile to its other views and back with buttons', async () => {
+    const profile = await stats.execute(input('title_a', 'profile', { platform: 'pc_store_a', player: 'ashplays' }), deps);
+    const onward = buttons(profile);
+    expect(onward.map((b) => b.label)).toEqual(['Maps', 'Matches']);
+    const go = onward[1]!.action as { kind: 'go'; stateId: string; to: string };
+    const view = await deps.views.load(go.stateId);
+    const list = await goFromView(view!, go.to, 'u1', deps);
+    expect(list.embeds[0]?.author?.name).toBe('Title A · Recent matches');
+    const back = buttons(list).find((b) => b.label === '◀ Profile')!.action as { kind: 'go'; stateId: string; to: string };
+    const again = await goFromView((await deps.views.load(back.stateId))!, back.to, 'u1', deps);
+    expect(again.embeds[0]?.title).toBe('Ash');
+    // title_b's segments serve other platforms than its profile: no button that would fail.
+    const rift = await stats.execute(input('title_b', 'profile', { platform: 'pc_store_b', player: 'Rift' }), deps);
+    expect(buttons(rift).map((b) => b.label)).toEqual(['Sessions']);
+  });
+
+  it('opens the profile at once when a search finds one player', async () => {
+    const one = await stats.execute(input('title_d', 'search', { query: 'dusty_d' }), deps);
+    expect(one.embeds[0]?.author?.name).toBe('Title D · Career');
+    const two = await stats.execute(input('title_c', 'search', { platform: 'pc_store_c', query: 'ember' }), deps);
+    expect(two.embeds[0]?.author?.name).toBe('Title C · Search on PC Store C');
+  });
+
+  it('marks the looked-up player in a report opened from the match list, with a way back', async () => {
+    const list = await stats.execute(input('title_a', 'matches', { platform: 'pc_store_a', player: 'ashplays' }), deps);
+    const menu = list.components[0]?.components[0];
+    const stateId = menu && 'custom_id' in menu ? (parseCustomId(menu.custom_id) as { stateId: string }).stateId : '';
+    const report = await openFromView((await deps.views.load(stateId))!, stateId, 'a-1', deps);
+    expect(JSON.stringify(report.embeds)).toContain('▶ **Ash**');
+    expect(buttons(report).map((b) => b.label)).toEqual(['◀ Matches']);
+  });
+
+  it('keeps field names short enough for a phone and every reply within Discord’s limits', async () => {
+    const replies = await Promise.all([
+      stats.execute(input('title_a', 'profile', { platform: 'pc_store_a', player: 'ashplays' }), deps),
+      stats.execute(input('title_a', 'segments', { segment: 'weapon', platform: 'pc_store_a', player: 'ashplays' }), deps),
+      stats.execute(input('title_b', 'sessions', { platform: 'pc_store_b', player: 'Rift' }), deps),
+      stats.execute(input('title_a', 'matches', { platform: 'pc_store_a', player: 'ashplays' }), deps),
+      stats.execute(input('title_a', 'match', { platform: 'pc_store_a', id: 'a-1' }), deps),
+    ]);
+    for (const r of replies) {
+      expect(messageErrors({ embeds: r.embeds, components: r.components })).toEqual([]);
+      for (const f of r.embeds.flatMap((e) => e.fields ?? [])) expect(f.name.length, f.name).toBeLessThanOrEqual(24);
+      expect(JSON.stringify(r)).not.toMatch(/just now|minutes? ago/);
     }
   });
 });

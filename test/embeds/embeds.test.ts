@@ -67,59 +67,99 @@ function expectWithinLimits(reply: Reply) {
 }
 
 describe('embeds from the service’s payloads', () => {
-  it('shows a profile: handle, avatar-less header, the figures that matter first, with rank and share', () => {
+  it('leads a profile with K/D and win rate, then matches, time, character and last played; one avatar at most', () => {
     const r = profileReply(fixtures.profile!, 'title_a', network);
     const e = r.embeds[0]!;
     expect(e.title).toBe('Ash');
     expect(e.author?.name).toBe('Title A · Career');
-    // Ash has no headshots or shots on record: those figures are left out, not shown empty.
-    expect(e.fields?.map((f) => f.name).slice(0, 7)).toEqual(['K/D', 'Win rate', 'Kills/match', 'Damage/match', 'Matches', 'Time played', 'Wins']);
-    expect(e.fields?.find((f) => f.name === 'Kills')?.value).toBe('**30**\n#1 · top 0.1%');
-    expect(e.description).toContain('PC Store A');
-    expect(e.description).toContain('Season: **2**');
-    expect(e.footer?.text).toBe('Updated just now · Segments: playlist, gamemode, map, weapon');
+    const lines = (e.description ?? '').split('\n');
+    expect(lines[0]).toBe('### K/D 2.50 · Win 66.7%');
+    expect(lines.slice(1, 4).join('\n')).toContain('**3** matches · **30m** played');
+    expect(e.description).toMatch(/Last played <t:\d+:R>/);
+    // Ash's figures after the headline: per match, never twelve fields with a place each.
+    expect(e.description).toContain('Kills/match **10.00**');
+    expect(e.fields ?? []).toEqual([]);
+    expect([e.thumbnail, e.author?.icon_url].filter(Boolean).length).toBeLessThanOrEqual(1);
+    expect(e.footer?.text).toBe('Title A · PC Store A');
     expect(r.source).toBe('network');
     expectWithinLimits(r);
   });
 
-  it('says how old the data is, and warns when it is stale', () => {
-    const cached = profileReply(fixtures.profile!, 'title_a', { source: 'cache', fetchedAt: 0, ageMs: 5 * 60_000 });
-    expect(cached.embeds[0]?.footer?.text).toMatch(/^Updated 5 minutes ago/);
-    const stale = profileReply(fixtures.profile!, 'title_a', { source: 'stale', fetchedAt: 0, ageMs: 10 * 60_000, staleBecause: lookupError('unavailable', 'down') });
-    expect(stale.embeds[0]?.footer?.text).toMatch(/^⚠ The stats service is unavailable: data from 10 minutes ago/);
+  it('words places honestly: top X% only in the better half, none for counts, no bare ranks', () => {
+    const stat = (value: number, percentile: number) => ({ rank: 37, percentile, displayName: 'x', displayCategory: null, category: null, metadata: {}, value, displayValue: String(value), displayType: 'Number' });
+    const profile = {
+      ...fixtures.profile!,
+      segments: [{ ...fixtures.profile!.segments[0]!, stats: { kd: stat(1.8, 97), winRate: stat(32.3, 6.3), kills: stat(1652, 99), deaths: stat(1099, 20), matchesPlayed: stat(91, 90), killsPerMatch: stat(18.2, 75) } }],
+    };
+    const text = profileReply(profile, 'title_a', network).embeds[0]?.description ?? '';
+    expect(text).toContain('K/D top 3%');
+    expect(text).toContain('Kills/match **18.20** · top 25%');
+    // A 32.3% win rate is in the worse half: no "top 93.7%".
+    expect(text).not.toMatch(/top 9\d/);
+    expect(text).not.toContain('#37');
+    expect(topShare(6.3)).toBeNull();
   });
 
-  it('lists segments with their stats, and weapons with accuracy', () => {
+  it('gives times as live Discord timestamps and the data’s time as the embed’s, never as baked text', () => {
+    const cached = profileReply(fixtures.profile!, 'title_a', { source: 'cache', fetchedAt: Date.parse('2026-11-20T10:00:00Z'), ageMs: 5 * 60_000 });
+    const e = cached.embeds[0]!;
+    expect(e.timestamp).toBe('2026-11-20T10:00:00.000Z');
+    expect(JSON.stringify(cached)).not.toMatch(/just now|minutes? ago|hours? ago|days? ago/);
+  });
+
+  it('opens stale data with a clear warning and its age', () => {
+    const stale = profileReply(fixtures.profile!, 'title_a', { source: 'stale', fetchedAt: Date.parse('2026-11-20T10:00:00Z'), ageMs: 10 * 60_000, staleBecause: lookupError('unavailable', 'down') });
+    expect(stale.embeds[0]?.description).toMatch(/^⚠️ \*\*The stats service is unavailable\.\*\* These stats are from <t:1795168800:R>/);
+  });
+
+  it('lists segments as a table that fits a phone: labels once, aligned values, weapon figures for weapons, one scope label', () => {
     const r = segmentsReply(fixtures.segments!, { title: 'title_a', platform: 'pc_store_a', player: 'Ash', type: 'map', filter: {}, meta: network, page: 0, stateId: 's1' });
-    expect(r.embeds[0]?.fields?.map((f) => f.name)).toEqual(['Foundry', 'Harbor']);
-    expect(r.embeds[0]?.fields?.[0]?.value).toContain('Kills **16**');
+    const table = /```\n([^`]+)\n```/.exec(r.embeds[0]?.description ?? '')?.[1]?.split('\n') ?? [];
+    expect(table[0]).toBe('Map       Games Win%  K/D');
+    expect(table.slice(1).map((l) => l.slice(0, 10).trim())).toEqual(['Foundry', 'Harbor']);
+    for (const line of table) expect(line.length).toBeLessThanOrEqual(25);
+    expect(r.embeds[0]?.description).toMatch(/^\*\*Lifetime\*\*/);
     expect(r.components).toEqual([]);
     const w = segmentsReply(fixtures.weapons!, { title: 'title_a', platform: 'pc_store_a', player: 'Ash', type: 'weapon', filter: {}, meta: network, page: 0, stateId: 's1' });
-    expect(w.embeds[0]?.description).toContain('Lifetime');
-    expect(w.embeds[0]?.fields?.[0]?.value).toContain('Accuracy **25.0%**');
+    const weapons = /```\n([^`]+)\n```/.exec(w.embeds[0]?.description ?? '')?.[1]?.split('\n') ?? [];
+    expect(weapons[0]).toBe('Weapon    Kills Acc%  HS%');
+    expect(weapons[1]).toBe('Carbine      12   25    –');
+    const season = segmentsReply(fixtures.segments!, { title: 'title_a', platform: 'pc_store_a', player: 'Ash', type: 'map', filter: { season: 3, queue: 'ranked' }, meta: network, page: 0, stateId: 's1' });
+    expect(season.embeds[0]?.description).toMatch(/^\*\*Season 3 · ranked\*\*/);
   });
 
-  it('lists matches with a menu that opens each report', () => {
+  it('lists matches with result, score and K/D, and a menu that opens each report', () => {
     const r = matchesReply(fixtures.matches!.matches, { title: 'title_a', platform: 'pc_store_a', player: 'Ash', meta: network, page: 0, hasMore: false, stateId: 's2' });
-    expect(r.embeds[0]?.description).toMatch(/🟩 Win \*\*Harbor · Team Deathmatch\*\* · K\/D\/A 14\/1\/3 · <t:\d+:R>/);
+    expect(r.embeds[0]?.description).toMatch(/^🟩 \*\*Harbor · Team Deathmatch\*\* · 14\/1\/3 · K\/D 14\.00 · <t:\d+:R>/);
     const menu = r.components[0]?.components[0];
     expect(menu && 'options' in menu ? menu.options.map((o) => o.value) : []).toEqual(['a-3', 'a-2', 'a-1']);
+    // Menus cannot show live times: no date beside the list's "4 days ago".
+    expect(menu && 'options' in menu ? menu.options[0]?.description : '').toBe('Win · K/D/A 14/1/3 · K/D 14.00');
     expect(menu && 'custom_id' in menu ? parseCustomId(menu.custom_id) : null).toEqual({ kind: 'open', stateId: 's2' });
   });
 
-  it('shows a match report: both teams with their players', () => {
-    const r = matchReportReply(fixtures.report!, 'title_a', network);
+  it('shows a match report: winners first, players by score, the player looked up marked, team names capitalised, a way back', () => {
+    const r = matchReportReply(fixtures.report!, 'title_a', network, { highlight: ['76561198000000042'], onward: { stateId: 'm1', targets: [{ to: 'matches', label: '◀ Matches' }] } });
     expect(r.embeds[0]?.title).toBe('Foundry · Team Deathmatch');
     expect(r.embeds[0]?.fields?.map((f) => [f.name, f.value])).toEqual([
-      ['blue · 🟥 Loss', 'Ashen Knight — 5/10/1 · 600 dmg'],
-      ['🏆 red · 🟩 Win', 'Ash — 10/5/2 · 1,000 dmg'],
+      ['🏆 Red · Win', '▶ **Ash** — 10/5/2 · 1,000 dmg'],
+      ['Blue · Loss', 'Ashen Knight — 5/10/1 · 600 dmg'],
     ]);
+    const back = r.components[0]?.components[0];
+    expect(back && 'custom_id' in back ? parseCustomId(back.custom_id) : null).toEqual({ kind: 'go', stateId: 'm1', to: 'matches' });
   });
 
-  it('shows sessions, newest first, with duration and legends', () => {
-    const r = sessionsReply(fixtures.sessions!.items, { title: 'title_b', platform: 'pc_store_b', player: 'Rift', meta: network, page: 0, stateId: 's3' });
-    expect(r.embeds[0]?.fields?.map((f) => f.name)).toEqual(['1 match · 20m', '2 matches · 1h 5m']);
-    expect(r.embeds[0]?.fields?.[1]?.value).toContain('Played: Octane, Wraith');
+  it('leads sessions with the latest: its form, its rates against the career; earlier ones a line each', () => {
+    const career = fixtures.profile!.segments[0]!.stats;
+    const r = sessionsReply(fixtures.sessions!.items, { title: 'title_b', platform: 'pc_store_b', player: 'Rift', meta: network, page: 0, stateId: 's3', career });
+    const d = r.embeds[0]?.description ?? '';
+    expect(d).toContain('### Latest session');
+    expect(d).toMatch(/<t:\d+:R> · 20m · 1 match/);
+    expect(d).toContain('🟩 **1 of 1 won**');
+    expect(d).toContain('Kills/match **5.00** (career 10.00)');
+    expect(d).toContain('Played Wraith');
+    expect(r.embeds[0]?.fields?.map((f) => f.name)).toEqual(['Earlier sessions']);
+    expect(r.embeds[0]?.fields?.[0]?.value).toMatch(/^<t:\d+:R> · 1 of 2 matches won$/);
   });
 
   it('lists search results with a menu that opens a profile', () => {
@@ -127,6 +167,15 @@ describe('embeds from the service’s payloads', () => {
     expect(r.embeds[0]?.description).toBe('1. **Ember#4471**\n2. **Embertide#1000**');
     const menu = r.components[0]?.components[0];
     expect(menu && 'options' in menu ? menu.options.map((o) => o.value) : []).toEqual(['Ember#4471', 'Embertide#1000']);
+  });
+
+  it('writes numbers for the reader’s locale', () => {
+    const de = profileReply(fixtures.profile!, 'title_a', network, { locale: 'de' }).embeds[0]?.description ?? '';
+    expect(de).toContain('K/D 2,50');
+    expect(de).toContain('Win 66,7%');
+    const big = { ...fixtures.profile!, segments: [{ ...fixtures.profile!.segments[0]!, stats: { ...fixtures.profile!.segments[0]!.stats, damagePerMatch: { ...fixtures.profile!.segments[0]!.stats.damagePerMatch!, value: 12_261.17 } } }] };
+    expect(profileReply(big, 'title_a', network, { locale: 'de' }).embeds[0]?.description).toContain('Damage/match **12.261**');
+    expect(profileReply(big, 'title_a', network).embeds[0]?.description).toContain('Damage/match **12.3K**');
   });
 });
 
@@ -137,15 +186,15 @@ describe('limits and safety', () => {
 
   it('pages long lists and clamps every field, title and the message total', () => {
     const segments: Segment[] = Array.from({ length: 100 }, (_, i) => ({ type: 'map', attributes: { key: `m${i}` }, metadata: { name: `${longName}${i}` }, expiryDate: new Date().toISOString(), stats: bigStats(10) }));
-    for (let page = 0; page < 14; page++) {
+    for (let page = 0; page < 11; page++) {
       const r = segmentsReply(segments, { title: 'title_d', platform: 'pc_store_a', player: longName, type: 'map', filter: {}, meta: network, page, stateId: 'abc' });
       expectWithinLimits(r);
       expect(r.components).toHaveLength(1);
     }
     const last = segmentsReply(segments, { title: 'title_d', platform: 'pc_store_a', player: 'x', type: 'map', filter: {}, meta: network, page: 99, stateId: 'abc' });
     const buttons = last.components[0]?.components ?? [];
-    expect(buttons.map((b) => ('label' in b ? b.label : ''))).toEqual(['◀ Previous', '13 / 13', 'Next ▶']);
-    expect(buttons.map((b) => ('custom_id' in b ? parseCustomId(b.custom_id) : null))).toEqual([{ kind: 'page', stateId: 'abc', page: 11 }, null, { kind: 'page', stateId: 'abc', page: 12 }]);
+    expect(buttons.map((b) => ('label' in b ? b.label : ''))).toEqual(['◀ Previous', '10 / 10', 'Next ▶']);
+    expect(buttons.map((b) => ('custom_id' in b ? parseCustomId(b.custom_id) : null))).toEqual([{ kind: 'page', stateId: 'abc', page: 8 }, null, { kind: 'page', stateId: 'abc', page: 9 }]);
     const profile = { ...fixtures.profile!, platformInfo: { ...fixtures.profile!.platformInfo, platformUserHandle: longName } };
     profile.segments = [{ ...profile.segments[0]!, stats: bigStats(60) }];
     expectWithinLimits(profileReply(profile, 'title_a', network));
@@ -194,10 +243,12 @@ describe('limits and safety', () => {
     expect(errorReply(lookupError('not_found', 'no', { code: 'MatchNotFound' }), { title: 'title_a' }).content).toContain('match was not found');
   });
 
-  it('reads shares as "top N%"', () => {
+  it('reads shares as "top N%", in the better half only', () => {
     expect(topShare(97)).toBe('top 3%');
     expect(topShare(99.1)).toBe('top 0.9%');
     expect(topShare(100)).toBe('top 0.1%');
+    expect(topShare(50)).toBe('top 50%');
+    expect(topShare(49.9)).toBeNull();
     expect(topShare(null)).toBeNull();
   });
 });

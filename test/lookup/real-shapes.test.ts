@@ -79,8 +79,7 @@ describe('profiles in the real layouts', () => {
     expect(r.errors).toBeUndefined();
     const reply = profileReply(r.data!, 'title_c', meta);
     expect(reply.embeds[0]?.title).toBe('Minimo');
-    expect(reply.embeds[0]?.fields?.[0]?.name).toBe('K/D');
-    expect(reply.embeds[0]?.fields?.[0]?.value).toContain('2.50');
+    expect(reply.embeds[0]?.description).toMatch(/^### K\/D 2\.50/);
     expectSendable(reply);
   });
 
@@ -88,13 +87,12 @@ describe('profiles in the real layouts', () => {
     served(fullTitleDProfile());
     const r = await (await lookupWith()).profile('title_d', 'pc_store_a', '76561198000000099');
     const reply = profileReply(r.data!, 'title_d', meta);
-    const fields = reply.embeds[0]?.fields ?? [];
-    expect(fields.slice(0, 4).map((f) => f.name)).toEqual(['K/D', 'Win rate', 'Headshots', 'Accuracy']);
-    expect(fields[1]?.value).toContain('52.3%');
-    expect(fields[2]?.value).toContain('48.1%');
-    expect(fields[3]?.value).toContain('17.6%');
-    // Each figure once: the keys the figures came from are not repeated under their own names.
-    expect(fields.filter((f) => f.value.includes('52.3%'))).toHaveLength(1);
+    const lines = (reply.embeds[0]?.description ?? '').split('\n').filter(Boolean);
+    expect(lines[0]).toBe('### K/D 0.88 · Win 52.3%');
+    const figureLines = lines.filter((l) => /^\w[\w/ ]+ \*\*/.test(l));
+    expect(figureLines.slice(0, 2)).toEqual(['Headshots **48.1%** · top 12%', 'Accuracy **17.6%** · top 44.5%']);
+    // Each figure once.
+    expect(JSON.stringify(reply.embeds).split('52.3%')).toHaveLength(2);
     expectSendable(reply);
   });
 
@@ -104,9 +102,8 @@ describe('profiles in the real layouts', () => {
     expect(r.data?.metadata).toMatchObject({ isGameBanned: false, activeLegend: 'legend_2' });
     expect(r.data?.segments[0]?.stats.rankScore?.metadata).toMatchObject({ rankName: 'Diamond 1' });
     const text = visible(profileReply(r.data!, 'title_b', meta));
-    expect(text).toContain('Diamond 1');
-    expect(text).toContain('8,421');
-    expect(text).toContain('9,876');
+    expect(text).toContain('Rank **Diamond 1** (8,421)');
+    expect(text).toContain('Legend **Wraith**');
   });
 
   it('reads an older answer: userInfo without most fields, no avatar, metadata null, no available segments or expiry', async () => {
@@ -115,8 +112,7 @@ describe('profiles in the real layouts', () => {
     expect(r.errors).toBeUndefined();
     expect(r.data?.availableSegments).toEqual([]);
     const text = visible(profileReply(r.data!, 'title_c', meta));
-    expect(text).toContain('2.00');
-    expect(text).toContain('50.0%');
+    expect(text).toContain('K/D 2.00 · Win 50.0%');
   });
 
   it('leaves out an avatar that is not an http(s) link, noting it at debug, instead of refusing the answer', async () => {
@@ -148,9 +144,9 @@ describe('the other payloads in the real layouts', () => {
     const client = await lookupWith();
     served(fullLegendSegments());
     const full = await client.segments('title_b', 'pc_store_c', 'Nova#2231', 'legend');
-    const fields = segmentsReply(full.data!, { title: 'title_b', platform: 'pc_store_c', player: 'Nova#2231', type: 'legend', filter: {}, meta, page: 0, stateId: 's' }).embeds[0]?.fields ?? [];
-    expect(fields.map((f) => f.name)).toEqual(['Wraith · in use', 'Bangalore']);
-    expect(fields[0]?.value).toContain('6,000');
+    const text = segmentsReply(full.data!, { title: 'title_b', platform: 'pc_store_c', player: 'Nova#2231', type: 'legend', filter: {}, meta, page: 0, stateId: 's' }).embeds[0]?.description ?? '';
+    expect(text).toContain('in use: **Wraith**');
+    expect(text).toMatch(/\nWraith .*\nBangalore /);
     served(minimalLegendSegments());
     const minimal = await client.segments('title_b', 'pc_store_c', 'Other#1', 'legend');
     expect(minimal.data?.[0]?.metadata.name).toBe('8');
@@ -164,13 +160,11 @@ describe('the other payloads in the real layouts', () => {
     expect(r.data?.items.map((s) => s.metadata.isActive?.value)).toEqual([false, false]);
     expect(r.data?.items[0]?.matches.map((m) => m.id)).toEqual(['b-real-2', 'b-real-1']);
     const reply = sessionsReply(r.data!.items, { title: 'title_b', platform: 'pc_store_b', player: 'Wraithling', meta, page: 0, stateId: 's' });
-    const fields = reply.embeds[0]?.fields ?? [];
+    const latest = reply.embeds[0]?.description ?? '';
     expect(visible(reply)).not.toContain('Playing now');
-    expect(fields[0]?.name).toBe('2 matches · 45m');
-    expect(fields[0]?.value).toContain('Rating **+23**');
-    expect(fields[0]?.value).toContain('Played: Wraith, Bangalore');
-    expect(fields[1]?.name).toBe('1 match · 1d 2h 3m');
-    expect(fields[1]?.value).toContain('Rating **-8**');
+    expect(latest).toMatch(/^### Latest session\n<t:\d+:R> · 45m · 2 matches\n🟥🟩 \*\*1 of 2 won\*\*/);
+    expect(latest).toContain('Played Wraith, Bangalore · Rating **+23**');
+    expect(reply.embeds[0]?.fields?.[0]?.value).toMatch(/^<t:\d+:R> · 0 of 1 match won · Rating -8$/);
     expectSendable(reply);
   });
 
@@ -180,7 +174,7 @@ describe('the other payloads in the real layouts', () => {
     served(body);
     const client = await lookupWith();
     const live = await client.sessions('title_b', 'pc_store_b', 'Live');
-    expect(sessionsReply(live.data!.items, { title: 'title_b', platform: 'pc_store_b', player: 'Live', meta, page: 0, stateId: 's' }).embeds[0]?.fields?.[0]?.name).toMatch(/^🟢 Playing now/);
+    expect(sessionsReply(live.data!.items, { title: 'title_b', platform: 'pc_store_b', player: 'Live', meta, page: 0, stateId: 's' }).embeds[0]?.description).toMatch(/^### 🟢 Playing now\nStarted <t:\d+:R>/);
     served(minimalSessions());
     const minimal = await client.sessions('title_b', 'pc_store_b', 'Min');
     const reply = sessionsReply(minimal.data!.items, { title: 'title_b', platform: 'pc_store_b', player: 'Min', meta, page: 0, stateId: 's' });
@@ -208,7 +202,7 @@ describe('the other payloads in the real layouts', () => {
     expectSendable(matchesReply(minimal.data!.matches, { title: 'title_a', platform: 'pc_store_a', player: 'min', meta, page: 0, hasMore: false, stateId: 's' }));
     served(fullMatches());
     const full = await client.matches('title_a', 'pc_store_a', 'full');
-    expect(visible(matchesReply(full.data!.matches, { title: 'title_a', platform: 'pc_store_a', player: 'full', meta, page: 0, hasMore: true, stateId: 's' }))).toContain('17/4/6');
+    expect(visible(matchesReply(full.data!.matches, { title: 'title_a', platform: 'pc_store_a', player: 'full', meta, page: 0, hasMore: true, stateId: 's' }))).toContain('17/4/6 · K/D 4.25');
     served(minimalReport());
     expectSendable(matchReportReply((await client.match('title_a', 'pc_store_a', 'r-min')).data!, 'title_a', meta));
     served(fullReport());

@@ -1,0 +1,59 @@
+// /stats <title> match: the report of one match, the player looked up marked.
+import { LIMITS, errorReply, matchLabel, matchReportReply, notice, type Onward, type Reply } from '../src/embeds/index.js';
+import type { PlatformSlug, TitleSlug } from '../src/catalog/index.js';
+import { choice, matchesTyped } from './choices.js';
+import { platformOption, type EndpointCommand } from './kind.js';
+import { choosePlatform, endpointOf, isReply, stringOption } from './resolve.js';
+import { AUTOCOMPLETE_DEADLINE_MS, COMMAND_DEADLINE_MS, type AutocompleteInput, type Choice, type Deps } from './types.js';
+
+const call = { deadlineMs: COMMAND_DEADLINE_MS };
+
+export interface ReportFor {
+  /** The player the report is read for, by any of their names, marked in it. */
+  highlight?: readonly (string | null | undefined)[] | undefined;
+  /** The way back, when the report was opened from a list. */
+  onward?: Onward | undefined;
+  locale?: string | undefined;
+}
+
+export async function showReport(title: TitleSlug, platform: PlatformSlug, id: string, deps: Deps, options: ReportFor = {}): Promise<Reply> {
+  const r = await deps.lookup.match(title, platform, id, call);
+  if (r.errors) return errorReply(r.errors[0]!, { title, platform });
+  return matchReportReply(r.data, title, r.meta, options);
+}
+
+/** Your recent matches (of your linked account), those matching what was typed, then the text itself. */
+async function matchChoices(title: TitleSlug, input: AutocompleteInput, deps: Deps): Promise<Choice[]> {
+  const typed = input.focused.value.trim();
+  const linked = await deps.links.get(input.userId, title);
+  const out: Choice[] = [];
+  if (linked && endpointOf(title, 'matches').platforms.includes(linked.platform)) {
+    const r = await deps.lookup.matches(title, linked.platform, linked.identifier, undefined, { deadlineMs: AUTOCOMPLETE_DEADLINE_MS });
+    for (const m of r.data?.matches ?? []) {
+      const { label: where, description: how } = matchLabel(m, title);
+      const label = `${where} · ${how}`;
+      if (matchesTyped(typed, m.attributes.id, label)) out.push(choice(label, m.attributes.id));
+      if (out.length >= LIMITS.choices - 1) break;
+    }
+  }
+  if (typed && typed.length <= LIMITS.choiceValue && !out.some((c) => c.value === typed)) out.push(choice(typed, typed));
+  return out;
+}
+
+export const match = {
+  kind: 'match',
+  description: 'The report of one match',
+  options(sub, endpoint) {
+    sub.addStringOption((o) => o.setName('id').setDescription('Match id (pick one of your recent matches)').setRequired(true).setMaxLength(100).setAutocomplete(true));
+    platformOption(sub, endpoint);
+  },
+  async execute(title: TitleSlug, input, deps) {
+    const id = stringOption(input, 'id');
+    if (!id) return notice('Type a match id, or pick one of your recent matches.');
+    const platform = await choosePlatform(input, endpointOf(title, 'match'), deps);
+    if (isReply(platform)) return platform;
+    const linked = await deps.links.get(input.userId, title);
+    return showReport(title, platform, id, deps, { highlight: [linked?.identifier, linked?.handle], locale: input.locale });
+  },
+  autocomplete: async (title, input, deps) => (input.focused.name === 'id' ? matchChoices(title, input, deps) : undefined),
+} satisfies EndpointCommand;

@@ -1,0 +1,90 @@
+// Ways onward: from a player's profile to their segments, matches or sessions and back, as buttons
+// (`go:<stateId>:<kind>`). Which exist is the catalog's to say: the kinds the title has, on the
+// player's platform (title_b's segments serve other platforms than its profile).
+import { TITLES, findEndpoint, type TitleSlug } from '../src/catalog/index.js';
+import type { Onward, Reply } from '../src/embeds/index.js';
+import { isReply, resolveTarget } from './resolve.js';
+import type { CommandInput, Deps, View, ViewKind } from './types.js';
+
+/** The kinds a button can go to. */
+export const GO_KINDS = ['profile', 'segments', 'matches', 'sessions'] as const;
+export type GoKind = (typeof GO_KINDS)[number];
+export const isGoKind = (value: string): value is GoKind => (GO_KINDS as readonly string[]).includes(value);
+
+/** The segment type a button opens: maps where the title has them, else its first kind. */
+export function defaultSegmentType(title: TitleSlug): string {
+  const types = TITLES[title].segmentTypes.filter((s) => s.groupBy !== 'overview');
+  return (types.find((s) => s.groupBy === 'map') ?? types[0])?.type ?? 'overview';
+}
+
+function label(title: TitleSlug, to: GoKind, back: boolean): string {
+  switch (to) {
+    case 'profile':
+      return back ? '◀ Profile' : 'Profile';
+    case 'segments':
+      return TITLES[title].segmentTypes.find((s) => s.type === defaultSegmentType(title))?.name ?? 'Segments';
+    case 'matches':
+      return back ? '◀ Matches' : 'Matches';
+    case 'sessions':
+      return 'Sessions';
+  }
+}
+
+/** Where a view of a player can go: the profile's siblings from a profile, the profile from the others. */
+export function onwardTargets(view: View): { to: GoKind; label: string }[] {
+  if (view.kind === 'search') return [];
+  const serves = (kind: GoKind) => findEndpoint(view.title, kind)?.platforms.includes(view.platform) === true;
+  const kinds: GoKind[] = view.kind === 'profile' ? ['segments', 'matches', 'sessions'] : ['profile'];
+  return kinds.filter(serves).map((to) => ({ to, label: label(view.title, to, view.kind !== 'profile') }));
+}
+
+/** The buttons of a view kept under `stateId`; none when it has nowhere to go. */
+export function onwardOf(view: View, stateId: string): Onward | undefined {
+  const targets = onwardTargets(view);
+  return targets.length > 0 && stateId ? { stateId, targets } : undefined;
+}
+
+/**
+ * Keeps a view (so that its controls can find it) and draws its first page. A view with no controls
+ * at all is drawn without being kept; when the view store fails, the answer still goes out, without
+ * controls (an empty state id draws none), and the failure is logged.
+ */
+export async function openView<V extends View>(view: V, deps: Deps, render: (view: V, stateId: string) => Promise<Reply>, hasControls = true): Promise<Reply> {
+  let stateId = '';
+  if (hasControls) {
+    try {
+      stateId = await deps.views.save(view);
+    } catch (e) {
+      deps.logger.warn({ err: (e as Error).message, view: view.kind }, 'view store unavailable; answering without controls');
+    }
+  }
+  return render(view, stateId);
+}
+
+/** The view a button goes to, from the view it is on: same player, new owner, first page. */
+export function viewFor(from: View, to: GoKind, ownerId: string): View | undefined {
+  if (from.kind === 'search') return undefined;
+  const player = { title: from.title, platform: from.platform, player: from.player, handle: from.handle, ownerId };
+  if (to === 'segments') return { kind: 'segments', ...player, type: defaultSegmentType(from.title) };
+  return { kind: to, ...player } satisfies View & { kind: Exclude<ViewKind, 'segments' | 'search'> };
+}
+
+type PlayerKind = 'profile' | 'matches' | 'sessions';
+
+/**
+ * The handler of a kind that shows one player: the player typed or linked, the view kept for its
+ * controls (a profile only when it has somewhere to go), its first page drawn.
+ */
+export async function openForPlayer<K extends PlayerKind>(
+  kind: K,
+  title: TitleSlug,
+  input: CommandInput,
+  deps: Deps,
+  render: (view: Extract<View, { kind: K }>, stateId: string) => Promise<Reply>,
+): Promise<Reply> {
+  const target = await resolveTarget(input, title, kind, deps);
+  if (isReply(target)) return target;
+  const textOnly = input.options.card === false ? { textOnly: true } : {};
+  const view = { kind, title, platform: target.platform, player: target.player, handle: target.handle, ownerId: input.userId, ...textOnly } as Extract<View, { kind: K }>;
+  return openView(view, deps, render, kind !== 'profile' || onwardTargets(view).length > 0);
+}

@@ -1,0 +1,54 @@
+// /stats <title> search: players by name or id; one result opens their profile at once.
+import { PLATFORM_SLUGS, type PlatformSlug, type TitleSlug } from '../src/catalog/index.js';
+import { errorReply, notice, searchReply, type Reply } from '../src/embeds/index.js';
+import { platformOption, type EndpointCommand, type ViewHandler } from './kind.js';
+import { openView } from './onward.js';
+import { showProfile } from './profile.js';
+import { choosePlatform, endpointOf, isReply, stringOption } from './resolve.js';
+import { COMMAND_DEADLINE_MS, type Deps, type View } from './types.js';
+
+type SearchView = Extract<View, { kind: 'search' }>;
+
+const call = { deadlineMs: COMMAND_DEADLINE_MS };
+
+async function render(view: SearchView, stateId: string, page: number, deps: Deps): Promise<Reply> {
+  const r = await deps.lookup.search(view.title, view.platform, view.query, call);
+  if (r.errors) return errorReply(r.errors[0]!, { title: view.title, platform: view.platform, player: view.query });
+  return searchReply(r.data, { ...view, meta: r.meta, page, stateId });
+}
+
+/** The profile of a search result, on the platform the result names when the profile endpoint serves it. */
+function openResult(view: SearchView, identifier: string, platform: string | null, deps: Deps, ownerId: string, locale?: string): Promise<Reply> {
+  const served = endpointOf(view.title, 'profile').platforms;
+  const on = served.find((p) => p === platform) ?? view.platform;
+  return showProfile({ kind: 'profile', title: view.title, platform: on, player: identifier, ownerId }, deps, locale);
+}
+
+export const searchView: ViewHandler<SearchView> = {
+  render,
+  open: (view, _stateId, identifier, deps, locale) => openResult(view, identifier, null, deps, view.ownerId, locale),
+};
+
+export const search = {
+  kind: 'search',
+  description: 'Find a player',
+  options(sub, endpoint) {
+    sub.addStringOption((o) => o.setName('query').setDescription('Name, id or (PC Store A) profile URL').setRequired(true).setMaxLength(200).setAutocomplete(true));
+    platformOption(sub, endpoint);
+  },
+  async execute(title: TitleSlug, input, deps) {
+    const query = stringOption(input, 'query');
+    if (!query) return notice('Type a name, an id or a profile URL to search for.');
+    const platform = await choosePlatform(input, endpointOf(title, 'search'), deps);
+    if (isReply(platform)) return platform;
+    const view: SearchView = { kind: 'search', title, platform, query, ownerId: input.userId };
+    const r = await deps.lookup.search(title, platform, query, call);
+    // One player found: their profile, not a list of one.
+    const only = r.data?.length === 1 ? r.data[0] : undefined;
+    if (only) {
+      const slug = PLATFORM_SLUGS.find<PlatformSlug>((p): p is PlatformSlug => p === only.platformSlug);
+      return openResult(view, only.platformUserIdentifier, slug ?? null, deps, input.userId, input.locale);
+    }
+    return openView(view, deps, (v, id) => render(v, id, 0, deps));
+  },
+} satisfies EndpointCommand;

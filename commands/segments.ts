@@ -1,0 +1,80 @@
+// /stats <title> segments: stats per map, weapon, mode, playlist, legend or hero, as a table.
+import { QUEUES, TITLES, type Queue, type TitleSlug } from '../src/catalog/index.js';
+import { code, errorReply, notice, segmentsReply, type Reply } from '../src/embeds/index.js';
+import { choice, matchesTyped } from './choices.js';
+import { playerOptions, type EndpointCommand, type ViewHandler } from './kind.js';
+import { onwardOf, openView } from './onward.js';
+import { choosePlatform, endpointOf, integerOption, isReply, resolveTarget, stringOption } from './resolve.js';
+import { AUTOCOMPLETE_DEADLINE_MS, COMMAND_DEADLINE_MS, type AutocompleteInput, type Choice, type Deps, type View } from './types.js';
+
+type SegmentsView = Extract<View, { kind: 'segments' }>;
+
+const call = { deadlineMs: COMMAND_DEADLINE_MS };
+
+async function render(view: SegmentsView, stateId: string, page: number, deps: Deps, locale?: string): Promise<Reply> {
+  const filter = { queue: view.queue, season: view.season };
+  const r = await deps.lookup.segments(view.title, view.platform, view.player, view.type, filter, call);
+  if (r.errors) return errorReply(r.errors[0]!, { title: view.title, platform: view.platform, player: view.handle ?? view.player });
+  return segmentsReply(r.data, { ...view, player: view.handle ?? view.player, filter, meta: r.meta, page, stateId, locale, onward: onwardOf(view, stateId) });
+}
+
+export const segmentsView: ViewHandler<SegmentsView> = { render };
+
+/** Segment types, those the player has data for first (when the player can be told already). */
+async function segmentChoices(title: TitleSlug, input: AutocompleteInput, deps: Deps): Promise<Choice[]> {
+  const typed = input.focused.value.trim();
+  let withData: Map<string, number | undefined> | undefined;
+  const platform = await choosePlatform(input, endpointOf(title, 'segments'), deps);
+  const player = stringOption(input, 'player') ?? (await deps.links.get(input.userId, title))?.identifier;
+  if (typeof platform === 'string' && player && endpointOf(title, 'profile').platforms.includes(platform)) {
+    const r = await deps.lookup.profile(title, platform, player, { deadlineMs: AUTOCOMPLETE_DEADLINE_MS });
+    if (r.data) withData = new Map(r.data.availableSegments.map((s) => [s.type, typeof s.metadata.count === 'number' ? s.metadata.count : undefined]));
+  }
+  const types = TITLES[title].segmentTypes.filter((s) => matchesTyped(typed, s.type, s.name));
+  const ranked = withData ? [...types.filter((s) => withData.has(s.type)), ...types.filter((s) => !withData.has(s.type))] : types;
+  return ranked.map((s) => {
+    const count = withData?.get(s.type);
+    const note = withData ? (withData.has(s.type) ? (count !== undefined ? ` · ${count} with data` : ' · has data') : ' · no data') : '';
+    return choice(`${s.name} (${s.type})${note}`, s.type);
+  });
+}
+
+export const segments = {
+  kind: 'segments',
+  description: 'Stats per map, weapon, mode, legend or hero',
+  options(sub, endpoint) {
+    sub.addStringOption((o) =>
+      o
+        .setName('segment')
+        .setDescription(`Kind of segment: ${TITLES[endpoint.title].segmentTypes.map((s) => s.type).join(', ')}`)
+        .setRequired(true)
+        .setAutocomplete(true),
+    );
+    playerOptions(sub, endpoint);
+    if (endpoint.query.some((q) => q.name === 'queue'))
+      sub.addStringOption((o) =>
+        o
+          .setName('queue')
+          .setDescription('Only ranked or only social matches')
+          .addChoices(...QUEUES.map((q) => ({ name: q, value: q }))),
+      );
+    if (endpoint.query.some((q) => q.name === 'season'))
+      sub.addIntegerOption((o) => o.setName('season').setDescription('Season number (leave out for lifetime)').setMinValue(1).setMaxValue(10_000));
+  },
+  async execute(title: TitleSlug, input, deps) {
+    const type = stringOption(input, 'segment') ?? '';
+    const types = TITLES[title].segmentTypes;
+    if (!types.some((s) => s.type === type))
+      return notice(`${TITLES[title].name} has no ${code(type)} segments. Choose one of: ${types.map((s) => `${s.name} (${code(s.type)})`).join(', ')}.`);
+    const season = integerOption(input, 'season');
+    if (season !== undefined && TITLES[title].lifetimeOnlySegmentTypes.includes(type))
+      return notice(`${TITLES[title].name} ${type} stats exist for lifetime only: leave ${code('season')} out.`);
+    const queue = stringOption(input, 'queue');
+    if (queue !== undefined && !(QUEUES as readonly string[]).includes(queue)) return notice(`Queue must be one of: ${QUEUES.map(code).join(', ')}.`);
+    const target = await resolveTarget(input, title, 'segments', deps);
+    if (isReply(target)) return target;
+    const view: SegmentsView = { kind: 'segments', title, platform: target.platform, player: target.player, handle: target.handle, type, queue: queue as Queue | undefined, season, ownerId: input.userId };
+    return openView(view, deps, (v, id) => render(v, id, 0, deps, input.locale));
+  },
+  autocomplete: async (title, input, deps) => (input.focused.name === 'segment' ? segmentChoices(title, input, deps) : undefined),
+} satisfies EndpointCommand;
