@@ -24,7 +24,7 @@ export class CardRenderError extends Error {
 export interface CardRendererOptions {
   /** Worker threads drawing cards; default 1 (the drawing itself is a few milliseconds). */
   workers?: number;
-  /** Cards waiting for a worker beyond which a new one is refused at once (`busy`); default 32. */
+  /** Cards waiting for a worker beyond which a new one is refused at once (`busy`); default 128 (a card takes a few ms). */
   queue?: number;
   /** From asking to having the PNG, queue included; past it the card is given up (`timeout`). Default 2000 ms. */
   deadlineMs?: number;
@@ -71,7 +71,7 @@ type WorkerMessage = { ready: true } | { id: number; png: Uint8Array } | { id: n
 
 export function createCardRenderer(options: CardRendererOptions = {}): CardRenderer {
   const size = Math.max(1, options.workers ?? 1);
-  const queueLimit = Math.max(0, options.queue ?? 32);
+  const queueLimit = Math.max(0, options.queue ?? 128);
   const deadlineMs = options.deadlineMs ?? 2000;
   const cacheEntries = options.cacheEntries ?? 256;
   const cacheBytes = options.cacheBytes ?? 16 * 1024 * 1024;
