@@ -150,6 +150,14 @@ describe('the card renderer', () => {
     expect(differing(other, decode(readFileSync(new URL('./golden/profile.png', import.meta.url))))).toBeGreaterThan(0.002);
   });
 
+  it('draws a name of glyphs the fonts lack as no boxes at all: a CJK and emoji name reads as "Player"', async () => {
+    const lacking = decode(await renderer.render({ ...PROFILE, name: drawable('漢字😀') }));
+    const plain = decode(await renderer.render({ ...PROFILE, name: 'Player' }));
+    expect(differing(lacking, plain, 0)).toBe(0);
+    const mixed = decode(await renderer.render({ ...PROFILE, name: drawable('Nova 漢字') }));
+    expect(differing(mixed, decode(await renderer.render({ ...PROFILE, name: 'Nova' })), 0)).toBe(0);
+  });
+
   it('keeps cards by content: the same model is drawn once', async () => {
     const model = { ...SESSION, name: 'Cached' };
     const before = renderer.stats();
