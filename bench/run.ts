@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
 
 import autocannon from 'autocannon';
 
@@ -17,6 +18,7 @@ import { cleanEnv, tempLinksDb } from '../test/helpers/bot.js';
 import { startFaultProxy } from '../test/helpers/fault-proxy.js';
 import { settled } from '../test/helpers/interactions.js';
 import { heavyMatches } from './heavy-player.js';
+import { runSoak } from './soak.js';
 
 const TOKEN = 'MTE4MDAwMDAwMDAwMDAwMDAwMQ.Zx9aBQ.bench-token-abcdefghijklmnopqrstuv';
 
@@ -50,7 +52,9 @@ function rssMb(pid: number): number {
 }
 
 /** Node's flags in `npm start` (package.json): the bot is measured as it ships. */
-const START_FLAGS = ['--max-semi-space-size=2'];
+const SHIPPED_FLAGS = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start.split(' ').filter((w) => w.startsWith('--max-'));
+/** The bot's flags for what is being measured (the shipped ones but while comparing). */
+let START_FLAGS = SHIPPED_FLAGS;
 
 /** A process of the project's, started like `npm start`/`npm run service` do, with the given settings. */
 function startProcess(script: string, args: string[], env: Record<string, string>): { child: ChildProcess; output: () => string } {
@@ -194,7 +198,7 @@ function figureWithBaseline(f: Figure, kind: Bot['kind']): void {
 }
 
 /** Closed loop: `concurrency` interactions in flight for `seconds`; every one must be answered within 3 s. */
-async function throughput(kind: Bot['kind'], serviceUrl: string): Promise<void> {
+async function throughput(kind: Bot['kind'], serviceUrl: string, label = ''): Promise<void> {
   const bot = await startBotAgainst(kind, kind === 'bot' ? {} : { LOOKUP_BASE_URL: serviceUrl });
   const players = demoPlayers().slice(0, 40);
   try {
@@ -231,7 +235,7 @@ async function throughput(kind: Bot['kind'], serviceUrl: string): Promise<void> 
     await Promise.all(Array.from({ length: concurrency }, worker));
     const rate = round(answered / ((performance.now() - started) / 1000), 0);
     figureWithBaseline(
-      { section: '2. Throughput', name: `interactions answered a second${kind === 'bot' ? '' : ' (baseline)'}`, value: rate, unit: '/s', target: { op: '>=', value: 1000 }, note: `${seconds} s, ${concurrency} in flight, mixed, cache warm; late ${late}, lost ${lost}` },
+      { section: '2. Throughput', name: `interactions answered a second${kind === 'bot' ? label : ' (baseline)'}`, value: rate, unit: '/s', target: { op: '>=', value: 1000 }, note: `${seconds} s, ${concurrency} in flight, mixed, cache warm; late ${late}, lost ${lost}` },
       kind,
     );
   } finally {
@@ -267,7 +271,11 @@ async function economy(kind: Bot['kind'], serviceUrl: string): Promise<void> {
   }
 }
 
-async function serviceAlone(): Promise<string> {
+/** The service process, stopped before the bench exits. */
+let serviceChild: ChildProcess | undefined;
+
+/** Starts the service process on the demo data and a heavy player; measures it alone when `measure`. */
+async function serviceAlone(measure = true): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-data-'));
   const data = join(dir, 'demo-and-heavy.jsonl');
   const lines = [...demoLines()];
@@ -275,6 +283,7 @@ async function serviceAlone(): Promise<string> {
   for (const m of heavyMatches('title_b', 'heavy_b')) lines.push(JSON.stringify(m));
   writeFileSync(data, lines.join('\n'));
   const service = await startServiceProcess(data);
+  serviceChild = service.child;
   const section = '4. The service alone';
   const runs: [string, string, Figure['target'] | undefined][] = [
     ['profile', '/v2/title_c/standard/profile/pc_store_c/Nova%232231', { op: '>=', value: 5000 }],
@@ -284,7 +293,7 @@ async function serviceAlone(): Promise<string> {
     ['profile, 10,000 matches', '/v2/title_a/standard/profile/pc_store_a/heavy_a', undefined],
     ['sessions, 10,000 matches', '/v2/title_b/standard/profile/pc_store_b/heavy_b/sessions', undefined],
   ];
-  for (const [name, path, target] of runs) {
+  for (const [name, path, target] of measure ? runs : []) {
     const result = await autocannon({ url: service.url + path, connections: 16, duration: 5, pipelining: 1 });
     record({ section, name: `${name}, requests a second`, value: round(result.requests.average, 0), unit: '/s', ...(target ? { target } : {}), note: `autocannon, 16 connections, 5 s, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}` });
   }
@@ -377,7 +386,7 @@ function table(): string {
  * drawn yet (their lookups cached, their cards not), with cards off for comparison in the same run.
  */
 async function cards(): Promise<void> {
-  const section = '6. Cards';
+  const section = '7. Cards';
   const renderer = createCardRenderer();
   const model = (i: number): ProfileCardModel => ({
     kind: 'profile',
@@ -448,25 +457,62 @@ async function cards(): Promise<void> {
   record({ section, name: 'autocomplete p50 during a burst of cards', value: on.p50, unit: 'ms', baseline: off.p50, note: `n=${on.n}` });
 }
 
+/** The soak through the real bot, its figures in section 6; `label` names a Node setting being compared. */
+async function soak(serviceUrl: string, seconds: number, rate: number, label = ''): Promise<void> {
+  const section = '6. Soak';
+  process.stderr.write(`soak: ${seconds} s at ${rate} interactions a second${label}, bot flags: ${START_FLAGS.join(' ') || '(none)'}\n`);
+  const r = await runSoak({ seconds, rate, serviceUrl, nodeFlags: START_FLAGS, token: TOKEN });
+  const note = `${seconds} s, ${r.achievedRate}/s dispatched, ${r.dispatched} interactions${label}`;
+  record({ section, name: `resident memory, highest while traffic ran and 30 s after${label}`, value: r.peakMb, unit: 'MB', target: { op: '<', value: 250 }, note: `${note}; samples every 10 s: ${r.rss.map((x) => x.mb).join(', ')}` });
+  record({ section, name: `resident memory, highest of the second half minus the first half${label}`, value: round(r.secondHalfPeakMb - r.firstHalfPeakMb, 1), unit: 'MB', note: 'a plateau keeps it near 0' });
+  record({ section, name: `final answer p50, all interactions${label}`, value: r.p50, unit: 'ms', note: 'the reply, or the edit/follow-up after a deferral' });
+  record({ section, name: `final answer p99, all interactions${label}`, value: r.p99, unit: 'ms' });
+  record({ section, name: `deferred answers p99${label}`, value: r.deferredP99, unit: 'ms', target: { op: '<', value: 3000 }, note: `n=${r.deferred}, p50 ${r.deferredP50} ms` });
+  record({ section, name: `interactions unanswered${label}`, value: r.unanswered, unit: '', target: { op: '<', value: 1 }, note: `of ${r.dispatched}` });
+}
+
 async function main(): Promise<void> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: { seconds: { type: 'string', default: '120' }, rate: { type: 'string', default: '500' }, 'compare-semi-space': { type: 'boolean', default: false } },
+  });
+  const seconds = Number(values.seconds);
+  const rate = Number(values.rate);
+  if (!Number.isInteger(seconds) || seconds < 10 || !Number.isInteger(rate) || rate < 1) {
+    process.stderr.write('usage: npm run bench [-- soak | cards] [--seconds 120 (the soak, at least 10)] [--rate 500] [--compare-semi-space]\n');
+    process.exit(2);
+  }
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${round(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}`;
   process.stderr.write(`npm run bench on ${machine}\n`);
-  if (process.argv.includes('--cards')) {
-    // `npm run bench -- --cards`: the cards section alone.
+  if (positionals.includes('cards')) {
+    // `npm run bench -- cards`: the cards section alone.
     await cards();
     process.stdout.write(`${table()}\n`);
     process.exit(0);
   }
-  const serviceUrl = await serviceAlone();
-  for (const kind of ['bot', 'baseline'] as const) await latency(kind, serviceUrl);
-  for (const kind of ['bot', 'baseline'] as const) await throughput(kind, serviceUrl);
-  for (const kind of ['bot', 'baseline'] as const) await economy(kind, serviceUrl);
-  for (const kind of ['bot', 'baseline'] as const) await memory(kind, serviceUrl);
+  const soakOnly = positionals.includes('soak');
+  const serviceUrl = await serviceAlone(!soakOnly);
+  if (!soakOnly) {
+    for (const kind of ['bot', 'baseline'] as const) await latency(kind, serviceUrl);
+    for (const kind of ['bot', 'baseline'] as const) await throughput(kind, serviceUrl);
+    for (const kind of ['bot', 'baseline'] as const) await economy(kind, serviceUrl);
+    for (const kind of ['bot', 'baseline'] as const) await memory(kind, serviceUrl);
+  }
+  await soak(serviceUrl, seconds, rate);
+  if (values['compare-semi-space']) {
+    // The same soak and closed loop with Node's default young generation, to weigh the shipped flag.
+    START_FLAGS = [];
+    await soak(serviceUrl, seconds, rate, ' (Node default semi-space)');
+    await throughput('bot', serviceUrl, ' (Node default semi-space)');
+    START_FLAGS = SHIPPED_FLAGS;
+    if (soakOnly) await throughput('bot', serviceUrl);
+  }
   await cards();
   const out = `Measured ${new Date().toISOString().slice(0, 10)} on ${machine}.\n\n${table()}\n`;
   process.stdout.write(out);
   mkdirSync('bench/results', { recursive: true });
-  writeFileSync('bench/results/latest.json', JSON.stringify({ machine, at: new Date().toISOString(), figures }, null, 2));
+  writeFileSync(soakOnly ? 'bench/results/latest-soak.json' : 'bench/results/latest.json', JSON.stringify({ machine, at: new Date().toISOString(), figures }, null, 2));
+  if (serviceChild) await stop(serviceChild);
   process.exit(0);
 }
 

@@ -59,3 +59,4 @@ export function findCommand(name: string): Command | undefined {
 
 export type { AutocompleteInput, Choice, Command, CommandInput, Deps, LinkedAccount, LinkStore, OptionValue, View, ViewStore } from './types.js';
 export { goFromView, openFromView, renderView } from './views.js';
+export { StoreUnavailableError } from './types.js';

@@ -39,6 +39,15 @@ export interface LinkedAccount {
   handle: string;
 }
 
+/**
+ * A link or view store that failed or did not answer in time. Its message is for the user (what did
+ * not happen, and what to do); the router shows it privately and logs `cause` for the operator.
+ */
+export class StoreUnavailableError extends Error {
+  override readonly name = 'StoreUnavailableError';
+}
+
+/** Links are kept for good: a failed `set` or `delete` throws `StoreUnavailableError`, never pretends. */
 export interface LinkStore {
   get(userId: string, title: TitleSlug): Promise<LinkedAccount | undefined>;
   set(userId: string, title: TitleSlug, account: LinkedAccount): Promise<void>;
@@ -65,7 +74,7 @@ export type View =
   | { kind: 'search'; title: TitleSlug; platform: PlatformSlug; query: string; ownerId: string };
 export type ViewKind = View['kind'];
 
-/** Where views are kept between a reply and the clicks on its controls. */
+/** Where views are kept between a reply and the clicks on its controls; failures throw `StoreUnavailableError`. */
 export interface ViewStore {
   save(view: View): Promise<string>;
   load(id: string): Promise<View | undefined>;

@@ -41,7 +41,7 @@ export function pathValues(pairs: Readonly<Record<string, string>>): Partial<Rec
 export async function openLookups(config: LookupConfig, logger: Logger): Promise<Lookups> {
   const embedded = config.LOOKUP_BASE_URL ? undefined : await startEmbeddedService({ data: config.STATS_DATASET }, logger);
   const baseUrl = config.LOOKUP_BASE_URL ?? (embedded as EmbeddedService).url;
-  const cache = await createLookupCache({ url: config.CACHE_URL, namespace: config.CACHE_NAMESPACE, logger });
+  const cache = await createLookupCache({ url: config.CACHE_URL, namespace: config.CACHE_NAMESPACE, logger, maxBytes: config.CACHE_MAX_MB * 2 ** 20 });
   const client = new LookupClient({
     baseUrl,
     apiKey: config.LOOKUP_API_KEY,

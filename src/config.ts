@@ -71,6 +71,10 @@ export const ServiceConfigSchema = z.object({
   SERVICE_API_KEYS: list,
   /** Requests a minute per key (per address when there are no keys); 0 for no limit. */
   SERVICE_RATE_LIMIT_PER_MINUTE: count,
+  /** Open connections at most; past it, new ones are closed at once. */
+  SERVICE_MAX_CONNECTIONS: z.preprocess(blankAsUnset, z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be at least 1').default(512)),
+  /** A connection that sends and receives nothing for this long is closed. */
+  SERVICE_IDLE_TIMEOUT_MS: milliseconds(30_000),
   LOG_LEVEL: logLevel,
 });
 export type ServiceConfig = z.infer<typeof ServiceConfigSchema>;
@@ -87,6 +91,8 @@ export const LookupConfigSchema = z.object({
   CACHE_URL: urlWith(['redis:', 'rediss:'], 'redis://127.0.0.1:6379'),
   /** Prefix of every cache key, so that several deployments can share one Redis. */
   CACHE_NAMESPACE: z.preprocess(blankAsUnset, z.string().regex(/^[\w.-]{1,64}$/, 'must be letters, digits, _, . or - (at most 64)').default('player-stats')),
+  /** Without CACHE_URL: the in-memory cache's size at most, in MB (least recently used answers go first). */
+  CACHE_MAX_MB: z.preprocess(blankAsUnset, z.coerce.number({ error: 'must be a number of megabytes' }).int('must be a whole number of megabytes').min(1, 'must be at least 1 (MB)').max(65_536, 'must be at most 65536 (MB)').default(32)),
   /**
    * The literal path and query values of another service, for the catalog's neutral title and
    * platform names: `title_b=apex,pc_store_b=origin,console_a=xbl`. Unset: the names as they are.
@@ -125,7 +131,11 @@ export const BotConfigSchema = LookupConfigSchema.extend({
   DISCORD_APPLICATION_ID: snowflake('application'),
   /** Where account links are kept when there is no Redis (CACHE_URL). */
   LINKS_DB: z.preprocess(blankAsUnset, z.string().default('.data/links.sqlite')),
-  /** How long the buttons and menus of a reply work before they switch off. */
+  /** Without CACHE_URL: paged replies whose controls are kept in memory at most (least recently used go first). */
+  VIEWS_MAX_ENTRIES: z.preprocess(blankAsUnset, z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(100, 'must be at least 100').default(20_000)),
+  /** How long one operation on links or paged-reply controls (SQLite or Redis) may take before the user is told it failed. */
+  STORE_TIMEOUT_MS: milliseconds(1_000),
+  /** How long the buttons and menus of a reply work; a press after that is told they expired. */
   CONTROLS_TTL_MS: z.preprocess(
     blankAsUnset,
     z.coerce.number({ error: 'must be a number of milliseconds' }).int().min(1_000, 'must be at least 1000 (milliseconds)').max(14 * 60_000, 'must be at most 840000 (14 minutes: Discord lets a reply be edited for 15)').default(5 * 60_000),

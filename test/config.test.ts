@@ -8,7 +8,7 @@ import { ConfigError, loadBotConfig, loadDotEnv, loadLookupConfig, loadServiceCo
 
 describe('configuration', () => {
   it('reads the lookup settings, blank values counting as unset', () => {
-    expect(loadLookupConfig({})).toEqual({ LOOKUP_TIMEOUT_MS: 5_000, CACHE_NAMESPACE: 'player-stats', LOOKUP_PATH_VALUES: {}, LOG_LEVEL: 'info' });
+    expect(loadLookupConfig({})).toEqual({ LOOKUP_TIMEOUT_MS: 5_000, CACHE_NAMESPACE: 'player-stats', LOOKUP_PATH_VALUES: {}, CACHE_MAX_MB: 32, LOG_LEVEL: 'info' });
     expect(loadLookupConfig({ LOOKUP_PATH_VALUES: ' title_b=apex, pc_store_b=origin ' }).LOOKUP_PATH_VALUES).toEqual({ title_b: 'apex', pc_store_b: 'origin' });
     expect(
       loadLookupConfig({ LOOKUP_BASE_URL: 'https://stats.example.com/api', LOOKUP_API_KEY: 'k', CACHE_URL: 'redis://:pw@127.0.0.1:6379/2', LOOKUP_TIMEOUT_MS: '2500', STATS_DATASET: '', LOG_LEVEL: '' }),
@@ -39,8 +39,8 @@ describe('configuration', () => {
   });
 
   it('reads the service settings', () => {
-    expect(loadServiceConfig({ SERVICE_API_KEYS: ' a, b ,', SERVICE_RATE_LIMIT_PER_MINUTE: '600' })).toEqual({ SERVICE_API_KEYS: ['a', 'b'], SERVICE_RATE_LIMIT_PER_MINUTE: 600, LOG_LEVEL: 'info' });
-    expect(loadServiceConfig({})).toEqual({ SERVICE_API_KEYS: [], SERVICE_RATE_LIMIT_PER_MINUTE: 0, LOG_LEVEL: 'info' });
+    expect(loadServiceConfig({ SERVICE_API_KEYS: ' a, b ,', SERVICE_RATE_LIMIT_PER_MINUTE: '600' })).toEqual({ SERVICE_API_KEYS: ['a', 'b'], SERVICE_RATE_LIMIT_PER_MINUTE: 600, SERVICE_MAX_CONNECTIONS: 512, SERVICE_IDLE_TIMEOUT_MS: 30_000, LOG_LEVEL: 'info' });
+    expect(loadServiceConfig({})).toEqual({ SERVICE_API_KEYS: [], SERVICE_RATE_LIMIT_PER_MINUTE: 0, SERVICE_MAX_CONNECTIONS: 512, SERVICE_IDLE_TIMEOUT_MS: 30_000, LOG_LEVEL: 'info' });
   });
 });
 

@@ -5,7 +5,7 @@ import { Events } from 'discord.js';
 import { pino } from 'pino';
 
 import { createCardRenderer } from '../cards/index.js';
-import { configOrExit } from '../cli.js';
+import { configOrExit, exitWith } from '../cli.js';
 import { openLookupsOrExit } from '../compose.js';
 import { loadBotConfig, loadDotEnv } from '../config.js';
 import { createDiscordClient } from './client.js';
@@ -14,19 +14,54 @@ import { createBotStores } from './stores.js';
 
 const SHUTDOWN_GRACE_MS = 4_000;
 
+/** What Discord's fatal gateway close codes mean for whoever runs the bot. */
+const FATAL_CLOSES: Record<number, string> = {
+  4004: 'the token was refused (reset in the developer portal?): set DISCORD_TOKEN',
+  4010: 'invalid shard',
+  4011: 'sharding required: the bot is in too many guilds for one connection',
+  4012: 'invalid gateway API version',
+  4013: 'invalid intents',
+  4014: 'disallowed intents: a privileged intent is not enabled for this application',
+};
+
+/** A URL for a log line: a user or password in it (https://user:secret@host) never reaches the log. */
+function withoutCredentials(url: string): string {
+  const u = new URL(url);
+  if (u.username || u.password) {
+    u.username = '[redacted]';
+    u.password = '';
+  }
+  return u.toString();
+}
+
 async function main(): Promise<void> {
   configOrExit(() => loadDotEnv());
   const config = configOrExit(loadBotConfig);
   const logger = pino({ level: config.LOG_LEVEL, redact: { paths: ['token', '*.token', 'headers.authorization', '*.headers.authorization'], censor: '[redacted]' } });
 
   const lookups = await openLookupsOrExit(config, logger);
-  const stores = await createBotStores({ redisUrl: config.CACHE_URL, namespace: config.CACHE_NAMESPACE, linksPath: config.LINKS_DB, logger });
+  let stores;
+  try {
+    stores = await createBotStores({
+      redisUrl: config.CACHE_URL,
+      namespace: config.CACHE_NAMESPACE,
+      linksPath: config.LINKS_DB,
+      viewTtlMs: config.CONTROLS_TTL_MS,
+      viewsMaxEntries: config.VIEWS_MAX_ENTRIES,
+      operationTimeoutMs: config.STORE_TIMEOUT_MS,
+      logger,
+    });
+  } catch (e) {
+    await lookups.close();
+    exitWith(`Could not start: ${(e as Error).message}`, 1);
+  }
   const cards = config.CARDS === 'on' ? createCardRenderer({ workers: config.CARD_WORKERS }) : undefined;
-  const router = new Router({ lookup: lookups.client, links: stores.links, views: stores.views, logger, ...(cards ? { cards } : {}) }, logger, config.CONTROLS_TTL_MS);
+  const router = new Router({ lookup: lookups.client, links: stores.links, views: stores.views, logger, ...(cards ? { cards } : {}) }, logger);
   const client = createDiscordClient(config.DISCORD_API_URL);
 
   let stopping = false;
-  const stop = (signal: string) => {
+  /** Finishes the interactions in flight, closes everything and exits with `code`. */
+  const stop = (signal: string, code = 0) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal, inflight: router.busy }, 'stopping: finishing the interactions in flight');
@@ -37,7 +72,7 @@ async function main(): Promise<void> {
       await client.destroy();
       await Promise.allSettled([lookups.close(), stores.close(), cards?.close()]);
       logger.info('stopped');
-      process.exit(0);
+      process.exit(code);
     })();
   };
   process.once('SIGINT', () => stop('SIGINT'));
@@ -45,11 +80,17 @@ async function main(): Promise<void> {
 
   client.on(Events.InteractionCreate, (interaction) => void router.handle(interaction));
   client.once(Events.ClientReady, (ready) => {
-    logger.info({ user: ready.user.tag, lookups: lookups.embedded ? 'embedded service' : lookups.baseUrl, cache: config.CACHE_URL ? 'redis' : 'memory' }, 'ready');
+    logger.info({ user: ready.user.tag, lookups: lookups.embedded ? 'embedded service' : withoutCredentials(lookups.baseUrl), cache: config.CACHE_URL ? 'redis' : 'memory' }, 'ready');
   });
   client.on(Events.Error, (e) => logger.error({ err: e.message }, 'discord client error'));
   client.on(Events.ShardResume, (id, replayed) => logger.info({ shard: id, replayed }, 'gateway resumed'));
-  client.on(Events.ShardDisconnect, (event, id) => logger.warn({ shard: id, code: event.code }, 'gateway disconnected'));
+  // discord.js emits this only for a close it will not reconnect after (4004 token refused, 4014
+  // intents not allowed, ...): a process left running would be deaf. One fatal line and a non-zero
+  // exit, so that a process manager restarts it or tells someone.
+  client.on(Events.ShardDisconnect, (event, id) => {
+    logger.fatal({ shard: id, code: event.code, reason: FATAL_CLOSES[event.code] ?? 'Discord closed the gateway for good' }, 'Discord closed the gateway and will not take this bot back: exiting');
+    stop(`gateway close ${event.code}`, 1);
+  });
 
   try {
     await client.login(config.DISCORD_TOKEN);

@@ -14,8 +14,8 @@ import {
 } from 'discord.js';
 import type { Logger } from 'pino';
 
-import { findCommand, goFromView, openFromView, renderView, type Choice, type CommandInput, type Deps, type OptionValue } from '../../commands/index.js';
-import { LIMITS, clip, disableAll, notice, parseCustomId, type Reply } from '../embeds/index.js';
+import { StoreUnavailableError, findCommand, goFromView, openFromView, renderView, type Choice, type CommandInput, type Deps, type OptionValue } from '../../commands/index.js';
+import { LIMITS, clip, notice, parseCustomId, type Reply } from '../embeds/index.js';
 
 /**
  * An answer ready within this budget (a cache hit, the embedded service, a quick service) is the
@@ -26,6 +26,13 @@ import { LIMITS, clip, disableAll, notice, parseCustomId, type Reply } from '../
 export const DIRECT_REPLY_BUDGET_MS = 800;
 /** Autocomplete must answer within Discord's 3 s, network included: its whole budget. */
 export const AUTOCOMPLETE_BUDGET_MS = 2_000;
+
+/**
+ * An interaction read this late (after Discord sent it) can no longer be answered: Discord takes a
+ * first answer within 3 s. Skipping it costs nothing the user would see and lets a process that
+ * fell behind (a CPU spike, a long pause) catch up instead of answering only expired ones.
+ */
+export const TOO_LATE_MS = 2_800;
 
 /** Discord's "Unknown interaction" (expired or answered elsewhere) and "already acknowledged". */
 const IGNORED_CODES = new Set([10062, 40060]);
@@ -87,15 +94,20 @@ const describe = (input: CommandInput) => [input.name, input.group, input.subcom
 export class Router {
   private closing = false;
   private readonly inflight = new Set<Promise<void>>();
-  private readonly timers = new Set<NodeJS.Timeout>();
   /** Interactions answered, by outcome: for the log and the tests. */
-  readonly counts = { commands: 0, autocompletes: 0, components: 0, deferred: 0, failed: 0 };
+  readonly counts = { commands: 0, autocompletes: 0, components: 0, deferred: 0, failed: 0, tooLate: 0 };
+  /** The smallest delay seen lately between Discord's timestamp and reading it: the clocks' offset. */
+  private offset = { ms: Infinity, until: 0 };
+  private tooLateReported = 0;
 
+  /**
+   * Controls expire with their view (CONTROLS_TTL_MS): a press after that is answered that they
+   * expired. No message is edited to switch them off: such edits share the webhook queue and
+   * Discord's 50 a second with real answers, and a burst of them once held answers back 39 s.
+   */
   constructor(
     private readonly deps: Deps,
     private readonly logger: Logger,
-    /** How long a reply's controls work before they disable themselves. */
-    private readonly controlsTtlMs = 5 * 60_000,
   ) {}
 
   /** Handles one interaction; never rejects. */
@@ -108,8 +120,6 @@ export class Router {
   /** Stops taking new work (later interactions hear that the bot restarts) and waits for what runs. */
   async drain(timeoutMs: number): Promise<void> {
     this.closing = true;
-    for (const t of this.timers) clearTimeout(t);
-    this.timers.clear();
     await within(Promise.allSettled([...this.inflight]), timeoutMs);
   }
 
@@ -117,7 +127,27 @@ export class Router {
     return this.inflight.size;
   }
 
+  /**
+   * How late an interaction is read, from its snowflake's time. The host's clock may differ from
+   * Discord's: the smallest delay of the last minute counts as on time.
+   */
+  private lateness(interaction: Interaction): number {
+    const now = Date.now();
+    const seen = now - interaction.createdTimestamp;
+    if (seen < this.offset.ms || now > this.offset.until) this.offset = { ms: seen, until: now + 60_000 };
+    return seen - this.offset.ms;
+  }
+
   private async dispatch(interaction: Interaction): Promise<void> {
+    if (this.lateness(interaction) > TOO_LATE_MS) {
+      this.counts.tooLate++;
+      // One line at most every 10 s: how many were skipped so far.
+      if (Date.now() - this.tooLateReported > 10_000) {
+        this.tooLateReported = Date.now();
+        this.logger.warn({ skipped: this.counts.tooLate }, 'interactions read too late to answer (over 2.8 s after Discord sent them): the bot is behind');
+      }
+      return;
+    }
     const started = performance.now();
     const log: Record<string, unknown> = { interaction: interaction.id, type: interaction.type };
     try {
@@ -159,7 +189,6 @@ export class Router {
     const quick = await within(work, DIRECT_REPLY_BUDGET_MS);
     if (quick.done) {
       await interaction.reply(toMessage(quick.value));
-      this.expireControls(interaction, quick.value);
       return { outcome: quick.value.ephemeral ? 'notice' : 'reply', cache: quick.value.source };
     }
     // Slow: the network. Deferring costs a second REST call, so only this path pays it.
@@ -172,7 +201,6 @@ export class Router {
       await interaction.followUp(toMessage(reply));
     } else {
       await interaction.editReply(toEdit(reply));
-      this.expireControls(interaction, reply);
     }
     return { outcome: 'deferred', cache: reply.source };
   }
@@ -247,19 +275,7 @@ export class Router {
       if (mode === 'update' && reply.ephemeral) await interaction.followUp(toMessage(reply));
       else await interaction.editReply(toEdit(reply));
     }
-    if (mode === 'reply') this.expireControls(interaction, reply);
     return { outcome: mode, private: privately, cache: reply.source };
-  }
-
-  /** Disables a reply's controls once they expire, so nobody presses a dead button. */
-  private expireControls(interaction: ChatInputCommandInteraction | ButtonInteraction | StringSelectMenuInteraction, reply: Reply): void {
-    if (reply.components.length === 0) return;
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      interaction.editReply({ components: disableAll(reply.components) }).catch((e: unknown) => this.logger.debug({ err: (e as Error).message }, 'could not disable controls'));
-    }, this.controlsTtlMs);
-    timer.unref();
-    this.timers.add(timer);
   }
 
   private async fail(interaction: Interaction, error: unknown, log: Record<string, unknown>): Promise<void> {
@@ -267,9 +283,11 @@ export class Router {
       this.logger.debug({ ...log, code: error.code }, 'interaction gone or already answered');
       return;
     }
-    this.logger.error({ ...log, err: error instanceof Error ? { message: error.message, stack: error.stack } : String(error) }, 'interaction failed');
+    const store = error instanceof StoreUnavailableError;
+    if (store) this.logger.warn({ ...log, err: (error.cause as Error | undefined)?.message ?? error.message }, 'link or view store unavailable');
+    else this.logger.error({ ...log, err: error instanceof Error ? { message: error.message, stack: error.stack } : String(error) }, 'interaction failed');
     if (!interaction.isRepliable()) return;
-    const message = toMessage(notice('Something went wrong on our side. Try again in a moment.'));
+    const message = toMessage(notice(store ? error.message : 'Something went wrong on our side. Try again in a moment.'));
     try {
       if (interaction.isAutocomplete()) return;
       if (interaction.deferred || interaction.replied) await interaction.followUp(message);

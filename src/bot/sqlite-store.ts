@@ -13,14 +13,18 @@ export class SqliteKeyvStore {
 
   constructor(path: string) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    this.db = new Database(path);
+    // A lock held elsewhere fails an operation after 250 ms instead of freezing the process 5 s
+    // (better-sqlite3's default): every call here is synchronous.
+    this.db = new Database(path, { timeout: 250 });
     this.db.pragma('journal_mode = WAL');
+    this.db.pragma('busy_timeout = 250');
     this.db.exec('CREATE TABLE IF NOT EXISTS keyv (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID');
     this.s = {
       get: this.db.prepare('SELECT value FROM keyv WHERE key = ?').pluck(),
       set: this.db.prepare('INSERT INTO keyv (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
       delete: this.db.prepare('DELETE FROM keyv WHERE key = ?'),
       clear: this.db.prepare('DELETE FROM keyv'),
+      all: this.db.prepare('SELECT key, value FROM keyv').raw(),
     };
   }
 
@@ -39,6 +43,11 @@ export class SqliteKeyvStore {
 
   clear(): void {
     this.s.clear.run();
+  }
+
+  /** Every key and its stored text. */
+  entries(): [string, string][] {
+    return this.s.all.all() as [string, string][];
   }
 
   close(): void {

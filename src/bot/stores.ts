@@ -1,19 +1,26 @@
 // Where the bot keeps what outlives one interaction: account links (for good) and the views behind
-// paged replies (for a few minutes). Redis when CACHE_URL is set, shared by every bot process;
-// otherwise links in an SQLite file (they survive a restart) and views in memory.
+// paged replies (while their controls work). Redis when CACHE_URL is set, shared by every bot
+// process; otherwise links in an SQLite file (they survive a restart) and views in bounded memory.
+// Every operation has a deadline, and a failure is told (StoreUnavailableError), never swallowed.
+import { existsSync, renameSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 
 import { Keyv } from 'keyv';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 
-import type { LinkStore, View, ViewStore } from '../../commands/index.js';
+import { StoreUnavailableError, type LinkStore, type View, type ViewStore } from '../../commands/index.js';
 import { PLATFORM_SLUGS, TITLE_SLUGS, type TitleSlug } from '../catalog/index.js';
-import { keyvOnRedis } from '../lookup/cache.js';
+import { keyvOnRedis, withTimeout } from '../lookup/cache.js';
+import { BoundedMemoryStore } from '../lookup/memory-store.js';
 import { SqliteKeyvStore } from './sqlite-store.js';
 
-/** How long the controls of a reply keep working. */
-export const VIEW_TTL_MS = 15 * 60_000;
+/** How long the controls of a reply keep working unless configured (CONTROLS_TTL_MS). */
+export const VIEW_TTL_MS = 5 * 60_000;
+/** Views kept in memory at most unless configured (VIEWS_MAX_ENTRIES); the least recently used go first. */
+export const DEFAULT_VIEWS_MAX_ENTRIES = 20_000;
+/** How long one links or views operation may take unless configured (STORE_TIMEOUT_MS). */
+export const DEFAULT_STORE_TIMEOUT_MS = 1_000;
 
 const LinkedAccountSchema = z.object({ platform: z.enum(PLATFORM_SLUGS), identifier: z.string().min(1), handle: z.string().min(1) });
 const ViewSchema = z.object({ kind: z.enum(['profile', 'segments', 'matches', 'sessions', 'search']), title: z.enum(TITLE_SLUGS), platform: z.enum(PLATFORM_SLUGS), ownerId: z.string() }).loose();
@@ -28,59 +35,84 @@ export interface StoreOptions {
   /** redis://... to share links and views between processes. */
   redisUrl?: string | undefined;
   namespace: string;
-  /** The SQLite file for links when there is no Redis. */
+  /** The SQLite file for links when there is no Redis; with Redis, links found in it are moved there once. */
   linksPath: string;
+  /** How long a view (the controls of a paged reply) lives. */
+  viewTtlMs?: number;
+  viewsMaxEntries?: number;
+  /** Deadline of each links and views operation. */
+  operationTimeoutMs?: number;
 }
 
 /**
  * Opens the stores. With Redis, waits up to `connectTimeoutMs` for it: a link made right after
  * start must not fail for a connection still being made. If Redis is not there, links and paged
- * replies answer with an error until it comes (lookups themselves go on, uncached).
+ * replies answer with an error until it comes (lookups themselves go on, uncached). An SQLite file
+ * that cannot be opened throws, naming the file.
  */
 export async function createBotStores(options: StoreOptions & { connectTimeoutMs?: number; logger?: Logger | undefined }): Promise<BotStores> {
   let linksKeyv: Keyv;
   let viewsKeyv: Keyv;
   const closers: (() => unknown)[] = [];
+  const viewTtlMs = options.viewTtlMs ?? VIEW_TTL_MS;
+  const timeoutMs = options.operationTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
   if (options.redisUrl) {
     const links = keyvOnRedis(options.redisUrl, `${options.namespace}-links`);
     const views = keyvOnRedis(options.redisUrl, `${options.namespace}-views`);
     linksKeyv = links.keyv;
     viewsKeyv = views.keyv;
     closers.push(links.close, views.close);
-    const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error('Redis did not answer in time')), options.connectTimeoutMs ?? 2_000).unref());
     try {
-      await Promise.race([Promise.all([links.ready, views.ready]), timeout]);
+      await withTimeout(Promise.all([links.ready, views.ready]), options.connectTimeoutMs ?? 2_000, 'connecting to Redis');
+      if (existsSync(options.linksPath)) await moveLinksToRedis(options.linksPath, `${options.namespace}-links`, linksKeyv, options.logger);
     } catch (e) {
       options.logger?.warn({ reason: (e as Error).message }, 'Redis unavailable: links and paged replies fail until it is back');
     }
   } else {
-    const file = new SqliteKeyvStore(options.linksPath);
-    linksKeyv = new Keyv({ store: file, namespace: `${options.namespace}-links` });
-    viewsKeyv = new Keyv({ namespace: `${options.namespace}-views` });
-    closers.push(() => file.close());
+    let file: SqliteKeyvStore;
+    try {
+      file = new SqliteKeyvStore(options.linksPath);
+    } catch (e) {
+      throw new Error(`LINKS_DB (${options.linksPath}) cannot be used: ${(e as Error).message.split('\n')[0] ?? ''}`);
+    }
+    linksKeyv = new Keyv({ store: file, namespace: `${options.namespace}-links`, throwOnErrors: true });
+    linksKeyv.on('error', () => undefined);
+    const memory = new BoundedMemoryStore({ maxEntries: options.viewsMaxEntries ?? DEFAULT_VIEWS_MAX_ENTRIES });
+    viewsKeyv = new Keyv({ store: memory, namespace: `${options.namespace}-views`, serialize: undefined, deserialize: undefined });
+    closers.push(() => file.close(), () => memory.close());
   }
   const linkKey = (userId: string, title: TitleSlug) => `${userId}:${title}`;
+  /** Runs one store operation within the deadline; a failure becomes what the user is told. */
+  const guarded = async <T>(work: () => Promise<T>, told: string): Promise<T> => {
+    try {
+      return await withTimeout(work(), timeoutMs, 'the links or views store');
+    } catch (e) {
+      throw new StoreUnavailableError(told, { cause: e });
+    }
+  };
   return {
     links: {
       async get(userId, title) {
-        const parsed = LinkedAccountSchema.safeParse(await linksKeyv.get(linkKey(userId, title)));
+        const value = await guarded<unknown>(() => linksKeyv.get(linkKey(userId, title)), 'Linked accounts cannot be read right now. Type `player:` (and `platform:`) this time, or try again in a moment.');
+        const parsed = LinkedAccountSchema.safeParse(value);
         return parsed.success ? parsed.data : undefined;
       },
       async set(userId, title, account) {
-        await linksKeyv.set(linkKey(userId, title), account);
+        const saved = await guarded(() => linksKeyv.set(linkKey(userId, title), account), 'Your account was **not** linked: links cannot be saved right now. Try again in a moment.');
+        if (!saved) throw new StoreUnavailableError('Your account was **not** linked: links cannot be saved right now. Try again in a moment.');
       },
       async delete(userId, title) {
-        return linksKeyv.delete(linkKey(userId, title));
+        return guarded(() => linksKeyv.delete(linkKey(userId, title)), 'Your link was **not** forgotten: links cannot be changed right now. Try again in a moment.');
       },
     },
     views: {
       async save(view) {
         const id = randomBytes(9).toString('base64url');
-        await viewsKeyv.set(id, view, VIEW_TTL_MS);
+        await guarded(() => viewsKeyv.set(id, view, viewTtlMs), 'This reply cannot be paged right now (its controls cannot be stored). Try again in a moment.');
         return id;
       },
       async load(id) {
-        const parsed = ViewSchema.safeParse(await viewsKeyv.get(id));
+        const parsed = ViewSchema.safeParse(await guarded(() => viewsKeyv.get(id), 'These controls cannot be used right now. Try again in a moment, or run the command again.'));
         return parsed.success ? (parsed.data as unknown as View) : undefined;
       },
     },
@@ -89,4 +121,39 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
       for (const close of closers) await close();
     },
   };
+}
+
+/**
+ * Moves the links kept in the SQLite file into Redis, once: a link already in Redis wins, and the
+ * file is renamed to `<file>.moved-to-redis` so that a link removed later does not come back.
+ */
+async function moveLinksToRedis(path: string, namespace: string, redis: Keyv, logger: Logger | undefined): Promise<void> {
+  let file: SqliteKeyvStore;
+  try {
+    file = new SqliteKeyvStore(path);
+  } catch (e) {
+    logger?.warn({ file: path, reason: (e as Error).message }, 'LINKS_DB cannot be read: its links were not moved to Redis');
+    return;
+  }
+  let moved = 0;
+  let kept = 0;
+  try {
+    const prefix = `${namespace}:`;
+    for (const [key, text] of file.entries()) {
+      if (!key.startsWith(prefix)) continue;
+      const link = LinkedAccountSchema.safeParse((JSON.parse(text) as { value?: unknown }).value);
+      if (!link.success) continue;
+      const id = key.slice(prefix.length);
+      if ((await redis.get(id)) !== undefined) kept++;
+      else {
+        await redis.set(id, link.data);
+        moved++;
+      }
+    }
+  } finally {
+    file.close();
+  }
+  const done = `${path}.moved-to-redis`;
+  renameSync(path, done);
+  logger?.info({ moved, alreadyInRedis: kept, file: done }, 'links moved from LINKS_DB to Redis');
 }

@@ -65,7 +65,8 @@ export function readableStatName(key: string): string {
 }
 
 export function statInfo(key: string): StatInfo {
-  return KNOWN_STATS[key] ?? { displayName: readableStatName(key), category: 'general', displayType: 'Number', higherIsBetter: true };
+  // Own properties only: a stat named `constructor` or `toString` is a stat, not Object's method.
+  return (Object.hasOwn(KNOWN_STATS, key) ? KNOWN_STATS[key] : undefined) ?? { displayName: readableStatName(key), category: 'general', displayType: 'Number', higherIsBetter: true };
 }
 
 const integer = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });

@@ -67,9 +67,4 @@ export function openSelect(stateId: string, placeholder: string, options: APISel
   return { type: ComponentType.ActionRow, components: [menu] };
 }
 
-/** The same rows with every control disabled: what a reply shows once its controls expire. */
-export function disableAll(rows: readonly ActionRow[]): ActionRow[] {
-  return rows.map((row) => ({ ...row, components: row.components.map((c) => ({ ...c, disabled: true })) }));
-}
-
 export const rows = (...list: (ActionRow | null)[]): ActionRow[] => list.filter((r): r is ActionRow => r !== null);

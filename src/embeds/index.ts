@@ -8,3 +8,4 @@ export * from './search.js';
 export * from './segments.js';
 export * from './sessions.js';
 export * from './figures.js';
+export * from './urls.js';

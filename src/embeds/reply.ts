@@ -4,6 +4,7 @@ import { escapeMarkdown } from 'discord.js';
 import type { APIActionRowComponent, APIComponentInMessageActionRow, APIEmbed, APIEmbedField } from 'discord.js';
 
 import type { LookupSource } from '../lookup/client.js';
+import { webUrl } from './urls.js';
 
 export type ActionRow = APIActionRowComponent<APIComponentInMessageActionRow>;
 
@@ -61,7 +62,7 @@ function embedLength(e: APIEmbed): number {
  * (`budget`), dropping fields from the end when the total would pass it.
  */
 export function clampEmbed(e: APIEmbed, budget: number = LIMITS.message): APIEmbed {
-  const out: APIEmbed = { ...e };
+  const out: APIEmbed = withWebUrls(e);
   if (out.title !== undefined) out.title = clip(out.title, LIMITS.title);
   if (out.description !== undefined) out.description = clip(out.description, LIMITS.description);
   if (out.footer) out.footer = { ...out.footer, text: clip(out.footer.text, LIMITS.footer) };
@@ -74,6 +75,23 @@ export function clampEmbed(e: APIEmbed, budget: number = LIMITS.message): APIEmb
   out.fields = fields;
   while (embedLength(out) > budget && fields.length > 0) fields.pop();
   if (embedLength(out) > budget && out.description) out.description = clip(out.description, Math.max(1, budget - embedLength({ ...out, description: '' })));
+  return out;
+}
+
+/** The embed without any URL Discord would refuse (the whole message with it): each is dropped. */
+function withWebUrls(e: APIEmbed): APIEmbed {
+  const out: APIEmbed = { ...e };
+  if (out.url !== undefined && !webUrl(out.url)) delete out.url;
+  if (out.thumbnail && !webUrl(out.thumbnail.url)) delete out.thumbnail;
+  if (out.image && !webUrl(out.image.url)) delete out.image;
+  if (out.author) {
+    const { icon_url, url, ...author } = out.author;
+    out.author = { ...author, ...(webUrl(icon_url) ? { icon_url } : {}), ...(webUrl(url) ? { url } : {}) };
+  }
+  if (out.footer) {
+    const { icon_url, ...footer } = out.footer;
+    out.footer = { ...footer, ...(webUrl(icon_url) ? { icon_url } : {}) };
+  }
   return out;
 }
 

@@ -5,6 +5,8 @@ import KeyvRedis, { createClient } from '@keyv/redis';
 import { Keyv } from 'keyv';
 import type { Logger } from 'pino';
 
+import { BoundedMemoryStore } from './memory-store.js';
+
 export interface LookupCache {
   /** The stored value, or undefined on a miss or a cache failure. Never throws. */
   get(key: string): Promise<unknown>;
@@ -12,6 +14,11 @@ export interface LookupCache {
   set(key: string, value: unknown, ttlMs: number): Promise<void>;
   /** Whether the cache answered its last operation. */
   readonly healthy: boolean;
+  /**
+   * True when `get` returns the very objects given to `set` (memory): they were checked when
+   * stored, need no parse, and must not be changed by whoever reads them.
+   */
+  readonly keepsObjects?: boolean;
   close(): Promise<void>;
 }
 
@@ -25,11 +32,19 @@ export interface CacheOptions {
   operationTimeoutMs?: number;
   /** While the cache is down, how often one operation is let through to see whether it is back. */
   probeIntervalMs?: number;
+  /** In memory: approximate bytes at most (least recently used entries go first). */
+  maxBytes?: number;
+  /** In memory: entries at most. */
+  maxEntries?: number;
 }
 
-const withTimeout = <T>(promise: Promise<T>, ms: number): Promise<T> =>
+/** The in-memory cache's bounds unless configured: a cached answer is a few kilobytes. */
+export const DEFAULT_MEMORY_CACHE = { maxBytes: 32 * 2 ** 20, maxEntries: 50_000 };
+
+/** `promise`, or a rejection naming `what` once `ms` have passed (a store call's deadline). */
+export const withTimeout = <T>(promise: Promise<T>, ms: number, what = 'cache operation'): Promise<T> =>
   new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`cache operation took longer than ${ms} ms`)), ms);
+    const timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms);
     promise.then(
       (v) => {
         clearTimeout(timer);
@@ -51,6 +66,7 @@ class GuardedCache implements LookupCache {
     private readonly keyv: Keyv,
     private readonly options: Required<Pick<CacheOptions, 'operationTimeoutMs' | 'probeIntervalMs'>> & { logger?: Logger | undefined },
     private readonly onClose: () => Promise<void>,
+    readonly keepsObjects = false,
   ) {}
 
   /** Starts in the down state (the first connection failed): logged once, probed like any outage. */
@@ -109,8 +125,13 @@ export async function createLookupCache(options: CacheOptions & { connectTimeout
   };
   const namespace = options.namespace ?? 'player-stats';
   if (!options.url) {
-    const keyv = new Keyv({ namespace });
-    return new GuardedCache(keyv, guard, () => keyv.disconnect());
+    const store = new BoundedMemoryStore({ maxBytes: options.maxBytes ?? DEFAULT_MEMORY_CACHE.maxBytes, maxEntries: options.maxEntries ?? DEFAULT_MEMORY_CACHE.maxEntries });
+    // No serialize/deserialize: values stay objects, so a hit costs no JSON round trip.
+    const keyv = new Keyv({ store, namespace, serialize: undefined, deserialize: undefined });
+    return new GuardedCache(keyv, guard, async () => {
+      await keyv.disconnect();
+      store.close();
+    }, true);
   }
   const { keyv, ready, close } = keyvOnRedis(options.url, namespace);
   const cache = new GuardedCache(keyv, guard, close);

@@ -274,6 +274,8 @@ export class LookupClient {
       const error = LookupErrorSchema.safeParse(raw.error);
       return error.success ? { v: 1, fetchedAt: raw.fetchedAt, freshUntil: raw.freshUntil, error: error.data } : undefined;
     }
+    // Kept as objects in memory: checked when this process stored them, and read-only to callers.
+    if (this.options.cache.keepsObjects) return raw as CachedEntry;
     const payload = req.schema.safeParse(raw.payload);
     if (!payload.success) {
       this.options.logger?.warn({ key: req.cacheKey }, 'cached entry no longer fits its schema; fetching again');

@@ -20,7 +20,14 @@ export const PlayerRecordSchema = z.object({
   platform: PlatformSlugSchema,
   id: identifier,
   handle: z.string().trim().min(1).max(100),
-  avatarUrl: z.url().nullable().optional(),
+  /** Shown in Discord embeds, which take http(s) URLs only: anything else would cost the player their reply. */
+  avatarUrl: z
+    .string()
+    .max(2_048)
+    .refine((v) => !/\s/.test(v), 'must be a URL without spaces')
+    .refine((v) => URL.canParse(v) && ['http:', 'https:'].includes(new URL(v).protocol), 'must be an http:// or https:// URL')
+    .nullable()
+    .optional(),
   vanity: z
     .string()
     .regex(/^[A-Za-z0-9_-]{2,64}$/, 'letters, digits, _ and - only')

@@ -44,8 +44,10 @@ export async function importLines(
     matches = [];
     options.onProgress?.(summary.lines);
   };
-  for await (const text of lines) {
+  for await (const raw of lines) {
     summary.lines++;
+    // Editors on some systems start a UTF-8 file with a byte-order mark: it is not part of line 1.
+    const text = summary.lines === 1 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
     if (text.trim().length === 0) continue;
     const parsed = parseDatasetLine(text);
     if ('reason' in parsed) {

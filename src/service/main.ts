@@ -14,7 +14,7 @@ const USAGE = `Usage: npm run service -- [--port 8787] [--host 127.0.0.1] [--dat
   --db     keep the store in this SQLite file across restarts (default: in memory)
   --port   port to listen on (default 8787; 0 picks a free one)
   --host   address to listen on (default 127.0.0.1)
-Environment: SERVICE_API_KEYS, SERVICE_RATE_LIMIT_PER_MINUTE, LOG_LEVEL (see .env.example).`;
+Environment: SERVICE_API_KEYS, SERVICE_RATE_LIMIT_PER_MINUTE, SERVICE_MAX_CONNECTIONS, SERVICE_IDLE_TIMEOUT_MS, LOG_LEVEL (see .env.example).`;
 
 async function main(): Promise<void> {
   let args;
@@ -90,6 +90,7 @@ async function main(): Promise<void> {
       host: args.host,
       apiKeys: config.SERVICE_API_KEYS,
       rateLimitPerMinute: config.SERVICE_RATE_LIMIT_PER_MINUTE,
+      limits: { maxConnections: config.SERVICE_MAX_CONNECTIONS, idleTimeoutMs: config.SERVICE_IDLE_TIMEOUT_MS },
       logger,
     });
   } catch (e) {

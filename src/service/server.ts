@@ -20,10 +20,39 @@ export interface ServiceOptions {
   now?: () => number;
   /** When non-empty, every request must carry one of these in `TRN-Api-Key`. */
   apiKeys?: readonly string[];
-  /** Requests a minute per API key (per client address without keys); 0 or undefined: no limit. */
+  /**
+   * Requests a minute per API key (per client address without keys); 0 or undefined: no limit.
+   * Requests with a missing or wrong key count per client address, at this limit or, without one,
+   * at `FAILED_KEYS_PER_MINUTE`: guessing keys ends in 429s.
+   */
   rateLimitPerMinute?: number;
   logger?: Logger;
 }
+
+/** Failed API keys allowed a minute per client address when no rate limit is configured. */
+export const FAILED_KEYS_PER_MINUTE = 60;
+
+/** How long a connection may take and stay, and how many there may be (an internet-facing service). */
+export interface ServerLimits {
+  /** Open connections at most; past it, new ones are closed at once. */
+  maxConnections: number;
+  /** A connection with nothing sent or received for this long is closed. */
+  idleTimeoutMs: number;
+  /** The request headers must arrive within this. */
+  headersTimeoutMs: number;
+  /** The whole request must arrive within this. */
+  requestTimeoutMs: number;
+  /** An idle keep-alive connection is kept this long after an answer. */
+  keepAliveTimeoutMs: number;
+}
+
+export const DEFAULT_SERVER_LIMITS: ServerLimits = {
+  maxConnections: 512,
+  idleTimeoutMs: 30_000,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 15_000,
+  keepAliveTimeoutMs: 5_000,
+};
 
 interface Route {
   endpoint: Endpoint;
@@ -155,6 +184,9 @@ export function createHandler(options: ServiceOptions): (req: IncomingMessage, r
   const memo = new Memo();
   const keys = (options.apiKeys ?? []).filter((k) => k.length > 0).map((k) => Buffer.from(k));
   const limiter = options.rateLimitPerMinute ? new RateLimiter(options.rateLimitPerMinute, ctx.now) : undefined;
+  const failedKeys = keys.length > 0 ? new RateLimiter(options.rateLimitPerMinute || FAILED_KEYS_PER_MINUTE, ctx.now) : undefined;
+  const rateLimited = (wait: number) =>
+    new ServiceError(429, ERROR_CODES.rateLimited, `Rate limit exceeded; retry in ${wait} s.`, { retryAfterSeconds: wait }, { 'retry-after': String(wait) });
   const log = options.logger;
 
   const answer = ({ route, params, search: qs }: { route: Route; params: Record<string, string>; search: URLSearchParams }): unknown => {
@@ -213,16 +245,17 @@ export function createHandler(options: ServiceOptions): (req: IncomingMessage, r
 
       if (keys.length > 0) {
         const given = req.headers['trn-api-key'];
-        if (typeof given !== 'string' || !sameKey(given, keys))
+        if (typeof given !== 'string' || !sameKey(given, keys)) {
+          // A wrong key costs the caller's address, so that keys cannot be guessed at full speed.
+          const wait = failedKeys?.take(req.socket.remoteAddress ?? '') ?? 0;
+          if (wait > 0) throw rateLimited(wait);
           throw new ServiceError(401, ERROR_CODES.unauthorized, given ? 'The API key is not valid.' : 'No API key found in request (TRN-Api-Key header).');
+        }
       }
       if (limiter) {
         const caller = keys.length > 0 ? String(req.headers['trn-api-key']) : (req.socket.remoteAddress ?? '');
         const wait = limiter.take(caller);
-        if (wait > 0)
-          throw new ServiceError(429, ERROR_CODES.rateLimited, `Rate limit exceeded; retry in ${wait} s.`, { retryAfterSeconds: wait }, {
-            'retry-after': String(wait),
-          });
+        if (wait > 0) throw rateLimited(wait);
       }
 
       const found = matchRoute(pathSegments(rawPath));
@@ -260,9 +293,22 @@ export interface RunningService {
 }
 
 /** Starts the service on `host:port` (port 0 picks a free one). */
-export async function startStatsServer(options: ServiceOptions & { port?: number; host?: string }): Promise<RunningService> {
-  const server = createServer({ keepAlive: true }, createHandler(options));
-  server.keepAliveTimeout = 65_000;
+export async function startStatsServer(options: ServiceOptions & { port?: number; host?: string; limits?: Partial<ServerLimits> }): Promise<RunningService> {
+  const limits = { ...DEFAULT_SERVER_LIMITS, ...options.limits };
+  const server = createServer(
+    {
+      keepAlive: true,
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      // Checks the two timeouts above this often (Node's default is every 30 s).
+      connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
+    },
+    createHandler(options),
+  );
+  // Idle sockets (connected, sending nothing) are closed: each holds a file descriptor.
+  server.setTimeout(limits.idleTimeoutMs, (socket) => socket.destroy());
+  server.maxConnections = limits.maxConnections;
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

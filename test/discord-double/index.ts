@@ -92,9 +92,18 @@ export interface DiscordDouble {
   dispatch(t: string, d: unknown): void;
   /** Sends INTERACTION_CREATE for a payload built with the helpers; returns a handle. */
   dispatchInteraction(payload: APIInteractionLike): InteractionHandle;
-  /** Drops the gateway connection: 'close' sends close code 4000 (client should RESUME), 'terminate' kills the TCP socket with no close frame. */
-  dropConnection(how?: 'close' | 'terminate'): void;
+  /**
+   * Drops the gateway connection: 'close' sends close code 4000 (client should RESUME), 'terminate'
+   * kills the TCP socket with no close frame, a number closes with that code (4004 authentication
+   * failed, 4014 disallowed intents: Discord's fatal ones).
+   */
+  dropConnection(how?: 'close' | 'terminate' | number): void;
   stats(): DoubleStats;
+  /**
+   * Lets go of an interaction and of the REST calls recorded so far, so that a long soak does not
+   * grow the double: later calls for it answer 404 Unknown interaction, as Discord does after 15 min.
+   */
+  forget(handle: InteractionHandle): void;
   close(): Promise<void>;
 }
 
@@ -255,6 +264,9 @@ function withAttachments(embeds: unknown[], kept: unknown[], files: UploadedFile
     attachments,
   };
 }
+
+/** Discord's reasons for the close codes a test may send. */
+const CLOSE_REASONS: Record<number, string> = { 4004: 'Authentication failed.', 4013: 'Invalid intent(s).', 4014: 'Disallowed intent(s).' };
 
 export async function startDiscordDouble(options: DoubleOptions = {}): Promise<DiscordDouble> {
   const token = options.token ?? DEFAULT_TOKEN;
@@ -896,6 +908,7 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
       const conn = liveConn() ?? [...conns].find((c) => c.state !== 'closed');
       if (!conn) throw new Error('no gateway connection to drop');
       if (how === 'close') closeConn(conn, 4000, 'Unknown error.');
+      else if (typeof how === 'number') closeConn(conn, how, CLOSE_REASONS[how] ?? 'Closed.');
       else {
         conn.state = 'closed';
         conn.droppedByUs = true;
@@ -903,6 +916,11 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
       }
     },
     stats: () => ({ ...counts }),
+    forget(handle) {
+      byId.delete(handle.id);
+      byToken.delete(handle.token);
+      restCalls.length = 0;
+    },
     async close() {
       if (closed) return;
       closed = true;

@@ -44,12 +44,29 @@ function maxItems(errors: FieldError[], path: (string | number)[], value: unknow
   return value as unknown[];
 }
 
+/** Discord takes http(s) (and attachment://) URLs in embeds, and refuses the message for any other. */
+function urlErrors(errors: FieldError[], path: (string | number)[], value: unknown): void {
+  if (value === undefined || value === null) return;
+  if (typeof value !== 'string' || /\s/.test(value) || !URL.canParse(value)) {
+    errors.push({ path, code: 'URL_TYPE_INVALID_URL', message: 'Not a well formed URL.' });
+    return;
+  }
+  const scheme = new URL(value).protocol.slice(0, -1);
+  if (!['http', 'https', 'attachment'].includes(scheme))
+    errors.push({ path, code: 'URL_TYPE_INVALID_SCHEME', message: `Scheme "${scheme}" is not supported. Scheme must be one of ('http', 'https').` });
+}
+
 function embedErrors(errors: FieldError[], path: (string | number)[], embed: unknown): number {
   if (!isRecord(embed)) {
     errors.push({ path, code: 'MODEL_TYPE_CONVERT', message: 'Only dictionaries may be used in a ModelType' });
     return 0;
   }
   let total = 0;
+  urlErrors(errors, [...path, 'url'], embed.url);
+  if (isRecord(embed.thumbnail)) urlErrors(errors, [...path, 'thumbnail', 'url'], embed.thumbnail.url);
+  if (isRecord(embed.image)) urlErrors(errors, [...path, 'image', 'url'], embed.image.url);
+  if (isRecord(embed.author)) urlErrors(errors, [...path, 'author', 'icon_url'], embed.author.icon_url);
+  if (isRecord(embed.footer)) urlErrors(errors, [...path, 'footer', 'icon_url'], embed.footer.icon_url);
   total += maxLength(errors, [...path, 'title'], embed.title, 256);
   total += maxLength(errors, [...path, 'description'], embed.description, 4096);
   if (isRecord(embed.footer)) total += maxLength(errors, [...path, 'footer', 'text'], embed.footer.text, 2048, true);

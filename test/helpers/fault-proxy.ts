@@ -4,7 +4,7 @@
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
-export type Fault = 'pass' | 'hang' | 500 | 503 | 429 | 'truncate' | 'html' | 'close';
+export type Fault = 'pass' | 'slow' | 'hang' | 500 | 503 | 429 | 'truncate' | 'html' | 'close';
 
 export interface FaultProxy {
   url: string;
@@ -12,13 +12,15 @@ export interface FaultProxy {
   requests: string[];
   /** Requests actually passed through to the service. */
   passed: () => number;
-  setFault(fault: Fault): void;
+  /** `slow` passes each request through after `delayMs` (default 1,200: past the bot's direct-reply budget). */
+  setFault(fault: Fault, delayMs?: number): void;
   close(): Promise<void>;
 }
 
 export async function startFaultProxy(target: string): Promise<FaultProxy> {
   const upstream = new URL(target);
   let fault: Fault = 'pass';
+  let delayMs = 1_200;
   let passed = 0;
   const requests: string[] = [];
   const sockets = new Set<Socket>();
@@ -43,6 +45,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       case 'html':
         res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body><h1>Maintenance</h1></body></html>');
         return;
+      case 'slow':
       case 'pass': {
         passed++;
         const forward = request(
@@ -53,7 +56,8 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
           },
         );
         forward.on('error', () => res.destroy());
-        req.pipe(forward);
+        if (fault === 'slow') setTimeout(() => req.pipe(forward), delayMs);
+        else req.pipe(forward);
         return;
       }
     }
@@ -67,8 +71,9 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests,
     passed: () => passed,
-    setFault: (f) => {
+    setFault: (f, delay) => {
       fault = f;
+      if (delay !== undefined) delayMs = delay;
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -1,7 +1,8 @@
 // Waiting on what the bot does with interactions sent through the Discord double.
 import type { InteractionHandle, RestCall } from '../discord-double/index.js';
 
-const isFinal = (calls: RestCall[]) =>
+/** Whether these calls hold the final answer: a reply, or after a deferral an edit or a follow-up. */
+export const isFinal = (calls: RestCall[]) =>
   calls.length > 0 &&
   ((calls[0]!.body as { type?: number }).type !== 5 || calls.some((c) => c.method === 'PATCH' || (c.method === 'POST' && !c.path.endsWith('/callback'))));
 

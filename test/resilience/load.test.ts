@@ -15,7 +15,9 @@ let bot: BotProcess;
 
 beforeAll(async () => {
   // The burst queues interactions faster than any one process answers them; Discord's 3 s window
-  // is checked by the latency figures of `npm run bench`, not here.
+  // is checked by the latency figures of `npm run bench`, not here. It comes in waves of 250: an
+  // interaction the bot reads over 2.8 s after Discord sent it is skipped (Discord would refuse
+  // its answer), and a machine shared with other work can take that long over a bigger wave.
   stack = await startStack({ LOG_LEVEL: 'warn' }, { interactionTimeoutMs: Infinity });
   ({ proxy, double, bot } = stack);
 }, 40_000);
@@ -24,7 +26,7 @@ afterAll(() => stack.close());
 
 
 describe('load', () => {
-  it('answers every one of 10,000 interactions in a burst, none twice', async () => {
+  it('answers every one of 10,000 interactions in waves of 250, none twice', async () => {
     // Warm the cache for the profiles the burst asks for.
     for (const player of ['Nova', 'Nova#2231']) {
       const platform = player.includes('#') ? 'pc_store_c' : 'console_a';
@@ -34,6 +36,7 @@ describe('load', () => {
     const started = performance.now();
     const handles: InteractionHandle[] = [];
     for (let i = 0; i < 10_000; i++) {
+      if (i % 250 === 0 && i > 0) expect(await allSettled(handles.slice(-250), 30_000)).toHaveLength(0);
       const kind = i % 4;
       handles.push(
         double.dispatchInteraction(
