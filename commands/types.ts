@@ -5,6 +5,7 @@ import type { RESTPostAPIChatInputApplicationCommandsJSONBody } from 'discord.js
 import type { Logger } from 'pino';
 
 import type { PlatformSlug, Queue, TitleSlug } from '../src/catalog/index.js';
+import type { CardRenderer } from '../src/cards/index.js';
 import type { Reply } from '../src/embeds/index.js';
 import type { LookupClient } from '../src/lookup/client.js';
 
@@ -60,6 +61,8 @@ interface PlayerView {
   player: string;
   handle?: string | undefined;
   ownerId: string;
+  /** The reply without its picture card (`card:false`). */
+  textOnly?: boolean | undefined;
 }
 
 /** What a reply with controls shows: enough to draw any page of it again, or to go on from it. */
@@ -82,6 +85,8 @@ export interface Deps {
   links: LinkStore;
   views: ViewStore;
   logger: Logger;
+  /** Draws profile and session cards; absent, replies are text only. */
+  cards?: CardRenderer;
 }
 
 export interface Command {
