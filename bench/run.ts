@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 
 import autocannon from 'autocannon';
 
+import { createCardRenderer, type ProfileCardModel } from '../src/cards/index.js';
 import { demoLines } from '../src/service/demo.js';
 import { autocomplete, chatInput, startDiscordDouble, type DiscordDouble, type InteractionHandle } from '../test/discord-double/index.js';
 import { cleanEnv, tempLinksDb } from '../test/helpers/bot.js';
@@ -83,14 +84,14 @@ async function startServiceProcess(data: string): Promise<{ url: string; child: 
   throw new Error(`the service did not start: ${p.output()}`);
 }
 
-type Bot = { child: ChildProcess; double: DiscordDouble; kind: 'bot' | 'baseline' };
+type Bot = { child: ChildProcess; double: DiscordDouble; kind: 'bot' | 'baseline'; output: () => string };
 
 async function startBotAgainst(kind: Bot['kind'], env: Record<string, string>): Promise<Bot> {
   const double = await startDiscordDouble({ token: TOKEN });
   const script = kind === 'bot' ? 'src/bot/main.ts' : 'bench/baseline-bot.ts';
   const p = startProcess(script, [], { DISCORD_TOKEN: TOKEN, DISCORD_API_URL: double.apiUrl, LINKS_DB: tempLinksDb(), ...env });
   await double.waitForReady(60_000);
-  return { child: p.child, double, kind };
+  return { child: p.child, double, kind, output: p.output };
 }
 
 async function closeBot(bot: Bot): Promise<void> {
@@ -379,6 +380,83 @@ function table(): string {
   return lines.join('\n');
 }
 
+/**
+ * Cards: the time to draw one (the pool as the bot uses it: post to a worker, PNG back; every card
+ * new, so no cache), and autocomplete while the bot draws a burst of cards for players it has not
+ * drawn yet (their lookups cached, their cards not), with cards off for comparison in the same run.
+ */
+async function cards(): Promise<void> {
+  const section = '7. Cards';
+  const renderer = createCardRenderer();
+  const model = (i: number): ProfileCardModel => ({
+    kind: 'profile',
+    title: 'title_c',
+    name: `Player ${i}`,
+    subtitle: 'Title C · Console A · Main: Ana',
+    tier: i % 2 ? 'Diamond 1' : null,
+    lead: [
+      { label: 'K/D', value: (i / 100).toFixed(2), percentile: i % 100 },
+      { label: 'Win rate', value: `${i % 100}.5%`, percentile: 55 },
+    ],
+    figures: [
+      { label: 'Kills/match', value: '18.15', percentile: (i * 7) % 100 },
+      { label: 'Damage/match', value: '9,928', percentile: 73.8 },
+      { label: 'Matches', value: String(i), percentile: null },
+    ],
+  });
+  try {
+    await renderer.render(model(-1)); // starts the worker and loads the fonts
+    const times: number[] = [];
+    for (let i = 0; i < 300; i++) {
+      const t = performance.now();
+      await renderer.render(model(i));
+      times.push(performance.now() - t);
+    }
+    const s = stats(times);
+    record({ section, name: 'card render p50', value: s.p50, unit: 'ms', target: { op: '<', value: 20 }, note: `n=${s.n}, profile card 640×500, worker pool of 1, round trip` });
+    record({ section, name: 'card render p99', value: s.p99, unit: 'ms', note: `n=${s.n}` });
+  } finally {
+    await renderer.close();
+  }
+
+  const players = demoPlayers();
+  const duringBurst = async (env: Record<string, string>) => {
+    const bot = await startBotAgainst('bot', env);
+    try {
+      for (let i = 0; i < 50; i++) await timeOne(bot, autocomplete({ group: 'title_b', subcommand: 'segments', options: { platform: '' }, focused: 'platform' }));
+      // Lookups warm (asked for once with card:false), cards cold: the burst is of cards, not of lookups.
+      for (const p of players) await timeOne(bot, chatInput({ group: p.title, subcommand: 'profile', options: { platform: p.platform, player: p.id, card: false } }));
+      const burst = players.map((p) => bot.double.dispatchInteraction(profileOf(p)));
+      const samples: number[] = [];
+      let done = false;
+      const all = Promise.all(burst.map((h) => settled(h, 30_000, null))).finally(() => (done = true));
+      while (!done || samples.length < 100) {
+        samples.push((await timeOne(bot, autocomplete({ group: 'title_b', subcommand: 'segments', options: { platform: '' }, focused: 'platform' }))).first);
+        await sleep(2);
+      }
+      await all;
+      const cardsSent = burst.filter((h) => h.responses().some((c) => c.files.length > 0)).length;
+      const reasons = [...bot.output().matchAll(/"reason":"(\w+)"/g)].map((m) => m[1]);
+      if (reasons.length > 0) process.stderr.write(`  cards not drawn: ${JSON.stringify(Object.fromEntries(['busy', 'timeout', 'failed'].map((r) => [r, reasons.filter((x) => x === r).length])))}\n`);
+      return { ...stats(samples), cardsSent };
+    } finally {
+      await closeBot(bot);
+    }
+  };
+  const on = await duringBurst({});
+  const off = await duringBurst({ CARDS: 'off' });
+  record({
+    section,
+    name: 'autocomplete p99 during a burst of cards',
+    value: on.p99,
+    unit: 'ms',
+    target: { op: '<', value: 10 },
+    baseline: off.p99,
+    note: `n=${on.n} during ${players.length} profiles dispatched at once (lookups cached, cards not), ${on.cardsSent} with a card; baseline: the same bot with CARDS=off`,
+  });
+  record({ section, name: 'autocomplete p50 during a burst of cards', value: on.p50, unit: 'ms', baseline: off.p50, note: `n=${on.n}` });
+}
+
 /** The soak through the real bot, its figures in section 6; `label` names a Node setting being compared. */
 async function soak(serviceUrl: string, seconds: number, rate: number, label = ''): Promise<void> {
   const section = '6. Soak';
@@ -414,7 +492,7 @@ async function scale(): Promise<void> {
   for (const r of rows) {
     if (!(r.figure in targets) && r.figure !== 'import, per CPU second of the importing process') continue;
     const target = targets[r.figure];
-    figures.push({ section: '7. Scale', name: `${r.figure}, ${r.matches.toLocaleString('en')} matches, ${r.store}`, value: r.value, unit: r.unit, ...(target ? { target } : {}), note: 'targets are for 1M matches' });
+    figures.push({ section: '8. Scale', name: `${r.figure}, ${r.matches.toLocaleString('en')} matches, ${r.store}`, value: r.value, unit: r.unit, ...(target ? { target } : {}), note: 'targets are for 1M matches' });
   }
 }
 
@@ -426,11 +504,17 @@ async function main(): Promise<void> {
   const seconds = Number(values.seconds);
   const rate = Number(values.rate);
   if (!Number.isInteger(seconds) || seconds < 10 || !Number.isInteger(rate) || rate < 1) {
-    process.stderr.write('usage: npm run bench [-- soak] [--seconds 120 (the soak, at least 10)] [--rate 500] [--compare-semi-space]\n');
+    process.stderr.write('usage: npm run bench [-- soak | cards] [--seconds 120 (the soak, at least 10)] [--rate 500] [--compare-semi-space]\n');
     process.exit(2);
   }
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${round(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}`;
   process.stderr.write(`npm run bench on ${machine}\n`);
+  if (positionals.includes('cards')) {
+    // `npm run bench -- cards`: the cards section alone.
+    await cards();
+    process.stdout.write(`${table()}\n`);
+    process.exit(0);
+  }
   const soakOnly = positionals.includes('soak');
   const serviceUrl = await serviceAlone(!soakOnly);
   if (!soakOnly) {
@@ -448,6 +532,7 @@ async function main(): Promise<void> {
     START_FLAGS = SHIPPED_FLAGS;
     if (soakOnly) await throughput('bot', serviceUrl);
   }
+  if (!soakOnly) await cards();
   if (!soakOnly) await scale();
   const out = `Measured ${new Date().toISOString().slice(0, 10)} on ${machine}.\n\n${table()}\n`;
   process.stdout.write(out);

@@ -48,7 +48,13 @@ export function playerOption(sub: SlashCommandSubcommandBuilder, endpoint: Endpo
 }
 
 /** Options of the kinds that show one player: platform and player, both optional. */
-export function playerOptions(sub: SlashCommandSubcommandBuilder, endpoint: Endpoint): void {
+export function playerOptions(sub: SlashCommandSubcommandBuilder, endpoint: Endpoint): SlashCommandSubcommandBuilder {
   platformOption(sub, endpoint);
   playerOption(sub, endpoint);
+  return sub;
+}
+
+/** `card:false`: the reply without its picture card (profile, sessions). */
+export function cardOption(sub: SlashCommandSubcommandBuilder): void {
+  sub.addBooleanOption((o) => o.setName('card').setDescription('Attach the picture card (default yes); no: text only'));
 }

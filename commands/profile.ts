@@ -1,9 +1,10 @@
 // /stats <title> profile: a player's career, with buttons on to their segments, matches or sessions.
 import type { TitleSlug } from '../src/catalog/index.js';
+import { profileCard, withCard } from '../src/cards/index.js';
 import { errorReply, profileReply, sinceLines, snapshotOf, type Reply } from '../src/embeds/index.js';
 import type { LookupMeta } from '../src/lookup/client.js';
 import { overviewOf, type Stats } from '../src/lookup/schemas.js';
-import { playerOptions, type EndpointCommand, type ViewHandler } from './kind.js';
+import { cardOption, playerOptions, type EndpointCommand, type ViewHandler } from './kind.js';
 import { onwardOf, onwardTargets, openForPlayer, openView } from './onward.js';
 import { COMMAND_DEADLINE_MS, type Deps, type View } from './types.js';
 
@@ -40,7 +41,7 @@ async function render(view: ProfileView, stateId: string, deps: Deps, locale?: s
   const r = await deps.lookup.profile(view.title, view.platform, view.player, call);
   if (r.errors) return errorReply(r.errors[0]!, { title: view.title, platform: view.platform, player: view.handle ?? view.player });
   const since = await sinceLastLook(view, overviewOf(r.data.segments)?.stats ?? {}, r.meta, deps, locale);
-  return profileReply(r.data, view.title, r.meta, { locale, onward: onwardOf(view, stateId), since });
+  return withCard(profileReply(r.data, view.title, r.meta, { locale, onward: onwardOf(view, stateId), since }), profileCard(r.data, view.title), deps, view.textOnly);
 }
 
 /** Shows a player's profile, kept as a view when it has somewhere to go on to. */
@@ -55,6 +56,6 @@ export const profileView: ViewHandler<ProfileView> = {
 export const profile = {
   kind: 'profile',
   description: 'Career stats of a player',
-  options: playerOptions,
+  options: (sub, endpoint) => cardOption(playerOptions(sub, endpoint)),
   execute: (title: TitleSlug, input, deps) => openForPlayer('profile', title, input, deps, (view, id) => render(view, id, deps, input.locale)),
 } satisfies EndpointCommand;

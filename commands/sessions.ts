@@ -2,8 +2,9 @@
 // against the player's career.
 import type { TitleSlug } from '../src/catalog/index.js';
 import { overviewOf } from '../src/lookup/schemas.js';
+import { sessionCard, withCard } from '../src/cards/index.js';
 import { errorReply, sessionsReply, type Reply } from '../src/embeds/index.js';
-import { playerOptions, type EndpointCommand, type ViewHandler } from './kind.js';
+import { cardOption, playerOptions, type EndpointCommand, type ViewHandler } from './kind.js';
 import { onwardOf, openForPlayer } from './onward.js';
 import { COMMAND_DEADLINE_MS, type Deps, type View } from './types.js';
 
@@ -18,7 +19,7 @@ async function render(view: SessionsView, stateId: string, page: number, deps: D
     deps.lookup.profile(view.title, view.platform, view.player, call),
   ]);
   if (r.errors) return errorReply(r.errors[0]!, { title: view.title, platform: view.platform, player: view.handle ?? view.player });
-  return sessionsReply(r.data.items, {
+  const reply = sessionsReply(r.data.items, {
     title: view.title,
     platform: view.platform,
     player: view.handle ?? career.data?.platformInfo.platformUserHandle ?? view.player,
@@ -29,6 +30,7 @@ async function render(view: SessionsView, stateId: string, page: number, deps: D
     locale,
     onward: onwardOf(view, stateId),
   });
+  return withCard(reply, sessionCard(r.data.items, view.title, view.platform, view.handle ?? view.player, career.data), deps, view.textOnly);
 }
 
 export const sessionsView: ViewHandler<SessionsView> = { render };
@@ -36,6 +38,6 @@ export const sessionsView: ViewHandler<SessionsView> = { render };
 export const sessions = {
   kind: 'sessions',
   description: 'Play sessions: matches played close together',
-  options: playerOptions,
+  options: (sub, endpoint) => cardOption(playerOptions(sub, endpoint)),
   execute: (title: TitleSlug, input, deps) => openForPlayer('sessions', title, input, deps, (view, id) => render(view, id, 0, deps, input.locale)),
 } satisfies EndpointCommand;

@@ -5,6 +5,7 @@ import type { RESTPostAPIChatInputApplicationCommandsJSONBody } from 'discord.js
 import type { Logger } from 'pino';
 
 import type { PlatformSlug, Queue, TitleSlug } from '../src/catalog/index.js';
+import type { CardRenderer } from '../src/cards/index.js';
 import type { ProfileSnapshot, Reply } from '../src/embeds/index.js';
 import type { LookupClient } from '../src/lookup/client.js';
 
@@ -77,6 +78,8 @@ interface PlayerView {
   player: string;
   handle?: string | undefined;
   ownerId: string;
+  /** The reply without its picture card (`card:false`). */
+  textOnly?: boolean | undefined;
 }
 
 /** What a reply with controls shows: enough to draw any page of it again, or to go on from it. */
@@ -101,8 +104,10 @@ export interface Deps {
   snapshots: SnapshotStore;
   members: MemberStore;
   logger: Logger;
-  /** The clock of "since your last look" and the feed; tests pass their own. */
+  /** The clock of "since your last look"; tests pass their own. */
   now?: () => Date;
+  /** Draws profile and session cards; absent, replies are text only. */
+  cards?: CardRenderer;
 }
 
 export interface Command {

@@ -116,6 +116,10 @@ export const BotConfigSchema = LookupConfigSchema.extend({
     .trim()
     .regex(/^[\w-]{20,}\.[\w-]{4,}\.[\w-]{20,}$/, 'is not a bot token (three parts separated by dots)'),
   /** Discord's REST API; a REST proxy in front of Discord, or a local double in the tests. */
+  /** Profile and session replies come with a picture card (`off`: text only, for the whole bot). */
+  CARDS: z.preprocess(blankAsUnset, z.enum(['on', 'off'], { error: 'must be on or off' }).default('on')),
+  /** Worker threads drawing cards. */
+  CARD_WORKERS: z.preprocess(blankAsUnset, z.coerce.number({ error: 'must be a whole number' }).int().min(1, 'must be at least 1').max(8, 'must be at most 8').default(1)),
   DISCORD_API_URL: z.preprocess(
     blankAsUnset,
     z

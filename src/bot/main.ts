@@ -4,6 +4,7 @@
 import { Events } from 'discord.js';
 import { pino } from 'pino';
 
+import { createCardRenderer } from '../cards/index.js';
 import { configOrExit, exitWith } from '../cli.js';
 import { openLookupsOrExit } from '../compose.js';
 import { loadBotConfig, loadDotEnv } from '../config.js';
@@ -54,7 +55,8 @@ async function main(): Promise<void> {
     await lookups.close();
     exitWith(`Could not start: ${(e as Error).message}`, 1);
   }
-  const router = new Router({ lookup: lookups.client, links: stores.links, views: stores.views, snapshots: stores.snapshots, members: stores.members, logger }, logger);
+  const cards = config.CARDS === 'on' ? createCardRenderer({ workers: config.CARD_WORKERS }) : undefined;
+  const router = new Router({ lookup: lookups.client, links: stores.links, views: stores.views, snapshots: stores.snapshots, members: stores.members, logger, ...(cards ? { cards } : {}) }, logger);
   const client = createDiscordClient(config.DISCORD_API_URL);
 
   let stopping = false;
@@ -68,7 +70,7 @@ async function main(): Promise<void> {
     void (async () => {
       await router.drain(SHUTDOWN_GRACE_MS);
       await client.destroy();
-      await Promise.allSettled([lookups.close(), stores.close()]);
+      await Promise.allSettled([lookups.close(), stores.close(), cards?.close()]);
       logger.info('stopped');
       process.exit(code);
     })();
@@ -95,7 +97,7 @@ async function main(): Promise<void> {
   } catch (e) {
     // discord.js names the problem ("An invalid token was provided."); never the token itself.
     logger.fatal({ err: (e as Error).message.split(config.DISCORD_TOKEN).join('[redacted]') }, 'could not connect to Discord');
-    await Promise.allSettled([lookups.close(), stores.close()]);
+    await Promise.allSettled([lookups.close(), stores.close(), cards?.close()]);
     process.exit(1);
   }
 }

@@ -1,11 +1,13 @@
 // `npm run preview -- "/stats title_c profile platform:console_a player:Nova"`: the bot's handlers
 // without Discord. Same commands, same lookups (the embedded service unless LOOKUP_BASE_URL), same
 // links; the reply is printed as text. `--autocomplete` shows the choices for the last option.
+import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
 import { pino } from 'pino';
 
 import { findCommand } from '../../commands/index.js';
+import { createCardRenderer } from '../cards/index.js';
 import { configOrExit, exitWith } from '../cli.js';
 import { openLookupsOrExit } from '../compose.js';
 import { loadDotEnv, loadPreviewConfig } from '../config.js';
@@ -13,17 +15,18 @@ import { CommandLineError, parseCommandLine } from './command-line.js';
 import { renderText } from './render-text.js';
 import { createBotStores } from './stores.js';
 
-const USAGE = `Usage: npm run preview -- "/stats title_c profile platform:console_a player:Nova" [--autocomplete] [--json] [--user <id>]
+const USAGE = `Usage: npm run preview -- "/stats title_c profile platform:console_a player:Nova" [--autocomplete] [--json] [--card <file.png>] [--user <id>]
   Runs a command the way the bot would and prints the reply. Values with spaces: player:"Ashen Knight".
   --autocomplete  print the choices Discord would offer for the last option typed
   --json          print the reply (or the choices) as JSON, as the bot would send it, with the command line
+  --card <file>   write the picture card the reply attaches (profile, sessions) to this PNG file
   --user <id>     the Discord user to act as (for /link and linked accounts); default preview-user
   --server <id>   the Discord server the command is used in (for /leaderboard); default preview-server`;
 
 async function main(): Promise<void> {
   let parsed;
   try {
-    parsed = parseArgs({ allowPositionals: true, options: { autocomplete: { type: 'boolean' }, json: { type: 'boolean' }, user: { type: 'string', default: 'preview-user' }, server: { type: 'string', default: 'preview-server' }, help: { type: 'boolean', short: 'h' } } });
+    parsed = parseArgs({ allowPositionals: true, options: { autocomplete: { type: 'boolean' }, json: { type: 'boolean' }, card: { type: 'string' }, user: { type: 'string', default: 'preview-user' }, server: { type: 'string', default: 'preview-server' }, help: { type: 'boolean', short: 'h' } } });
   } catch (e) {
     exitWith(`${(e as Error).message}\n${USAGE}`);
   }
@@ -41,7 +44,8 @@ async function main(): Promise<void> {
   const logger = pino({ level: config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL }, pino.destination(2));
   const lookups = await openLookupsOrExit(config, logger);
   const stores = await createBotStores({ redisUrl: config.CACHE_URL, namespace: config.CACHE_NAMESPACE, linksPath: config.LINKS_DB, logger });
-  const deps = { lookup: lookups.client, links: stores.links, views: stores.views, snapshots: stores.snapshots, members: stores.members, logger };
+  const cards = parsed.values.card ? createCardRenderer() : undefined;
+  const deps = { lookup: lookups.client, links: stores.links, views: stores.views, snapshots: stores.snapshots, members: stores.members, logger, ...(cards ? { cards } : {}) };
   try {
     const command = findCommand(input.name);
     if (parsed.values.autocomplete) {
@@ -51,12 +55,21 @@ async function main(): Promise<void> {
       else process.stdout.write(choices.length > 0 ? `${choices.map((c) => `${c.name}  →  ${c.value}`).join('\n')}\n` : '(no choices)\n');
     } else {
       const reply = await command!.execute(input, deps);
-      const { source: _source, ...sent } = reply;
-      process.stdout.write(parsed.values.json ? `${JSON.stringify({ command: line, reply: sent }, null, 2)}\n` : `${renderText(reply)}\n`);
+      const { source: _source, files, ...sent } = reply;
+      // The bytes go to --card; the JSON names the files as the message sends them.
+      const shown = files ? { ...sent, files: files.map((f) => ({ name: f.name, bytes: f.data.length })) } : sent;
+      process.stdout.write(parsed.values.json ? `${JSON.stringify({ command: line, reply: shown }, null, 2)}\n` : `${renderText(reply)}\n`);
+      if (parsed.values.card) {
+        const card = files?.[0];
+        if (!card) exitWith(`This reply has no card (cards come with profile and sessions replies).`, 1);
+        writeFileSync(parsed.values.card, card.data);
+        process.stderr.write(`card written to ${parsed.values.card} (${card.data.length} bytes)\n`);
+      }
     }
   } finally {
     await lookups.close();
     await stores.close();
+    await cards?.close();
   }
 }
 

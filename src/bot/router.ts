@@ -38,9 +38,13 @@ export const TOO_LATE_MS = 2_800;
 /** Discord's "Unknown interaction" (expired or answered elsewhere) and "already acknowledged". */
 const IGNORED_CODES = new Set([10062, 40060]);
 
-/** An edit of a message already sent (ephemeral or not was decided when it was sent). No mentions ever. */
+/**
+ * An edit of a message already sent (ephemeral or not was decided when it was sent). No mentions
+ * ever. Its files replace the message's (`attachments: []`), so a page without a card drops the old one.
+ */
 export function toEdit(reply: Reply) {
-  return { content: reply.content ?? '', embeds: reply.embeds, components: reply.components, allowedMentions: { parse: [] } };
+  const files = (reply.files ?? []).map((f) => ({ attachment: f.data, name: f.name }));
+  return { content: reply.content ?? '', embeds: reply.embeds, components: reply.components, allowedMentions: { parse: [] }, files, attachments: [] };
 }
 
 /** The message options of a reply: no mentions ever, ephemeral by flag. */

@@ -14,6 +14,8 @@ export interface Reply {
   components: ActionRow[];
   /** Only the invoker sees it (errors, another user's view of someone's controls). */
   ephemeral: boolean;
+  /** Files sent with it: a card, shown as the embed's image through `attachment://<name>`. */
+  files?: { name: string; data: Buffer }[];
   /** Where the data came from, for the interaction's log line; not sent. */
   source?: LookupSource;
 }

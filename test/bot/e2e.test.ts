@@ -9,6 +9,7 @@ import { commands } from '../../commands/index.js';
 import { ENDPOINTS } from '../../src/catalog/index.js';
 import { autocomplete, chatInput, component, startDiscordDouble, type DiscordDouble, type RestCall } from '../discord-double/index.js';
 import { startBot, type BotProcess } from '../helpers/bot.js';
+import { settled } from '../helpers/interactions.js';
 
 // A token of the right shape; the double accepts it, the bot's configuration check too.
 const TOKEN = 'MTE4MDAwMDAwMDAwMDAwMDAwMQ.Zx9aBQ.e2e-token-abcdefghijklmnopqrstuvwx';
@@ -35,7 +36,7 @@ interface Callback {
   data?: {
     content?: string;
     flags?: number;
-    embeds?: { title?: string; description?: string; author?: { name: string }; fields?: { name: string; value: string }[]; footer?: { text: string } }[];
+    embeds?: { title?: string; description?: string; image?: { url: string }; author?: { name: string }; fields?: { name: string; value: string }[]; footer?: { text: string } }[];
     components?: { components: { custom_id?: string; options?: { value: string }[]; label?: string; disabled?: boolean }[] }[];
     choices?: { name: string; value: string }[];
     allowed_mentions?: { parse: string[] };
@@ -82,6 +83,43 @@ describe('the bot process against the Discord double', () => {
 
   it('has an example for every subcommand of every title', () => {
     expect(Object.keys(EXAMPLES).sort()).toEqual(ENDPOINTS.map((e) => `${e.title} ${e.kind}`).sort());
+  });
+
+  it.each([
+    ['title_c', 'profile', { platform: 'console_a', player: 'Nova' }, 500],
+    ['title_b', 'sessions', { platform: 'pc_store_b', player: 'Wraithling' }, 500],
+  ] as const)('/stats %s %s comes with its card: a PNG uploaded as card.png and shown as the embed image', async (group, subcommand, options, height) => {
+    const interaction = chatInput({ group, subcommand, options, user: OWNER });
+    // The reply itself, or the edit after a deferral if the card came late (the bot's first card starts its worker).
+    const calls = await settled(double.dispatchInteraction(interaction), 15_000, null);
+    const call = calls.find((c) => c.files.length > 0)!;
+    expect(call, JSON.stringify(calls.map((c) => [c.method, c.path]))).toBeDefined();
+    const body = call.body as Callback & NonNullable<Callback['data']>;
+    const callback = { data: body.data ?? body };
+    expect(call.headers['content-type']).toMatch(/^multipart\/form-data/);
+    expect(call.files).toHaveLength(1);
+    const [file] = call.files;
+    expect(file?.filename).toBe('card.png');
+    // PNG signature, then the IHDR chunk's width and height.
+    const head = Buffer.from(file!.head, 'hex');
+    expect(head.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
+    expect([head.readUInt32BE(16), head.readUInt32BE(20)]).toEqual([640, height]);
+    const embed = callback.data?.embeds?.[0];
+    expect(embed?.image?.url).toBe('attachment://card.png');
+    // The text stays: the reply reads without the picture.
+    expect(embed?.title).toBeTruthy();
+    // What Discord keeps: the embed image points at the uploaded attachment.
+    const original = await fetch(`${double.apiUrl}/v10/webhooks/${double.applicationId}/${interaction.token}/messages/@original`);
+    const message = (await original.json()) as { embeds: { image?: { url: string } }[]; attachments: { url: string; filename: string }[] };
+    expect(message.attachments.map((a) => a.filename)).toEqual(['card.png']);
+    expect(message.embeds[0]?.image?.url).toBe(message.attachments[0]?.url);
+  });
+
+  it('card:false gives the text reply alone', async () => {
+    const { callback, call } = await send(chatInput({ group: 'title_c', subcommand: 'profile', options: { platform: 'console_a', player: 'Nova', card: false }, user: OWNER }));
+    expect(call.files).toEqual([]);
+    expect(callback.data?.embeds?.[0]?.image).toBeUndefined();
+    expect(callback.data?.embeds?.[0]?.description).toContain('K/D');
   });
 
   it.each(Object.entries(EXAMPLES))('/stats %s answers with an embed, directly, pinging no one', async (path, options) => {

@@ -1,8 +1,21 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
 
 import { CommandLineError, parseCommandLine } from '../../src/bot/command-line.js';
 import { renderText } from '../../src/bot/render-text.js';
 import { notice, pageControls } from '../../src/embeds/index.js';
+import { cleanEnv } from '../helpers/bot.js';
+
+function preview(...args: string[]) {
+  const dir = mkdtempSync(join(tmpdir(), 'preview-card-'));
+  const env = { ...cleanEnv(), LINKS_DB: join(dir, 'links.sqlite'), LOG_LEVEL: 'warn' };
+  return { dir, run: spawnSync(process.execPath, ['--import', 'tsx', 'src/bot/preview.ts', ...args.map((a) => a.replace('$DIR', dir))], { env, encoding: 'utf8', timeout: 30_000 }) };
+}
 
 describe('reading a typed command', () => {
   it('reads group, subcommand and options, with quoted values and numbers', () => {
@@ -34,4 +47,24 @@ describe('printing a reply', () => {
     expect(text).toBe(['┌─ Title C · Career', '│ Nova_x', '│ Last played 2026-11-20 18:03 UTC', '│ Kills: 12  #1 · top 1%', '└─ Updated just now', '[◀ Previous] [1 / 3] [Next ▶*]'].join('\n'));
     expect(renderText(notice('No such player.'))).toBe('(only you can see this)\nNo such player.');
   });
+});
+
+describe('--card', () => {
+  it('writes the card a command attaches, and the JSON names it as the message sends it', () => {
+    const { dir, run } = preview('--json', '--card', '$DIR/card.png', '/stats title_b sessions platform:pc_store_b player:Wraithling');
+    expect(run.status, run.stderr).toBe(0);
+    const png = PNG.sync.read(readFileSync(join(dir, 'card.png')));
+    expect([png.width, png.height]).toEqual([640, 500]);
+    const reply = (JSON.parse(run.stdout) as { reply: { embeds: { image?: { url: string } }[]; files: { name: string; bytes: number }[] } }).reply;
+    expect(reply.embeds[0]?.image?.url).toBe('attachment://card.png');
+    expect(reply.files).toEqual([{ name: 'card.png', bytes: expect.any(Number) as unknown }]);
+  }, 40_000);
+
+  it('says so when the reply has no card (card:false, or a reply without one)', () => {
+    for (const command of ['/stats title_c profile platform:console_a player:Nova card:false', '/stats title_c segments segment:hero platform:pc_store_c player:Nova#2231']) {
+      const { run } = preview('--card', '$DIR/card.png', command);
+      expect(run.status, command).toBe(1);
+      expect(run.stderr).toContain('This reply has no card');
+    }
+  }, 60_000);
 });

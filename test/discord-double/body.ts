@@ -8,6 +8,8 @@ export interface UploadedFile {
   filename: string;
   contentType: string;
   size: number;
+  /** The first 32 bytes, hex: enough to tell a PNG and its width and height (IHDR) without keeping the bytes. */
+  head: string;
 }
 
 export interface ParsedBody {
@@ -67,7 +69,8 @@ export async function readBody(req: IncomingMessage): Promise<ParsedBody> {
       if (typeof value === 'string') {
         if (field === 'payload_json') body = parseJson(value);
       } else {
-        files.push({ field, filename: value.name, contentType: value.type, size: value.size });
+        const head = Buffer.from(await value.slice(0, 32).arrayBuffer()).toString('hex');
+        files.push({ field, filename: value.name, contentType: value.type, size: value.size, head });
       }
     }
     return { body, files };

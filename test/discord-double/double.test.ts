@@ -241,7 +241,29 @@ describe('interactions', () => {
     const callback = await handle.firstResponse();
     expect(callback.headers['content-type']).toMatch(/^multipart\/form-data/);
     expect(callback.body).toMatchObject({ type: 4, data: { content: 'card', attachments: [{ id: '0' }] } });
-    expect(callback.files).toEqual([{ field: 'files[0]', filename: 'card.png', contentType: expect.any(String) as unknown, size: 16 }]);
+    expect(callback.files).toEqual([{ field: 'files[0]', filename: 'card.png', contentType: expect.any(String) as unknown, size: 16, head: Buffer.from('not really a png').toString('hex') }]);
+  });
+
+  it('points an embed image at attachment://<name> to the uploaded attachment, on send and on edit', async () => {
+    const handled = onNextInteraction(async (interaction) => {
+      if (!interaction.isChatInputCommand()) throw new Error('not a chat input command');
+      const sent = await interaction.reply({
+        embeds: [{ title: 'card', image: { url: 'attachment://card.png' } }],
+        files: [{ attachment: Buffer.from('png one'), name: 'card.png' }],
+        withResponse: true,
+      });
+      const edited = await interaction.editReply({ embeds: [{ title: 'again', image: { url: 'attachment://card.png' } }], files: [{ attachment: Buffer.from('png two!'), name: 'card.png' }], attachments: [] });
+      const first = sent.resource?.message;
+      return { first: [first?.embeds[0]?.image?.url, first?.attachments.first()?.url], edited: [edited.embeds[0]?.image?.url, edited.attachments.map((a) => a.size)] };
+    });
+    double.dispatchInteraction(chatInput());
+    const { first, edited } = await handled;
+    expect(first[0]).toMatch(/^https:\/\/cdn\.discordapp\.com\/attachments\/\d+\/\d+\/card\.png$/);
+    expect(first[0]).toBe(first[1]);
+    // `attachments: []` drops the first upload: the edited message holds only the second.
+    expect(edited[1]).toEqual([8]);
+    expect(edited[0]).toMatch(/\/card\.png$/);
+    expect(edited[0]).not.toBe(first[0]);
   });
 
   it('delivers autocomplete with the focused option and takes the choices', async () => {

@@ -247,6 +247,24 @@ function attachmentsFor(files: UploadedFile[], channelId: string): Json[] {
   });
 }
 
+/**
+ * A message's attachments (those kept, then the uploads) and its embeds with `attachment://<name>`
+ * images and thumbnails pointing at the attachment of that name, as Discord resolves them.
+ */
+function withAttachments(embeds: unknown[], kept: unknown[], files: UploadedFile[], channelId: string): { embeds: unknown[]; attachments: Json[] } {
+  const attachments = [...(kept as Json[]), ...attachmentsFor(files, channelId)];
+  const resolve = (media: unknown): unknown => {
+    if (!isRecord(media) || typeof media.url !== 'string' || !media.url.startsWith('attachment://')) return media;
+    const name = media.url.slice('attachment://'.length);
+    const found = attachments.find((a) => a.filename === name);
+    return found ? { ...media, url: found.url, proxy_url: found.proxy_url } : media;
+  };
+  return {
+    embeds: embeds.map((e) => (isRecord(e) ? { ...e, ...('image' in e ? { image: resolve(e.image) } : {}), ...('thumbnail' in e ? { thumbnail: resolve(e.thumbnail) } : {}) } : e)),
+    attachments,
+  };
+}
+
 /** Discord's reasons for the close codes a test may send. */
 const CLOSE_REASONS: Record<number, string> = { 4004: 'Authentication failed.', 4013: 'Invalid intent(s).', 4014: 'Disallowed intent(s).' };
 
@@ -332,9 +350,8 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
       ...botMessage({
         channelId: t.channelId,
         content: typeof data.content === 'string' ? data.content : '',
-        embeds: Array.isArray(data.embeds) ? (data.embeds as unknown[]) : [],
+        ...withAttachments(Array.isArray(data.embeds) ? (data.embeds as unknown[]) : [], [], files, t.channelId),
         components: Array.isArray(data.components) ? (data.components as unknown[]) : [],
-        attachments: attachmentsFor(files, t.channelId),
         flags,
         type: t.type === 2 ? 20 : 0,
       }),
@@ -360,7 +377,7 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
     const kept = Array.isArray(data.attachments)
       ? existing.filter((a) => isRecord(a) && (data.attachments as unknown[]).some((b) => isRecord(b) && b.id === a.id))
       : existing;
-    out.attachments = [...kept, ...attachmentsFor(files, typeof message.channel_id === 'string' ? message.channel_id : '')];
+    Object.assign(out, withAttachments(Array.isArray(out.embeds) ? (out.embeds as unknown[]) : [], kept, files, typeof message.channel_id === 'string' ? message.channel_id : ''));
     const previous = typeof message.flags === 'number' ? message.flags : 0;
     const changeable = typeof data.flags === 'number' ? data.flags & (4 | 32768) : previous & (4 | 32768);
     out.flags = ((previous & ~(4 | 32768)) | changeable) & ~clearFlags;

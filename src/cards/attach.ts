@@ -1,0 +1,30 @@
+// Where a reply gets its card: the picture attached (`attachment://card.png`) as the embed's image,
+// the text kept as it is, so the reply reads without the picture. Any failure to draw leaves the
+// text reply and is logged; it never fails the command.
+import type { Logger } from 'pino';
+
+import type { Reply } from '../embeds/reply.js';
+import type { CardModel } from './model.js';
+import { CardRenderError, type CardRenderer } from './renderer.js';
+
+export const CARD_FILE = 'card.png';
+
+export interface CardDeps {
+  /** Absent: text-only replies (CARDS=off). */
+  cards?: CardRenderer | undefined;
+  logger: Logger;
+}
+
+/** `reply` with `model` drawn as its embed's image; `reply` itself when there is nothing to draw or drawing fails. */
+export async function withCard(reply: Reply, model: CardModel | undefined, deps: CardDeps, textOnly = false): Promise<Reply> {
+  const first = reply.embeds[0];
+  if (!model || !deps.cards || textOnly || !first) return reply;
+  try {
+    const data = await deps.cards.render(model);
+    return { ...reply, embeds: [{ ...first, image: { url: `attachment://${CARD_FILE}` } }, ...reply.embeds.slice(1)], files: [{ name: CARD_FILE, data }] };
+  } catch (e) {
+    const reason = e instanceof CardRenderError ? e.reason : 'failed';
+    deps.logger.warn({ card: model.kind, reason, err: (e as Error).message }, 'card not drawn; sending the text reply');
+    return reply;
+  }
+}

@@ -1,0 +1,150 @@
+// What a card shows, as plain data: pure functions from a payload to a card model, with every
+// figure chosen by meaning (src/embeds/figures.ts) and every text already fit for the fonts. The
+// model is what cards are cached by: the same model draws the same picture.
+import { FIGURE_INFO, formatDuration, formatStatValue, parseTimeSpan, type Figure, type TitleSlug } from '../catalog/index.js';
+import { figure, ratingTier } from '../embeds/figures.js';
+import { platformName, titleName } from '../embeds/format.js';
+import { overviewOf, type Session, type Stats, type StatsProfile } from '../lookup/schemas.js';
+import { drawable } from './fonts.js';
+
+export interface CardFigure {
+  label: string;
+  value: string;
+  /** Share of players at or below (0-100) when the answer says and more is better; drawn as a bar. */
+  percentile: number | null;
+}
+
+interface CardHead {
+  title: TitleSlug;
+  /** The player's name as the fonts can draw it; empty when none of it can be (the reply's text has it). */
+  name: string;
+  /** `Title C · Console A`, and what else the card is about. */
+  subtitle: string;
+}
+
+export interface ProfileCardModel extends CardHead {
+  kind: 'profile';
+  tier: string | null;
+  /** K/D and win rate (or what the title leads with), drawn large. */
+  lead: CardFigure[];
+  /** Up to three more, with a bar for their percentile when it is known. */
+  figures: CardFigure[];
+}
+
+export type MatchResult = 'win' | 'loss' | 'other';
+
+export interface SessionCardModel extends CardHead {
+  kind: 'session';
+  active: boolean;
+  /** Oldest first, the newest 12. */
+  results: MatchResult[];
+  kills: number[];
+  damage: number[];
+  /** The session's figures against the career's, when the career is known. */
+  versus: { label: string; session: string; career: string | null; better: boolean | null }[];
+  ratingChange: string | null;
+}
+
+export type CardModel = ProfileCardModel | SessionCardModel;
+
+const LEAD: readonly Figure[] = ['kd', 'winRate'];
+const MORE: readonly Figure[] = ['headshotRate', 'accuracy', 'killsPerMatch', 'damagePerMatch', 'rating', 'matchesPlayed', 'timePlayed'];
+const MAX_FIGURES = 3;
+const MAX_MATCHES = 12;
+
+const MAINS: [key: string, label: string][] = [
+  ['mainHero', 'Main'],
+  ['activeLegendName', 'Legend'],
+  ['favoriteMap', 'Map'],
+];
+
+function cardFigure(stats: Stats, title: TitleSlug, name: Figure): CardFigure | undefined {
+  const stat = figure(stats, title, name);
+  if (!stat || stat.value === null) return undefined;
+  const info = FIGURE_INFO[name];
+  const p = stat.percentile;
+  return {
+    label: info.label,
+    // Formatted by what the figure means (damage a match as a whole number), not as the answer spelt it.
+    value: formatStatValue(info.displayType === 'Number' ? Math.round(stat.value) : stat.value, info.displayType),
+    percentile: info.higherIsBetter && typeof p === 'number' && Number.isFinite(p) ? Math.min(100, Math.max(0, p)) : null,
+  };
+}
+
+function subtitle(title: TitleSlug, platform: string | null, ...more: (string | null | undefined)[]): string {
+  return [titleName(title), platform ? platformName(platform) : null, ...more].filter((s): s is string => !!s).map(drawable).filter(Boolean).join(' · ');
+}
+
+/** A profile's card; undefined when it has no stats to draw. */
+export function profileCard(profile: StatsProfile, title: TitleSlug): ProfileCardModel | undefined {
+  const stats = overviewOf(profile.segments)?.stats;
+  if (!stats) return undefined;
+  const lead = LEAD.flatMap((f) => cardFigure(stats, title, f) ?? []);
+  const figures = MORE.flatMap((f) => cardFigure(stats, title, f) ?? []).slice(0, MAX_FIGURES);
+  if (lead.length + figures.length === 0) return undefined;
+  const main = MAINS.map(([key, label]) => {
+    const v = profile.metadata[key];
+    return typeof v === 'string' && drawable(v) ? `${label}: ${v}` : null;
+  }).find(Boolean);
+  const tier = ratingTier(figure(stats, title, 'rating'));
+  return {
+    kind: 'profile',
+    title,
+    name: drawable(profile.platformInfo.platformUserHandle),
+    subtitle: subtitle(title, profile.platformInfo.platformSlug, main),
+    tier: tier ? drawable(tier.name) || null : null,
+    lead,
+    figures,
+  };
+}
+
+const number = (stats: Stats, title: TitleSlug, name: Figure): number => {
+  const v = figure(stats, title, name)?.value;
+  return typeof v === 'number' && Number.isFinite(v) ? Math.max(0, v) : 0;
+};
+
+function result(value: string | null | undefined): MatchResult {
+  const v = (value ?? '').toLowerCase();
+  return v === 'win' || v === 'victory' ? 'win' : v === 'loss' || v === 'defeat' ? 'loss' : 'other';
+}
+
+function sessionLength(s: Session): string | null {
+  const seconds = s.metadata.duration ? parseTimeSpan(s.metadata.duration.value) : null;
+  if (seconds === null || !Number.isFinite(seconds) || seconds < 0) return null;
+  return formatDuration(seconds < 60 ? seconds : Math.round(seconds / 60) * 60).replace(/ 0s$/, '');
+}
+
+/**
+ * The latest session's card: its results in order, kills and damage per match, and its K/D, win
+ * rate and kills per match against the career's (`career`: the profile's overview, when known).
+ */
+export function sessionCard(sessions: readonly Session[], title: TitleSlug, platform: string, player: string, career?: StatsProfile): SessionCardModel | undefined {
+  const s = sessions[0];
+  if (!s || s.matches.length === 0) return undefined;
+  const time = (m: Session['matches'][number]) => Date.parse(m.metadata.startDate?.value ?? m.metadata.endDate?.value ?? '') || 0;
+  const matches = [...s.matches].sort((a, b) => time(a) - time(b)).slice(-MAX_MATCHES);
+  const careerStats = career ? overviewOf(career.segments)?.stats : undefined;
+  const versus = (['kd', 'winRate', 'killsPerMatch'] as const).flatMap((f) => {
+    const mine = figure(s.stats, title, f);
+    if (!mine || mine.value === null) return [];
+    const theirs = careerStats ? figure(careerStats, title, f) : undefined;
+    const better = theirs && typeof theirs.value === 'number' ? (mine.value === theirs.value ? null : mine.value > theirs.value) : null;
+    const shown = (v: number) => formatStatValue(v, FIGURE_INFO[f].displayType);
+    return [{ label: FIGURE_INFO[f].label, session: shown(mine.value), career: theirs && typeof theirs.value === 'number' ? shown(theirs.value) : null, better }];
+  });
+  const count = s.matches.length;
+  const change = s.stats.rankScoreChange;
+  return {
+    kind: 'session',
+    title,
+    name: drawable(career?.platformInfo.platformUserHandle ?? player),
+    // The title and platform are in the reply's text (and the title in the card's colour): room for the session.
+    subtitle: ['Latest session', `${count} match${count === 1 ? '' : 'es'}`, sessionLength(s)].filter(Boolean).join(' · '),
+    active: s.metadata.isActive?.value === true,
+    results: matches.map((m) => result(m.metadata.result?.value)),
+    kills: matches.map((m) => number(m.stats, title, 'kills')),
+    damage: matches.map((m) => number(m.stats, title, 'damage')),
+    versus,
+    ratingChange: change && change.value !== null && change.value !== 0 ? `${change.value > 0 ? '+' : '-'}${drawable(String(Math.abs(change.value)))}` : null,
+  };
+}

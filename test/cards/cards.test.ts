@@ -1,0 +1,245 @@
+// Cards: the model chosen by meaning, the PNG the worker pool draws (decodes, its size, not blank,
+// like the golden image), the cache, and every way drawing can fail falling back to the text reply.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Writable } from 'node:stream';
+
+import { pino } from 'pino';
+import { PNG } from 'pngjs';
+import { afterAll, describe, expect, it } from 'vitest';
+
+import { CARD_FILE, CARD_HEIGHT, CARD_WIDTH, createCardRenderer, drawable, profileCard, sessionCard, withCard, type ProfileCardModel, type SessionCardModel } from '../../src/cards/index.js';
+import { embedReply } from '../../src/embeds/index.js';
+import { SessionListSchema, StatsProfileSchema } from '../../src/lookup/schemas.js';
+import { fullTitleBProfile, fullTitleDProfile } from '../fixtures/real-shapes.js';
+import { smallLines } from '../fixtures/small-dataset.js';
+import { startService } from '../helpers/service.js';
+
+const renderer = createCardRenderer();
+afterAll(() => renderer.close());
+
+const PROFILE: ProfileCardModel = {
+  kind: 'profile',
+  title: 'title_c',
+  name: 'Nova Łódź Ωμέγα',
+  subtitle: 'Title C · Console A · Main: Ana',
+  tier: 'Diamond 1',
+  lead: [
+    { label: 'K/D', value: '1.50', percentile: 67.5 },
+    { label: 'Win rate', value: '49.5%', percentile: 55 },
+  ],
+  figures: [
+    { label: 'Kills/match', value: '18.15', percentile: 75 },
+    { label: 'Damage/match', value: '9,928', percentile: 73.8 },
+    { label: 'Matches', value: '91', percentile: null },
+  ],
+};
+
+const SESSION: SessionCardModel = {
+  kind: 'session',
+  title: 'title_b',
+  name: 'Wraithling',
+  subtitle: 'Latest session · 7 matches · 2h 42m',
+  active: false,
+  results: ['win', 'win', 'loss', 'win', 'other', 'loss', 'win'],
+  kills: [2, 3, 3, 3, 2, 4, 2],
+  damage: [610, 820, 700, 760, 640, 976, 590],
+  versus: [
+    { label: 'K/D', session: '6.33', career: '4.48', better: true },
+    { label: 'Win rate', session: '57.1%', career: '60.0%', better: false },
+    { label: 'Kills/match', session: '2.71', career: null, better: null },
+  ],
+  ratingChange: '+23',
+};
+
+const decode = (png: Buffer) => PNG.sync.read(png);
+
+/** Share of pixels that differ from `b` by more than `threshold` in some channel. */
+function differing(a: PNG, b: PNG, threshold = 48): number {
+  let n = 0;
+  for (let i = 0; i < a.data.length; i += 4) {
+    if ([0, 1, 2].some((c) => Math.abs(a.data[i + c]! - b.data[i + c]!) > threshold)) n++;
+  }
+  return n / (a.width * a.height);
+}
+
+function expectLikeGolden(png: Buffer, name: string) {
+  const path = new URL(`./golden/${name}.png`, import.meta.url);
+  // UPDATE_GOLDEN=1 writes the golden image anew (look at it before committing it).
+  if (process.env.UPDATE_GOLDEN === '1') writeFileSync(path, png);
+  const golden = decode(readFileSync(path));
+  const image = decode(png);
+  expect([image.width, image.height]).toEqual([golden.width, golden.height]);
+  // Anti-aliasing may shift between builds; a layout or font change moves far more than 1%.
+  expect(differing(image, golden)).toBeLessThan(0.01);
+}
+
+function capture() {
+  const lines: Record<string, unknown>[] = [];
+  const logger = pino(
+    { level: 'warn' },
+    new Writable({
+      write(chunk: Buffer, _enc, done) {
+        lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+        done();
+      },
+    }),
+  );
+  return { logger, lines };
+}
+
+describe('card models', () => {
+  it('leads a profile with K/D and win rate, chosen by meaning, then up to three figures with percentiles', () => {
+    const profile = StatsProfileSchema.parse(fullTitleDProfile());
+    const model = profileCard(profile, 'title_d')!;
+    expect(model.lead.map((f) => f.label)).toEqual(['K/D', 'Win rate']);
+    expect(model.figures.length).toBeGreaterThanOrEqual(1);
+    expect(model.figures.length).toBeLessThanOrEqual(3);
+    expect(model.subtitle).toMatch(/^Title D · PC Store A/);
+  });
+
+  it('shows the rating tier when the answer names one', () => {
+    const model = profileCard(StatsProfileSchema.parse(fullTitleBProfile()), 'title_b')!;
+    expect(model.tier).toBe('Diamond 1');
+    expect(model.subtitle).toContain('Legend: Wraith');
+  });
+
+  it('leaves off the card what the fonts cannot draw (CJK, emoji, zero-width), keeping Latin, Cyrillic and Greek', () => {
+    expect(drawable('Nova 漢字 😀 Привет Ωμέγα Łódź')).toBe('Nova Привет Ωμέγα Łódź');
+    expect(drawable('\u200bab\u202ecd')).toBe('abcd');
+    expect(drawable('漢字😀')).toBe('');
+  });
+
+  it('draws the latest session in time order with its results, against the career', async () => {
+    const service = await startService(smallLines());
+    try {
+      const sessions = SessionListSchema.parse(((await service.request('/v2/title_b/standard/profile/pc_store_b/Rift/sessions')).body as { data: unknown }).data);
+      const career = StatsProfileSchema.parse(((await service.request('/v2/title_b/standard/profile/pc_store_b/Rift')).body as { data: unknown }).data);
+      // Rift's newest session is the single match b-3 (a win, 5 kills, 1,400 damage).
+      const model = sessionCard(sessions.items, 'title_b', 'pc_store_b', 'Rift', career)!;
+      expect(model.results).toEqual(['win']);
+      expect(model.kills).toEqual([5]);
+      expect(model.damage).toEqual([1400]);
+      expect(model.versus.find((v) => v.label === 'K/D')?.career).not.toBeNull();
+      // The older session has two matches, oldest first.
+      expect(sessionCard(sessions.items.slice(1), 'title_b', 'pc_store_b', 'Rift')!.results).toEqual(['win', 'loss']);
+    } finally {
+      await service.close();
+    }
+  });
+});
+
+describe('the card renderer', () => {
+  it('draws a profile card: a PNG of the card size, not blank, like the golden image', async () => {
+    const png = await renderer.render(PROFILE);
+    const image = decode(png);
+    expect([image.width, image.height]).toEqual([CARD_WIDTH, CARD_HEIGHT.profile]);
+    const colours = new Set<number>();
+    for (let i = 0; i < image.data.length; i += 4 * 97) colours.add(image.data.readUInt32BE(i));
+    expect(colours.size).toBeGreaterThan(10);
+    expectLikeGolden(png, 'profile');
+  });
+
+  it('draws a session card like the golden image', async () => {
+    const png = await renderer.render(SESSION);
+    expect([decode(png).width, decode(png).height]).toEqual([CARD_WIDTH, CARD_HEIGHT.session]);
+    expectLikeGolden(png, 'session');
+  });
+
+  it('a card differs from the golden image when what it shows differs (the comparison can fail)', async () => {
+    const other = decode(await renderer.render({ ...PROFILE, lead: [{ label: 'K/D', value: '0.12', percentile: 3 }] }));
+    expect(differing(other, decode(readFileSync(new URL('./golden/profile.png', import.meta.url))))).toBeGreaterThan(0.002);
+  });
+
+  it('draws a name of glyphs the fonts lack as no boxes at all: a CJK and emoji name reads as "Player"', async () => {
+    const lacking = decode(await renderer.render({ ...PROFILE, name: drawable('漢字😀') }));
+    const plain = decode(await renderer.render({ ...PROFILE, name: 'Player' }));
+    expect(differing(lacking, plain, 0)).toBe(0);
+    const mixed = decode(await renderer.render({ ...PROFILE, name: drawable('Nova 漢字') }));
+    expect(differing(mixed, decode(await renderer.render({ ...PROFILE, name: 'Nova' })), 0)).toBe(0);
+  });
+
+  it('keeps cards by content: the same model is drawn once', async () => {
+    const model = { ...SESSION, name: 'Cached' };
+    const before = renderer.stats();
+    const [a, b] = await Promise.all([renderer.render(model), renderer.render(model)]);
+    const c = await renderer.render({ ...model });
+    expect(a).toBe(b);
+    expect(c).toBe(a);
+    expect(renderer.stats().rendered - before.rendered).toBe(1);
+  });
+
+  it('bounds its cache by entries', async () => {
+    const small = createCardRenderer({ cacheEntries: 2 });
+    try {
+      for (const name of ['a', 'b', 'c']) await small.render({ ...PROFILE, name });
+      expect(small.stats().cached).toBe(2);
+    } finally {
+      await small.close();
+    }
+  });
+});
+
+describe('falling back to the text reply', () => {
+  const reply = embedReply({ title: 'Nova', description: 'Console A' });
+
+  it('attaches the card as the embed image through attachment://', async () => {
+    const { logger } = capture();
+    const out = await withCard(reply, PROFILE, { cards: renderer, logger });
+    expect(out.embeds[0]?.image).toEqual({ url: `attachment://${CARD_FILE}` });
+    expect(out.embeds[0]?.title).toBe('Nova');
+    expect(out.files?.[0]?.name).toBe(CARD_FILE);
+    expect(decode(out.files![0]!.data).width).toBe(CARD_WIDTH);
+  });
+
+  it('sends text only when asked to, or when cards are off', async () => {
+    const { logger } = capture();
+    expect(await withCard(reply, PROFILE, { cards: renderer, logger }, true)).toBe(reply);
+    expect(await withCard(reply, PROFILE, { logger })).toBe(reply);
+  });
+
+  it('gives a card up at its deadline and logs it', async () => {
+    const hanging = createCardRenderer({ deadlineMs: 300, workerUrl: new URL('./hanging-worker.mjs', import.meta.url) });
+    const { logger, lines } = capture();
+    try {
+      const started = Date.now();
+      const out = await withCard(reply, PROFILE, { cards: hanging, logger });
+      expect(Date.now() - started).toBeLessThan(2000);
+      expect(out).toBe(reply);
+      expect(lines).toEqual([expect.objectContaining({ msg: 'card not drawn; sending the text reply', reason: 'timeout', card: 'profile' })]);
+      expect(hanging.stats().failures.timeout).toBe(1);
+    } finally {
+      await hanging.close();
+    }
+  });
+
+  it('refuses at once when the queue is full (busy), rather than making the reply wait', async () => {
+    const hanging = createCardRenderer({ deadlineMs: 1000, queue: 1, workerUrl: new URL('./hanging-worker.mjs', import.meta.url) });
+    try {
+      const first = hanging.render({ ...PROFILE, name: '1' });
+      const second = hanging.render({ ...PROFILE, name: '2' });
+      await expect(hanging.render({ ...PROFILE, name: '3' })).rejects.toMatchObject({ reason: 'busy' });
+      await expect(first).rejects.toMatchObject({ reason: 'timeout' });
+      await expect(second).rejects.toMatchObject({ reason: 'timeout' });
+    } finally {
+      await hanging.close();
+    }
+  });
+
+  it('falls back when the worker cannot start, and says why', async () => {
+    const broken = createCardRenderer({ deadlineMs: 2000, workerUrl: new URL('./broken-worker.mjs', import.meta.url) });
+    const { logger, lines } = capture();
+    try {
+      const out = await withCard(reply, SESSION, { cards: broken, logger });
+      expect(out).toBe(reply);
+      expect(lines[0]).toMatchObject({ reason: 'failed', err: expect.stringContaining('fonts missing') as unknown });
+    } finally {
+      await broken.close();
+    }
+  });
+
+  it('after close, cards are refused (closed) and the reply is text', async () => {
+    const closing = createCardRenderer();
+    await closing.close();
+    await expect(closing.render(PROFILE)).rejects.toMatchObject({ reason: 'closed' });
+  });
+});
