@@ -6,6 +6,8 @@ import { ENDPOINT_KINDS, PLATFORMS, TITLES, TITLE_SLUGS, endpointsOf, findEndpoi
 import { notice } from '../src/embeds/index.js';
 import { sharedChoices } from './choices.js';
 import type { EndpointCommand } from './kind.js';
+import { compare } from './compare.js';
+import { leaderboard } from './leaderboard.js';
 import { link, unlink } from './link.js';
 import { match } from './match.js';
 import { matches } from './matches.js';
@@ -51,12 +53,12 @@ export const stats = {
   },
 } satisfies Command;
 
-export const commands: readonly Command[] = [stats, link, unlink];
+export const commands: readonly Command[] = [stats, link, unlink, compare, leaderboard];
 
 export function findCommand(name: string): Command | undefined {
   return commands.find((c) => c.data.name === name);
 }
 
-export type { AutocompleteInput, Choice, Command, CommandInput, Deps, LinkedAccount, LinkStore, OptionValue, View, ViewStore } from './types.js';
+export type { AutocompleteInput, Choice, Command, CommandInput, Deps, LinkedAccount, LinkStore, MemberStore, OptionValue, SnapshotStore, View, ViewStore } from './types.js';
 export { goFromView, openFromView, renderView } from './views.js';
 export { StoreUnavailableError } from './types.js';

@@ -1,18 +1,11 @@
 // /link and /unlink: remember a Discord user's account per title, so that `player` can be left out.
 import { SlashCommandBuilder } from 'discord.js';
 
-import { PLATFORMS, TITLES, TITLE_SLUGS, findEndpoint, isTitle, platformsOfTitle, type PlatformSlug, type TitleSlug } from '../src/catalog/index.js';
+import { PLATFORMS, TITLES, findEndpoint, isTitle, platformsOfTitle, type PlatformSlug, type TitleSlug } from '../src/catalog/index.js';
 import { TITLE_COLORS, embedReply, errorReply, notice, platformList, safeText, titleName, type Reply } from '../src/embeds/index.js';
 import { searchChoices } from './choices.js';
-import { stringOption } from './resolve.js';
+import { stringOption, titleChoices, titleOf } from './resolve.js';
 import { COMMAND_DEADLINE_MS, type AutocompleteInput, type Choice, type Command, type CommandInput, type Deps } from './types.js';
-
-const titleChoices = TITLE_SLUGS.map((t) => ({ name: TITLES[t].name, value: t }));
-
-function titleOf(input: CommandInput): TitleSlug | Reply {
-  const title = stringOption(input, 'title') ?? '';
-  return isTitle(title) ? title : notice(`Choose a title: ${TITLE_SLUGS.map((t) => `\`${t}\``).join(', ')}.`);
-}
 
 /** Checks the account against the service: a profile where the title has one on that platform, else its segments. */
 async function check(title: TitleSlug, platform: PlatformSlug, player: string, deps: Deps): Promise<{ handle: string; identifier: string } | Reply> {
@@ -26,6 +19,18 @@ async function check(title: TitleSlug, platform: PlatformSlug, player: string, d
   const type = TITLES[title].segmentTypes[0]?.type ?? '';
   const r = await deps.lookup.segments(title, platform, player, type, {}, call);
   return r.errors ? errorReply(r.errors[0]!, { title, platform, player }) : { handle: player, identifier: player };
+}
+
+/**
+ * Records that a user is in a server (for its leaderboard), after what they asked for is done: a
+ * store that fails costs them a place on the board until their next command, not their answer.
+ */
+export async function recordMember(guildId: string, userId: string, deps: Deps): Promise<void> {
+  try {
+    await deps.members.add(guildId, userId);
+  } catch (e) {
+    deps.logger.warn({ err: (e as Error).message, guildId }, 'member store failed: the member is recorded at their next command');
+  }
 }
 
 export const link = {
@@ -49,6 +54,7 @@ export const link = {
     const checked = await check(title, platform, player, deps);
     if ('embeds' in checked) return checked;
     await deps.links.set(input.userId, title, { platform, identifier: checked.identifier, handle: checked.handle });
+    if (input.guildId) await recordMember(input.guildId, input.userId, deps);
     return embedReply(
       {
         color: TITLE_COLORS[title],

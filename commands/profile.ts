@@ -1,7 +1,9 @@
 // /stats <title> profile: a player's career, with buttons on to their segments, matches or sessions.
 import type { TitleSlug } from '../src/catalog/index.js';
 import { profileCard, withCard } from '../src/cards/index.js';
-import { errorReply, profileReply, type Reply } from '../src/embeds/index.js';
+import { errorReply, profileReply, sinceLines, snapshotOf, type Reply } from '../src/embeds/index.js';
+import type { LookupMeta } from '../src/lookup/client.js';
+import { overviewOf, type Stats } from '../src/lookup/schemas.js';
 import { cardOption, playerOptions, type EndpointCommand, type ViewHandler } from './kind.js';
 import { onwardOf, onwardTargets, openForPlayer, openView } from './onward.js';
 import { COMMAND_DEADLINE_MS, type Deps, type View } from './types.js';
@@ -10,10 +12,36 @@ type ProfileView = Extract<View, { kind: 'profile' }>;
 
 const call = { deadlineMs: COMMAND_DEADLINE_MS };
 
+/**
+ * "Since your last look", when the profile is the viewer's own linked account: the lines comparing
+ * it with the snapshot of their last look, and this look kept for the next (not a stale copy). A
+ * store that fails is said in the reply, never passed over.
+ */
+async function sinceLastLook(view: ProfileView, stats: Stats, meta: LookupMeta, deps: Deps, locale?: string): Promise<string[] | undefined> {
+  let linked;
+  try {
+    linked = await deps.links.get(view.ownerId, view.title);
+  } catch (e) {
+    deps.logger.warn({ err: (e as Error).message }, 'link store failed: no "since your last look"');
+    return undefined;
+  }
+  if (!linked || linked.platform !== view.platform || linked.identifier.toLowerCase() !== view.player.toLowerCase()) return undefined;
+  const current = snapshotOf(stats, view.title, linked, (deps.now ?? (() => new Date()))());
+  try {
+    const previous = await deps.snapshots.get(view.ownerId, view.title);
+    if (meta.source !== 'stale') await deps.snapshots.set(view.ownerId, view.title, current);
+    return sinceLines(previous, current, locale);
+  } catch (e) {
+    deps.logger.warn({ err: (e as Error).message }, 'snapshot store failed');
+    return ['-# ⚠️ Could not keep this look for next time: the bot’s store is not answering.'];
+  }
+}
+
 async function render(view: ProfileView, stateId: string, deps: Deps, locale?: string): Promise<Reply> {
   const r = await deps.lookup.profile(view.title, view.platform, view.player, call);
   if (r.errors) return errorReply(r.errors[0]!, { title: view.title, platform: view.platform, player: view.handle ?? view.player });
-  return withCard(profileReply(r.data, view.title, r.meta, { locale, onward: onwardOf(view, stateId) }), profileCard(r.data, view.title), deps, view.textOnly);
+  const since = await sinceLastLook(view, overviewOf(r.data.segments)?.stats ?? {}, r.meta, deps, locale);
+  return withCard(profileReply(r.data, view.title, r.meta, { locale, onward: onwardOf(view, stateId), since }), profileCard(r.data, view.title), deps, view.textOnly);
 }
 
 /** Shows a player's profile, kept as a view when it has somewhere to go on to. */

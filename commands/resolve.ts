@@ -1,7 +1,7 @@
 // Reading what the user typed into what a lookup needs: the platform (checked against what the
 // endpoint allows) and the player (typed, or the linked account). Every refusal is a clear,
 // ephemeral reply saying what to type instead.
-import { PLATFORMS, TITLES, findEndpoint, isPlatform, type Endpoint, type EndpointKind, type PlatformSlug, type TitleSlug } from '../src/catalog/index.js';
+import { PLATFORMS, TITLES, TITLE_SLUGS, findEndpoint, isPlatform, isTitle, type Endpoint, type EndpointKind, type PlatformSlug, type TitleSlug } from '../src/catalog/index.js';
 import { code, notice, platformList, safeText, type Reply } from '../src/embeds/index.js';
 import type { CommandInput, Deps } from './types.js';
 
@@ -23,6 +23,15 @@ export const stringOption = (input: CommandInput, name: string): string | undefi
   const value = input.options[name];
   return typeof value === 'string' && value.trim().length > 0 ? value.trim() : undefined;
 };
+
+/** The `title` option of the top-level commands (`/link`, `/compare`, ...), as fixed choices. */
+export const titleChoices = TITLE_SLUGS.map((t) => ({ name: TITLES[t].name, value: t }));
+
+/** The title typed; a value typed past the choices gets a clear answer. */
+export function titleOf(input: CommandInput): TitleSlug | Reply {
+  const title = stringOption(input, 'title') ?? '';
+  return isTitle(title) ? title : notice(`Choose a title: ${TITLE_SLUGS.map((t) => code(t)).join(', ')}.`);
+}
 
 export const integerOption = (input: CommandInput, name: string): number | undefined => {
   const value = input.options[name];

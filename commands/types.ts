@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 
 import type { PlatformSlug, Queue, TitleSlug } from '../src/catalog/index.js';
 import type { CardRenderer } from '../src/cards/index.js';
-import type { Reply } from '../src/embeds/index.js';
+import type { ProfileSnapshot, Reply } from '../src/embeds/index.js';
 import type { LookupClient } from '../src/lookup/client.js';
 
 export type OptionValue = string | number | boolean;
@@ -19,6 +19,8 @@ export interface CommandInput {
   subcommand: string | null;
   options: Readonly<Record<string, OptionValue>>;
   userId: string;
+  /** The server the command was used in; none in a direct message. */
+  guildId?: string | null | undefined;
   /** The reader's locale (`interaction.locale`, e.g. `de`): numbers are written the way they read them. */
   locale?: string | undefined;
 }
@@ -54,6 +56,21 @@ export interface LinkStore {
   delete(userId: string, title: TitleSlug): Promise<boolean>;
 }
 
+/** What a linked user's own profile kept from their last look, per title ("since your last look"). */
+export interface SnapshotStore {
+  get(userId: string, title: TitleSlug): Promise<ProfileSnapshot | undefined>;
+  set(userId: string, title: TitleSlug, snapshot: ProfileSnapshot): Promise<void>;
+}
+
+/**
+ * Who is in which server, recorded when a member links or uses a server command there (the bot has
+ * no member intent, so Discord tells it nothing else). Bounded per server.
+ */
+export interface MemberStore {
+  add(guildId: string, userId: string): Promise<void>;
+  list(guildId: string): Promise<string[]>;
+}
+
 /** A player a reply is about: looked up by `player`, shown as `handle` (a linked account's name) when known. */
 interface PlayerView {
   title: TitleSlug;
@@ -84,7 +101,11 @@ export interface Deps {
   lookup: LookupClient;
   links: LinkStore;
   views: ViewStore;
+  snapshots: SnapshotStore;
+  members: MemberStore;
   logger: Logger;
+  /** The clock of "since your last look"; tests pass their own. */
+  now?: () => Date;
   /** Draws profile and session cards; absent, replies are text only. */
   cards?: CardRenderer;
 }

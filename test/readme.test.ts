@@ -58,7 +58,8 @@ describe('README preview examples', () => {
       expect(run.stdout.trim().length, command).toBeGreaterThan(0);
       expect(run.stdout, command).toMatch(flags.length > 0 ? /→/ : /┌─/);
     }
-  }, 120_000);
+    // Each example starts a process that builds the demo data: seconds each on a busy machine.
+  }, 20_000 * Math.max(6, previews.length));
 });
 
 describe('README reply shown', () => {

@@ -56,7 +56,7 @@ async function main(): Promise<void> {
     exitWith(`Could not start: ${(e as Error).message}`, 1);
   }
   const cards = config.CARDS === 'on' ? createCardRenderer({ workers: config.CARD_WORKERS }) : undefined;
-  const router = new Router({ lookup: lookups.client, links: stores.links, views: stores.views, logger, ...(cards ? { cards } : {}) }, logger);
+  const router = new Router({ lookup: lookups.client, links: stores.links, views: stores.views, snapshots: stores.snapshots, members: stores.members, logger, ...(cards ? { cards } : {}) }, logger);
   const client = createDiscordClient(config.DISCORD_API_URL);
 
   let stopping = false;

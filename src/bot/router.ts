@@ -68,6 +68,7 @@ export function toInput(interaction: ChatInputCommandInteraction | AutocompleteI
     subcommand: interaction.options.getSubcommand(false),
     options: leafOptions(interaction.options.data),
     userId: interaction.user.id,
+    guildId: interaction.guildId,
     locale: interaction.locale,
   };
 }

@@ -1,6 +1,7 @@
-// Where the bot keeps what outlives one interaction: account links (for good) and the views behind
-// paged replies (while their controls work). Redis when CACHE_URL is set, shared by every bot
-// process; otherwise links in an SQLite file (they survive a restart) and views in bounded memory.
+// Where the bot keeps what outlives one interaction: account links, the snapshots behind "since your
+// last look" and who is in which server (for good), and the views behind paged replies (while their
+// controls work). Redis when CACHE_URL is set, shared by every bot process; otherwise the lasting
+// ones in an SQLite file (they survive a restart) and views in bounded memory.
 // Every operation has a deadline, and a failure is told (StoreUnavailableError), never swallowed.
 import { existsSync, renameSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -9,7 +10,7 @@ import { Keyv } from 'keyv';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 
-import { StoreUnavailableError, type LinkStore, type View, type ViewStore } from '../../commands/index.js';
+import { StoreUnavailableError, type LinkStore, type MemberStore, type SnapshotStore, type View, type ViewStore } from '../../commands/index.js';
 import { PLATFORM_SLUGS, TITLE_SLUGS, type TitleSlug } from '../catalog/index.js';
 import { keyvOnRedis } from '../lookup/cache.js';
 import { withTimeout } from '../lookup/within.js';
@@ -22,13 +23,27 @@ export const VIEW_TTL_MS = 5 * 60_000;
 export const DEFAULT_VIEWS_MAX_ENTRIES = 20_000;
 /** How long one links or views operation may take unless configured (STORE_TIMEOUT_MS). */
 export const DEFAULT_STORE_TIMEOUT_MS = 1_000;
+/** Members remembered per server, the latest kept: what a leaderboard can rank at most. */
+export const MAX_MEMBERS_PER_SERVER = 1_000;
 
 const LinkedAccountSchema = z.object({ platform: z.enum(PLATFORM_SLUGS), identifier: z.string().min(1), handle: z.string().min(1) });
+const SnapshotSchema = z.object({
+  at: z.iso.datetime(),
+  platform: z.string(),
+  identifier: z.string(),
+  matches: z.number().optional(),
+  wins: z.number().optional(),
+  kd: z.number().optional(),
+  winRate: z.number().optional(),
+});
+const MembersSchema = z.array(z.string()).max(MAX_MEMBERS_PER_SERVER);
 const ViewSchema = z.object({ kind: z.enum(['profile', 'segments', 'matches', 'sessions', 'search']), title: z.enum(TITLE_SLUGS), platform: z.enum(PLATFORM_SLUGS), ownerId: z.string() }).loose();
 
 export interface BotStores {
   links: LinkStore;
   views: ViewStore;
+  snapshots: SnapshotStore;
+  members: MemberStore;
   close(): Promise<void>;
 }
 
@@ -54,17 +69,17 @@ export interface StoreOptions {
 export async function createBotStores(options: StoreOptions & { connectTimeoutMs?: number; logger?: Logger | undefined }): Promise<BotStores> {
   let linksKeyv: Keyv;
   let viewsKeyv: Keyv;
+  let snapshotsKeyv: Keyv;
+  let membersKeyv: Keyv;
   const closers: (() => unknown)[] = [];
   const viewTtlMs = options.viewTtlMs ?? VIEW_TTL_MS;
   const timeoutMs = options.operationTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
   if (options.redisUrl) {
-    const links = keyvOnRedis(options.redisUrl, `${options.namespace}-links`);
-    const views = keyvOnRedis(options.redisUrl, `${options.namespace}-views`);
-    linksKeyv = links.keyv;
-    viewsKeyv = views.keyv;
-    closers.push(links.close, views.close);
+    const opened = ['links', 'views', 'snapshots', 'members'].map((name) => keyvOnRedis(options.redisUrl!, `${options.namespace}-${name}`));
+    [linksKeyv, viewsKeyv, snapshotsKeyv, membersKeyv] = opened.map((o) => o.keyv) as [Keyv, Keyv, Keyv, Keyv];
+    closers.push(...opened.map((o) => o.close));
     try {
-      await withTimeout(Promise.all([links.ready, views.ready]), options.connectTimeoutMs ?? 2_000, 'connecting to Redis');
+      await withTimeout(Promise.all(opened.map((o) => o.ready)), options.connectTimeoutMs ?? 2_000, 'connecting to Redis');
       if (existsSync(options.linksPath)) await moveLinksToRedis(options.linksPath, `${options.namespace}-links`, linksKeyv, options.logger);
     } catch (e) {
       options.logger?.warn({ reason: (e as Error).message }, 'Redis unavailable: links and paged replies fail until it is back');
@@ -78,6 +93,10 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
     }
     linksKeyv = new Keyv({ store: file, namespace: `${options.namespace}-links`, throwOnErrors: true });
     linksKeyv.on('error', () => undefined);
+    snapshotsKeyv = new Keyv({ store: file, namespace: `${options.namespace}-snapshots`, throwOnErrors: true });
+    snapshotsKeyv.on('error', () => undefined);
+    membersKeyv = new Keyv({ store: file, namespace: `${options.namespace}-members`, throwOnErrors: true });
+    membersKeyv.on('error', () => undefined);
     const memory = new BoundedMemoryStore({ maxEntries: options.viewsMaxEntries ?? DEFAULT_VIEWS_MAX_ENTRIES });
     viewsKeyv = new Keyv({ store: memory, namespace: `${options.namespace}-views`, serialize: undefined, deserialize: undefined });
     closers.push(() => file.close(), () => memory.close());
@@ -106,6 +125,32 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
         return guarded(() => linksKeyv.delete(linkKey(userId, title)), 'Your link was **not** forgotten: links cannot be changed right now. Try again in a moment.');
       },
     },
+    snapshots: {
+      async get(userId, title) {
+        const parsed = SnapshotSchema.safeParse(await guarded<unknown>(() => snapshotsKeyv.get(linkKey(userId, title)), 'Your last look cannot be read right now.'));
+        return parsed.success ? parsed.data : undefined;
+      },
+      async set(userId, title, snapshot) {
+        const saved = await guarded(() => snapshotsKeyv.set(linkKey(userId, title), snapshot), 'This look was not kept for next time.');
+        if (!saved) throw new StoreUnavailableError('This look was not kept for next time.');
+      },
+    },
+    members: {
+      // Read, add, write: two processes adding at once may lose one add, which the member's next
+      // command in that server records again.
+      async add(guildId, userId) {
+        const told = 'Server members cannot be recorded right now.';
+        const parsed = MembersSchema.safeParse(await guarded<unknown>(() => membersKeyv.get(guildId), told));
+        const known = parsed.success ? parsed.data : [];
+        if (known.at(-1) === userId) return;
+        const next = [...known.filter((id) => id !== userId), userId].slice(-MAX_MEMBERS_PER_SERVER);
+        if (!(await guarded(() => membersKeyv.set(guildId, next), told))) throw new StoreUnavailableError(told);
+      },
+      async list(guildId) {
+        const parsed = MembersSchema.safeParse(await guarded<unknown>(() => membersKeyv.get(guildId), 'This server’s members cannot be read right now. Try again in a moment.'));
+        return parsed.success ? parsed.data : [];
+      },
+    },
     views: {
       async save(view) {
         const id = randomBytes(9).toString('base64url');
@@ -118,7 +163,7 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
       },
     },
     close: async () => {
-      await Promise.allSettled([linksKeyv.disconnect(), viewsKeyv.disconnect()]);
+      await Promise.allSettled([linksKeyv, viewsKeyv, snapshotsKeyv, membersKeyv].map((k) => k.disconnect()));
       for (const close of closers) await close();
     },
   };

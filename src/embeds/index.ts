@@ -8,4 +8,7 @@ export * from './search.js';
 export * from './segments.js';
 export * from './sessions.js';
 export * from './figures.js';
+export * from './compare.js';
+export * from './since.js';
+export * from './leaderboard.js';
 export * from './urls.js';

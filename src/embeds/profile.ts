@@ -15,6 +15,8 @@ export interface Onward {
 export interface ProfileOptions {
   locale?: string | undefined;
   onward?: Onward | undefined;
+  /** "Since your last look" lines, for a linked player's own profile (`sinceLines`). */
+  since?: readonly string[] | undefined;
 }
 
 const MAX_FIGURES = 6;
@@ -78,6 +80,7 @@ export function profileReply(profile: StatsProfile, title: TitleSlug, meta: Look
         lastPlayed,
         rest.length > 0 ? `\n${rest.join('\n')}` : null,
         empty ? 'No stats on record yet.' : null,
+        options.since && options.since.length > 0 ? `\n${options.since.join('\n')}` : null,
       ),
       footer: footerOf(title, profile.platformInfo.platformSlug),
       timestamp: dataTime(meta),

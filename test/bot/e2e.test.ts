@@ -194,9 +194,32 @@ describe('the bot process against the Discord double', () => {
     expect(mine.callback.data?.embeds?.[0]?.title).toBe('Nova#2231');
   });
 
+  it('ranks the server’s linked members, compares two players, and tells a member what changed since their last look', async () => {
+    const ana = { id: '1180000000000000511', username: 'ana' };
+    const ben = { id: '1180000000000000512', username: 'ben' };
+    await send(chatInput({ command: 'link', options: { title: 'title_c', platform: 'pc_store_c', player: 'Nova#2231' }, user: ana }));
+    await send(chatInput({ command: 'link', options: { title: 'title_c', platform: 'pc_store_c', player: 'AtlasJr#6876' }, user: ben }));
+    const board = await send(chatInput({ command: 'leaderboard', options: { title: 'title_c', stat: 'kd' }, user: ben }));
+    expect(board.callback.data?.embeds?.[0]?.author?.name).toBe('Title C · Server leaderboard');
+    const rows = (board.callback.data?.embeds?.[0]?.description ?? '').split('\n');
+    expect(rows.findIndex((l) => l.includes('**Nova#2231**'))).toBeGreaterThanOrEqual(0);
+    expect(rows.find((l) => l.includes('▶'))).toContain('AtlasJr#6876');
+    const dm = await send(chatInput({ command: 'leaderboard', options: { title: 'title_c' }, user: ben, guildId: null }));
+    expect(dm.callback).toMatchObject({ type: 4, data: { flags: EPHEMERAL } });
+
+    const vs = await send(chatInput({ command: 'compare', options: { title: 'title_c', player: 'Nova#2231', platform: 'pc_store_c' }, user: ben }));
+    expect(vs.callback.data?.embeds?.[0]?.title).toBe('Nova#2231 vs AtlasJr#6876');
+    expect(vs.callback.data?.embeds?.[0]?.description).toMatch(/^K\/D · /m);
+
+    const first = await send(chatInput({ group: 'title_c', subcommand: 'profile', options: {}, user: ana }));
+    expect(first.callback.data?.embeds?.[0]?.description).toContain('Look again later');
+    const second = await send(chatInput({ group: 'title_c', subcommand: 'profile', options: {}, user: ana }));
+    expect(second.callback.data?.embeds?.[0]?.description).toMatch(/\*\*Since your last look\*\* <t:\d+:R>: no new matches\./);
+  });
+
   it('registered nothing by itself: commands come from deploy-commands', () => {
     expect(double.commands.global).toBeNull();
-    expect(commands).toHaveLength(3);
+    expect(commands.map((c) => c.data.name)).toEqual(['stats', 'link', 'unlink', 'compare', 'leaderboard']);
   });
 
   it('resumes after the gateway drops and answers what arrives afterwards', async () => {

@@ -1,10 +1,14 @@
-// Links and views in Redis: what one bot process stores, another reads.
+// The bot's stores: in Redis, what one bot process stores another reads; in an SQLite file, what
+// one run stores the next reads.
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 import { createClient } from '@keyv/redis';
 import { describe, expect, it } from 'vitest';
 
-import { createBotStores } from '../../src/bot/stores.js';
+import { MAX_MEMBERS_PER_SERVER, createBotStores } from '../../src/bot/stores.js';
 
 describe('bot stores on Redis', () => {
   it('share links and views between processes', async () => {
@@ -21,6 +25,14 @@ describe('bot stores on Redis', () => {
       expect(await b.views.load('no-such-view')).toBeUndefined();
       expect(await b.links.delete('u1', 'title_c')).toBe(true);
       expect(await a.links.get('u1', 'title_c')).toBeUndefined();
+      // Snapshots of a look and who is in a server are shared too.
+      await a.snapshots.set('u1', 'title_c', { at: '2026-11-20T10:00:00.000Z', platform: 'pc_store_c', identifier: 'Nova#2231', matches: 46, kd: 1.48 });
+      expect(await b.snapshots.get('u1', 'title_c')).toEqual({ at: '2026-11-20T10:00:00.000Z', platform: 'pc_store_c', identifier: 'Nova#2231', matches: 46, kd: 1.48 });
+      await a.members.add('g1', 'u1');
+      await b.members.add('g1', 'u2');
+      await a.members.add('g1', 'u1');
+      expect(await b.members.list('g1')).toEqual(['u2', 'u1']);
+      expect(await a.members.list('g2')).toEqual([]);
     } finally {
       await a.close();
       await b.close();
@@ -28,6 +40,26 @@ describe('bot stores on Redis', () => {
       await redis.connect();
       for (const k of await redis.keys(`${namespace}-*`)) await redis.del(k);
       redis.destroy();
+    }
+  });
+});
+
+describe('bot stores in an SQLite file', () => {
+  it('keep snapshots and server members across a restart, members bounded per server', async () => {
+    const linksPath = join(mkdtempSync(join(tmpdir(), 'stores-')), 'links.sqlite');
+    const a = await createBotStores({ namespace: 't', linksPath });
+    await a.snapshots.set('u1', 'title_b', { at: '2026-11-20T10:00:00.000Z', platform: 'pc_store_b', identifier: 'Rift', matches: 3 });
+    for (let i = 0; i < MAX_MEMBERS_PER_SERVER + 5; i++) await a.members.add('g1', `m${i}`);
+    await a.close();
+    const b = await createBotStores({ namespace: 't', linksPath });
+    try {
+      expect(await b.snapshots.get('u1', 'title_b')).toMatchObject({ identifier: 'Rift', matches: 3 });
+      const members = await b.members.list('g1');
+      expect(members).toHaveLength(MAX_MEMBERS_PER_SERVER);
+      expect(members.at(0)).toBe('m5');
+      expect(members.at(-1)).toBe(`m${MAX_MEMBERS_PER_SERVER + 4}`);
+    } finally {
+      await b.close();
     }
   });
 });

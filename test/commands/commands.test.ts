@@ -26,7 +26,7 @@ beforeAll(async () => {
   service = await startService(smallLines());
   linksPath = join(mkdtempSync(join(tmpdir(), 'links-')), 'links.sqlite');
   stores = await createBotStores({ namespace: 'test', linksPath });
-  deps = { lookup: new LookupClient({ baseUrl: service.url, cache: await createLookupCache() }), links: stores.links, views: stores.views, logger: pino({ level: 'silent' }) };
+  deps = { lookup: new LookupClient({ baseUrl: service.url, cache: await createLookupCache() }), links: stores.links, views: stores.views, snapshots: stores.snapshots, members: stores.members, logger: pino({ level: 'silent' }) };
 });
 afterAll(async () => {
   await stores.close();
@@ -55,7 +55,7 @@ describe('the command tree', () => {
       title_c: ['profile', 'segments', 'search'],
       title_d: ['profile', 'segments', 'search'],
     });
-    expect(commands.map((c) => c.data.name)).toEqual(['stats', 'link', 'unlink']);
+    expect(commands.map((c) => c.data.name)).toEqual(['stats', 'link', 'unlink', 'compare', 'leaderboard']);
   });
 
   it('keeps names unique and within Discord’s rules at every level', () => {
@@ -260,5 +260,138 @@ describe('autocomplete', () => {
           const choices = await stats.autocomplete(focus(title, e.kind, { [name]: '"@everyone/../%?#' }, name), deps);
           expect(choices.length).toBeLessThanOrEqual(25);
         }
+  });
+});
+
+describe('/compare', () => {
+  const compare = findCommand('compare')!;
+  const run = (options: Record<string, string>, userId = 'cmp1') => compare.execute({ name: 'compare', group: null, subcommand: null, options, userId }, deps);
+
+  it('sets two players side by side, the better of each pair bold and pointed at, counts unmarked', async () => {
+    const r = await run({ title: 'title_c', player: 'Ember#4471', platform: 'pc_store_c', other: 'Embertide#1000' });
+    expect(r.ephemeral).toBe(false);
+    const e = r.embeds[0]!;
+    expect(e.title).toBe('Ember#4471 vs Embertide#1000');
+    expect(messageErrors({ embeds: r.embeds, components: r.components })).toEqual([]);
+    const kd = e.description!.split('\n').find((l) => l.startsWith('K/D · '))!;
+    expect(kd).toMatch(/^K\/D · (\*\*[\d.]+\*\* ◂ [\d.]+|[\d.]+ ▸ \*\*[\d.]+\*\*|[\d.]+ = [\d.]+)$/);
+    expect(e.description).toMatch(/^Matches · \d+ vs \d+$/m);
+    expect(e.description).toMatch(/is ahead on \d+ of \d+ figures|Even:/);
+  });
+
+  it('takes the invoker’s linked account as the other player, and says what to do without one', async () => {
+    const none = await run({ title: 'title_c', player: 'Ember#4471', platform: 'pc_store_c' }, 'cmp-nolink');
+    expect(none).toMatchObject({ ephemeral: true });
+    expect(none.content).toContain('with whom');
+    await stores.links.set('cmp2', 'title_c', { platform: 'pc_store_c', identifier: 'Embertide#1000', handle: 'Embertide#1000' });
+    const linked = await run({ title: 'title_c', player: 'Ember#4471' }, 'cmp2');
+    expect(linked.embeds[0]?.title).toBe('Ember#4471 vs Embertide#1000');
+    const same = await run({ title: 'title_c', player: 'embertide#1000' }, 'cmp2');
+    expect(same.content).toContain('same player twice');
+  });
+
+  it('answers a missing or private player, and a title typed past the choices, with an ephemeral message', async () => {
+    const missing = await run({ title: 'title_c', player: 'Nobody#0000', platform: 'pc_store_c', other: 'Ember#4471' });
+    expect(missing).toMatchObject({ ephemeral: true });
+    expect(missing.content).toContain('Nobody#0000');
+    const hidden = await run({ title: 'title_c', player: 'Ember#4471', platform: 'pc_store_c', other: 'Shade#0001' });
+    expect(hidden.content).toContain('private');
+    expect((await run({ title: 'title_z', player: 'x' })).content).toContain('Choose a title');
+  });
+
+  it('autocompletes platforms and both players', async () => {
+    const c = (options: Record<string, string>, focused: string) => compare.autocomplete!({ name: 'compare', group: null, subcommand: null, options, userId: 'cmp1', focused: { name: focused, value: options[focused] ?? '' } }, deps);
+    expect((await c({ title: 'title_c', platform: 'pc' }, 'platform')).map((x) => x.value)).toContain('pc_store_c');
+    expect((await c({ title: 'title_c', platform: 'pc_store_c', other: 'Embert' }, 'other')).map((x) => x.value)).toContain('Embertide#1000');
+    expect(await c({ title: 'nope', player: 'x' }, 'player')).toEqual([]);
+  });
+});
+
+describe('since your last look', () => {
+  const look = (userId: string, options: Record<string, string> = {}) => stats.execute(input('title_c', 'profile', options, userId), deps);
+  const lastLines = (r: Awaited<ReturnType<typeof look>>) => r.embeds[0]!.description!.split('\n\n').at(-1)!;
+
+  it('keeps a snapshot of the linked player’s own profile and says what changed at the next look', async () => {
+    await stores.links.set('since1', 'title_c', { platform: 'pc_store_c', identifier: 'Ember#4471', handle: 'Ember#4471' });
+    const first = await look('since1');
+    expect(lastLines(first)).toContain('Look again later');
+    const kept = await stores.snapshots.get('since1', 'title_c');
+    expect(kept).toMatchObject({ platform: 'pc_store_c', identifier: 'Ember#4471' });
+    expect(kept!.matches).toBeGreaterThan(0);
+
+    const again = await look('since1');
+    expect(lastLines(again)).toMatch(/^\*\*Since your last look\*\* <t:\d+:R>: no new matches\.$/);
+
+    // Days ago they had played none of these matches, with a lower K/D.
+    await stores.snapshots.set('since1', 'title_c', { ...kept!, at: '2026-11-17T10:00:00.000Z', matches: 0, wins: 0, kd: 0.5 });
+    const later = await look('since1');
+    const [m, w] = [kept!.matches!, kept!.wins!];
+    expect(lastLines(later).split('\n')).toEqual([
+      `**Since your last look** <t:${Date.parse('2026-11-17T10:00:00.000Z') / 1000}:R>`,
+      `+${m} ${m === 1 ? 'match' : 'matches'} · ${w} ${w === 1 ? 'win' : 'wins'}`,
+      `K/D 0.50 → **${kept!.kd!.toFixed(2)}**`,
+      `Win rate **${kept!.winRate!.toFixed(1)}%**`,
+    ]);
+  });
+
+  it('says nothing of it for another player’s profile, typed or someone else’s link', async () => {
+    await stores.links.set('since2', 'title_c', { platform: 'pc_store_c', identifier: 'Ember#4471', handle: 'Ember#4471' });
+    const other = await look('since2', { platform: 'pc_store_c', player: 'Embertide#1000' });
+    expect(other.embeds[0]!.description).not.toMatch(/last look|Look again/);
+    const own = await look('since2', { platform: 'pc_store_c', player: 'ember#4471' });
+    expect(own.embeds[0]!.description).toMatch(/last look|Look again/);
+    expect(await stores.snapshots.get('since-nobody', 'title_c')).toBeUndefined();
+  });
+
+  it('tells the user when the snapshot could not be kept, and still shows the profile', async () => {
+    await stores.links.set('since3', 'title_c', { platform: 'pc_store_c', identifier: 'Ember#4471', handle: 'Ember#4471' });
+    const broken = { ...deps, snapshots: { get: () => Promise.reject(new Error('store down')), set: () => Promise.reject(new Error('store down')) } };
+    const r = await stats.execute(input('title_c', 'profile', {}, 'since3'), broken);
+    expect(r.embeds[0]!.title).toBe('Ember#4471');
+    expect(r.embeds[0]!.description).toContain('Could not keep this look');
+  });
+});
+
+describe('/leaderboard', () => {
+  const board = findCommand('leaderboard')!;
+  const run = (options: Record<string, string>, userId: string, guildId: string | null = 'g-board') => board.execute({ name: 'leaderboard', group: null, subcommand: null, options, userId, guildId }, deps);
+  const link = findCommand('link')!;
+  const linkIn = (userId: string, player: string, guildId = 'g-board') =>
+    link.execute({ name: 'link', group: null, subcommand: null, options: { title: 'title_c', platform: 'pc_store_c', player }, userId, guildId }, deps);
+
+  it('ranks the members who linked in the server, best first, with the invoker marked and the unranked counted', async () => {
+    await linkIn('b1', 'Ember#4471');
+    await linkIn('b2', 'Embertide#1000');
+    await linkIn('b3', 'Shade#0001'); // private: linked, not ranked
+    await linkIn('b9', 'Ember#4471', 'g-other'); // another server's member
+    const r = await run({ title: 'title_c', stat: 'kd' }, 'b2');
+    expect(r.ephemeral).toBe(false);
+    const e = r.embeds[0]!;
+    expect(e.title).toBe('K/D');
+    expect(messageErrors({ embeds: r.embeds, components: r.components })).toEqual([]);
+    const rows = e.description!.split('\n').filter((l) => /^(🥇|🥈|🥉|`)/.test(l));
+    expect(rows).toHaveLength(2);
+    const values = rows.map((l) => Number(/· ([\d.]+)$/.exec(l)![1]));
+    expect(values[0]).toBeGreaterThanOrEqual(values[1]!);
+    expect(rows.filter((l) => l.includes('▶ **Embertide#1000**'))).toHaveLength(1);
+    expect(e.description).toContain('Not ranked: 1 private');
+    expect(e.footer?.text).toBe('Title C · 2 ranked of 3 linked');
+    // The invoker's command records them again, as the latest.
+    expect(await stores.members.list('g-board')).toEqual(['b1', 'b3', 'b2']);
+  });
+
+  it('ranks by another figure by meaning, and tells a member who has not linked how to get on it', async () => {
+    const r = await run({ title: 'title_c', stat: 'winRate' }, 'b-nolink');
+    expect(r.embeds[0]!.title).toBe('Win rate');
+    expect(r.embeds[0]!.description).toMatch(/· [\d.]+%$/m);
+    expect(r.embeds[0]!.description).toContain('You are not on this board');
+    expect(await stores.members.list('g-board')).toContain('b-nolink');
+  });
+
+  it('answers outside a server, an unknown figure and an empty server with a clear message', async () => {
+    expect((await run({ title: 'title_c' }, 'b1', null)).content).toContain('use it in one');
+    expect((await run({ title: 'title_c', stat: 'luck' }, 'b1')).content).toContain('Rank by one of');
+    const empty = await run({ title: 'title_a' }, 'b1', 'g-empty');
+    expect(empty.embeds[0]!.description).toContain('Nobody to rank yet');
   });
 });

@@ -1,0 +1,56 @@
+// /compare <title> <player> [platform] [other] [other_platform]: two careers side by side. The other
+// player defaults to the invoker's linked account; a typed other defaults to the first one's platform.
+import { SlashCommandBuilder } from 'discord.js';
+
+import { PLATFORMS, TITLES, isTitle, type TitleSlug } from '../src/catalog/index.js';
+import { compareReply, errorReply, notice, safeText, type Reply } from '../src/embeds/index.js';
+import { platformChoices, searchChoices } from './choices.js';
+import { endpointOf, isReply, resolveTarget, stringOption, titleChoices, titleOf, type Target } from './resolve.js';
+import { COMMAND_DEADLINE_MS, type AutocompleteInput, type Choice, type Command, type CommandInput, type Deps } from './types.js';
+
+const call = { deadlineMs: COMMAND_DEADLINE_MS };
+
+async function side(title: TitleSlug, target: Target, deps: Deps) {
+  const r = await deps.lookup.profile(title, target.platform, target.player, call);
+  return r.errors ? errorReply(r.errors[0]!, { title, platform: target.platform, player: target.handle ?? target.player }) : { profile: r.data, meta: r.meta };
+}
+
+export const compare = {
+  data: new SlashCommandBuilder()
+    .setName('compare')
+    .setDescription('Two players side by side; the other is your linked account unless you name one')
+    .addStringOption((o) => o.setName('title').setDescription('The title').setRequired(true).addChoices(...titleChoices))
+    .addStringOption((o) => o.setName('player').setDescription('A player (name or id)').setRequired(true).setMaxLength(200).setAutocomplete(true))
+    .addStringOption((o) => o.setName('platform').setDescription('Their platform').setAutocomplete(true))
+    .addStringOption((o) => o.setName('other').setDescription('Compare with (default: your linked account)').setMaxLength(200).setAutocomplete(true))
+    .addStringOption((o) => o.setName('other_platform').setDescription('The other player’s platform (default: the first one’s)').setAutocomplete(true))
+    .toJSON(),
+
+  async execute(input: CommandInput, deps: Deps): Promise<Reply> {
+    const title = titleOf(input);
+    if (typeof title !== 'string') return title;
+    const first = await resolveTarget(input, title, 'profile', deps);
+    if (isReply(first)) return first;
+    const other = stringOption(input, 'other');
+    const otherPlatform = stringOption(input, 'other_platform') ?? (other ? first.platform : undefined);
+    const second = await resolveTarget({ ...input, options: { ...(otherPlatform ? { platform: otherPlatform } : {}), ...(other ? { player: other } : {}) } }, title, 'profile', deps);
+    if (isReply(second)) return other ? second : notice(`Compare **${safeText(first.handle ?? first.player)}** with whom? Type ${'`other:`'}, or link your ${TITLES[title].name} account with \`/link\`.`);
+    if (second.platform === first.platform && second.player.toLowerCase() === first.player.toLowerCase()) return notice('That is the same player twice: name someone else with `other:`.');
+    const [a, b] = await Promise.all([side(title, first, deps), side(title, second, deps)]);
+    if (isReply(a)) return a;
+    if (isReply(b)) return b;
+    return compareReply(title, a, b, input.locale);
+  },
+
+  async autocomplete(input: AutocompleteInput, deps: Deps): Promise<Choice[]> {
+    const title = stringOption(input, 'title');
+    if (!title || !isTitle(title)) return [];
+    const endpoint = endpointOf(title, 'profile');
+    const typed = input.focused.value.trim();
+    if (input.focused.name === 'platform' || input.focused.name === 'other_platform') return platformChoices(endpoint, typed);
+    if ((input.focused.name !== 'player' && input.focused.name !== 'other') || !typed) return [];
+    const platformTyped = stringOption(input, input.focused.name === 'other' ? 'other_platform' : 'platform') ?? stringOption(input, 'platform');
+    const platform = endpoint.platforms.find((p) => p === platformTyped || PLATFORMS[p].name === platformTyped) ?? (endpoint.platforms.length === 1 ? endpoint.platforms[0] : (await deps.links.get(input.userId, title))?.platform);
+    return searchChoices(title, platform, typed, deps);
+  },
+} satisfies Command;

@@ -1,0 +1,82 @@
+// /leaderboard <title> [stat]: the server's linked members ranked by a figure. Profiles come through
+// the lookup cache and its single flight; a board looks up at most so many members, a few at a time,
+// within the command's deadline, and counts those it could not rank.
+import { SlashCommandBuilder } from 'discord.js';
+
+import { FIGURE_INFO, findEndpoint, type Figure, type TitleSlug } from '../src/catalog/index.js';
+import { figure, leaderboardReply, notice, type BoardEntry, type Reply } from '../src/embeds/index.js';
+import { overviewOf } from '../src/lookup/schemas.js';
+import { recordMember } from './link.js';
+import { stringOption, titleChoices, titleOf } from './resolve.js';
+import { COMMAND_DEADLINE_MS, type Command, type CommandInput, type Deps, type LinkedAccount } from './types.js';
+
+/** Figures a board ranks by, more being better each time. */
+export const BOARD_FIGURES: readonly Figure[] = ['kd', 'winRate', 'killsPerMatch', 'damagePerMatch', 'headshotRate', 'accuracy', 'rating', 'healingPerMatch', 'matchesPlayed', 'wins', 'kills', 'timePlayed'];
+/** Members a board looks up at most (the latest recorded); what one command may cost the service. */
+export const MAX_BOARD_LOOKUPS = 50;
+/** Lookups at once: a board shares the service with everyone else's commands. */
+const CONCURRENCY = 4;
+
+const isBoardFigure = (value: string): value is Figure => (BOARD_FIGURES as readonly string[]).includes(value);
+
+/** Runs `work` over `items`, `limit` at a time, in order of the items. */
+async function pooled<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await work(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+async function entryOf(title: TitleSlug, f: Figure, userId: string, account: LinkedAccount, deadline: number, deps: Deps): Promise<{ entry: BoardEntry; fetchedAt?: number }> {
+  const base = { userId, handle: account.handle };
+  if (!findEndpoint(title, 'profile')?.platforms.includes(account.platform)) return { entry: { ...base, missing: 'no_figure' } };
+  const r = await deps.lookup.profile(title, account.platform, account.identifier, { deadlineMs: Math.max(200, deadline - Date.now()) });
+  if (r.errors) return { entry: { ...base, missing: r.errors[0]!.kind } };
+  const stat = figure(overviewOf(r.data.segments)?.stats ?? {}, title, f);
+  return { entry: stat && typeof stat.value === 'number' ? { ...base, stat } : { ...base, missing: 'no_figure' }, fetchedAt: r.meta.fetchedAt };
+}
+
+export const leaderboard = {
+  data: new SlashCommandBuilder()
+    .setName('leaderboard')
+    .setDescription('This server’s linked members ranked by a figure')
+    .setContexts(0)
+    .addStringOption((o) => o.setName('title').setDescription('The title').setRequired(true).addChoices(...titleChoices))
+    .addStringOption((o) =>
+      o
+        .setName('stat')
+        .setDescription('Rank by (default K/D)')
+        .addChoices(...BOARD_FIGURES.map((f) => ({ name: FIGURE_INFO[f].label, value: f }))),
+    )
+    .toJSON(),
+
+  async execute(input: CommandInput, deps: Deps): Promise<Reply> {
+    const title = titleOf(input);
+    if (typeof title !== 'string') return title;
+    if (!input.guildId) return notice('A leaderboard ranks the members of a server: use it in one.');
+    const typed = stringOption(input, 'stat') ?? 'kd';
+    if (!isBoardFigure(typed)) return notice(`Rank by one of: ${BOARD_FIGURES.map((f) => `\`${f}\``).join(', ')}.`);
+    await recordMember(input.guildId, input.userId, deps);
+    const deadline = Date.now() + COMMAND_DEADLINE_MS - 1_000;
+    const members = await deps.members.list(input.guildId);
+    const linked = (await pooled(members, 16, async (userId) => ({ userId, account: await deps.links.get(userId, title) }))).filter(
+      (m): m is { userId: string; account: LinkedAccount } => m.account !== undefined,
+    );
+    // The latest recorded first: a board of a big server ranks its most active members.
+    const looked = linked.slice(-MAX_BOARD_LOOKUPS);
+    const mine = linked.find((m) => m.userId === input.userId);
+    if (mine && !looked.includes(mine)) looked[0] = mine;
+    const results = await pooled(looked, CONCURRENCY, (m) => entryOf(title, typed, m.userId, m.account, deadline, deps));
+    const fetched = results.flatMap((r) => (r.fetchedAt === undefined ? [] : [r.fetchedAt]));
+    return leaderboardReply(
+      results.map((r) => r.entry),
+      { title, figure: typed, invokerId: input.userId, notLookedUp: linked.length - looked.length, oldestFetch: fetched.length > 0 ? Math.min(...fetched) : undefined, locale: input.locale },
+    );
+  },
+} satisfies Command;

@@ -1,0 +1,78 @@
+// A server's leaderboard: its linked members ranked by one figure, the top ten and the invoker's own
+// place, honest about those who could not be ranked.
+import { FIGURE_INFO, type Figure, type TitleSlug } from '../catalog/index.js';
+import type { LookupErrorKind } from '../lookup/errors.js';
+import type { Stat } from '../lookup/schemas.js';
+import { TITLE_COLORS, statValue, titleName } from './format.js';
+import { embedReply, safeText, type Reply } from './reply.js';
+
+export const BOARD_SIZE = 10;
+
+/** One linked member: their figure when their profile answered, else why not. */
+export type BoardEntry = { userId: string; handle: string } & ({ stat: Stat } | { stat?: undefined; missing: LookupErrorKind | 'no_figure' });
+
+export interface BoardContext {
+  title: TitleSlug;
+  figure: Figure;
+  invokerId: string;
+  /** Linked members left out because the board looks up only so many at a time. */
+  notLookedUp: number;
+  /** When the oldest answer on the board was fetched (epoch ms). */
+  oldestFetch?: number | undefined;
+  locale?: string | undefined;
+}
+
+const MEDALS = ['🥇', '🥈', '🥉'];
+
+const REASONS: Partial<Record<LookupErrorKind | 'no_figure', string>> = {
+  private: 'private',
+  not_found: 'not found',
+  no_figure: 'no such figure yet',
+  timeout: 'not answered in time',
+  rate_limited: 'service busy',
+  unavailable: 'service down',
+};
+
+/** Entries with the figure, best first (ties by name, so that the order is the same each time). */
+export function rank(entries: readonly BoardEntry[]): (BoardEntry & { stat: Stat })[] {
+  return entries
+    .filter((e): e is BoardEntry & { stat: Stat } => e.stat !== undefined && typeof e.stat.value === 'number')
+    .sort((a, b) => (b.stat.value ?? 0) - (a.stat.value ?? 0) || a.handle.localeCompare(b.handle));
+}
+
+/**
+ * `/leaderboard`: a line a member (medals for the first three, the invoker marked ▶), the invoker's
+ * own place under the top ten when they are lower, and a line counting who is not ranked and why.
+ */
+export function leaderboardReply(entries: readonly BoardEntry[], ctx: BoardContext): Reply {
+  const { figure: f, locale } = ctx;
+  const ranked = rank(entries);
+  const line = (e: BoardEntry & { stat: Stat }, i: number) => {
+    const mine = e.userId === ctx.invokerId;
+    const place = MEDALS[i] ?? `\`${String(i + 1).padStart(2)}\``;
+    return `${place} ${mine ? '▶ ' : ''}**${safeText(e.handle)}** · ${statValue(e.stat, locale, f, true)}`;
+  };
+  const lines = ranked.slice(0, BOARD_SIZE).map(line);
+  const mine = ranked.findIndex((e) => e.userId === ctx.invokerId);
+  const own =
+    mine >= BOARD_SIZE
+      ? `\n${line(ranked[mine]!, mine)}\nYou are **#${mine + 1}** of ${ranked.length}.`
+      : mine >= 0
+        ? null
+        : entries.some((e) => e.userId === ctx.invokerId)
+          ? '\nYou are not ranked: see below.'
+          : `\nYou are not on this board: \`/link title:${ctx.title}\` puts you on it.`;
+  const why = new Map<string, number>();
+  for (const e of entries) if (e.stat === undefined) why.set(REASONS[e.missing] ?? 'no answer', (why.get(REASONS[e.missing] ?? 'no answer') ?? 0) + 1);
+  if (ctx.notLookedUp > 0) why.set('not looked up this time', ctx.notLookedUp);
+  const unranked = why.size > 0 ? `-# Not ranked: ${[...why].map(([reason, n]) => `${n} ${reason}`).join(' · ')}` : null;
+  const empty = ranked.length === 0 ? 'Nobody to rank yet: members who `/link` their account here show up on the board.' : null;
+  return embedReply({
+    color: TITLE_COLORS[ctx.title],
+    author: { name: `${titleName(ctx.title)} · Server leaderboard` },
+    title: `${FIGURE_INFO[f].label}`,
+    description: [empty ?? lines.join('\n'), own, unranked].filter((l): l is string => !!l).join('\n'),
+    footer: { text: `${titleName(ctx.title)} · ${ranked.length} ranked of ${entries.length + ctx.notLookedUp} linked` },
+    ...(ctx.oldestFetch !== undefined ? { timestamp: new Date(ctx.oldestFetch).toISOString() } : {}),
+  });
+}

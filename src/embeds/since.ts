@@ -1,0 +1,67 @@
+// "Since your last look": what a linked player's own profile kept from the last time they looked
+// (a snapshot per user and title), and the lines that say what changed since.
+import type { TitleSlug } from '../catalog/index.js';
+import type { Stats } from '../lookup/schemas.js';
+import { figure } from './figures.js';
+import { formatValue, relativeTime } from './format.js';
+
+/** The few figures a look keeps: enough to say what changed, small enough to keep for every user. */
+export interface ProfileSnapshot {
+  /** When the look was (ISO). */
+  at: string;
+  platform: string;
+  identifier: string;
+  matches?: number | undefined;
+  wins?: number | undefined;
+  kd?: number | undefined;
+  winRate?: number | undefined;
+}
+
+const numberOf = (stats: Stats, title: TitleSlug, f: Parameters<typeof figure>[2]): number | undefined => {
+  const v = figure(stats, title, f)?.value;
+  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+};
+
+/** A snapshot of a career overview, taken `at`. */
+export function snapshotOf(stats: Stats, title: TitleSlug, account: { platform: string; identifier: string }, at: Date): ProfileSnapshot {
+  return {
+    at: at.toISOString(),
+    platform: account.platform,
+    identifier: account.identifier,
+    matches: numberOf(stats, title, 'matchesPlayed'),
+    wins: numberOf(stats, title, 'wins'),
+    kd: numberOf(stats, title, 'kd'),
+    winRate: numberOf(stats, title, 'winRate'),
+  };
+}
+
+/** `1.42 → **1.48**`, or the one value when it did not move. */
+function then(before: number | undefined, now: number | undefined, write: (v: number) => string): string | null {
+  if (now === undefined) return null;
+  if (before === undefined || write(before) === write(now)) return `**${write(now)}**`;
+  return `${write(before)} → **${write(now)}**`;
+}
+
+/**
+ * The lines under a linked player's own profile: nothing the first time but a promise, then the
+ * matches and wins played since the last look and K/D and win rate then and now. A snapshot of
+ * another account (the link changed) is not compared.
+ */
+export function sinceLines(previous: ProfileSnapshot | undefined, current: ProfileSnapshot, locale?: string): string[] {
+  if (!previous || previous.platform !== current.platform || previous.identifier.toLowerCase() !== current.identifier.toLowerCase())
+    return ['-# Look again later: this profile will say what changed since now.'];
+  const when = relativeTime(previous.at);
+  const played = current.matches !== undefined && previous.matches !== undefined ? current.matches - previous.matches : undefined;
+  if (played === undefined) return [`-# Your last look was ${when}; this title does not count matches, so nothing to compare.`];
+  if (played <= 0) return [`**Since your last look** ${when}: no new matches.`];
+  const wins = current.wins !== undefined && previous.wins !== undefined ? Math.max(0, current.wins - previous.wins) : undefined;
+  const kd = then(previous.kd, current.kd, (v) => formatValue(v, 'NumberPrecision2', locale));
+  const winRate = then(previous.winRate, current.winRate, (v) => formatValue(v, 'NumberPercentage', locale));
+  return [
+    `**Since your last look** ${when}`,
+    `+${formatValue(played, 'Number', locale)} ${played === 1 ? 'match' : 'matches'}${wins !== undefined ? ` · ${formatValue(wins, 'Number', locale)} ${wins === 1 ? 'win' : 'wins'}` : ''}`,
+    // A line each: "then → now" twice on one line wraps on a phone.
+    kd ? `K/D ${kd}` : null,
+    winRate ? `Win rate ${winRate}` : null,
+  ].filter((l): l is string => l !== null);
+}
