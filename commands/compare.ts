@@ -3,7 +3,7 @@
 import { SlashCommandBuilder } from 'discord.js';
 
 import { PLATFORMS, TITLES, isTitle, type TitleSlug } from '../src/catalog/index.js';
-import { compareReply, errorReply, notice, safeText, type Reply } from '../src/embeds/index.js';
+import { code, compareReply, errorReply, notice, safeText, type Reply } from '../src/embeds/index.js';
 import { platformChoices, searchChoices } from './choices.js';
 import { endpointOf, isReply, resolveTarget, stringOption, titleChoices, titleOf, type Target } from './resolve.js';
 import { COMMAND_DEADLINE_MS, type AutocompleteInput, type Choice, type Command, type CommandInput, type Deps } from './types.js';
@@ -34,7 +34,7 @@ export const compare = {
     const other = stringOption(input, 'other');
     const otherPlatform = stringOption(input, 'other_platform') ?? (other ? first.platform : undefined);
     const second = await resolveTarget({ ...input, options: { ...(otherPlatform ? { platform: otherPlatform } : {}), ...(other ? { player: other } : {}) } }, title, 'profile', deps);
-    if (isReply(second)) return other ? second : notice(`Compare **${safeText(first.handle ?? first.player)}** with whom? Type ${'`other:`'}, or link your ${TITLES[title].name} account with \`/link\`.`);
+    if (isReply(second)) return other ? second : notice(`Compare **${safeText(first.handle ?? first.player)}** with whom? Type ${code('other:')}, or link your ${TITLES[title].name} account with ${code('/link')}.`);
     if (second.platform === first.platform && second.player.toLowerCase() === first.player.toLowerCase()) return notice('That is the same player twice: name someone else with `other:`.');
     const [a, b] = await Promise.all([side(title, first, deps), side(title, second, deps)]);
     if (isReply(a)) return a;
