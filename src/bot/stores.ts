@@ -44,6 +44,8 @@ export interface BotStores {
   views: ViewStore;
   snapshots: SnapshotStore;
   members: MemberStore;
+  /** Resolves when the links and views stores each answer one read within the deadline (readiness). */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -161,6 +163,9 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
         const parsed = ViewSchema.safeParse(await guarded(() => viewsKeyv.get(id), 'These controls cannot be used right now. Try again in a moment, or run the command again.'));
         return parsed.success ? (parsed.data as unknown as View) : undefined;
       },
+    },
+    ping: async () => {
+      await withTimeout(Promise.all([linksKeyv.get('readiness-probe'), viewsKeyv.get('readiness-probe')]), timeoutMs, 'the links and views stores');
     },
     close: async () => {
       await Promise.allSettled([linksKeyv, viewsKeyv, snapshotsKeyv, membersKeyv].map((k) => k.disconnect()));
