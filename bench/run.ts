@@ -16,6 +16,7 @@ import { demoLines } from '../src/service/demo.js';
 import { autocomplete, chatInput, startDiscordDouble, type DiscordDouble, type InteractionHandle } from '../test/discord-double/index.js';
 import { cleanEnv, tempLinksDb } from '../test/helpers/bot.js';
 import { startFaultProxy } from '../test/helpers/fault-proxy.js';
+import { freePort } from '../test/helpers/redis.js';
 import { settled } from '../test/helpers/interactions.js';
 import { heavyMatches } from './heavy-player.js';
 import { runSoak } from './soak.js';
@@ -532,11 +533,12 @@ async function main(): Promise<void> {
     process.exit(0);
   }
   if (positionals.includes('throughput')) {
-    // `npm run bench -- throughput`: section 2 alone (the bot, then the baseline), for profiling and
-    // before/after comparisons close in time.
+    // `npm run bench -- throughput`: section 2 alone (the bot, the bot with metrics on, the
+    // baseline), for profiling (BENCH_BOT_FLAGS) and before/after comparisons close in time.
     const serviceUrl = await serviceAlone(false);
     await throughput('bot', serviceUrl);
-    if (process.env.BENCH_CARDS_OFF) await throughput('bot', serviceUrl, ' (CARDS=off)', { CARDS: 'off' });
+    // The same with metrics on: they must not cost measurable throughput.
+    await throughput('bot', serviceUrl, ' (METRICS_PORT set)', { METRICS_PORT: String(await freePort()) });
     await throughput('baseline', serviceUrl);
     process.stdout.write(`${table()}\n`);
     if (serviceChild) await stop(serviceChild);

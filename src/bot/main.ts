@@ -10,6 +10,7 @@ import { openLookupsOrExit } from '../compose.js';
 import { loadBotConfig, loadDotEnv } from '../config.js';
 import { startHealthServer, type HealthServer, type ReadinessCheck } from '../observe/health-server.js';
 import { createDiscordClient } from './client.js';
+import { sendCallbacksDirectly } from './direct-callbacks.js';
 import { createBotMetrics } from './metrics.js';
 import { Router } from './router.js';
 import { createBotStores } from './stores.js';
@@ -61,6 +62,7 @@ async function main(): Promise<void> {
   const cards = config.CARDS === 'on' ? createCardRenderer({ workers: config.CARD_WORKERS }) : undefined;
   const router = new Router({ lookup: lookups.client, links: stores.links, views: stores.views, snapshots: stores.snapshots, members: stores.members, logger, ...(cards ? { cards } : {}) }, logger, metrics?.interactions);
   const client = createDiscordClient(config.DISCORD_API_URL);
+  const closeCallbacks = sendCallbacksDirectly(client);
 
   let stopping = false;
   /** Finishes the interactions in flight, closes everything and exits with `code`. */
@@ -73,7 +75,7 @@ async function main(): Promise<void> {
     void (async () => {
       await router.drain(SHUTDOWN_GRACE_MS);
       await client.destroy();
-      await Promise.allSettled([lookups.close(), stores.close(), cards?.close(), health?.close()]);
+      await Promise.allSettled([lookups.close(), stores.close(), cards?.close(), health?.close(), closeCallbacks()]);
       logger.info('stopped');
       process.exit(code);
     })();
