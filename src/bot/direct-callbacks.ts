@@ -25,9 +25,13 @@ function fileBytes(file: RawFile): Buffer {
   return Buffer.isBuffer(file.data) ? file.data : file.data instanceof Uint8Array ? Buffer.from(file.data) : Buffer.from(String(file.data));
 }
 
+/** Random once per process, then counted: a boundary never seen in a body, without entropy per call. */
+const BOUNDARY_PREFIX = `----player-stats-bot-${randomBytes(12).toString('hex')}-`;
+let boundaries = 0;
+
 /** The body Discord takes with files: `payload_json` and `files[n]`, as discord.js sends it. */
 export function multipart(json: unknown, files: readonly RawFile[]): { body: Buffer; contentType: string } {
-  const boundary = `----player-stats-bot-${randomBytes(12).toString('hex')}`;
+  const boundary = `${BOUNDARY_PREFIX}${(boundaries = (boundaries + 1) % Number.MAX_SAFE_INTEGER)}`;
   const parts: Buffer[] = [];
   files.forEach((file, i) => {
     const data = fileBytes(file);
