@@ -172,9 +172,9 @@ describe('embeds from the service’s payloads', () => {
   it('writes numbers for the reader’s locale', () => {
     const de = profileReply(fixtures.profile!, 'title_a', network, { locale: 'de' }).embeds[0]?.description ?? '';
     expect(de).toContain('K/D 2,50');
-    expect(de).toContain('Win 66,7%');
+    expect(de).toContain('Siege 66,7%');
     const big = { ...fixtures.profile!, segments: [{ ...fixtures.profile!.segments[0]!, stats: { ...fixtures.profile!.segments[0]!.stats, damagePerMatch: { ...fixtures.profile!.segments[0]!.stats.damagePerMatch!, value: 12_261.17 } } }] };
-    expect(profileReply(big, 'title_a', network, { locale: 'de' }).embeds[0]?.description).toContain('Damage/match **12.261**');
+    expect(profileReply(big, 'title_a', network, { locale: 'de' }).embeds[0]?.description).toContain('Schaden/Spiel **12.261**');
     expect(profileReply(big, 'title_a', network).embeds[0]?.description).toContain('Damage/match **12.3K**');
   });
 });
