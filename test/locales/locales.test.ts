@@ -9,9 +9,7 @@ import { DISCORD_LOCALES, LANGUAGES, commandLine, en, enCommands, languageOf, sa
 import { commandListErrors } from '../discord-double/validate.js';
 import type { LookupMeta } from '../../src/lookup/client.js';
 import { lookupError } from '../../src/lookup/errors.js';
-import type { MatchResult, SearchResult, Segment, SessionList, StatisticalObject, StatsProfile } from '../../src/lookup/schemas.js';
-import { smallLines } from '../fixtures/small-dataset.js';
-import { startService } from '../helpers/service.js';
+import { servicePayloads, type Payloads } from '../helpers/payloads.js';
 
 const OTHERS = Object.keys(DISCORD_LOCALES) as (keyof typeof DISCORD_LOCALES)[];
 const placesOf = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
@@ -113,17 +111,9 @@ describe('the command tree', () => {
 });
 
 describe('replies in the reader’s language', () => {
-  const fixtures: { profile?: StatsProfile; segments?: Segment[]; matches?: MatchResult; report?: StatisticalObject; sessions?: SessionList; search?: SearchResult[] } = {};
+  let fixtures: Partial<Payloads> = {};
   beforeAll(async () => {
-    const service = await startService(smallLines());
-    const get = async <T>(path: string) => ((await service.request(path)).body as { data: T }).data;
-    fixtures.profile = await get<StatsProfile>('/v2/title_a/standard/profile/pc_store_a/ashplays');
-    fixtures.segments = await get<Segment[]>('/v2/title_a/standard/profile/pc_store_a/ashplays/segments/map');
-    fixtures.matches = await get<MatchResult>('/v2/title_a/standard/matches/pc_store_a/ashplays');
-    fixtures.report = await get<StatisticalObject>('/v1/title_a/matches/pc_store_a/direct/a-1');
-    fixtures.sessions = await get<SessionList>('/v2/title_b/standard/profile/pc_store_b/Rift/sessions');
-    fixtures.search = await get<SearchResult[]>('/v2/title_c/standard/search?platform=pc_store_c&query=ember');
-    await service.close();
+    fixtures = await servicePayloads();
   });
   const meta: LookupMeta = { source: 'network', fetchedAt: Date.now(), ageMs: 0 };
   const stale: LookupMeta = { ...meta, source: 'stale', staleBecause: lookupError('timeout', 'slow') };
