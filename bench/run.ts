@@ -437,7 +437,7 @@ async function cards(): Promise<void> {
       await all;
       const cardsSent = burst.filter((h) => h.responses().some((c) => c.files.length > 0)).length;
       const reasons = [...bot.output().matchAll(/"reason":"(\w+)"/g)].map((m) => m[1]);
-      if (reasons.length > 0) process.stderr.write(`  cards not drawn: ${JSON.stringify(Object.fromEntries(['busy', 'timeout', 'failed'].map((r) => [r, reasons.filter((x) => x === r).length])))}\n`);
+      if (reasons.length > 0) process.stderr.write(`  cards not drawn: ${JSON.stringify(Object.fromEntries(['busy', 'timeout', 'late', 'failed'].map((r) => [r, reasons.filter((x) => x === r).length])))}\n`);
       return { ...stats(samples), cardsSent };
     } finally {
       await closeBot(bot);
