@@ -31,4 +31,4 @@ VOLUME ["/app/.data"]
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 CMD ["node", "deploy/healthcheck.mjs"]
 # What `npm start` runs, without npm in between: SIGTERM (docker stop) reaches the bot, which
 # finishes the replies in flight and exits. Run with --init so that PID 1 reaps any child.
-CMD ["node", "--max-semi-space-size=8", "--import", "tsx", "src/bot/main.ts"]
+CMD ["node", "--max-semi-space-size=8", "--max-old-space-size=160", "--import", "tsx", "src/bot/main.ts"]

@@ -459,7 +459,7 @@ async function cards(): Promise<void> {
       await all;
       const cardsSent = burst.filter((h) => h.responses().some((c) => c.files.length > 0)).length;
       const reasons = [...bot.output().matchAll(/"reason":"(\w+)"/g)].map((m) => m[1]);
-      if (reasons.length > 0) process.stderr.write(`  cards not drawn: ${JSON.stringify(Object.fromEntries(['busy', 'timeout', 'failed'].map((r) => [r, reasons.filter((x) => x === r).length])))}\n`);
+      if (reasons.length > 0) process.stderr.write(`  cards not drawn: ${JSON.stringify(Object.fromEntries(['busy', 'timeout', 'late', 'failed'].map((r) => [r, reasons.filter((x) => x === r).length])))}\n`);
       return { ...stats(samples), cardsSent };
     } finally {
       await closeBot(bot);
@@ -486,6 +486,9 @@ async function soak(serviceUrl: string, seconds: number, rate: number, label = '
   const r = await runSoak({ seconds, rate, serviceUrl, nodeFlags: START_FLAGS, token: TOKEN });
   const note = `${seconds} s, ${r.achievedRate}/s dispatched, ${r.dispatched} interactions${label}`;
   record({ section, name: `resident memory, highest while traffic ran and 30 s after${label}`, value: r.peakMb, unit: 'MB', target: { op: '<', value: 250 }, note: `${note}; samples every 10 s: ${r.rss.map((x) => x.mb).join(', ')}` });
+  const m = r.mainThread;
+  if (m) record({ section, name: `main thread's V8 heap at the end (used of total; the rest of RSS is code, native memory and the card worker)${label}`, value: m.heapTotal, unit: 'MB', note: `heap used ${m.heapUsed} MB, external ${m.external} MB (ArrayBuffers ${m.arrayBuffers}), RSS ${m.rss} MB` });
+  record({ section, name: `replies sent without their card${label}`, value: Object.values(r.cardsNotDrawn).reduce((a, b) => a + b, 0), unit: '', note: `by reason: ${JSON.stringify(r.cardsNotDrawn)} (late: the answer's budget was spent; timeout: not drawn within what was left of it; busy: queue full)` });
   record({ section, name: `resident memory, highest of the second half minus the first half${label}`, value: round(r.secondHalfPeakMb - r.firstHalfPeakMb, 1), unit: 'MB', note: 'a plateau keeps it near 0' });
   record({ section, name: `final answer p50, all interactions${label}`, value: r.p50, unit: 'ms', note: 'the reply, or the edit/follow-up after a deferral' });
   record({ section, name: `final answer p99, all interactions${label}`, value: r.p99, unit: 'ms' });
@@ -521,12 +524,12 @@ async function scale(): Promise<void> {
 async function main(): Promise<void> {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
-    options: { seconds: { type: 'string', default: '120' }, rate: { type: 'string', default: '500' }, 'compare-semi-space': { type: 'boolean', default: false } },
+    options: { seconds: { type: 'string', default: '120' }, rate: { type: 'string', default: '500' }, 'compare-semi-space': { type: 'boolean', default: false }, 'compare-flags': { type: 'string' } },
   });
   const seconds = Number(values.seconds);
   const rate = Number(values.rate);
   if (!Number.isInteger(seconds) || seconds < 10 || !Number.isInteger(rate) || rate < 1) {
-    process.stderr.write('usage: npm run bench [-- soak | cards] [--seconds 120 (the soak, at least 10)] [--rate 500] [--compare-semi-space]\n');
+    process.stderr.write('usage: npm run bench [-- soak | cards] [--seconds 120 (the soak, at least 10)] [--rate 500] [--compare-semi-space | --compare-flags "<node flags>"]\n');
     process.exit(2);
   }
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${round(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}`;
@@ -558,11 +561,14 @@ async function main(): Promise<void> {
     for (const kind of ['bot', 'baseline'] as const) await memory(kind, serviceUrl);
   }
   await soak(serviceUrl, seconds, rate);
-  if (values['compare-semi-space']) {
-    // The same soak and closed loop with Node's default young generation, to weigh the shipped flag.
-    START_FLAGS = [];
-    await soak(serviceUrl, seconds, rate, ' (Node default semi-space)');
-    await throughput('bot', serviceUrl, ' (Node default semi-space)');
+  // The same soak and closed loop with other Node flags, to weigh the shipped ones: Node's default
+  // young generation (the shipped heap cap kept), or any flags given.
+  const compared = values['compare-flags'] !== undefined ? values['compare-flags'].split(' ').filter((w) => w.length > 0) : values['compare-semi-space'] ? SHIPPED_FLAGS.filter((f) => !f.startsWith('--max-semi-space-size')) : undefined;
+  if (compared) {
+    const label = ` (${compared.join(' ') || 'no Node flags'})`;
+    START_FLAGS = compared;
+    await soak(serviceUrl, seconds, rate, label);
+    await throughput('bot', serviceUrl, label);
     START_FLAGS = SHIPPED_FLAGS;
     if (soakOnly) await throughput('bot', serviceUrl);
   }

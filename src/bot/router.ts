@@ -27,6 +27,21 @@ import type { InteractionKind, InteractionObserver } from './metrics.js';
  * behind it. 800 ms leaves Discord's 3 s ample room for the reply itself.
  */
 export const DIRECT_REPLY_BUDGET_MS = 800;
+/**
+ * How long after reading an interaction its answer may wait for a picture card. While the answer
+ * can still go out directly, the card gets until just before DIRECT_REPLY_BUDGET_MS: a card never
+ * turns a direct answer into a deferred one (the text now beats the picture later). Once deferred
+ * (a slow lookup), the card gets what is left of DEFERRED_CARD_BY_MS, and none after it: a card
+ * queued behind others under load once added its whole 2 s deadline to answers already a second late.
+ */
+export const DIRECT_CARD_BY_MS = 700;
+export const DEFERRED_CARD_BY_MS = 1_500;
+
+/** How long, `elapsedMs` after the interaction was read, its answer may still wait for a card (0 or less: none). */
+export function cardWaitMs(elapsedMs: number): number {
+  return (elapsedMs < DIRECT_REPLY_BUDGET_MS ? DIRECT_CARD_BY_MS : DEFERRED_CARD_BY_MS) - elapsedMs;
+}
+
 /** Autocomplete must answer within Discord's 3 s, network included: its whole budget. */
 export const AUTOCOMPLETE_BUDGET_MS = 2_000;
 
@@ -155,10 +170,10 @@ export class Router {
         log.choices = await this.autocomplete(interaction);
       } else if (interaction.isChatInputCommand()) {
         log.command = describe(toInput(interaction));
-        Object.assign(log, await this.command(interaction));
+        Object.assign(log, await this.command(interaction, started));
       } else if (interaction.isButton() || interaction.isStringSelectMenu()) {
         log.component = interaction.customId;
-        Object.assign(log, await this.component(interaction));
+        Object.assign(log, await this.component(interaction, started));
       } else {
         return;
       }
@@ -178,7 +193,12 @@ export class Router {
     if (kind) this.metrics.interaction(kind, outcome, (performance.now() - started) / 1000);
   }
 
-  private async command(interaction: ChatInputCommandInteraction): Promise<Record<string, unknown>> {
+  /** The deps of one interaction read at `started`: its answer waits for a card only within its budget. */
+  private answering(started: number): Deps {
+    return { ...this.deps, cardWaitMs: () => cardWaitMs(performance.now() - started) };
+  }
+
+  private async command(interaction: ChatInputCommandInteraction, started: number): Promise<Record<string, unknown>> {
     this.counts.commands++;
     if (this.closing) {
       await interaction.reply(toMessage(notice(say(interaction.locale, 'bot.restarting'))));
@@ -190,7 +210,7 @@ export class Router {
       await interaction.reply(toMessage(notice(say(interaction.locale, 'bot.unknownCommand'))));
       return { outcome: 'unknown command' };
     }
-    const work = command.execute(input, this.deps);
+    const work = command.execute(input, this.answering(started));
     const quick = await within(work, DIRECT_REPLY_BUDGET_MS);
     if (quick.done) {
       await interaction.reply(toMessage(quick.value));
@@ -233,7 +253,8 @@ export class Router {
     return clean.length;
   }
 
-  private async component(interaction: ButtonInteraction | StringSelectMenuInteraction): Promise<Record<string, unknown>> {
+  private async component(interaction: ButtonInteraction | StringSelectMenuInteraction, started: number): Promise<Record<string, unknown>> {
+    const deps = this.answering(started);
     this.counts.components++;
     const action = parseCustomId(interaction.customId);
     if (!action) return { outcome: 'not ours' };
@@ -247,15 +268,15 @@ export class Router {
     if (action.kind === 'open') {
       const value = interaction.isStringSelectMenu() ? interaction.values[0] : undefined;
       if (!value) return { outcome: 'nothing picked' };
-      return this.answerComponent(interaction, openFromView(view, action.stateId, value, this.deps, locale), 'reply', !owner);
+      return this.answerComponent(interaction, openFromView(view, action.stateId, value, deps, locale), 'reply', !owner);
     }
     // A way onward replaces the owner's message with the player's other view; anyone else gets it privately.
-    if (action.kind === 'go') return this.answerComponent(interaction, goFromView(view, action.to, interaction.user.id, this.deps, locale), owner ? 'update' : 'reply', !owner);
-    if (owner) return this.answerComponent(interaction, renderView(view, action.stateId, action.page, this.deps, locale), 'update', false);
+    if (action.kind === 'go') return this.answerComponent(interaction, goFromView(view, action.to, interaction.user.id, deps, locale), owner ? 'update' : 'reply', !owner);
+    if (owner) return this.answerComponent(interaction, renderView(view, action.stateId, action.page, deps, locale), 'update', false);
     // Someone else pressed: they get a view of their own instead of taking over the message.
     const own = { ...view, ownerId: interaction.user.id };
     const ownId = await this.deps.views.save(own);
-    return this.answerComponent(interaction, renderView(own, ownId, action.page, this.deps, locale), 'reply', true);
+    return this.answerComponent(interaction, renderView(own, ownId, action.page, deps, locale), 'reply', true);
   }
 
   private async answerComponent(

@@ -77,6 +77,14 @@ export const DEFAULT_TTL_MS: Record<EndpointKind | 'not_found', number> = {
 /** How long past its freshness an answer may still be served stale, by default. */
 export const DEFAULT_STALE_WINDOW_MS = 3_600_000;
 
+/**
+ * Connections at most to the stats service (the service itself takes 512 by default). A service that
+ * holds some answers a second (a slow profile, a busy upstream) would fill a small pool with them:
+ * with 32, a cold start at 500 interactions a second queued quick lookups behind slow ones until
+ * they too missed the direct-reply budget and were deferred.
+ */
+export const LOOKUP_CONNECTIONS = 128;
+
 export interface LookupClientOptions {
   /** The stats service, e.g. `http://127.0.0.1:8787`; a path prefix is kept. */
   baseUrl: string;
@@ -163,7 +171,7 @@ export class LookupClient {
   constructor(private readonly options: LookupClientOptions) {
     this.base = new URL(options.baseUrl.endsWith('/') ? options.baseUrl.slice(0, -1) : options.baseUrl);
     this.ownsDispatcher = options.dispatcher === undefined;
-    this.dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, connections: 32, pipelining: 1 });
+    this.dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, connections: LOOKUP_CONNECTIONS, pipelining: 1 });
     // Different services must not share entries; the key itself stays out of the cache key.
     this.keyPrefix = createHash('sha256').update(this.base.href).digest('hex').slice(0, 10);
     this.now = options.now ?? Date.now;
