@@ -55,6 +55,19 @@ describe('Turns', () => {
     }
   });
 
+  it('lets every command that has waited its catch-up time go at once (a process short of CPU turns slowly)', async () => {
+    const turns = new Turns(100, 50);
+    const counter = turnCounter();
+    const seen: number[] = [];
+    const all = Promise.all([0, 1, 2].map(() => turns.take().then(() => seen.push(counter.now()))));
+    // The loop held for longer than the catch-up time before its next turn.
+    const until = performance.now() + 60;
+    while (performance.now() < until);
+    await all;
+    counter.stop();
+    expect(new Set(seen).size).toBe(1);
+  });
+
   it('refuses at once past its limit, and takes again once there is room', async () => {
     const turns = new Turns(2);
     const a = turns.take();
