@@ -106,7 +106,7 @@ export interface Deps {
   logger: Logger;
   /** The clock of "since your last look"; tests pass their own. */
   now?: () => Date;
-  /** Draws profile and session cards; absent, replies are text only. */
+  /** Draws profile, session and compare cards; absent, replies are text only. */
   cards?: CardRenderer;
 }
 
