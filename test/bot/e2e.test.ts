@@ -136,6 +136,9 @@ describe('the bot process against the Discord double', () => {
     expect(call.files).toEqual([]);
     expect(callback.data?.embeds?.[0]?.image).toBeUndefined();
     expect(callback.data?.embeds?.[0]?.description).toContain('K/D');
+    const vs = await send(chatInput({ command: 'compare', options: { title: 'title_c', player: 'Nova#2231', platform: 'pc_store_c', other: 'AtlasJr#6876', card: false }, user: OWNER }));
+    expect(vs.call.files).toEqual([]);
+    expect(vs.callback.data?.embeds?.[0]?.title).toBe('Nova#2231 vs AtlasJr#6876');
   });
 
   it.each(Object.entries(EXAMPLES))('/stats %s answers with an embed, directly, pinging no one', async (path, options) => {
