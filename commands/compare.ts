@@ -3,8 +3,10 @@
 import { SlashCommandBuilder } from 'discord.js';
 
 import { PLATFORMS, TITLES, isTitle, type TitleSlug } from '../src/catalog/index.js';
+import { compareCard, withCard } from '../src/cards/index.js';
 import { code, compareReply, errorReply, notice, safeText, type Reply } from '../src/embeds/index.js';
 import { platformChoices, searchChoices } from './choices.js';
+import { cardOption } from './kind.js';
 import { endpointOf, isReply, resolveTarget, stringOption, titleChoices, titleOf, type Target } from './resolve.js';
 import { COMMAND_DEADLINE_MS, type AutocompleteInput, type Choice, type Command, type CommandInput, type Deps } from './types.js';
 import { commandLine, optionName, say } from '../src/locales/index.js';
@@ -16,16 +18,21 @@ async function side(title: TitleSlug, target: Target, deps: Deps, locale: string
   return r.errors ? errorReply(r.errors[0]!, { title, platform: target.platform, player: target.handle ?? target.player, locale }) : { profile: r.data, meta: r.meta };
 }
 
-export const compare = {
-  data: new SlashCommandBuilder()
+function data() {
+  const builder = new SlashCommandBuilder()
     .setName('compare')
     .setDescription('Two players side by side; the other is your linked account unless you name one')
     .addStringOption((o) => o.setName('title').setDescription('The title').setRequired(true).addChoices(...titleChoices))
     .addStringOption((o) => o.setName('player').setDescription('A player (name or id)').setRequired(true).setMaxLength(200).setAutocomplete(true))
     .addStringOption((o) => o.setName('platform').setDescription('Their platform').setAutocomplete(true))
     .addStringOption((o) => o.setName('other').setDescription('Compare with (default: your linked account)').setMaxLength(200).setAutocomplete(true))
-    .addStringOption((o) => o.setName('other_platform').setDescription('The other player’s platform (default: the first one’s)').setAutocomplete(true))
-    .toJSON(),
+    .addStringOption((o) => o.setName('other_platform').setDescription('The other player’s platform (default: the first one’s)').setAutocomplete(true));
+  cardOption(builder);
+  return builder.toJSON();
+}
+
+export const compare = {
+  data: data(),
 
   async execute(input: CommandInput, deps: Deps): Promise<Reply> {
     const title = titleOf(input);
@@ -40,7 +47,7 @@ export const compare = {
     const [a, b] = await Promise.all([side(title, first, deps, input.locale), side(title, second, deps, input.locale)]);
     if (isReply(a)) return a;
     if (isReply(b)) return b;
-    return compareReply(title, a, b, input.locale);
+    return withCard(compareReply(title, a, b, input.locale), compareCard(title, a.profile, b.profile, input.locale), deps, input.options.card === false);
   },
 
   async autocomplete(input: AutocompleteInput, deps: Deps): Promise<Choice[]> {

@@ -1,7 +1,7 @@
 // The contract of an endpoint kind's module (profile, segments, matches, match, sessions, search):
 // its options, its handler, its autocomplete and, for replies with controls, its view. `/stats` is
 // assembled from these per title (`index.ts`): adding an endpoint kind is adding one module.
-import type { SlashCommandSubcommandBuilder } from 'discord.js';
+import type { SlashCommandBooleanOption, SlashCommandSubcommandBuilder } from 'discord.js';
 
 import { PLATFORMS, type Endpoint, type EndpointKind, type TitleSlug } from '../src/catalog/index.js';
 import { clip, type Reply } from '../src/embeds/index.js';
@@ -54,7 +54,7 @@ export function playerOptions(sub: SlashCommandSubcommandBuilder, endpoint: Endp
   return sub;
 }
 
-/** `card:false`: the reply without its picture card (profile, sessions). */
-export function cardOption(sub: SlashCommandSubcommandBuilder): void {
+/** `card:false`: the reply without its picture card (profile, sessions, compare). */
+export function cardOption(sub: { addBooleanOption(input: (o: SlashCommandBooleanOption) => SlashCommandBooleanOption): unknown }): void {
   sub.addBooleanOption((o) => o.setName('card').setDescription('Attach the picture card (default yes); no: text only'));
 }

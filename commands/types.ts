@@ -114,7 +114,7 @@ export interface Deps {
   logger: Logger;
   /** The clock of "since your last look"; tests pass their own. */
   now?: () => Date;
-  /** Draws profile and session cards; absent, replies are text only. */
+  /** Draws profile, session and compare cards; absent, replies are text only. */
   cards?: CardRenderer;
   /** Per interaction: how long its answer may still wait for a card (see CardDeps). */
   cardWaitMs?: () => number;

@@ -19,7 +19,7 @@ const USAGE = `Usage: npm run preview -- "/stats title_c profile platform:consol
   Runs a command the way the bot would and prints the reply. Values with spaces: player:"Ashen Knight".
   --autocomplete  print the choices Discord would offer for the last option typed
   --json          print the reply (or the choices) as JSON, as the bot would send it, with the command line
-  --card <file>   write the picture card the reply attaches (profile, sessions) to this PNG file
+  --card <file>   write the picture card the reply attaches (profile, sessions, compare) to this PNG file
   --user <id>     the Discord user to act as (for /link and linked accounts); default preview-user
   --server <id>   the Discord server the command is used in (for /leaderboard); default preview-server
   --locale <code> the reader's Discord locale (de, fr, es-ES, es-419, pt-BR; others read English); default en-US`;
@@ -62,7 +62,7 @@ async function main(): Promise<void> {
       process.stdout.write(parsed.values.json ? `${JSON.stringify({ command: line, reply: shown }, null, 2)}\n` : `${renderText(reply)}\n`);
       if (parsed.values.card) {
         const card = files?.[0];
-        if (!card) exitWith(`This reply has no card (cards come with profile and sessions replies).`, 1);
+        if (!card) exitWith(`This reply has no card (cards come with profile, sessions and compare replies).`, 1);
         writeFileSync(parsed.values.card, card.data);
         process.stderr.write(`card written to ${parsed.values.card} (${card.data.length} bytes)\n`);
       }

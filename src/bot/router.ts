@@ -19,6 +19,7 @@ import { within } from '../lookup/within.js';
 import { LIMITS, clip, notice, parseCustomId, type Reply } from '../embeds/index.js';
 import { say } from '../locales/index.js';
 import type { InteractionKind, InteractionObserver } from './metrics.js';
+import { FULL, Turns } from './turns.js';
 
 /**
  * An answer ready within this budget (a cache hit, the embedded service, a quick service) is the
@@ -51,6 +52,13 @@ export const AUTOCOMPLETE_BUDGET_MS = 2_000;
  * fell behind (a CPU spike, a long pause) catch up instead of answering only expired ones.
  */
 export const TOO_LATE_MS = 2_800;
+
+/**
+ * Commands and presses waiting for their turn (src/bot/turns.ts) at most. At a few commands a
+ * millisecond, more than this would be read after Discord's 3 s anyway: past it they are skipped
+ * like those read too late.
+ */
+export const MAX_WAITING = 5_000;
 
 /** Discord's "Unknown interaction" (expired or answered elsewhere) and "already acknowledged". */
 const IGNORED_CODES = new Set([10062, 40060]);
@@ -90,6 +98,9 @@ export function toInput(interaction: ChatInputCommandInteraction | AutocompleteI
   };
 }
 
+/** Milliseconds on the host's monotonic clock (the same in every process on the machine), to 0.01 ms. */
+const monotonicMs = () => Math.round(Number(process.hrtime.bigint() / 10_000n)) / 100;
+
 const describe = (input: CommandInput) => [input.name, input.group, input.subcommand].filter(Boolean).join(' ');
 
 /** The kind an interaction is counted under; undefined for those the bot does not answer. */
@@ -105,6 +116,8 @@ export class Router {
   private readonly inflight = new Set<Promise<void>>();
   /** Interactions answered, by outcome: for the log and the tests. */
   readonly counts = { commands: 0, autocompletes: 0, components: 0, deferred: 0, failed: 0, tooLate: 0 };
+  /** Commands and presses start one per turn of the event loop; autocompletes do not wait. */
+  private readonly turns = new Turns(MAX_WAITING);
   /** The smallest delay seen lately between Discord's timestamp and reading it: the clocks' offset. */
   private offset = { ms: Infinity, until: 0 };
   private tooLateReported = 0;
@@ -123,7 +136,7 @@ export class Router {
 
   /** Handles one interaction; never rejects. */
   handle(interaction: Interaction): Promise<void> {
-    const work = this.dispatch(interaction).finally(() => this.inflight.delete(work));
+    const work = this.dispatch(interaction, monotonicMs()).finally(() => this.inflight.delete(work));
     this.inflight.add(work);
     return work;
   }
@@ -149,15 +162,18 @@ export class Router {
     return seen - this.offset.ms;
   }
 
-  private async dispatch(interaction: Interaction): Promise<void> {
-    if (this.lateness(interaction) > TOO_LATE_MS) {
+  private async dispatch(interaction: Interaction, readAt: number): Promise<void> {
+    // Autocomplete is a lookup in memory (or a search with its own budget) and must answer at once;
+    // commands and presses wait their turn, so that a burst of them cannot hold it back.
+    const turn = interaction.isAutocomplete() ? true : await this.turns.take();
+    if (turn === FULL || this.lateness(interaction) > TOO_LATE_MS) {
       this.counts.tooLate++;
       const kind = kindOf(interaction);
       if (kind) this.metrics?.interaction(kind, 'too_late', 0);
       // One line at most every 10 s: how many were skipped so far.
       if (Date.now() - this.tooLateReported > 10_000) {
         this.tooLateReported = Date.now();
-        this.logger.warn({ skipped: this.counts.tooLate }, 'interactions read too late to answer (over 2.8 s after Discord sent them): the bot is behind');
+        this.logger.warn({ skipped: this.counts.tooLate }, 'interactions skipped, read too late to answer (over 2.8 s after Discord sent them, or 5,000 waiting): the bot is behind');
       }
       return;
     }
@@ -167,7 +183,10 @@ export class Router {
       if (interaction.isAutocomplete()) {
         log.command = describe(toInput(interaction));
         log.focused = interaction.options.getFocused(true).name;
-        log.choices = await this.autocomplete(interaction);
+        // When the gateway frame was read and the answer sent, on the host's monotonic clock (the
+        // bench sets them beside the Discord double's timestamps to tell the bot's time from the rest).
+        log.readAt = readAt;
+        log.choices = await this.autocomplete(interaction, log);
       } else if (interaction.isChatInputCommand()) {
         log.command = describe(toInput(interaction));
         Object.assign(log, await this.command(interaction, started));
@@ -230,7 +249,7 @@ export class Router {
     return { outcome: 'deferred', cache: reply.source };
   }
 
-  private async autocomplete(interaction: AutocompleteInteraction): Promise<number> {
+  private async autocomplete(interaction: AutocompleteInteraction, log: Record<string, unknown>): Promise<number> {
     this.counts.autocompletes++;
     const input = { ...toInput(interaction), focused: { name: interaction.options.getFocused(true).name, value: String(interaction.options.getFocused(true).value) } };
     const command = findCommand(input.name);
@@ -249,6 +268,7 @@ export class Router {
       .filter((c) => c.value.length > 0 && c.value.length <= LIMITS.choiceValue && !seen.has(c.value) && seen.add(c.value))
       .slice(0, LIMITS.choices)
       .map((c) => ({ name: clip(c.name || c.value, LIMITS.choiceName), value: c.value }));
+    log.sentAt = monotonicMs();
     await interaction.respond(clean);
     return clean.length;
   }

@@ -5,9 +5,10 @@ import type { Node } from '@takumi-rs/core';
 
 import { TITLE_COLORS, topShare } from '../embeds/format.js';
 import { FONT_FAMILY } from './fonts.js';
-import type { CardFigure, CardModel, ProfileCardModel, SessionCardModel } from './model.js';
+import type { CardFigure, CardModel, CompareCardModel, ProfileCardModel, SessionCardModel } from './model.js';
 
 export const CARD_WIDTH = 640;
+/** Each kind's height; a compare card's is its header and a row a figure (`compareHeight`), at most MAX_COMPARE_ROWS. */
 export const CARD_HEIGHT = { profile: 500, session: 500 } as const;
 
 const COLOR = {
@@ -33,22 +34,24 @@ function text(t: string, style: Style = {}): Node {
   return { type: 'text', text: t, style: { whiteSpace: 'nowrap', overflow: 'hidden', textOverflow: 'ellipsis', flexShrink: 0, ...style } };
 }
 
-function frame(model: CardModel, badge: string | null, body: Node[]): Node {
-  const accent = hex(TITLE_COLORS[model.title]);
+/** The card: the title's colour along the top, then `children` in a padded column. */
+function shell(model: CardModel, height: number, gap: number, children: Node[]): Node {
   return box(
-    { width: CARD_WIDTH, height: CARD_HEIGHT[model.kind], flexDirection: 'column', backgroundColor: COLOR.background, color: COLOR.text, fontFamily: FONT_FAMILY },
-    [
-      box({ height: 10, flexShrink: 0, backgroundColor: accent }),
-      box({ flexDirection: 'column', padding: `${PAD - 8}px ${PAD}px ${PAD}px`, flexGrow: 1, gap: 16 }, [
-        box({ alignItems: 'center', gap: 16 }, [
-          text(model.name || 'Player', { fontSize: 44, fontWeight: 700, flexShrink: 1, minWidth: 0 }),
-          ...(badge ? [text(badge, { fontSize: 26, fontWeight: 700, color: COLOR.background, backgroundColor: accent, padding: '2px 14px', borderRadius: 18, flexShrink: 0 })] : []),
-        ]),
-        text(model.subtitle, { fontSize: 26, color: COLOR.muted, marginTop: -12, flexShrink: 1, minWidth: 0 }),
-        ...body,
-      ]),
-    ],
+    { width: CARD_WIDTH, height, flexDirection: 'column', backgroundColor: COLOR.background, color: COLOR.text, fontFamily: FONT_FAMILY },
+    [box({ height: 10, flexShrink: 0, backgroundColor: hex(TITLE_COLORS[model.title]) }), box({ flexDirection: 'column', padding: `${PAD - 8}px ${PAD}px ${PAD}px`, flexGrow: 1, gap }, children)],
   );
+}
+
+function frame(model: ProfileCardModel | SessionCardModel, badge: string | null, body: Node[]): Node {
+  const accent = hex(TITLE_COLORS[model.title]);
+  return shell(model, CARD_HEIGHT[model.kind], 16, [
+    box({ alignItems: 'center', gap: 16 }, [
+      text(model.name || 'Player', { fontSize: 44, fontWeight: 700, flexShrink: 1, minWidth: 0 }),
+      ...(badge ? [text(badge, { fontSize: 26, fontWeight: 700, color: COLOR.background, backgroundColor: accent, padding: '2px 14px', borderRadius: 18, flexShrink: 0 })] : []),
+    ]),
+    text(model.subtitle, { fontSize: 26, color: COLOR.muted, marginTop: -12, flexShrink: 1, minWidth: 0 }),
+    ...body,
+  ]);
 }
 
 function bar(percentile: number, width: number, color: string): Node {
@@ -120,7 +123,61 @@ function sessionLayout(model: SessionCardModel): Node {
   ]);
 }
 
+/** Black or white, whichever reads better on `color` (WCAG contrast): the title colours run from yellow to dark red. */
+function textOn(color: number): string {
+  const channel = (shift: number) => {
+    const c = ((color >> shift) & 0xff) / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  };
+  const l = 0.2126 * channel(16) + 0.7152 * channel(8) + 0.0722 * channel(0);
+  return (l + 0.05) / 0.05 >= 1.05 / (l + 0.05) ? COLOR.background : COLOR.text;
+}
+
+const COMPARE = { subtitle: 40, names: 96, rule: 2, row: 50 } as const;
+
+/** A compare card's height for its rows: a phone shows it whole, with no empty band under short ones. */
+export const compareHeight = (rows: number) => 10 + PAD - 8 + COMPARE.subtitle + COMPARE.names + COMPARE.rule + 8 + COMPARE.row * rows + PAD;
+
+function compareLayout(model: CompareCardModel): Node {
+  const accent = TITLE_COLORS[model.title];
+  const half = (CARD_WIDTH - 2 * PAD - 24) / 2;
+  const side = (name: string, ahead: number, behind: number, align: 'flex-start' | 'flex-end') =>
+    box({ flexDirection: 'column', width: half, alignItems: align }, [
+      text(name || 'Player', { fontSize: 40, fontWeight: 700, maxWidth: half }),
+      text(ahead + behind === 0 ? ' ' : `better on ${ahead} of ${ahead + behind}`, { fontSize: 24, fontWeight: ahead > behind ? 700 : 400, color: ahead > behind ? COLOR.text : COLOR.muted }),
+    ]);
+  // The better of a pair sits on the title's colour (a shape as well as a colour); the other is dimmed.
+  const value = (v: string, mark: 'better' | 'worse' | 'plain') =>
+    text(v, {
+      fontSize: 32,
+      fontWeight: 700,
+      padding: '0px 12px',
+      borderRadius: 10,
+      color: mark === 'better' ? textOn(accent) : mark === 'worse' ? COLOR.muted : COLOR.text,
+      ...(mark === 'better' ? { backgroundColor: hex(accent) } : {}),
+    });
+  const markOf = (better: CompareCardModel['rows'][number]['better'], side: 'left' | 'right') => (better === side ? 'better' : better === 'left' || better === 'right' ? 'worse' : 'plain');
+  return shell(model, compareHeight(model.rows.length), 0, [
+    text(model.subtitle, { fontSize: 26, color: COLOR.muted, height: COMPARE.subtitle, flexShrink: 1, minWidth: 0 }),
+    box({ justifyContent: 'space-between', height: COMPARE.names }, [side(model.name, model.ahead.left, model.ahead.right, 'flex-start'), side(model.other, model.ahead.right, model.ahead.left, 'flex-end')]),
+    box({ height: COMPARE.rule, flexShrink: 0, backgroundColor: COLOR.panel, marginBottom: 8 }),
+    ...model.rows.map((r) =>
+      box({ height: COMPARE.row, flexShrink: 0, alignItems: 'center', justifyContent: 'space-between' }, [
+        box({ width: 200, justifyContent: 'flex-start', marginLeft: -12 }, [value(r.left, markOf(r.better, 'left'))]),
+        text(r.label, { fontSize: 24, color: COLOR.muted, flexShrink: 1, minWidth: 0 }),
+        box({ width: 200, justifyContent: 'flex-end', marginRight: -12 }, [value(r.right, markOf(r.better, 'right'))]),
+      ]),
+    ),
+  ]);
+}
+
 export function cardLayout(model: CardModel): { node: Node; width: number; height: number } {
-  const node = model.kind === 'profile' ? profileLayout(model) : sessionLayout(model);
-  return { node, width: CARD_WIDTH, height: CARD_HEIGHT[model.kind] };
+  switch (model.kind) {
+    case 'profile':
+      return { node: profileLayout(model), width: CARD_WIDTH, height: CARD_HEIGHT.profile };
+    case 'session':
+      return { node: sessionLayout(model), width: CARD_WIDTH, height: CARD_HEIGHT.session };
+    case 'compare':
+      return { node: compareLayout(model), width: CARD_WIDTH, height: compareHeight(model.rows.length) };
+  }
 }

@@ -2,6 +2,7 @@
 // figure chosen by meaning (src/embeds/figures.ts) and every text already fit for the fonts. The
 // model is what cards are cached by: the same model draws the same picture.
 import { FIGURE_INFO, formatDuration, formatStatValue, parseTimeSpan, type Figure, type TitleSlug } from '../catalog/index.js';
+import { compareRows, tallyOf, type Better } from '../embeds/compare.js';
 import { figure, ratingTier } from '../embeds/figures.js';
 import { platformName, titleName } from '../embeds/format.js';
 import { overviewOf, type Session, type Stats, type StatsProfile } from '../lookup/schemas.js';
@@ -45,7 +46,17 @@ export interface SessionCardModel extends CardHead {
   ratingChange: string | null;
 }
 
-export type CardModel = ProfileCardModel | SessionCardModel;
+export interface CompareCardModel extends CardHead {
+  kind: 'compare';
+  /** The second player's name as the fonts can draw it (`name` is the first's). */
+  other: string;
+  /** A line a figure, left then right, the better of each pair marked; the counts unmarked. */
+  rows: { label: string; left: string; right: string; better: Better }[];
+  /** How many figures each is better on. */
+  ahead: { left: number; right: number };
+}
+
+export type CardModel = ProfileCardModel | SessionCardModel | CompareCardModel;
 
 const LEAD: readonly Figure[] = ['kd', 'winRate'];
 const MORE: readonly Figure[] = ['headshotRate', 'accuracy', 'killsPerMatch', 'damagePerMatch', 'rating', 'matchesPlayed', 'timePlayed'];
@@ -146,5 +157,27 @@ export function sessionCard(sessions: readonly Session[], title: TitleSlug, plat
     damage: matches.map((m) => number(m.stats, title, 'damage')),
     versus,
     ratingChange: change && change.value !== null && change.value !== 0 ? `${change.value > 0 ? '+' : '-'}${drawable(String(Math.abs(change.value)))}` : null,
+  };
+}
+
+/** At most this many figures on a compare card (a phone's screen): the title's own first, as in the reply. */
+export const MAX_COMPARE_ROWS = 9;
+
+/**
+ * Two careers side by side, the figures and their marks those of the reply's text (the same rows,
+ * written for the reader's language); undefined when neither player has a figure to compare.
+ */
+export function compareCard(title: TitleSlug, left: StatsProfile, right: StatsProfile, locale?: string): CompareCardModel | undefined {
+  const rows = compareRows(title, left, right, locale).slice(0, MAX_COMPARE_ROWS);
+  if (rows.length === 0) return undefined;
+  const [a, b] = [left.platformInfo.platformSlug, right.platformInfo.platformSlug];
+  return {
+    kind: 'compare',
+    title,
+    name: drawable(left.platformInfo.platformUserHandle),
+    other: drawable(right.platformInfo.platformUserHandle),
+    subtitle: a === b ? subtitle(title, a) : `${subtitle(title, a)} vs ${drawable(platformName(b))}`,
+    rows: rows.map((r) => ({ label: r.label, left: drawable(r.left), right: drawable(r.right), better: r.better })),
+    ahead: tallyOf(rows),
   };
 }

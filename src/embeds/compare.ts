@@ -15,11 +15,40 @@ export interface CompareSide {
   meta: LookupMeta;
 }
 
-/** `◂` when the left is better, `▸` when the right is, `=` when even; blank where better means nothing. */
-function mark(f: Figure, left: number | null | undefined, right: number | null | undefined): string {
-  if (FIGURE_INFO[f].higherIsBetter !== true || typeof left !== 'number' || typeof right !== 'number') return ' ';
-  return left > right ? '◂' : right > left ? '▸' : '=';
+/** Which of a pair is better: null where better means nothing (counts) or a side has no figure. */
+export type Better = 'left' | 'right' | 'even' | null;
+
+function better(f: Figure, left: number | null | undefined, right: number | null | undefined): Better {
+  if (FIGURE_INFO[f].higherIsBetter !== true || typeof left !== 'number' || typeof right !== 'number') return null;
+  return left > right ? 'left' : right > left ? 'right' : 'even';
 }
+
+/** One compared figure: its label, each side's value as written (`–` for a side without it), and which is better. */
+export interface CompareRow {
+  label: string;
+  left: string;
+  right: string;
+  better: Better;
+}
+
+/** The figures either player has, in the order a reader wants them, each side written for `locale`. */
+export function compareRows(title: TitleSlug, a: StatsProfile, b: StatsProfile, locale?: string): CompareRow[] {
+  const statsA = overviewOf(a.segments)?.stats ?? {};
+  const statsB = overviewOf(b.segments)?.stats ?? {};
+  return comparedFigures(title).flatMap((f) => {
+    const sa = figure(statsA, title, f);
+    const sb = figure(statsB, title, f);
+    if (!sa && !sb) return [];
+    return [{ label: figureLabel(f, locale), left: sa ? statValue(sa, locale, f, true) : '–', right: sb ? statValue(sb, locale, f, true) : '–', better: better(f, sa?.value, sb?.value) }];
+  });
+}
+
+/** How many figures each side is better on. */
+export function tallyOf(rows: readonly CompareRow[]): { left: number; right: number } {
+  return { left: rows.filter((r) => r.better === 'left').length, right: rows.filter((r) => r.better === 'right').length };
+}
+
+const ARROW = { left: '◂', right: '▸', even: '=' } as const;
 
 /** The figures either player has, each once, in the order a reader wants them. */
 function comparedFigures(title: TitleSlug): Figure[] {
@@ -34,24 +63,11 @@ function comparedFigures(title: TitleSlug): Figure[] {
  */
 export function compareReply(title: TitleSlug, left: CompareSide, right: CompareSide, locale?: string): Reply {
   const [a, b] = [left.profile, right.profile];
-  const statsA = overviewOf(a.segments)?.stats ?? {};
-  const statsB = overviewOf(b.segments)?.stats ?? {};
   const nameA = a.platformInfo.platformUserHandle;
   const nameB = b.platformInfo.platformUserHandle;
-  const lines: string[] = [];
-  let ahead = 0;
-  let behind = 0;
-  for (const f of comparedFigures(title)) {
-    const sa = figure(statsA, title, f);
-    const sb = figure(statsB, title, f);
-    if (!sa && !sb) continue;
-    const m = mark(f, sa?.value, sb?.value);
-    if (m === '◂') ahead++;
-    if (m === '▸') behind++;
-    const va = sa ? statValue(sa, locale, f, true) : '–';
-    const vb = sb ? statValue(sb, locale, f, true) : '–';
-    lines.push(`${figureLabel(f, locale)} · ${m === '◂' ? `**${va}**` : va} ${m === ' ' ? say(locale, 'compare.vs') : m} ${m === '▸' ? `**${vb}**` : vb}`);
-  }
+  const rows = compareRows(title, a, b, locale);
+  const lines = rows.map((r) => `${r.label} · ${r.better === 'left' ? `**${r.left}**` : r.left} ${r.better ? ARROW[r.better] : say(locale, 'compare.vs')} ${r.better === 'right' ? `**${r.right}**` : r.right}`);
+  const { left: ahead, right: behind } = tallyOf(rows);
   const platforms = a.platformInfo.platformSlug === b.platformInfo.platformSlug ? null : `${platformName(a.platformInfo.platformSlug)} · ${platformName(b.platformInfo.platformSlug)}`;
   const tally =
     ahead + behind === 0

@@ -6,6 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { commands } from '../../commands/index.js';
+import { compareHeight } from '../../src/cards/layout.js';
 import { ENDPOINTS } from '../../src/catalog/index.js';
 import { autocomplete, chatInput, component, startDiscordDouble, type DiscordDouble, type RestCall } from '../discord-double/index.js';
 import { startBot, type BotProcess } from '../helpers/bot.js';
@@ -86,17 +87,19 @@ describe('the bot process against the Discord double', () => {
   });
 
   it.each([
-    ['title_c', 'profile', { platform: 'console_a', player: 'Nova' }, 500],
-    ['title_b', 'sessions', { platform: 'pc_store_b', player: 'Wraithling' }, 500],
-  ] as const)('/stats %s %s comes with its card: a PNG uploaded as card.png and shown as the embed image', async (group, subcommand, options, height) => {
+    ['/stats title_c profile', { group: 'title_c', subcommand: 'profile', options: { platform: 'console_a', player: 'Nova' } }, 500],
+    ['/stats title_b sessions', { group: 'title_b', subcommand: 'sessions', options: { platform: 'pc_store_b', player: 'Wraithling' } }, 500],
+    // Seven figures compared: K/D, win rate, three of title_c's, matches and time played.
+    ['/compare', { command: 'compare', options: { title: 'title_c', player: 'Nova#2231', platform: 'pc_store_c', other: 'AtlasJr#6876' } }, compareHeight(7)],
+  ] as const)('%s comes with its card: a PNG uploaded as card.png and shown as the embed image', async (_name, input, height) => {
     // The bot's first card starts its worker, which loads its fonts: on a busy machine that takes
     // longer than the answer may wait, and the text goes alone while the card is still drawn and
     // kept. The same command again then finds it.
-    let interaction = chatInput({ group, subcommand, options, user: OWNER });
+    let interaction = chatInput({ ...input, user: OWNER });
     let calls = await settled(double.dispatchInteraction(interaction), 15_000, null);
     for (let attempt = 0; attempt < 10 && !calls.some((c) => c.files.length > 0); attempt++) {
       await sleep(500);
-      interaction = chatInput({ group, subcommand, options, user: OWNER });
+      interaction = chatInput({ ...input, user: OWNER });
       calls = await settled(double.dispatchInteraction(interaction), 15_000, null);
     }
     const call = calls.find((c) => c.files.length > 0)!;
@@ -122,11 +125,27 @@ describe('the bot process against the Discord double', () => {
     expect(message.embeds[0]?.image?.url).toBe(message.attachments[0]?.url);
   });
 
+  it('answers an autocomplete read behind a burst of commands before most of them: commands take turns', async () => {
+    // Warm: the profile is cached, so each command of the burst runs to its REST call without a wait.
+    const warm = { group: 'title_c', subcommand: 'profile', options: { platform: 'console_a', player: 'Nova', card: false }, user: OWNER } as const;
+    await settled(double.dispatchInteraction(chatInput(warm)), 15_000, null);
+    const burst = Array.from({ length: 120 }, () => double.dispatchInteraction(chatInput(warm)));
+    const typed = double.dispatchInteraction(autocomplete({ group: 'title_b', subcommand: 'segments', options: { platform: '' }, focused: 'platform', user: OWNER }));
+    const answered = (await typed.firstResponse(15_000)).at;
+    const firsts = await Promise.all(burst.map(async (h) => (await h.firstResponse(15_000)).at));
+    // Started as they came, all 120 would be answered first (they share the gateway connection and
+    // never wait on the network); taking turns, the autocomplete is read after a few of them.
+    expect(firsts.filter((at) => at < answered).length).toBeLessThan(60);
+  });
+
   it('card:false gives the text reply alone', async () => {
     const { callback, call } = await send(chatInput({ group: 'title_c', subcommand: 'profile', options: { platform: 'console_a', player: 'Nova', card: false }, user: OWNER }));
     expect(call.files).toEqual([]);
     expect(callback.data?.embeds?.[0]?.image).toBeUndefined();
     expect(callback.data?.embeds?.[0]?.description).toContain('K/D');
+    const vs = await send(chatInput({ command: 'compare', options: { title: 'title_c', player: 'Nova#2231', platform: 'pc_store_c', other: 'AtlasJr#6876', card: false }, user: OWNER }));
+    expect(vs.call.files).toEqual([]);
+    expect(vs.callback.data?.embeds?.[0]?.title).toBe('Nova#2231 vs AtlasJr#6876');
   });
 
   it.each(Object.entries(EXAMPLES))('/stats %s answers with an embed, directly, pinging no one', async (path, options) => {

@@ -7,7 +7,8 @@ import { pino } from 'pino';
 import { PNG } from 'pngjs';
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { CARD_FILE, CARD_HEIGHT, CARD_WIDTH, createCardRenderer, drawable, profileCard, sessionCard, withCard, type ProfileCardModel, type SessionCardModel } from '../../src/cards/index.js';
+import { CARD_FILE, CARD_HEIGHT, CARD_WIDTH, compareCard, createCardRenderer, drawable, profileCard, sessionCard, withCard, type CompareCardModel, type ProfileCardModel, type SessionCardModel } from '../../src/cards/index.js';
+import { compareHeight } from '../../src/cards/layout.js';
 import { embedReply } from '../../src/embeds/index.js';
 import { SessionListSchema, StatsProfileSchema } from '../../src/lookup/schemas.js';
 import { fullTitleBProfile, fullTitleDProfile } from '../fixtures/real-shapes.js';
@@ -49,6 +50,22 @@ const SESSION: SessionCardModel = {
     { label: 'Kills/match', session: '2.71', career: null, better: null },
   ],
   ratingChange: '+23',
+};
+
+const COMPARE: CompareCardModel = {
+  kind: 'compare',
+  title: 'title_b',
+  name: 'Wraithling',
+  other: 'Ωμέγα Łódź',
+  subtitle: 'Title B · PC Store B vs Console A',
+  rows: [
+    { label: 'K/D', left: '4.48', right: '1.02', better: 'left' },
+    { label: 'Win rate', left: '60.0%', right: '60.0%', better: 'even' },
+    { label: 'Kills/match', left: '–', right: '2.71', better: null },
+    { label: 'Rating', left: '1,204', right: '3,310', better: 'right' },
+    { label: 'Matches', left: '1,250', right: '37', better: null },
+  ],
+  ahead: { left: 1, right: 1 },
 };
 
 const decode = (png: Buffer) => PNG.sync.read(png);
@@ -125,6 +142,39 @@ describe('card models', () => {
     } finally {
       await service.close();
     }
+  });
+});
+
+describe('the compare card', () => {
+  it('sets the figures of the reply side by side, the better of each pair marked, the counts not', async () => {
+    const service = await startService(smallLines());
+    try {
+      const profile = async (path: string) => StatsProfileSchema.parse(((await service.request(path)).body as { data: unknown }).data);
+      // Ash (vanity ashplays): 3 matches, K/D 2.50; Ashen Knight: another title_a player of the small dataset.
+      const a = await profile('/v2/title_a/standard/profile/pc_store_a/ashplays');
+      const b = await profile('/v2/title_a/standard/profile/console_a/Ashen%20Knight');
+      const model = compareCard('title_a', a, b)!;
+      expect([model.name, model.other]).toEqual(['Ash', 'Ashen Knight']);
+      expect(model.subtitle).toBe('Title A · PC Store A vs Console A');
+      const kd = model.rows.find((r) => r.label === 'K/D')!;
+      expect(kd.left).toBe('2.50');
+      expect(kd.better).toBe(Number(kd.left) > Number(kd.right) ? 'left' : Number(kd.left) < Number(kd.right) ? 'right' : 'even');
+      expect(model.rows.find((r) => r.label === 'Matches')?.better).toBeNull();
+      expect(model.ahead.left + model.ahead.right).toBe(model.rows.filter((r) => r.better === 'left' || r.better === 'right').length);
+    } finally {
+      await service.close();
+    }
+  });
+
+  it('draws two players side by side like the golden image, as tall as its rows', async () => {
+    const png = await renderer.render(COMPARE);
+    expect([decode(png).width, decode(png).height]).toEqual([CARD_WIDTH, compareHeight(COMPARE.rows.length)]);
+    expectLikeGolden(png, 'compare');
+  });
+
+  it('marks the better figure: a different winner draws a different card', async () => {
+    const flipped = decode(await renderer.render({ ...COMPARE, rows: COMPARE.rows.map((r) => (r.label === 'K/D' ? { ...r, better: 'right' as const } : r)) }));
+    expect(differing(flipped, decode(readFileSync(new URL('./golden/compare.png', import.meta.url))))).toBeGreaterThan(0.002);
   });
 });
 
