@@ -418,6 +418,7 @@ async function cards(): Promise<void> {
   const model = (i: number): ProfileCardModel => ({
     kind: 'profile',
     title: 'title_c',
+    language: 'en',
     name: `Player ${i}`,
     subtitle: 'Title C · Console A · Main: Ana',
     tier: i % 2 ? 'Diamond 1' : null,

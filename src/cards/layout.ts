@@ -4,6 +4,7 @@
 import type { Node } from '@takumi-rs/core';
 
 import { TITLE_COLORS, topShare } from '../embeds/format.js';
+import { say } from '../locales/index.js';
 import { FONT_FAMILY } from './fonts.js';
 import type { CardFigure, CardModel, CompareCardModel, ProfileCardModel, SessionCardModel } from './model.js';
 
@@ -46,7 +47,7 @@ function frame(model: ProfileCardModel | SessionCardModel, badge: string | null,
   const accent = hex(TITLE_COLORS[model.title]);
   return shell(model, CARD_HEIGHT[model.kind], 16, [
     box({ alignItems: 'center', gap: 16 }, [
-      text(model.name || 'Player', { fontSize: 44, fontWeight: 700, flexShrink: 1, minWidth: 0 }),
+      text(model.name || say(model.language, 'card.player'), { fontSize: 44, fontWeight: 700, flexShrink: 1, minWidth: 0 }),
       ...(badge ? [text(badge, { fontSize: 26, fontWeight: 700, color: COLOR.background, backgroundColor: accent, padding: '2px 14px', borderRadius: 18, flexShrink: 0 })] : []),
     ]),
     text(model.subtitle, { fontSize: 26, color: COLOR.muted, marginTop: -12, flexShrink: 1, minWidth: 0 }),
@@ -58,11 +59,11 @@ function bar(percentile: number, width: number, color: string): Node {
   return box({ width, height: 12, backgroundColor: COLOR.panel, borderRadius: 6 }, [box({ width: Math.max(12, Math.round((width * percentile) / 100)), height: 12, backgroundColor: color, borderRadius: 6 })]);
 }
 
-function figureRow(f: CardFigure, accent: string): Node {
+function figureRow(f: CardFigure, accent: string, language: string): Node {
   return box({ flexDirection: 'column', gap: 6 }, [
     box({ alignItems: 'baseline', gap: 12 }, [text(f.label, { fontSize: 26, color: COLOR.muted, minWidth: 180 }), text(f.value, { fontSize: 30, fontWeight: 700 })]),
     ...(f.percentile !== null
-      ? [box({ alignItems: 'center', gap: 14 }, [bar(f.percentile, 220, accent), text(topShare(f.percentile) ?? '', { fontSize: 24, color: COLOR.muted })])]
+      ? [box({ alignItems: 'center', gap: 14 }, [bar(f.percentile, 220, accent), text(topShare(f.percentile, language) ?? '', { fontSize: 24, color: COLOR.muted })])]
       : []),
   ]);
 }
@@ -77,19 +78,19 @@ function profileLayout(model: ProfileCardModel): Node {
           box({ flexDirection: 'column' }, [text(f.label, { fontSize: 26, color: COLOR.muted }), text(f.value, { fontSize: 64, fontWeight: 700, lineHeight: 1.1 })]),
         ),
       ),
-      box({ flexDirection: 'column', flexGrow: 1, gap: 10 }, model.figures.map((f) => figureRow(f, accent))),
+      box({ flexDirection: 'column', flexGrow: 1, gap: 10 }, model.figures.map((f) => figureRow(f, accent, model.language))),
     ]),
   ]);
 }
 
-function chart(label: string, values: readonly number[], color: string, width: number): Node {
+function chart(label: string, values: readonly number[], color: string, width: number, language: string): Node {
   const max = Math.max(1, ...values);
   const height = 72;
   const gap = 6;
   const barWidth = Math.max(6, Math.floor((width - gap * (values.length - 1)) / Math.max(1, values.length)));
   const fmt = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
   return box({ flexDirection: 'column', width, gap: 6 }, [
-    box({ alignItems: 'baseline', gap: 10 }, [text(label, { fontSize: 24, color: COLOR.muted }), text(`best ${fmt.format(max)}`, { fontSize: 24, fontWeight: 700 })]),
+    box({ alignItems: 'baseline', gap: 10 }, [text(label, { fontSize: 24, color: COLOR.muted }), text(say(language, 'card.best', { value: fmt.format(max) }), { fontSize: 24, fontWeight: 700 })]),
     box(
       { height, alignItems: 'flex-end', gap },
       values.map((v) => box({ width: barWidth, height: Math.max(4, Math.round((height * v) / max)), backgroundColor: color, borderRadius: 3 })),
@@ -99,8 +100,8 @@ function chart(label: string, values: readonly number[], color: string, width: n
 
 function sessionLayout(model: SessionCardModel): Node {
   const accent = hex(TITLE_COLORS[model.title]);
-  const badge = model.active ? 'Playing now' : model.ratingChange ? `Rating ${model.ratingChange}` : null;
-  const letter = { win: 'W', loss: 'L', other: '–' } as const;
+  const badge = model.active ? say(model.language, 'card.playingNow') : model.ratingChange ? say(model.language, 'sessions.rating', { change: model.ratingChange }) : null;
+  const letter = { win: say(model.language, 'card.win'), loss: say(model.language, 'card.loss'), other: '–' } as const;
   return frame(model, badge, [
     box(
       { gap: 6 },
@@ -108,7 +109,7 @@ function sessionLayout(model: SessionCardModel): Node {
         box({ width: 40, height: 42, backgroundColor: COLOR[r], borderRadius: 6, alignItems: 'center', justifyContent: 'center' }, [text(letter[r], { fontSize: 26, fontWeight: 700, color: COLOR.background })]),
       ),
     ),
-    box({ gap: 32 }, [chart('Kills', model.kills, accent, 276), chart('Damage', model.damage, COLOR.muted, 276)]),
+    box({ gap: 32 }, [chart(say(model.language, 'figure.kills'), model.kills, accent, 276, model.language), chart(say(model.language, 'figure.damage'), model.damage, COLOR.muted, 276, model.language)]),
     box(
       { gap: 16 },
       model.versus.map((v) =>
@@ -116,7 +117,7 @@ function sessionLayout(model: SessionCardModel): Node {
           text(v.label, { fontSize: 24, color: COLOR.muted }),
           // Arrows from the Latin subset (U+2191, U+2193): the fonts have no geometric triangles.
           text(`${v.session}${v.better === null ? '' : v.better ? ' ↑' : ' ↓'}`, { fontSize: 36, fontWeight: 700, color: v.better === null ? COLOR.text : v.better ? COLOR.win : COLOR.loss }),
-          ...(v.career !== null ? [text(`career ${v.career}`, { fontSize: 24, color: COLOR.muted })] : []),
+          ...(v.career !== null ? [text(say(model.language, 'sessions.career', { value: v.career }), { fontSize: 24, color: COLOR.muted })] : []),
         ]),
       ),
     ),
@@ -143,8 +144,8 @@ function compareLayout(model: CompareCardModel): Node {
   const half = (CARD_WIDTH - 2 * PAD - 24) / 2;
   const side = (name: string, ahead: number, behind: number, align: 'flex-start' | 'flex-end') =>
     box({ flexDirection: 'column', width: half, alignItems: align }, [
-      text(name || 'Player', { fontSize: 40, fontWeight: 700, maxWidth: half }),
-      text(ahead + behind === 0 ? ' ' : `better on ${ahead} of ${ahead + behind}`, { fontSize: 24, fontWeight: ahead > behind ? 700 : 400, color: ahead > behind ? COLOR.text : COLOR.muted }),
+      text(name || say(model.language, 'card.player'), { fontSize: 40, fontWeight: 700, maxWidth: half }),
+      text(ahead + behind === 0 ? ' ' : say(model.language, 'card.betterOn', { n: ahead, total: ahead + behind }), { fontSize: 24, fontWeight: ahead > behind ? 700 : 400, color: ahead > behind ? COLOR.text : COLOR.muted }),
     ]);
   // The better of a pair sits on the title's colour (a shape as well as a colour); the other is dimmed.
   const value = (v: string, mark: 'better' | 'worse' | 'plain') =>

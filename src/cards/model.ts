@@ -4,7 +4,8 @@
 import { FIGURE_INFO, formatDuration, formatStatValue, parseTimeSpan, type Figure, type TitleSlug } from '../catalog/index.js';
 import { compareRows, tallyOf, type Better } from '../embeds/compare.js';
 import { figure, ratingTier } from '../embeds/figures.js';
-import { platformName, titleName } from '../embeds/format.js';
+import { figureLabel, platformName, titleName } from '../embeds/format.js';
+import { languageOf, say, sayCount, type Language, type TextKey } from '../locales/index.js';
 import { overviewOf, type Session, type Stats, type StatsProfile } from '../lookup/schemas.js';
 import { drawable } from './fonts.js';
 
@@ -21,6 +22,8 @@ interface CardHead {
   name: string;
   /** `Title C · Console A`, and what else the card is about. */
   subtitle: string;
+  /** The reader's language: the card's own words are in it (and a card is kept per language). */
+  language: Language;
 }
 
 export interface ProfileCardModel extends CardHead {
@@ -63,19 +66,19 @@ const MORE: readonly Figure[] = ['headshotRate', 'accuracy', 'killsPerMatch', 'd
 const MAX_FIGURES = 3;
 const MAX_MATCHES = 12;
 
-const MAINS: [key: string, label: string][] = [
-  ['mainHero', 'Main'],
-  ['activeLegendName', 'Legend'],
-  ['favoriteMap', 'Map'],
+const MAINS: [key: string, label: TextKey][] = [
+  ['mainHero', 'card.main'],
+  ['activeLegendName', 'profile.legend'],
+  ['favoriteMap', 'segment.map.one'],
 ];
 
-function cardFigure(stats: Stats, title: TitleSlug, name: Figure): CardFigure | undefined {
+function cardFigure(stats: Stats, title: TitleSlug, name: Figure, locale: string | undefined): CardFigure | undefined {
   const stat = figure(stats, title, name);
   if (!stat || stat.value === null) return undefined;
   const info = FIGURE_INFO[name];
   const p = stat.percentile;
   return {
-    label: info.label,
+    label: figureLabel(name, locale),
     // Formatted by what the figure means (damage a match as a whole number), not as the answer spelt it.
     value: formatStatValue(info.displayType === 'Number' ? Math.round(stat.value) : stat.value, info.displayType),
     percentile: info.higherIsBetter && typeof p === 'number' && Number.isFinite(p) ? Math.min(100, Math.max(0, p)) : null,
@@ -87,20 +90,21 @@ function subtitle(title: TitleSlug, platform: string | null, ...more: (string | 
 }
 
 /** A profile's card; undefined when it has no stats to draw. */
-export function profileCard(profile: StatsProfile, title: TitleSlug): ProfileCardModel | undefined {
+export function profileCard(profile: StatsProfile, title: TitleSlug, locale?: string): ProfileCardModel | undefined {
   const stats = overviewOf(profile.segments)?.stats;
   if (!stats) return undefined;
-  const lead = LEAD.flatMap((f) => cardFigure(stats, title, f) ?? []);
-  const figures = MORE.flatMap((f) => cardFigure(stats, title, f) ?? []).slice(0, MAX_FIGURES);
+  const lead = LEAD.flatMap((f) => cardFigure(stats, title, f, locale) ?? []);
+  const figures = MORE.flatMap((f) => cardFigure(stats, title, f, locale) ?? []).slice(0, MAX_FIGURES);
   if (lead.length + figures.length === 0) return undefined;
   const main = MAINS.map(([key, label]) => {
     const v = profile.metadata[key];
-    return typeof v === 'string' && drawable(v) ? `${label}: ${v}` : null;
+    return typeof v === 'string' && drawable(v) ? `${say(locale, label)}: ${v}` : null;
   }).find(Boolean);
   const tier = ratingTier(figure(stats, title, 'rating'));
   return {
     kind: 'profile',
     title,
+    language: languageOf(locale),
     name: drawable(profile.platformInfo.platformUserHandle),
     subtitle: subtitle(title, profile.platformInfo.platformSlug, main),
     tier: tier ? drawable(tier.name) || null : null,
@@ -129,7 +133,7 @@ function sessionLength(s: Session): string | null {
  * The latest session's card: its results in order, kills and damage per match, and its K/D, win
  * rate and kills per match against the career's (`career`: the profile's overview, when known).
  */
-export function sessionCard(sessions: readonly Session[], title: TitleSlug, platform: string, player: string, career?: StatsProfile): SessionCardModel | undefined {
+export function sessionCard(sessions: readonly Session[], title: TitleSlug, platform: string, player: string, career?: StatsProfile, locale?: string): SessionCardModel | undefined {
   const s = sessions[0];
   if (!s || s.matches.length === 0) return undefined;
   const time = (m: Session['matches'][number]) => Date.parse(m.metadata.startDate?.value ?? m.metadata.endDate?.value ?? '') || 0;
@@ -141,16 +145,17 @@ export function sessionCard(sessions: readonly Session[], title: TitleSlug, plat
     const theirs = careerStats ? figure(careerStats, title, f) : undefined;
     const better = theirs && typeof theirs.value === 'number' ? (mine.value === theirs.value ? null : mine.value > theirs.value) : null;
     const shown = (v: number) => formatStatValue(v, FIGURE_INFO[f].displayType);
-    return [{ label: FIGURE_INFO[f].label, session: shown(mine.value), career: theirs && typeof theirs.value === 'number' ? shown(theirs.value) : null, better }];
+    return [{ label: figureLabel(f, locale), session: shown(mine.value), career: theirs && typeof theirs.value === 'number' ? shown(theirs.value) : null, better }];
   });
   const count = s.matches.length;
   const change = s.stats.rankScoreChange;
   return {
     kind: 'session',
     title,
+    language: languageOf(locale),
     name: drawable(career?.platformInfo.platformUserHandle ?? player),
     // The title and platform are in the reply's text (and the title in the card's colour): room for the session.
-    subtitle: ['Latest session', `${count} match${count === 1 ? '' : 'es'}`, sessionLength(s)].filter(Boolean).join(' · '),
+    subtitle: [say(locale, 'sessions.latest'), sayCount(locale, 'sessions.matches', count), sessionLength(s)].filter(Boolean).join(' · '),
     active: s.metadata.isActive?.value === true,
     results: matches.map((m) => result(m.metadata.result?.value)),
     kills: matches.map((m) => number(m.stats, title, 'kills')),
@@ -174,9 +179,10 @@ export function compareCard(title: TitleSlug, left: StatsProfile, right: StatsPr
   return {
     kind: 'compare',
     title,
+    language: languageOf(locale),
     name: drawable(left.platformInfo.platformUserHandle),
     other: drawable(right.platformInfo.platformUserHandle),
-    subtitle: a === b ? subtitle(title, a) : `${subtitle(title, a)} vs ${drawable(platformName(b))}`,
+    subtitle: a === b ? subtitle(title, a) : `${subtitle(title, a)} ${say(locale, 'compare.vs')} ${drawable(platformName(b))}`,
     rows: rows.map((r) => ({ label: r.label, left: drawable(r.left), right: drawable(r.right), better: r.better })),
     ahead: tallyOf(rows),
   };

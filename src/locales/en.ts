@@ -163,6 +163,14 @@ export const en = {
   'go.sessions': 'Sessions',
   'go.back': '◀ {label}',
   // Profile
+  // Picture cards' own words
+  'card.player': 'Player',
+  'card.main': 'Main',
+  'card.best': 'best {value}',
+  'card.playingNow': 'Playing now',
+  'card.betterOn': 'better on {n} of {total}',
+  'card.win': 'W',
+  'card.loss': 'L',
   'profile.author': '{title} · Career',
   'profile.win': 'Win {value}',
   'profile.winRatePlace': 'win rate {place}',

@@ -21,6 +21,7 @@ afterAll(() => renderer.close());
 const PROFILE: ProfileCardModel = {
   kind: 'profile',
   title: 'title_c',
+  language: 'en',
   name: 'Nova Łódź Ωμέγα',
   subtitle: 'Title C · Console A · Main: Ana',
   tier: 'Diamond 1',
@@ -38,6 +39,7 @@ const PROFILE: ProfileCardModel = {
 const SESSION: SessionCardModel = {
   kind: 'session',
   title: 'title_b',
+  language: 'en',
   name: 'Wraithling',
   subtitle: 'Latest session · 7 matches · 2h 42m',
   active: false,
@@ -55,6 +57,7 @@ const SESSION: SessionCardModel = {
 const COMPARE: CompareCardModel = {
   kind: 'compare',
   title: 'title_b',
+  language: 'en',
   name: 'Wraithling',
   other: 'Ωμέγα Łódź',
   subtitle: 'Title B · PC Store B vs Console A',
