@@ -1,12 +1,12 @@
 // /compare <title> <player> [platform] [other] [other_platform]: two careers side by side. The other
 // player defaults to the invoker's linked account; a typed other defaults to the first one's platform.
-import { SlashCommandBuilder } from 'discord.js';
 
 import { PLATFORMS, TITLES, isTitle, type TitleSlug } from '../src/catalog/index.js';
 import { code, compareReply, errorReply, notice, safeText, type Reply } from '../src/embeds/index.js';
 import { platformChoices, searchChoices } from './choices.js';
 import { endpointOf, isReply, resolveTarget, stringOption, titleChoices, titleOf, type Target } from './resolve.js';
 import { COMMAND_DEADLINE_MS, type AutocompleteInput, type Choice, type Command, type CommandInput, type Deps } from './types.js';
+import { installableCommand } from './installs.js';
 
 const call = { deadlineMs: COMMAND_DEADLINE_MS };
 
@@ -16,7 +16,7 @@ async function side(title: TitleSlug, target: Target, deps: Deps) {
 }
 
 export const compare = {
-  data: new SlashCommandBuilder()
+  data: installableCommand()
     .setName('compare')
     .setDescription('Two players side by side; the other is your linked account unless you name one')
     .addStringOption((o) => o.setName('title').setDescription('The title').setRequired(true).addChoices(...titleChoices))

@@ -1,7 +1,8 @@
 // `npm start`: the bot as a long-running process. Reads .env, starts the lookups (the embedded
-// service unless LOOKUP_BASE_URL is set), connects to Discord and answers interactions until
-// SIGINT/SIGTERM, then finishes what is in flight and exits.
-import { Events } from 'discord.js';
+// service unless LOOKUP_BASE_URL is set), connects to Discord's gateway (its shards SHARD_IDS of
+// SHARD_COUNT) or, with INTERACTIONS_MODE=http, listens for Discord's signed interaction requests,
+// and answers interactions until SIGINT/SIGTERM, then finishes what is in flight and exits.
+import { Events, REST } from 'discord.js';
 import { pino } from 'pino';
 
 import { createCardRenderer } from '../cards/index.js';
@@ -9,6 +10,8 @@ import { configOrExit, exitWith } from '../cli.js';
 import { openLookupsOrExit } from '../compose.js';
 import { loadBotConfig, loadDotEnv } from '../config.js';
 import { createDiscordClient } from './client.js';
+import { fromGateway } from './gateway.js';
+import { startInteractionsServer } from './http-interactions.js';
 import { Router } from './router.js';
 import { createBotStores } from './stores.js';
 
@@ -57,8 +60,9 @@ async function main(): Promise<void> {
   }
   const cards = config.CARDS === 'on' ? createCardRenderer({ workers: config.CARD_WORKERS }) : undefined;
   const router = new Router({ lookup: lookups.client, links: stores.links, views: stores.views, snapshots: stores.snapshots, members: stores.members, logger, ...(cards ? { cards } : {}) }, logger);
-  const client = createDiscordClient(config.DISCORD_API_URL);
 
+  /** What stops the transport: the gateway connection, or the HTTP server. Set once it runs. */
+  let closeTransport: () => Promise<void> = () => Promise.resolve();
   let stopping = false;
   /** Finishes the interactions in flight, closes everything and exits with `code`. */
   const stop = (signal: string, code = 0) => {
@@ -69,7 +73,7 @@ async function main(): Promise<void> {
     hardStop.unref();
     void (async () => {
       await router.drain(SHUTDOWN_GRACE_MS);
-      await client.destroy();
+      await closeTransport();
       await Promise.allSettled([lookups.close(), stores.close(), cards?.close()]);
       logger.info('stopped');
       process.exit(code);
@@ -77,12 +81,34 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
+  const ready = { lookups: lookups.embedded ? 'embedded service' : withoutCredentials(lookups.baseUrl), cache: config.CACHE_URL ? 'redis' : 'memory' };
 
-  client.on(Events.InteractionCreate, (interaction) => void router.handle(interaction));
-  client.once(Events.ClientReady, (ready) => {
-    logger.info({ user: ready.user.tag, lookups: lookups.embedded ? 'embedded service' : withoutCredentials(lookups.baseUrl), cache: config.CACHE_URL ? 'redis' : 'memory' }, 'ready');
+  if (config.INTERACTIONS_MODE === 'http') {
+    // Interaction webhooks authenticate with the interaction's token: the REST client needs no bot token.
+    const rest = new REST({ api: config.DISCORD_API_URL, globalRequestsPerSecond: 500, timeout: 10_000 });
+    try {
+      const server = await startInteractionsServer({ host: config.INTERACTIONS_HOST, port: config.INTERACTIONS_PORT, publicKey: config.DISCORD_PUBLIC_KEY ?? '', router, rest, logger });
+      closeTransport = () => server.close();
+      logger.info({ ...ready, mode: 'http', host: config.INTERACTIONS_HOST, port: server.port }, 'ready: listening for Discord interactions');
+    } catch (e) {
+      logger.fatal({ err: (e as Error).message, port: config.INTERACTIONS_PORT }, 'could not listen for interactions');
+      await Promise.allSettled([lookups.close(), stores.close(), cards?.close()]);
+      process.exit(1);
+    }
+    return;
+  }
+
+  const client = createDiscordClient(config.DISCORD_API_URL, config.SHARD_COUNT === undefined ? undefined : { count: config.SHARD_COUNT, ids: config.SHARD_IDS });
+  closeTransport = () => client.destroy();
+  client.on(Events.InteractionCreate, (interaction) => {
+    const incoming = fromGateway(interaction);
+    if (incoming) void router.handle(incoming);
+  });
+  client.once(Events.ClientReady, (c) => {
+    logger.info({ user: c.user.tag, ...ready, mode: 'gateway', shards: c.ws.shards.map((shard) => shard.id), shardCount: config.SHARD_COUNT ?? 1 }, 'ready');
   });
   client.on(Events.Error, (e) => logger.error({ err: e.message }, 'discord client error'));
+  client.on(Events.ShardReady, (id) => logger.info({ shard: id }, 'gateway shard ready'));
   client.on(Events.ShardResume, (id, replayed) => logger.info({ shard: id, replayed }, 'gateway resumed'));
   // discord.js emits this only for a close it will not reconnect after (4004 token refused, 4014
   // intents not allowed, ...): a process left running would be deaf. One fatal line and a non-zero

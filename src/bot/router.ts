@@ -1,20 +1,12 @@
-// The single error boundary of the bot: every interaction comes through here. It turns discord.js
-// objects into the commands' plain inputs, decides reply vs defer + edit vs follow-up, makes
-// user-facing errors ephemeral, logs each interaction, and never lets a failure escape.
-import {
-  DiscordAPIError,
-  MessageFlags,
-  type AutocompleteInteraction,
-  type ButtonInteraction,
-  type ChatInputCommandInteraction,
-  type CommandInteractionOption,
-  type Interaction,
-  type InteractionReplyOptions,
-  type StringSelectMenuInteraction,
-} from 'discord.js';
+// The single error boundary of the bot: every interaction comes through here, from the gateway
+// (discord.js, `gateway.ts`) or from Discord's HTTP interactions endpoint (`http-interactions.ts`).
+// Each transport turns its interaction into the same plain `Incoming` (what the user did, and how
+// to answer it); the router decides reply vs defer + edit vs follow-up, makes user-facing errors
+// ephemeral, logs each interaction, and never lets a failure escape.
+import { DiscordAPIError } from 'discord.js';
 import type { Logger } from 'pino';
 
-import { StoreUnavailableError, findCommand, goFromView, openFromView, renderView, type Choice, type CommandInput, type Deps, type OptionValue } from '../../commands/index.js';
+import { StoreUnavailableError, findCommand, goFromView, openFromView, renderView, type AutocompleteInput, type Choice, type CommandInput, type Deps } from '../../commands/index.js';
 import { within } from '../lookup/within.js';
 import { LIMITS, clip, notice, parseCustomId, type Reply } from '../embeds/index.js';
 
@@ -39,38 +31,39 @@ export const TOO_LATE_MS = 2_800;
 const IGNORED_CODES = new Set([10062, 40060]);
 
 /**
- * An edit of a message already sent (ephemeral or not was decided when it was sent). No mentions
- * ever. Its files replace the message's (`attachments: []`), so a page without a card drops the old one.
+ * How an interaction is answered, whatever carried it. The first of `reply`, `update`, `defer`,
+ * `deferUpdate` and `choices` is the interaction's one acknowledgement (callback types 4, 7, 5, 6
+ * and 8); `edit`, `followUp` and `deleteOriginal` work on the message after it.
  */
-export function toEdit(reply: Reply) {
-  const files = (reply.files ?? []).map((f) => ({ attachment: f.data, name: f.name }));
-  return { content: reply.content ?? '', embeds: reply.embeds, components: reply.components, allowedMentions: { parse: [] }, files, attachments: [] };
+export interface Answer {
+  reply(reply: Reply): Promise<void>;
+  /** Replaces the message the pressed component is on. */
+  update(reply: Reply): Promise<void>;
+  defer(ephemeral: boolean): Promise<void>;
+  deferUpdate(): Promise<void>;
+  choices(choices: Choice[]): Promise<void>;
+  edit(reply: Reply): Promise<void>;
+  followUp(reply: Reply): Promise<void>;
+  deleteOriginal(): Promise<void>;
+  /** Whether the interaction was acknowledged (then a failure is told by a follow-up). */
+  readonly acknowledged: boolean;
 }
 
-/** The message options of a reply: no mentions ever, ephemeral by flag. */
-export function toMessage(reply: Reply): InteractionReplyOptions {
-  return { ...toEdit(reply), ...(reply.ephemeral ? { flags: MessageFlags.Ephemeral } : {}) };
-}
+/** What the user did. */
+export type Action =
+  | { kind: 'command'; input: CommandInput }
+  | { kind: 'autocomplete'; input: AutocompleteInput }
+  | { kind: 'component'; customId: string; /** A select menu's picks; none for a button. */ values: readonly string[] | undefined; userId: string; locale: string | undefined };
 
-function leafOptions(options: readonly CommandInteractionOption[], into: Record<string, OptionValue> = {}): Record<string, OptionValue> {
-  for (const o of options) {
-    if (o.options) leafOptions(o.options, into);
-    else if (o.value !== undefined && o.value !== null) into[o.name] = o.value;
-  }
-  return into;
-}
-
-/** What the user typed, as the commands read it. */
-export function toInput(interaction: ChatInputCommandInteraction | AutocompleteInteraction): CommandInput {
-  return {
-    name: interaction.commandName,
-    group: interaction.options.getSubcommandGroup(false),
-    subcommand: interaction.options.getSubcommand(false),
-    options: leafOptions(interaction.options.data),
-    userId: interaction.user.id,
-    guildId: interaction.guildId,
-    locale: interaction.locale,
-  };
+/** One interaction as the router reads it, from either transport. */
+export interface Incoming {
+  id: string;
+  /** Discord's interaction type (2 command, 3 component, 4 autocomplete), for the log. */
+  type: number;
+  /** When Discord made it (from its snowflake id). */
+  createdTimestamp: number;
+  action: Action;
+  answer: Answer;
 }
 
 const describe = (input: CommandInput) => [input.name, input.group, input.subcommand].filter(Boolean).join(' ');
@@ -95,7 +88,7 @@ export class Router {
   ) {}
 
   /** Handles one interaction; never rejects. */
-  handle(interaction: Interaction): Promise<void> {
+  handle(interaction: Incoming): Promise<void> {
     const work = this.dispatch(interaction).finally(() => this.inflight.delete(work));
     this.inflight.add(work);
     return work;
@@ -115,14 +108,14 @@ export class Router {
    * How late an interaction is read, from its snowflake's time. The host's clock may differ from
    * Discord's: the smallest delay of the last minute counts as on time.
    */
-  private lateness(interaction: Interaction): number {
+  private lateness(interaction: Incoming): number {
     const now = Date.now();
     const seen = now - interaction.createdTimestamp;
     if (seen < this.offset.ms || now > this.offset.until) this.offset = { ms: seen, until: now + 60_000 };
     return seen - this.offset.ms;
   }
 
-  private async dispatch(interaction: Interaction): Promise<void> {
+  private async dispatch(interaction: Incoming): Promise<void> {
     if (this.lateness(interaction) > TOO_LATE_MS) {
       this.counts.tooLate++;
       // One line at most every 10 s: how many were skipped so far.
@@ -134,19 +127,22 @@ export class Router {
     }
     const started = performance.now();
     const log: Record<string, unknown> = { interaction: interaction.id, type: interaction.type };
+    const { action, answer } = interaction;
     try {
-      if (interaction.isAutocomplete()) {
-        log.command = describe(toInput(interaction));
-        log.focused = interaction.options.getFocused(true).name;
-        log.choices = await this.autocomplete(interaction);
-      } else if (interaction.isChatInputCommand()) {
-        log.command = describe(toInput(interaction));
-        Object.assign(log, await this.command(interaction));
-      } else if (interaction.isButton() || interaction.isStringSelectMenu()) {
-        log.component = interaction.customId;
-        Object.assign(log, await this.component(interaction));
-      } else {
-        return;
+      switch (action.kind) {
+        case 'autocomplete':
+          log.command = describe(action.input);
+          log.focused = action.input.focused.name;
+          log.choices = await this.autocomplete(action.input, answer, interaction.id);
+          break;
+        case 'command':
+          log.command = describe(action.input);
+          Object.assign(log, await this.command(action.input, answer));
+          break;
+        case 'component':
+          log.component = action.customId;
+          Object.assign(log, await this.component(action, answer));
+          break;
       }
       log.ms = Math.round((performance.now() - started) * 10) / 10;
       this.logger.info(log, 'interaction');
@@ -157,41 +153,39 @@ export class Router {
     }
   }
 
-  private async command(interaction: ChatInputCommandInteraction): Promise<Record<string, unknown>> {
+  private async command(input: CommandInput, answer: Answer): Promise<Record<string, unknown>> {
     this.counts.commands++;
     if (this.closing) {
-      await interaction.reply(toMessage(notice('The bot is restarting. Try again in a moment.')));
+      await answer.reply(notice('The bot is restarting. Try again in a moment.'));
       return { outcome: 'closing' };
     }
-    const input = toInput(interaction);
     const command = findCommand(input.name);
     if (!command) {
-      await interaction.reply(toMessage(notice('This command is not known to this bot any more.')));
+      await answer.reply(notice('This command is not known to this bot any more.'));
       return { outcome: 'unknown command' };
     }
     const work = command.execute(input, this.deps);
     const quick = await within(work, DIRECT_REPLY_BUDGET_MS);
     if (quick.done) {
-      await interaction.reply(toMessage(quick.value));
+      await answer.reply(quick.value);
       return { outcome: quick.value.ephemeral ? 'notice' : 'reply', cache: quick.value.source };
     }
     // Slow: the network. Deferring costs a second REST call, so only this path pays it.
     this.counts.deferred++;
-    await interaction.deferReply();
+    await answer.defer(false);
     const reply = await work;
     if (reply.ephemeral) {
       // A deferred reply is public; an error belongs to the invoker alone.
-      await interaction.deleteReply();
-      await interaction.followUp(toMessage(reply));
+      await answer.deleteOriginal();
+      await answer.followUp(reply);
     } else {
-      await interaction.editReply(toEdit(reply));
+      await answer.edit(reply);
     }
     return { outcome: 'deferred', cache: reply.source };
   }
 
-  private async autocomplete(interaction: AutocompleteInteraction): Promise<number> {
+  private async autocomplete(input: AutocompleteInput, answer: Answer, id: string): Promise<number> {
     this.counts.autocompletes++;
-    const input = { ...toInput(interaction), focused: { name: interaction.options.getFocused(true).name, value: String(interaction.options.getFocused(true).value) } };
     const command = findCommand(input.name);
     const echo: Choice[] = input.focused.value && input.focused.name !== 'platform' && input.focused.name !== 'segment' ? [{ name: clip(input.focused.value, LIMITS.choiceName), value: clip(input.focused.value, LIMITS.choiceValue) }] : [];
     let choices: Choice[] = echo;
@@ -200,7 +194,7 @@ export class Router {
         const result = await within(command.autocomplete(input, this.deps), AUTOCOMPLETE_BUDGET_MS);
         if (result.done) choices = result.value;
       } catch (e) {
-        this.logger.warn({ interaction: interaction.id, err: (e as Error).message }, 'autocomplete failed; echoing what was typed');
+        this.logger.warn({ interaction: id, err: (e as Error).message }, 'autocomplete failed; echoing what was typed');
       }
     }
     const seen = new Set<string>();
@@ -208,61 +202,56 @@ export class Router {
       .filter((c) => c.value.length > 0 && c.value.length <= LIMITS.choiceValue && !seen.has(c.value) && seen.add(c.value))
       .slice(0, LIMITS.choices)
       .map((c) => ({ name: clip(c.name || c.value, LIMITS.choiceName), value: c.value }));
-    await interaction.respond(clean);
+    await answer.choices(clean);
     return clean.length;
   }
 
-  private async component(interaction: ButtonInteraction | StringSelectMenuInteraction): Promise<Record<string, unknown>> {
+  private async component(pressed: Extract<Action, { kind: 'component' }>, answer: Answer): Promise<Record<string, unknown>> {
     this.counts.components++;
-    const action = parseCustomId(interaction.customId);
+    const action = parseCustomId(pressed.customId);
     if (!action) return { outcome: 'not ours' };
     const view = await this.deps.views.load(action.stateId);
     if (!view || this.closing) {
-      await interaction.reply(toMessage(notice(view ? 'The bot is restarting. Try again in a moment.' : 'These controls have expired. Run the command again.')));
+      await answer.reply(notice(view ? 'The bot is restarting. Try again in a moment.' : 'These controls have expired. Run the command again.'));
       return { outcome: 'expired' };
     }
-    const owner = interaction.user.id === view.ownerId;
-    const locale = interaction.locale;
+    const owner = pressed.userId === view.ownerId;
+    const locale = pressed.locale;
     if (action.kind === 'open') {
-      const value = interaction.isStringSelectMenu() ? interaction.values[0] : undefined;
+      const value = pressed.values?.[0];
       if (!value) return { outcome: 'nothing picked' };
-      return this.answerComponent(interaction, openFromView(view, action.stateId, value, this.deps, locale), 'reply', !owner);
+      return this.answerComponent(answer, openFromView(view, action.stateId, value, this.deps, locale), 'reply', !owner);
     }
     // A way onward replaces the owner's message with the player's other view; anyone else gets it privately.
-    if (action.kind === 'go') return this.answerComponent(interaction, goFromView(view, action.to, interaction.user.id, this.deps, locale), owner ? 'update' : 'reply', !owner);
-    if (owner) return this.answerComponent(interaction, renderView(view, action.stateId, action.page, this.deps, locale), 'update', false);
+    if (action.kind === 'go') return this.answerComponent(answer, goFromView(view, action.to, pressed.userId, this.deps, locale), owner ? 'update' : 'reply', !owner);
+    if (owner) return this.answerComponent(answer, renderView(view, action.stateId, action.page, this.deps, locale), 'update', false);
     // Someone else pressed: they get a view of their own instead of taking over the message.
-    const own = { ...view, ownerId: interaction.user.id };
+    const own = { ...view, ownerId: pressed.userId };
     const ownId = await this.deps.views.save(own);
-    return this.answerComponent(interaction, renderView(own, ownId, action.page, this.deps, locale), 'reply', true);
+    return this.answerComponent(answer, renderView(own, ownId, action.page, this.deps, locale), 'reply', true);
   }
 
-  private async answerComponent(
-    interaction: ButtonInteraction | StringSelectMenuInteraction,
-    work: Promise<Reply>,
-    mode: 'update' | 'reply',
-    privately: boolean,
-  ): Promise<Record<string, unknown>> {
+  private async answerComponent(answer: Answer, work: Promise<Reply>, mode: 'update' | 'reply', privately: boolean): Promise<Record<string, unknown>> {
     const quick = await within(work, DIRECT_REPLY_BUDGET_MS);
     let reply: Reply;
     if (quick.done) {
       reply = quick.value;
       if (privately) reply = { ...reply, ephemeral: true };
-      if (mode === 'update' && !reply.ephemeral) await interaction.update(toEdit(reply));
-      else await interaction.reply(toMessage(reply));
+      if (mode === 'update' && !reply.ephemeral) await answer.update(reply);
+      else await answer.reply(reply);
     } else {
       this.counts.deferred++;
-      if (mode === 'update') await interaction.deferUpdate();
-      else await interaction.deferReply(privately ? { flags: MessageFlags.Ephemeral } : {});
+      if (mode === 'update') await answer.deferUpdate();
+      else await answer.defer(privately);
       reply = await work;
       if (privately) reply = { ...reply, ephemeral: true };
-      if (mode === 'update' && reply.ephemeral) await interaction.followUp(toMessage(reply));
-      else await interaction.editReply(toEdit(reply));
+      if (mode === 'update' && reply.ephemeral) await answer.followUp(reply);
+      else await answer.edit(reply);
     }
     return { outcome: mode, private: privately, cache: reply.source };
   }
 
-  private async fail(interaction: Interaction, error: unknown, log: Record<string, unknown>): Promise<void> {
+  private async fail(interaction: Incoming, error: unknown, log: Record<string, unknown>): Promise<void> {
     if (error instanceof DiscordAPIError && typeof error.code === 'number' && IGNORED_CODES.has(error.code)) {
       this.logger.debug({ ...log, code: error.code }, 'interaction gone or already answered');
       return;
@@ -270,12 +259,11 @@ export class Router {
     const store = error instanceof StoreUnavailableError;
     if (store) this.logger.warn({ ...log, err: (error.cause as Error | undefined)?.message ?? error.message }, 'link or view store unavailable');
     else this.logger.error({ ...log, err: error instanceof Error ? { message: error.message, stack: error.stack } : String(error) }, 'interaction failed');
-    if (!interaction.isRepliable()) return;
-    const message = toMessage(notice(store ? error.message : 'Something went wrong on our side. Try again in a moment.'));
+    if (interaction.action.kind === 'autocomplete') return;
+    const message = notice(store ? error.message : 'Something went wrong on our side. Try again in a moment.');
     try {
-      if (interaction.isAutocomplete()) return;
-      if (interaction.deferred || interaction.replied) await interaction.followUp(message);
-      else await interaction.reply(message);
+      if (interaction.answer.acknowledged) await interaction.answer.followUp(message);
+      else await interaction.answer.reply(message);
     } catch {
       // The interaction is gone: nothing more to tell the user.
     }
