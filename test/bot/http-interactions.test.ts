@@ -35,6 +35,8 @@ let service: TestService;
 let proxy: FaultProxy;
 let redis: ChildProcess;
 const workers: { bot: BotProcess; url: string }[] = [];
+/** A gateway bot beside the workers, on the same Redis: the same commands either way. */
+let gateway: BotProcess;
 let turn = 0;
 
 /** Waits for a worker's "listening" line and returns its endpoint URL. */
@@ -65,11 +67,13 @@ beforeAll(async () => {
     CACHE_URL: `redis://127.0.0.1:${redisPort}`,
   };
   const bots = [startBot(env), startBot(env)];
+  gateway = startBot({ ...env, INTERACTIONS_MODE: 'gateway' });
   for (const bot of bots) workers.push({ bot, url: await endpointOf(bot) });
-}, 60_000);
+  await double.waitForReady(40_000);
+}, 90_000);
 
 afterAll(async () => {
-  for (const { bot } of workers) if (bot.child.exitCode === null) bot.child.kill('SIGKILL');
+  for (const bot of [...workers.map((w) => w.bot), gateway]) if (bot?.child.exitCode === null) bot.child.kill('SIGKILL');
   await double?.close();
   await proxy?.close();
   await service?.close();
@@ -94,6 +98,8 @@ async function send(payload: Parameters<DiscordDouble['postInteraction']>[1], ur
   const final = (later.length > 0 ? later[later.length - 1]!.body : callback.data) as Message;
   return { handle, callback, calls, final };
 }
+
+const settledBody = (calls: RestCall[]) => calls[0]!.body as Callback;
 
 /** A raw POST to a worker with the given headers and body. */
 async function raw(url: string, body: string, headers: Record<string, string>, method = 'POST'): Promise<number> {
@@ -191,10 +197,26 @@ describe('commands, autocomplete and components over HTTP', () => {
     }
   });
 
+  it('answers alike through the gateway and through HTTP, links shared between them', async () => {
+    const user = { id: '1180000000000000613', username: 'both' };
+    const viaGateway = await settled(double.dispatchInteraction(chatInput({ command: 'link', options: { title: 'title_b', platform: 'pc_store_b', player: 'Wraithling' }, user })));
+    expect(viaGateway[0]!.path).toMatch(/^\/interactions\/\d+\/[^/]+\/callback$/);
+    const command = { group: 'title_b', subcommand: 'search', options: { query: 'W', platform: 'pc_store_b' }, user };
+    const gatewayData = (settledBody(await settled(double.dispatchInteraction(chatInput(command))))).data!;
+    const http = await send(chatInput(command));
+    // The same embeds; the same controls but for the id of each reply's own state.
+    const plain = (m: Message) => JSON.stringify({ embeds: m.embeds, components: m.components }).replace(/"(\w\w):[\w-]+(:[^"]*)?"/g, '"$1:<state>$2"');
+    expect(plain(http.final)).toBe(plain(gatewayData));
+    expect(http.final.embeds?.[0]?.description).toContain('Wraithling');
+    // The link made through the gateway, read by an HTTP worker.
+    const mine = await send(chatInput({ group: 'title_b', subcommand: 'profile', options: { card: false }, user }));
+    expect(mine.final.embeds?.[0]?.title).toBe('Wraithling');
+  });
+
   it('never writes an interaction token or the public key to the log, and each worker answered', () => {
     const tokens = double.restCalls.flatMap((c) => /\/webhooks\/\d+\/([^/]+)/.exec(c.path)?.[1] ?? []);
     expect(tokens.length).toBeGreaterThan(0);
-    for (const { bot } of workers) {
+    for (const bot of [...workers.map((w) => w.bot), gateway]) {
       const out = bot.output();
       expect(out).toContain('"msg":"interaction"');
       for (const token of tokens) expect(out).not.toContain(token);
