@@ -223,4 +223,15 @@ describe('commands, autocomplete and components over HTTP', () => {
       expect(out).not.toContain(double.publicKey);
     }
   });
+
+  it('stops on SIGTERM: lets go of its port and exits 0, while the other worker goes on answering', async () => {
+    const [first, second] = workers as [(typeof workers)[number], (typeof workers)[number]];
+    const exited = new Promise<number | null>((resolve) => first.bot.child.once('exit', resolve));
+    first.bot.child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(first.bot.output()).toContain('"msg":"stopped"');
+    await expect(fetch(first.url, { method: 'POST', body: '{}' })).rejects.toThrow();
+    const still = await send(chatInput({ group: 'title_b', subcommand: 'search', options: { query: 'W', platform: 'pc_store_b' } }), second.url);
+    expect(still.callback.type).toBe(4);
+  });
 });
