@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import { StoreUnavailableError, findCommand, goFromView, openFromView, renderView, type AutocompleteInput, type Choice, type CommandInput, type Deps } from '../../commands/index.js';
 import { within } from '../lookup/within.js';
 import { LIMITS, clip, notice, parseCustomId, type Reply } from '../embeds/index.js';
+import { say } from '../locales/index.js';
 
 /**
  * An answer ready within this budget (a cache hit, the embedded service, a quick service) is the
@@ -156,12 +157,12 @@ export class Router {
   private async command(input: CommandInput, answer: Answer): Promise<Record<string, unknown>> {
     this.counts.commands++;
     if (this.closing) {
-      await answer.reply(notice('The bot is restarting. Try again in a moment.'));
+      await answer.reply(notice(say(input.locale, 'bot.restarting')));
       return { outcome: 'closing' };
     }
     const command = findCommand(input.name);
     if (!command) {
-      await answer.reply(notice('This command is not known to this bot any more.'));
+      await answer.reply(notice(say(input.locale, 'bot.unknownCommand')));
       return { outcome: 'unknown command' };
     }
     const work = command.execute(input, this.deps);
@@ -212,7 +213,7 @@ export class Router {
     if (!action) return { outcome: 'not ours' };
     const view = await this.deps.views.load(action.stateId);
     if (!view || this.closing) {
-      await answer.reply(notice(view ? 'The bot is restarting. Try again in a moment.' : 'These controls have expired. Run the command again.'));
+      await answer.reply(notice(say(pressed.locale, view ? 'bot.restarting' : 'bot.expired')));
       return { outcome: 'expired' };
     }
     const owner = pressed.userId === view.ownerId;
@@ -259,8 +260,9 @@ export class Router {
     const store = error instanceof StoreUnavailableError;
     if (store) this.logger.warn({ ...log, err: (error.cause as Error | undefined)?.message ?? error.message }, 'link or view store unavailable');
     else this.logger.error({ ...log, err: error instanceof Error ? { message: error.message, stack: error.stack } : String(error) }, 'interaction failed');
-    if (interaction.action.kind === 'autocomplete') return;
-    const message = notice(store ? error.message : 'Something went wrong on our side. Try again in a moment.');
+    const { action } = interaction;
+    if (action.kind === 'autocomplete') return;
+    const message = notice(say(action.kind === 'component' ? action.locale : action.input.locale, store ? error.told : 'bot.failed'));
     try {
       if (interaction.answer.acknowledged) await interaction.answer.followUp(message);
       else await interaction.answer.reply(message);
