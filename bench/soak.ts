@@ -44,6 +44,10 @@ export interface SoakResult {
   secondHalfPeakMb: number;
   idleEndMb: number;
   achievedRate: number;
+  /** The bot's main thread at the last sample (bench/memory-probe.mjs), MB. */
+  mainThread: { rss: number; heapTotal: number; heapUsed: number; external: number; arrayBuffers: number } | undefined;
+  /** Cards the bot sent its reply without, by reason (busy, timeout, late, ...). */
+  cardsNotDrawn: Record<string, number>;
 }
 
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
@@ -109,12 +113,25 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const proxy = await startDelayingProxy(options.serviceUrl, 12, 1_000);
   const double = await startDiscordDouble({ token: options.token });
   let output = '';
-  const child: ChildProcess = spawn(process.execPath, [...options.nodeFlags, '--import', 'tsx', 'src/bot/main.ts'], {
+  const child: ChildProcess = spawn(process.execPath, [...options.nodeFlags, '--import', './bench/memory-probe.mjs', '--import', 'tsx', 'src/bot/main.ts'], {
     env: { ...cleanEnv(), LOG_LEVEL: 'warn', DISCORD_TOKEN: options.token, DISCORD_API_URL: double.apiUrl, LOOKUP_BASE_URL: proxy.url, LINKS_DB: tempLinksDb(), CONTROLS_TTL_MS: '60000' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  child.stdout?.on('data', (c: Buffer) => (output = (output + c.toString()).slice(-20_000)));
-  child.stderr?.on('data', (c: Buffer) => (output = (output + c.toString()).slice(-20_000)));
+  // The memory probe's latest line, and why cards were not drawn (the bot's warnings), by reason.
+  let probe = '';
+  const cardsShed: Record<string, number> = {};
+  const read = (c: Buffer) => {
+    const text = c.toString();
+    output = (output + text).slice(-20_000);
+    for (const line of text.split('\n')) {
+      const m = /^memory-probe (\{.*\})$/.exec(line);
+      if (m) probe = m[1]!;
+      const shed = /"reason":"(\w+)".*card not drawn/.exec(line);
+      if (shed) cardsShed[shed[1]!] = (cardsShed[shed[1]!] ?? 0) + 1;
+    }
+  };
+  child.stdout?.on('data', read);
+  child.stderr?.on('data', read);
   try {
     await double.waitForReady(60_000);
     const pid = child.pid!;
@@ -175,7 +192,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       const at = Math.round((performance.now() - started) / 1000);
       rss.push({ at, mb, phase });
       const sorted = [...latencies].sort((a, b) => a - b);
-      log(`  soak ${String(at).padStart(4)} s  rss ${mb} MB  ${phase}  dispatched ${dispatched}  answered ${answered}  open ${open.size}  unanswered ${unanswered}  p50 ${round(quantile(sorted, 0.5))} ms  p99 ${round(quantile(sorted, 0.99))} ms`);
+      log(`  soak ${String(at).padStart(4)} s  rss ${mb} MB  ${phase}  dispatched ${dispatched}  answered ${answered}  open ${open.size}  unanswered ${unanswered}  p50 ${round(quantile(sorted, 0.5))} ms  p99 ${round(quantile(sorted, 0.99))} ms  deferred p99 ${round(quantile([...deferredLatencies].sort((a, b) => a - b), 0.99))} ms (n=${deferredLatencies.length})  cards not drawn ${JSON.stringify(cardsShed)}`);
+      if (probe) log(`         main thread ${probe}`);
     };
     sample('traffic');
     const sampler = setInterval(() => sample(performance.now() - started < options.seconds * 1000 ? 'traffic' : 'idle'), 10_000);
@@ -228,6 +246,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       secondHalfPeakMb: Math.max(...traffic.filter((s) => s.at > half).map((s) => s.mb), 0),
       idleEndMb: rss.at(-1)?.mb ?? NaN,
       achievedRate: round(dispatched / trafficSeconds, 0),
+      mainThread: probe ? (JSON.parse(probe) as SoakResult['mainThread']) : undefined,
+      cardsNotDrawn: cardsShed,
     };
   } finally {
     if (child.exitCode === null) {

@@ -116,6 +116,8 @@ export interface Deps {
   now?: () => Date;
   /** Draws profile and session cards; absent, replies are text only. */
   cards?: CardRenderer;
+  /** Per interaction: how long its answer may still wait for a card (see CardDeps). */
+  cardWaitMs?: () => number;
 }
 
 export interface Command {

@@ -13,7 +13,10 @@ export function createDiscordClient(apiUrl: string, shards?: { count: number; id
     // The running bot calls interaction endpoints only (callbacks, edits, follow-ups), which Discord
     // does not bind to the bot's global rate limit; discord.js' client-side one (50 a second) would
     // hold deferred answers back under load. Discord's own 429s are still obeyed.
-    rest: { api: apiUrl, globalRequestsPerSecond: 500 },
+    // Each deferred answer's edits and follow-ups get a rate-limit queue of their own (keyed by the
+    // interaction's token), which discord.js keeps until its hourly sweep: at ten deferrals a second
+    // that is tens of thousands of dead queues. A token is good for 15 minutes; sweep every minute.
+    rest: { api: apiUrl, globalRequestsPerSecond: 500, handlerSweepInterval: 60_000 },
     allowedMentions: { parse: [] },
     // The bot reads nothing but interactions: nothing else needs caching, whatever the gateway sends.
     makeCache: Options.cacheWithLimits({

@@ -215,6 +215,8 @@ export interface InteractionsServerOptions {
 
 export interface InteractionsServer {
   port: number;
+  /** Whether it still takes connections (for readiness). */
+  listening(): boolean;
   /** Stops taking connections and lets idle ones go; the router drains what is in flight. */
   close(): Promise<void>;
 }
@@ -339,6 +341,7 @@ export async function startInteractionsServer(options: InteractionsServerOptions
   const { port } = server.address() as AddressInfo;
   return {
     port,
+    listening: () => server.listening,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -9,7 +9,10 @@ import { createCardRenderer } from '../cards/index.js';
 import { configOrExit, exitWith } from '../cli.js';
 import { openLookupsOrExit } from '../compose.js';
 import { loadBotConfig, loadDotEnv } from '../config.js';
+import { startHealthServer, type HealthServer, type ReadinessCheck } from '../observe/health-server.js';
 import { createDiscordClient } from './client.js';
+import { sendCallbacksDirectly } from './direct-callbacks.js';
+import { createBotMetrics } from './metrics.js';
 import { fromGateway } from './gateway.js';
 import { startInteractionsServer } from './http-interactions.js';
 import { Router } from './router.js';
@@ -42,7 +45,8 @@ async function main(): Promise<void> {
   const config = configOrExit(loadBotConfig);
   const logger = pino({ level: config.LOG_LEVEL, redact: { paths: ['token', '*.token', 'headers.authorization', '*.headers.authorization'], censor: '[redacted]' } });
 
-  const lookups = await openLookupsOrExit(config, logger);
+  const metrics = config.METRICS_PORT ? createBotMetrics() : undefined;
+  const lookups = await openLookupsOrExit(config, logger, metrics?.lookups);
   let stores;
   try {
     stores = await createBotStores({
@@ -59,10 +63,11 @@ async function main(): Promise<void> {
     exitWith(`Could not start: ${(e as Error).message}`, 1);
   }
   const cards = config.CARDS === 'on' ? createCardRenderer({ workers: config.CARD_WORKERS }) : undefined;
-  const router = new Router({ lookup: lookups.client, links: stores.links, views: stores.views, snapshots: stores.snapshots, members: stores.members, logger, ...(cards ? { cards } : {}) }, logger);
+  const router = new Router({ lookup: lookups.client, links: stores.links, views: stores.views, snapshots: stores.snapshots, members: stores.members, logger, ...(cards ? { cards } : {}) }, logger, metrics?.interactions);
 
   /** What stops the transport: the gateway connection, or the HTTP server. Set once it runs. */
   let closeTransport: () => Promise<void> = () => Promise.resolve();
+  let health: HealthServer | undefined;
   let stopping = false;
   /** Finishes the interactions in flight, closes everything and exits with `code`. */
   const stop = (signal: string, code = 0) => {
@@ -74,13 +79,31 @@ async function main(): Promise<void> {
     void (async () => {
       await router.drain(SHUTDOWN_GRACE_MS);
       await closeTransport();
-      await Promise.allSettled([lookups.close(), stores.close(), cards?.close()]);
+      await Promise.allSettled([lookups.close(), stores.close(), cards?.close(), health?.close()]);
       logger.info('stopped');
       process.exit(code);
     })();
   };
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
+  // Readiness (`/readyz`): each check answers within its deadline or the process is not ready. The
+  // transport (gateway or HTTP) pushes its own check onto this list.
+  const readinessChecks: ReadinessCheck[] = [
+    { name: 'stores', check: () => stores.ping() },
+    { name: 'lookup cache', check: () => lookups.cache.ping?.() },
+    { name: 'process', check: () => (stopping ? Promise.reject(new Error('stopping')) : undefined) },
+  ];
+  const startHealth = async (): Promise<void> => {
+    if (!metrics || !config.METRICS_PORT) return;
+    if (cards) metrics.watchCards(cards);
+    try {
+      health = await startHealthServer({ port: config.METRICS_PORT, host: config.METRICS_HOST, registry: metrics.registry, readiness: readinessChecks });
+      logger.info({ url: health.url }, 'metrics and health listening');
+    } catch (e) {
+      await Promise.allSettled([lookups.close(), stores.close(), cards?.close(), closeTransport()]);
+      exitWith(`Could not start: METRICS_PORT ${config.METRICS_PORT} on ${config.METRICS_HOST} cannot be used (${(e as Error).message})`, 1);
+    }
+  };
   const ready = { lookups: lookups.embedded ? 'embedded service' : withoutCredentials(lookups.baseUrl), cache: config.CACHE_URL ? 'redis' : 'memory' };
 
   if (config.INTERACTIONS_MODE === 'http') {
@@ -89,17 +112,31 @@ async function main(): Promise<void> {
     try {
       const server = await startInteractionsServer({ host: config.INTERACTIONS_HOST, port: config.INTERACTIONS_PORT, publicKey: config.DISCORD_PUBLIC_KEY ?? '', router, rest, logger });
       closeTransport = () => server.close();
+      readinessChecks.unshift({ name: 'interactions', check: () => (server.listening() ? undefined : Promise.reject(new Error('not listening for interactions'))) });
       logger.info({ ...ready, mode: 'http', host: config.INTERACTIONS_HOST, port: server.port }, 'ready: listening for Discord interactions');
     } catch (e) {
       logger.fatal({ err: (e as Error).message, port: config.INTERACTIONS_PORT }, 'could not listen for interactions');
       await Promise.allSettled([lookups.close(), stores.close(), cards?.close()]);
       process.exit(1);
     }
+    await startHealth();
     return;
   }
 
   const client = createDiscordClient(config.DISCORD_API_URL, config.SHARD_COUNT === undefined ? undefined : { count: config.SHARD_COUNT, ids: config.SHARD_IDS });
-  closeTransport = () => client.destroy();
+  const closeCallbacks = sendCallbacksDirectly(client);
+  closeTransport = async () => {
+    await client.destroy();
+    await closeCallbacks();
+  };
+  const shardsDown = new Set<number>();
+  const gatewayUp = () => client.isReady() && shardsDown.size === 0;
+  client.on(Events.ShardReconnecting, (id) => shardsDown.add(id));
+  client.on(Events.ShardReady, (id) => shardsDown.delete(id));
+  client.on(Events.ShardResume, (id) => shardsDown.delete(id));
+  readinessChecks.unshift({ name: 'gateway', check: () => (gatewayUp() ? undefined : Promise.reject(new Error('the Discord gateway is not connected'))) });
+  metrics?.watchDiscord(client, gatewayUp);
+  await startHealth();
   client.on(Events.InteractionCreate, (interaction) => {
     const incoming = fromGateway(interaction);
     if (incoming) void router.handle(incoming);
@@ -123,7 +160,7 @@ async function main(): Promise<void> {
   } catch (e) {
     // discord.js names the problem ("An invalid token was provided."); never the token itself.
     logger.fatal({ err: (e as Error).message.split(config.DISCORD_TOKEN).join('[redacted]') }, 'could not connect to Discord');
-    await Promise.allSettled([lookups.close(), stores.close(), cards?.close()]);
+    await Promise.allSettled([lookups.close(), stores.close(), cards?.close(), health?.close()]);
     process.exit(1);
   }
 }

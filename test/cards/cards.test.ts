@@ -212,6 +212,50 @@ describe('falling back to the text reply', () => {
     }
   });
 
+  it('waits for a card only as long as its answer can: the rest of the budget, not the renderer deadline', async () => {
+    const hanging = createCardRenderer({ deadlineMs: 20_000, workerUrl: new URL('./hanging-worker.mjs', import.meta.url) });
+    const { logger, lines } = capture();
+    try {
+      const started = Date.now();
+      const out = await withCard(reply, PROFILE, { cards: hanging, logger, cardWaitMs: () => 150 });
+      expect(out).toBe(reply);
+      // Far below the renderer's 20 s: the answer's 150 ms decided (generous bound for a busy machine).
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(lines).toEqual([expect.objectContaining({ reason: 'timeout', err: expect.stringContaining('150 ms') as unknown })]);
+      // Giving up on the wait does not stop the worker: only a card stuck past the deadline does.
+      expect(hanging.stats()).toMatchObject({ restarted: 0, failures: expect.objectContaining({ timeout: 1 }) as unknown });
+    } finally {
+      await hanging.close();
+    }
+  });
+
+  it('draws no card at all for an answer already past its budget (late), and sends the text', async () => {
+    const fresh = createCardRenderer();
+    const { logger, lines } = capture();
+    try {
+      const out = await withCard(reply, { ...PROFILE, name: 'Late' }, { cards: fresh, logger, cardWaitMs: () => -5 });
+      expect(out).toBe(reply);
+      expect(lines).toEqual([expect.objectContaining({ reason: 'late' })]);
+      expect(fresh.stats()).toMatchObject({ rendered: 0, queued: 0, failures: expect.objectContaining({ late: 1 }) as unknown });
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('takes a queued card out of the queue when nobody waits for it any more', async () => {
+    const hanging = createCardRenderer({ deadlineMs: 20_000, workerUrl: new URL('./hanging-worker.mjs', import.meta.url) });
+    try {
+      const first = hanging.render({ ...PROFILE, name: 'drawing' }, { waitMs: 100 });
+      const second = hanging.render({ ...PROFILE, name: 'queued' }, { waitMs: 100 });
+      expect(hanging.stats().queued).toBe(1);
+      const [a, b] = await Promise.allSettled([first, second]);
+      expect([a, b]).toEqual([expect.objectContaining({ status: 'rejected', reason: expect.objectContaining({ reason: 'timeout' }) as unknown }), expect.objectContaining({ status: 'rejected', reason: expect.objectContaining({ reason: 'timeout' }) as unknown })]);
+      expect(hanging.stats()).toMatchObject({ queued: 0, dropped: 1, restarted: 0 });
+    } finally {
+      await hanging.close();
+    }
+  });
+
   it('refuses at once when the queue is full (busy), rather than making the reply wait', async () => {
     const hanging = createCardRenderer({ deadlineMs: 1000, queue: 1, workerUrl: new URL('./hanging-worker.mjs', import.meta.url) });
     try {

@@ -37,6 +37,20 @@ describe('the in-memory lookup cache', () => {
     }
   });
 
+  it('counts what an entry costs the heap, not its JSON alone: many small answers are bounded by bytes too', async () => {
+    const cache = await createLookupCache({ maxBytes: 100_000 });
+    try {
+      // Empty search answers: 20 bytes of JSON each, but each entry costs the heap some 500 bytes.
+      for (let i = 0; i < 1_000; i++) await cache.set(`search:typed-${i}`, { v: 1, i, data: [] }, 60_000);
+      let held = 0;
+      for (let i = 0; i < 1_000; i++) if ((await cache.get(`search:typed-${i}`)) !== undefined) held++;
+      expect(held).toBeGreaterThan(50);
+      expect(held).toBeLessThanOrEqual(200);
+    } finally {
+      await cache.close();
+    }
+  });
+
   it('gives back the very object it was given: a hit costs no parse', async () => {
     const cache = await createLookupCache();
     try {
