@@ -1,6 +1,5 @@
 // /compare <title> <player> [platform] [other] [other_platform]: two careers side by side. The other
 // player defaults to the invoker's linked account; a typed other defaults to the first one's platform.
-import { SlashCommandBuilder } from 'discord.js';
 
 import { PLATFORMS, TITLES, isTitle, type TitleSlug } from '../src/catalog/index.js';
 import { compareCard, withCard } from '../src/cards/index.js';
@@ -9,6 +8,7 @@ import { platformChoices, searchChoices } from './choices.js';
 import { cardOption } from './kind.js';
 import { endpointOf, isReply, resolveTarget, stringOption, titleChoices, titleOf, type Target } from './resolve.js';
 import { COMMAND_DEADLINE_MS, type AutocompleteInput, type Choice, type Command, type CommandInput, type Deps } from './types.js';
+import { installableCommand } from './installs.js';
 import { commandLine, optionName, say } from '../src/locales/index.js';
 
 const call = { deadlineMs: COMMAND_DEADLINE_MS };
@@ -19,7 +19,7 @@ async function side(title: TitleSlug, target: Target, deps: Deps, locale: string
 }
 
 function data() {
-  const builder = new SlashCommandBuilder()
+  const builder = installableCommand()
     .setName('compare')
     .setDescription('Two players side by side; the other is your linked account unless you name one')
     .addStringOption((o) => o.setName('title').setDescription('The title').setRequired(true).addChoices(...titleChoices))

@@ -1,6 +1,6 @@
 // Every command of the bot: `/stats` (a subcommand group per title, a subcommand per endpoint the
 // title has, each from its kind's module), `/link` and `/unlink`.
-import { SlashCommandBuilder, SlashCommandSubcommandBuilder, SlashCommandSubcommandGroupBuilder } from 'discord.js';
+import { SlashCommandSubcommandBuilder, SlashCommandSubcommandGroupBuilder } from 'discord.js';
 
 import { ENDPOINT_KINDS, PLATFORMS, TITLES, TITLE_SLUGS, endpointsOf, findEndpoint, isTitle, platformsOfTitle, type EndpointKind } from '../src/catalog/index.js';
 import { code, notice } from '../src/embeds/index.js';
@@ -16,12 +16,13 @@ import { search } from './search.js';
 import { segments } from './segments.js';
 import { sessions } from './sessions.js';
 import type { Command } from './types.js';
+import { installableCommand } from './installs.js';
 import { commandLine, localizeCommand, say } from '../src/locales/index.js';
 
 /** One module per endpoint kind. */
 export const KINDS: { [K in EndpointKind]: EndpointCommand & { kind: K } } = { profile, segments, matches, match, sessions, search };
 
-const statsBuilder = new SlashCommandBuilder().setName('stats').setDescription('Player statistics for Title A, B, C and D');
+const statsBuilder = installableCommand().setName('stats').setDescription('Player statistics for Title A, B, C and D');
 for (const title of TITLE_SLUGS) {
   const group = new SlashCommandSubcommandGroupBuilder()
     .setName(title)

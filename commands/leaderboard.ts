@@ -1,7 +1,6 @@
 // /leaderboard <title> [stat]: the server's linked members ranked by a figure. Profiles come through
 // the lookup cache and its single flight; a board looks up at most so many members, a few at a time,
 // within the command's deadline, and counts those it could not rank.
-import { SlashCommandBuilder } from 'discord.js';
 
 import { FIGURE_INFO, findEndpoint, type Figure, type TitleSlug } from '../src/catalog/index.js';
 import { code, figure, leaderboardReply, notice, type BoardEntry, type Reply } from '../src/embeds/index.js';
@@ -9,6 +8,7 @@ import { overviewOf } from '../src/lookup/schemas.js';
 import { recordMember } from './link.js';
 import { stringOption, titleChoices, titleOf } from './resolve.js';
 import { COMMAND_DEADLINE_MS, type Command, type CommandInput, type Deps, type LinkedAccount } from './types.js';
+import { installableCommand } from './installs.js';
 import { say } from '../src/locales/index.js';
 
 /** Figures a board ranks by, more being better each time. */
@@ -44,10 +44,9 @@ async function entryOf(title: TitleSlug, f: Figure, userId: string, account: Lin
 }
 
 export const leaderboard = {
-  data: new SlashCommandBuilder()
+  data: installableCommand()
     .setName('leaderboard')
     .setDescription('This server’s linked members ranked by a figure')
-    .setContexts(0)
     .addStringOption((o) => o.setName('title').setDescription('The title').setRequired(true).addChoices(...titleChoices))
     .addStringOption((o) =>
       o

@@ -1,11 +1,11 @@
 // /link and /unlink: remember a Discord user's account per title, so that `player` can be left out.
-import { SlashCommandBuilder } from 'discord.js';
 
 import { PLATFORMS, TITLES, findEndpoint, isTitle, platformsOfTitle, type PlatformSlug, type TitleSlug } from '../src/catalog/index.js';
 import { TITLE_COLORS, code, embedReply, errorReply, notice, platformList, safeText, titleName, type Reply } from '../src/embeds/index.js';
 import { searchChoices } from './choices.js';
 import { stringOption, titleChoices, titleOf } from './resolve.js';
 import { COMMAND_DEADLINE_MS, type AutocompleteInput, type Choice, type Command, type CommandInput, type Deps } from './types.js';
+import { installableCommand } from './installs.js';
 import { commandLine, optionName, say } from '../src/locales/index.js';
 
 /** Checks the account against the service: a profile where the title has one on that platform, else its segments. */
@@ -35,7 +35,7 @@ export async function recordMember(guildId: string, userId: string, deps: Deps):
 }
 
 export const link = {
-  data: new SlashCommandBuilder()
+  data: installableCommand()
     .setName('link')
     .setDescription('Remember your player account for a title, so that you can leave `player` out')
     .addStringOption((o) => o.setName('title').setDescription('The title').setRequired(true).addChoices(...titleChoices))
@@ -89,7 +89,7 @@ export const link = {
 } satisfies Command;
 
 export const unlink = {
-  data: new SlashCommandBuilder()
+  data: installableCommand()
     .setName('unlink')
     .setDescription('Forget the player account you linked for a title')
     .addStringOption((o) => o.setName('title').setDescription('The title').setRequired(true).addChoices(...titleChoices))

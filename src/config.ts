@@ -37,6 +37,27 @@ const pairs = z
     return map;
   });
 
+/** `0`, `0,1` or `4-7`: shard numbers and ranges, as a sorted list without repeats. */
+const shardList = z.preprocess(
+  blankAsUnset,
+  z
+    .string()
+    .regex(/^\d+(-\d+)?(,\d+(-\d+)?)*$/, 'must be shard numbers and ranges, such as 0 or 0,1 or 4-7')
+    .transform((v, ctx) => {
+      const ids = new Set<number>();
+      for (const part of v.split(',')) {
+        const [from = 0, to = from] = part.split('-').map(Number);
+        if (to < from || to - from > 4_096) {
+          ctx.addIssue({ code: 'custom', message: `has a range that runs backwards or past 4096 shards (${part})` });
+          return z.NEVER;
+        }
+        for (let id = from; id <= to; id++) ids.add(id);
+      }
+      return [...ids].sort((a, b) => a - b);
+    })
+    .optional(),
+);
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const logLevel = z.preprocess(blankAsUnset, z.enum(LOG_LEVELS).default('info'));
 
@@ -149,6 +170,18 @@ export const BotConfigSchema = LookupConfigSchema.extend({
   VIEWS_MAX_ENTRIES: z.preprocess(blankAsUnset, z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(100, 'must be at least 100').default(20_000)),
   /** How long one operation on links or paged-reply controls (SQLite or Redis) may take before the user is told it failed. */
   STORE_TIMEOUT_MS: milliseconds(1_000),
+  /** `gateway` (default): one WebSocket connection per shard. `http`: Discord POSTs interactions to INTERACTIONS_PORT. */
+  INTERACTIONS_MODE: z.preprocess(blankAsUnset, z.enum(['gateway', 'http'], { error: 'must be gateway or http' }).default('gateway')),
+  /** HTTP mode: the port Discord's Interactions Endpoint URL reaches (through a proxy or load balancer); 0 picks a free one. */
+  INTERACTIONS_PORT: z.preprocess(blankAsUnset, z.coerce.number({ error: 'must be a port number' }).int('must be a port number').min(0, 'must be a port number').max(65_535, 'must be a port number').default(8080)),
+  /** HTTP mode: the address to listen on. */
+  INTERACTIONS_HOST: z.preprocess(blankAsUnset, z.string().default('0.0.0.0')),
+  /** HTTP mode: the application's public key (developer portal, General Information), 64 hex digits. */
+  DISCORD_PUBLIC_KEY: z.preprocess(blankAsUnset, z.string().trim().regex(/^[0-9a-fA-F]{64}$/, 'must be the application public key: 64 hex digits (developer portal, General Information)').optional()),
+  /** Gateway mode: how many shards the bot runs in all (every process the same); unset: one. */
+  SHARD_COUNT: z.preprocess(blankAsUnset, z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be at least 1').max(4_096, 'must be at most 4096').optional()),
+  /** Gateway mode: the shards this process runs, such as `0` or `0,1` or `4-7`; unset: all of SHARD_COUNT. */
+  SHARD_IDS: shardList,
   /** How long the buttons and menus of a reply work; a press after that is told they expired. */
   CONTROLS_TTL_MS: z.preprocess(
     blankAsUnset,
@@ -181,7 +214,13 @@ export function loadLookupConfig(env: Record<string, string | undefined> = proce
 }
 
 export function loadBotConfig(env: Record<string, string | undefined> = process.env): BotConfig {
-  return parseConfig(BotConfigSchema, env);
+  const config = parseConfig(BotConfigSchema, env);
+  if (config.INTERACTIONS_MODE === 'http' && !config.DISCORD_PUBLIC_KEY)
+    throw new ConfigError('Configuration: DISCORD_PUBLIC_KEY is required with INTERACTIONS_MODE=http (the application public key, developer portal, General Information)');
+  if (config.SHARD_IDS && config.SHARD_COUNT === undefined) throw new ConfigError('Configuration: SHARD_IDS needs SHARD_COUNT (how many shards the bot runs in all)');
+  const beyond = config.SHARD_IDS?.find((id) => id >= (config.SHARD_COUNT ?? 1));
+  if (beyond !== undefined) throw new ConfigError(`Configuration: SHARD_IDS names shard ${beyond}, but SHARD_COUNT makes shards 0 to ${(config.SHARD_COUNT ?? 1) - 1}`);
+  return config;
 }
 
 export function loadPreviewConfig(env: Record<string, string | undefined> = process.env): PreviewConfig {

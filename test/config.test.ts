@@ -74,6 +74,27 @@ describe('bot configuration', () => {
     expect(loadBotConfig({ DISCORD_TOKEN: TOKEN })).toMatchObject({ DISCORD_API_URL: 'https://discord.com/api', LINKS_DB: '.data/links.sqlite', CACHE_NAMESPACE: 'player-stats' });
   });
 
+  it('runs the gateway on one shard unless told otherwise, and HTTP interactions only with the public key', () => {
+    expect(loadBotConfig({ DISCORD_TOKEN: TOKEN })).toMatchObject({ INTERACTIONS_MODE: 'gateway', INTERACTIONS_PORT: 8080, INTERACTIONS_HOST: '0.0.0.0' });
+    expect(loadBotConfig({ DISCORD_TOKEN: TOKEN }).SHARD_COUNT).toBeUndefined();
+    const key = 'ab'.repeat(32);
+    expect(loadBotConfig({ DISCORD_TOKEN: TOKEN, INTERACTIONS_MODE: 'http', DISCORD_PUBLIC_KEY: key, INTERACTIONS_PORT: '3000' })).toMatchObject({ INTERACTIONS_MODE: 'http', DISCORD_PUBLIC_KEY: key, INTERACTIONS_PORT: 3000 });
+    expect(() => loadBotConfig({ DISCORD_TOKEN: TOKEN, INTERACTIONS_MODE: 'http' })).toThrow('Configuration: DISCORD_PUBLIC_KEY is required with INTERACTIONS_MODE=http');
+    expect(() => loadBotConfig({ DISCORD_TOKEN: TOKEN, INTERACTIONS_MODE: 'webhook' })).toThrow('Configuration: INTERACTIONS_MODE must be gateway or http');
+    expect(() => loadBotConfig({ DISCORD_TOKEN: TOKEN, DISCORD_PUBLIC_KEY: 'not-a-key' })).toThrow('Configuration: DISCORD_PUBLIC_KEY must be the application public key');
+    expect(() => loadBotConfig({ DISCORD_TOKEN: TOKEN, INTERACTIONS_PORT: '70000' })).toThrow('Configuration: INTERACTIONS_PORT must be a port number');
+  });
+
+  it('reads the shards a process runs as numbers and ranges of SHARD_COUNT', () => {
+    expect(loadBotConfig({ DISCORD_TOKEN: TOKEN, SHARD_COUNT: '8', SHARD_IDS: '4-6,0,5' })).toMatchObject({ SHARD_COUNT: 8, SHARD_IDS: [0, 4, 5, 6] });
+    expect(loadBotConfig({ DISCORD_TOKEN: TOKEN, SHARD_COUNT: '2' }).SHARD_IDS).toBeUndefined();
+    expect(() => loadBotConfig({ DISCORD_TOKEN: TOKEN, SHARD_IDS: '0' })).toThrow('Configuration: SHARD_IDS needs SHARD_COUNT');
+    expect(() => loadBotConfig({ DISCORD_TOKEN: TOKEN, SHARD_COUNT: '2', SHARD_IDS: '1,2' })).toThrow('Configuration: SHARD_IDS names shard 2, but SHARD_COUNT makes shards 0 to 1');
+    expect(() => loadBotConfig({ DISCORD_TOKEN: TOKEN, SHARD_COUNT: '4', SHARD_IDS: '3-1' })).toThrow('Configuration: SHARD_IDS has a range that runs backwards');
+    expect(() => loadBotConfig({ DISCORD_TOKEN: TOKEN, SHARD_COUNT: '4', SHARD_IDS: 'all' })).toThrow('Configuration: SHARD_IDS must be shard numbers and ranges');
+    expect(() => loadBotConfig({ DISCORD_TOKEN: TOKEN, SHARD_COUNT: '0' })).toThrow('Configuration: SHARD_COUNT must be at least 1');
+  });
+
   it('reads .env, where variables already set win', () => {
     const dir = mkdtempSync(join(tmpdir(), 'dotenv-'));
     const file = join(dir, '.env');

@@ -1,9 +1,15 @@
 // The discord.js client: no gateway intents (interactions need none), small caches, no mentions.
 import { Client, Options } from 'discord.js';
 
-export function createDiscordClient(apiUrl: string): Client {
+/**
+ * `shards`: the shards this process runs (`ids`, all of them unset) of `count` in all; unset, one
+ * shard. Every process of a bot says the same `count`; Discord sends each guild's events to shard
+ * `(guild_id >> 22) % count`, and each process answers what its shards receive.
+ */
+export function createDiscordClient(apiUrl: string, shards?: { count: number; ids?: number[] | undefined }): Client {
   return new Client({
     intents: [],
+    ...(shards ? { shardCount: shards.count, shards: shards.ids ?? Array.from({ length: shards.count }, (_, i) => i) } : {}),
     // The running bot calls interaction endpoints only (callbacks, edits, follow-ups), which Discord
     // does not bind to the bot's global rate limit; discord.js' client-side one (50 a second) would
     // hold deferred answers back under load. Discord's own 429s are still obeyed.

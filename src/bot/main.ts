@@ -1,7 +1,8 @@
 // `npm start`: the bot as a long-running process. Reads .env, starts the lookups (the embedded
-// service unless LOOKUP_BASE_URL is set), connects to Discord and answers interactions until
-// SIGINT/SIGTERM, then finishes what is in flight and exits.
-import { Events } from 'discord.js';
+// service unless LOOKUP_BASE_URL is set), connects to Discord's gateway (its shards SHARD_IDS of
+// SHARD_COUNT) or, with INTERACTIONS_MODE=http, listens for Discord's signed interaction requests,
+// and answers interactions until SIGINT/SIGTERM, then finishes what is in flight and exits.
+import { Events, REST } from 'discord.js';
 import { pino } from 'pino';
 
 import { createCardRenderer } from '../cards/index.js';
@@ -12,6 +13,8 @@ import { startHealthServer, type HealthServer, type ReadinessCheck } from '../ob
 import { createDiscordClient } from './client.js';
 import { sendCallbacksDirectly } from './direct-callbacks.js';
 import { createBotMetrics } from './metrics.js';
+import { fromGateway } from './gateway.js';
+import { startInteractionsServer } from './http-interactions.js';
 import { Router } from './router.js';
 import { createBotStores } from './stores.js';
 
@@ -61,9 +64,10 @@ async function main(): Promise<void> {
   }
   const cards = config.CARDS === 'on' ? createCardRenderer({ workers: config.CARD_WORKERS }) : undefined;
   const router = new Router({ lookup: lookups.client, links: stores.links, views: stores.views, snapshots: stores.snapshots, members: stores.members, logger, ...(cards ? { cards } : {}) }, logger, metrics?.interactions);
-  const client = createDiscordClient(config.DISCORD_API_URL);
-  const closeCallbacks = sendCallbacksDirectly(client);
 
+  /** What stops the transport: the gateway connection, or the HTTP server. Set once it runs. */
+  let closeTransport: () => Promise<void> = () => Promise.resolve();
+  let health: HealthServer | undefined;
   let stopping = false;
   /** Finishes the interactions in flight, closes everything and exits with `code`. */
   const stop = (signal: string, code = 0) => {
@@ -74,46 +78,74 @@ async function main(): Promise<void> {
     hardStop.unref();
     void (async () => {
       await router.drain(SHUTDOWN_GRACE_MS);
-      await client.destroy();
-      await Promise.allSettled([lookups.close(), stores.close(), cards?.close(), health?.close(), closeCallbacks()]);
+      await closeTransport();
+      await Promise.allSettled([lookups.close(), stores.close(), cards?.close(), health?.close()]);
       logger.info('stopped');
       process.exit(code);
     })();
   };
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
-
-  // Readiness (`/readyz`): each check answers within its deadline or the process is not ready. A
-  // listener that takes interactions another way (HTTP) pushes its own check onto this list.
-  const shardsDown = new Set<number>();
-  const gatewayUp = () => client.isReady() && shardsDown.size === 0;
-  client.on(Events.ShardReconnecting, (id) => shardsDown.add(id));
-  client.on(Events.ShardReady, (id) => shardsDown.delete(id));
-  client.on(Events.ShardResume, (id) => shardsDown.delete(id));
+  // Readiness (`/readyz`): each check answers within its deadline or the process is not ready. The
+  // transport (gateway or HTTP) pushes its own check onto this list.
   const readinessChecks: ReadinessCheck[] = [
-    { name: 'gateway', check: () => (gatewayUp() ? undefined : Promise.reject(new Error('the Discord gateway is not connected'))) },
     { name: 'stores', check: () => stores.ping() },
     { name: 'lookup cache', check: () => lookups.cache.ping?.() },
     { name: 'process', check: () => (stopping ? Promise.reject(new Error('stopping')) : undefined) },
   ];
-  let health: HealthServer | undefined;
-  if (metrics && config.METRICS_PORT) {
-    metrics.watchDiscord(client, gatewayUp);
+  const startHealth = async (): Promise<void> => {
+    if (!metrics || !config.METRICS_PORT) return;
     if (cards) metrics.watchCards(cards);
     try {
       health = await startHealthServer({ port: config.METRICS_PORT, host: config.METRICS_HOST, registry: metrics.registry, readiness: readinessChecks });
       logger.info({ url: health.url }, 'metrics and health listening');
     } catch (e) {
-      await Promise.allSettled([lookups.close(), stores.close(), cards?.close()]);
+      await Promise.allSettled([lookups.close(), stores.close(), cards?.close(), closeTransport()]);
       exitWith(`Could not start: METRICS_PORT ${config.METRICS_PORT} on ${config.METRICS_HOST} cannot be used (${(e as Error).message})`, 1);
     }
+  };
+  const ready = { lookups: lookups.embedded ? 'embedded service' : withoutCredentials(lookups.baseUrl), cache: config.CACHE_URL ? 'redis' : 'memory' };
+
+  if (config.INTERACTIONS_MODE === 'http') {
+    // Interaction webhooks authenticate with the interaction's token: the REST client needs no bot token.
+    const rest = new REST({ api: config.DISCORD_API_URL, globalRequestsPerSecond: 500, timeout: 10_000 });
+    try {
+      const server = await startInteractionsServer({ host: config.INTERACTIONS_HOST, port: config.INTERACTIONS_PORT, publicKey: config.DISCORD_PUBLIC_KEY ?? '', router, rest, logger });
+      closeTransport = () => server.close();
+      readinessChecks.unshift({ name: 'interactions', check: () => (server.listening() ? undefined : Promise.reject(new Error('not listening for interactions'))) });
+      logger.info({ ...ready, mode: 'http', host: config.INTERACTIONS_HOST, port: server.port }, 'ready: listening for Discord interactions');
+    } catch (e) {
+      logger.fatal({ err: (e as Error).message, port: config.INTERACTIONS_PORT }, 'could not listen for interactions');
+      await Promise.allSettled([lookups.close(), stores.close(), cards?.close()]);
+      process.exit(1);
+    }
+    await startHealth();
+    return;
   }
 
-  client.on(Events.InteractionCreate, (interaction) => void router.handle(interaction));
-  client.once(Events.ClientReady, (ready) => {
-    logger.info({ user: ready.user.tag, lookups: lookups.embedded ? 'embedded service' : withoutCredentials(lookups.baseUrl), cache: config.CACHE_URL ? 'redis' : 'memory' }, 'ready');
+  const client = createDiscordClient(config.DISCORD_API_URL, config.SHARD_COUNT === undefined ? undefined : { count: config.SHARD_COUNT, ids: config.SHARD_IDS });
+  const closeCallbacks = sendCallbacksDirectly(client);
+  closeTransport = async () => {
+    await client.destroy();
+    await closeCallbacks();
+  };
+  const shardsDown = new Set<number>();
+  const gatewayUp = () => client.isReady() && shardsDown.size === 0;
+  client.on(Events.ShardReconnecting, (id) => shardsDown.add(id));
+  client.on(Events.ShardReady, (id) => shardsDown.delete(id));
+  client.on(Events.ShardResume, (id) => shardsDown.delete(id));
+  readinessChecks.unshift({ name: 'gateway', check: () => (gatewayUp() ? undefined : Promise.reject(new Error('the Discord gateway is not connected'))) });
+  metrics?.watchDiscord(client, gatewayUp);
+  await startHealth();
+  client.on(Events.InteractionCreate, (interaction) => {
+    const incoming = fromGateway(interaction);
+    if (incoming) void router.handle(incoming);
+  });
+  client.once(Events.ClientReady, (c) => {
+    logger.info({ user: c.user.tag, ...ready, mode: 'gateway', shards: c.ws.shards.map((shard) => shard.id), shardCount: config.SHARD_COUNT ?? 1 }, 'ready');
   });
   client.on(Events.Error, (e) => logger.error({ err: e.message }, 'discord client error'));
+  client.on(Events.ShardReady, (id) => logger.info({ shard: id }, 'gateway shard ready'));
   client.on(Events.ShardResume, (id, replayed) => logger.info({ shard: id, replayed }, 'gateway resumed'));
   // discord.js emits this only for a close it will not reconnect after (4004 token refused, 4014
   // intents not allowed, ...): a process left running would be deaf. One fatal line and a non-zero

@@ -1,20 +1,12 @@
-// The single error boundary of the bot: every interaction comes through here. It turns discord.js
-// objects into the commands' plain inputs, decides reply vs defer + edit vs follow-up, makes
-// user-facing errors ephemeral, logs each interaction, and never lets a failure escape.
-import {
-  DiscordAPIError,
-  MessageFlags,
-  type AutocompleteInteraction,
-  type ButtonInteraction,
-  type ChatInputCommandInteraction,
-  type CommandInteractionOption,
-  type Interaction,
-  type InteractionReplyOptions,
-  type StringSelectMenuInteraction,
-} from 'discord.js';
+// The single error boundary of the bot: every interaction comes through here, from the gateway
+// (discord.js, `gateway.ts`) or from Discord's HTTP interactions endpoint (`http-interactions.ts`).
+// Each transport turns its interaction into the same plain `Incoming` (what the user did, and how
+// to answer it); the router decides reply vs defer + edit vs follow-up, makes user-facing errors
+// ephemeral, logs each interaction, and never lets a failure escape.
+import { DiscordAPIError } from 'discord.js';
 import type { Logger } from 'pino';
 
-import { StoreUnavailableError, findCommand, goFromView, openFromView, renderView, type Choice, type CommandInput, type Deps, type OptionValue } from '../../commands/index.js';
+import { StoreUnavailableError, findCommand, goFromView, openFromView, renderView, type AutocompleteInput, type Choice, type CommandInput, type Deps } from '../../commands/index.js';
 import { within } from '../lookup/within.js';
 import { LIMITS, clip, notice, parseCustomId, type Reply } from '../embeds/index.js';
 import { say } from '../locales/index.js';
@@ -64,52 +56,45 @@ export const MAX_WAITING = 5_000;
 const IGNORED_CODES = new Set([10062, 40060]);
 
 /**
- * An edit of a message already sent (ephemeral or not was decided when it was sent). No mentions
- * ever. Its files replace the message's (`attachments: []`), so a page without a card drops the old one.
+ * How an interaction is answered, whatever carried it. The first of `reply`, `update`, `defer`,
+ * `deferUpdate` and `choices` is the interaction's one acknowledgement (callback types 4, 7, 5, 6
+ * and 8); `edit`, `followUp` and `deleteOriginal` work on the message after it.
  */
-export function toEdit(reply: Reply) {
-  const files = (reply.files ?? []).map((f) => ({ attachment: f.data, name: f.name }));
-  return { content: reply.content ?? '', embeds: reply.embeds, components: reply.components, allowedMentions: { parse: [] }, files, attachments: [] };
+export interface Answer {
+  reply(reply: Reply): Promise<void>;
+  /** Replaces the message the pressed component is on. */
+  update(reply: Reply): Promise<void>;
+  defer(ephemeral: boolean): Promise<void>;
+  deferUpdate(): Promise<void>;
+  choices(choices: Choice[]): Promise<void>;
+  edit(reply: Reply): Promise<void>;
+  followUp(reply: Reply): Promise<void>;
+  deleteOriginal(): Promise<void>;
+  /** Whether the interaction was acknowledged (then a failure is told by a follow-up). */
+  readonly acknowledged: boolean;
 }
 
-/** The message options of a reply: no mentions ever, ephemeral by flag. */
-export function toMessage(reply: Reply): InteractionReplyOptions {
-  return { ...toEdit(reply), ...(reply.ephemeral ? { flags: MessageFlags.Ephemeral } : {}) };
-}
+/** What the user did. */
+export type Action =
+  | { kind: 'command'; input: CommandInput }
+  | { kind: 'autocomplete'; input: AutocompleteInput }
+  | { kind: 'component'; customId: string; /** A select menu's picks; none for a button. */ values: readonly string[] | undefined; userId: string; locale: string | undefined };
 
-function leafOptions(options: readonly CommandInteractionOption[], into: Record<string, OptionValue> = {}): Record<string, OptionValue> {
-  for (const o of options) {
-    if (o.options) leafOptions(o.options, into);
-    else if (o.value !== undefined && o.value !== null) into[o.name] = o.value;
-  }
-  return into;
-}
-
-/** What the user typed, as the commands read it. */
-export function toInput(interaction: ChatInputCommandInteraction | AutocompleteInteraction): CommandInput {
-  return {
-    name: interaction.commandName,
-    group: interaction.options.getSubcommandGroup(false),
-    subcommand: interaction.options.getSubcommand(false),
-    options: leafOptions(interaction.options.data),
-    userId: interaction.user.id,
-    guildId: interaction.guildId,
-    locale: interaction.locale,
-  };
+/** One interaction as the router reads it, from either transport. */
+export interface Incoming {
+  id: string;
+  /** Discord's interaction type (2 command, 3 component, 4 autocomplete), for the log. */
+  type: number;
+  /** When Discord made it (from its snowflake id). */
+  createdTimestamp: number;
+  action: Action;
+  answer: Answer;
 }
 
 /** Milliseconds on the host's monotonic clock (the same in every process on the machine), to 0.01 ms. */
 const monotonicMs = () => Math.round(Number(process.hrtime.bigint() / 10_000n)) / 100;
 
 const describe = (input: CommandInput) => [input.name, input.group, input.subcommand].filter(Boolean).join(' ');
-
-/** The kind an interaction is counted under; undefined for those the bot does not answer. */
-function kindOf(interaction: Interaction): InteractionKind | undefined {
-  if (interaction.isAutocomplete()) return 'autocomplete';
-  if (interaction.isChatInputCommand()) return 'command';
-  if (interaction.isButton() || interaction.isStringSelectMenu()) return 'component';
-  return undefined;
-}
 
 export class Router {
   private closing = false;
@@ -135,7 +120,7 @@ export class Router {
   ) {}
 
   /** Handles one interaction; never rejects. */
-  handle(interaction: Interaction): Promise<void> {
+  handle(interaction: Incoming): Promise<void> {
     const work = this.dispatch(interaction, monotonicMs()).finally(() => this.inflight.delete(work));
     this.inflight.add(work);
     return work;
@@ -155,21 +140,20 @@ export class Router {
    * How late an interaction is read, from its snowflake's time. The host's clock may differ from
    * Discord's: the smallest delay of the last minute counts as on time.
    */
-  private lateness(interaction: Interaction): number {
+  private lateness(interaction: Incoming): number {
     const now = Date.now();
     const seen = now - interaction.createdTimestamp;
     if (seen < this.offset.ms || now > this.offset.until) this.offset = { ms: seen, until: now + 60_000 };
     return seen - this.offset.ms;
   }
 
-  private async dispatch(interaction: Interaction, readAt: number): Promise<void> {
+  private async dispatch(interaction: Incoming, readAt: number): Promise<void> {
     // Autocomplete is a lookup in memory (or a search with its own budget) and must answer at once;
     // commands and presses wait their turn, so that a burst of them cannot hold it back.
-    const turn = interaction.isAutocomplete() ? true : await this.turns.take();
+    const turn = interaction.action.kind === 'autocomplete' ? true : await this.turns.take();
     if (turn === FULL || this.lateness(interaction) > TOO_LATE_MS) {
       this.counts.tooLate++;
-      const kind = kindOf(interaction);
-      if (kind) this.metrics?.interaction(kind, 'too_late', 0);
+      this.metrics?.interaction(interaction.action.kind, 'too_late', 0);
       // One line at most every 10 s: how many were skipped so far.
       if (Date.now() - this.tooLateReported > 10_000) {
         this.tooLateReported = Date.now();
@@ -179,37 +163,38 @@ export class Router {
     }
     const started = performance.now();
     const log: Record<string, unknown> = { interaction: interaction.id, type: interaction.type };
+    const { action, answer } = interaction;
     try {
-      if (interaction.isAutocomplete()) {
-        log.command = describe(toInput(interaction));
-        log.focused = interaction.options.getFocused(true).name;
-        // When the gateway frame was read and the answer sent, on the host's monotonic clock (the
-        // bench sets them beside the Discord double's timestamps to tell the bot's time from the rest).
-        log.readAt = readAt;
-        log.choices = await this.autocomplete(interaction, log);
-      } else if (interaction.isChatInputCommand()) {
-        log.command = describe(toInput(interaction));
-        Object.assign(log, await this.command(interaction, started));
-      } else if (interaction.isButton() || interaction.isStringSelectMenu()) {
-        log.component = interaction.customId;
-        Object.assign(log, await this.component(interaction, started));
-      } else {
-        return;
+      switch (action.kind) {
+        case 'autocomplete':
+          log.command = describe(action.input);
+          log.focused = action.input.focused.name;
+          // When the frame was read and the answer sent, on the host's monotonic clock (the bench
+          // sets them beside the Discord double's timestamps to tell the bot's time from the rest).
+          log.readAt = readAt;
+          log.choices = await this.autocomplete(action.input, answer, interaction.id, log);
+          break;
+        case 'command':
+          log.command = describe(action.input);
+          Object.assign(log, await this.command(action.input, answer, started));
+          break;
+        case 'component':
+          log.component = action.customId;
+          Object.assign(log, await this.component(action, answer, started));
+          break;
       }
       log.ms = Math.round((performance.now() - started) * 10) / 10;
       this.logger.info(log, 'interaction');
-      this.observe(interaction, typeof log.outcome === 'string' ? log.outcome : 'answered', started);
+      this.observe(action.kind, typeof log.outcome === 'string' ? log.outcome : 'answered', started);
     } catch (e) {
       this.counts.failed++;
       log.ms = Math.round((performance.now() - started) * 10) / 10;
-      this.observe(interaction, await this.fail(interaction, e, log), started);
+      this.observe(action.kind, await this.fail(interaction, e, log), started);
     }
   }
 
-  private observe(interaction: Interaction, outcome: string, started: number): void {
-    if (!this.metrics) return;
-    const kind = kindOf(interaction);
-    if (kind) this.metrics.interaction(kind, outcome, (performance.now() - started) / 1000);
+  private observe(kind: InteractionKind, outcome: string, started: number): void {
+    this.metrics?.interaction(kind, outcome, (performance.now() - started) / 1000);
   }
 
   /** The deps of one interaction read at `started`: its answer waits for a card only within its budget. */
@@ -217,41 +202,39 @@ export class Router {
     return { ...this.deps, cardWaitMs: () => cardWaitMs(performance.now() - started) };
   }
 
-  private async command(interaction: ChatInputCommandInteraction, started: number): Promise<Record<string, unknown>> {
+  private async command(input: CommandInput, answer: Answer, started: number): Promise<Record<string, unknown>> {
     this.counts.commands++;
     if (this.closing) {
-      await interaction.reply(toMessage(notice(say(interaction.locale, 'bot.restarting'))));
+      await answer.reply(notice(say(input.locale, 'bot.restarting')));
       return { outcome: 'closing' };
     }
-    const input = toInput(interaction);
     const command = findCommand(input.name);
     if (!command) {
-      await interaction.reply(toMessage(notice(say(interaction.locale, 'bot.unknownCommand'))));
+      await answer.reply(notice(say(input.locale, 'bot.unknownCommand')));
       return { outcome: 'unknown command' };
     }
     const work = command.execute(input, this.answering(started));
     const quick = await within(work, DIRECT_REPLY_BUDGET_MS);
     if (quick.done) {
-      await interaction.reply(toMessage(quick.value));
+      await answer.reply(quick.value);
       return { outcome: quick.value.ephemeral ? 'notice' : 'reply', cache: quick.value.source };
     }
     // Slow: the network. Deferring costs a second REST call, so only this path pays it.
     this.counts.deferred++;
-    await interaction.deferReply();
+    await answer.defer(false);
     const reply = await work;
     if (reply.ephemeral) {
       // A deferred reply is public; an error belongs to the invoker alone.
-      await interaction.deleteReply();
-      await interaction.followUp(toMessage(reply));
+      await answer.deleteOriginal();
+      await answer.followUp(reply);
     } else {
-      await interaction.editReply(toEdit(reply));
+      await answer.edit(reply);
     }
     return { outcome: 'deferred', cache: reply.source };
   }
 
-  private async autocomplete(interaction: AutocompleteInteraction, log: Record<string, unknown>): Promise<number> {
+  private async autocomplete(input: AutocompleteInput, answer: Answer, id: string, log: Record<string, unknown>): Promise<number> {
     this.counts.autocompletes++;
-    const input = { ...toInput(interaction), focused: { name: interaction.options.getFocused(true).name, value: String(interaction.options.getFocused(true).value) } };
     const command = findCommand(input.name);
     const echo: Choice[] = input.focused.value && input.focused.name !== 'platform' && input.focused.name !== 'segment' ? [{ name: clip(input.focused.value, LIMITS.choiceName), value: clip(input.focused.value, LIMITS.choiceValue) }] : [];
     let choices: Choice[] = echo;
@@ -260,7 +243,7 @@ export class Router {
         const result = await within(command.autocomplete(input, this.deps), AUTOCOMPLETE_BUDGET_MS);
         if (result.done) choices = result.value;
       } catch (e) {
-        this.logger.warn({ interaction: interaction.id, err: (e as Error).message }, 'autocomplete failed; echoing what was typed');
+        this.logger.warn({ interaction: id, err: (e as Error).message }, 'autocomplete failed; echoing what was typed');
       }
     }
     const seen = new Set<string>();
@@ -269,63 +252,58 @@ export class Router {
       .slice(0, LIMITS.choices)
       .map((c) => ({ name: clip(c.name || c.value, LIMITS.choiceName), value: c.value }));
     log.sentAt = monotonicMs();
-    await interaction.respond(clean);
+    await answer.choices(clean);
     return clean.length;
   }
 
-  private async component(interaction: ButtonInteraction | StringSelectMenuInteraction, started: number): Promise<Record<string, unknown>> {
+  private async component(pressed: Extract<Action, { kind: 'component' }>, answer: Answer, started: number): Promise<Record<string, unknown>> {
     const deps = this.answering(started);
     this.counts.components++;
-    const action = parseCustomId(interaction.customId);
+    const action = parseCustomId(pressed.customId);
     if (!action) return { outcome: 'not ours' };
     const view = await this.deps.views.load(action.stateId);
     if (!view || this.closing) {
-      await interaction.reply(toMessage(notice(say(interaction.locale, view ? 'bot.restarting' : 'bot.expired'))));
+      await answer.reply(notice(say(pressed.locale, view ? 'bot.restarting' : 'bot.expired')));
       return { outcome: 'expired' };
     }
-    const owner = interaction.user.id === view.ownerId;
-    const locale = interaction.locale;
+    const owner = pressed.userId === view.ownerId;
+    const locale = pressed.locale;
     if (action.kind === 'open') {
-      const value = interaction.isStringSelectMenu() ? interaction.values[0] : undefined;
+      const value = pressed.values?.[0];
       if (!value) return { outcome: 'nothing picked' };
-      return this.answerComponent(interaction, openFromView(view, action.stateId, value, deps, locale), 'reply', !owner);
+      return this.answerComponent(answer, openFromView(view, action.stateId, value, deps, locale), 'reply', !owner);
     }
     // A way onward replaces the owner's message with the player's other view; anyone else gets it privately.
-    if (action.kind === 'go') return this.answerComponent(interaction, goFromView(view, action.to, interaction.user.id, deps, locale), owner ? 'update' : 'reply', !owner);
-    if (owner) return this.answerComponent(interaction, renderView(view, action.stateId, action.page, deps, locale), 'update', false);
+    if (action.kind === 'go') return this.answerComponent(answer, goFromView(view, action.to, pressed.userId, deps, locale), owner ? 'update' : 'reply', !owner);
+    if (owner) return this.answerComponent(answer, renderView(view, action.stateId, action.page, deps, locale), 'update', false);
     // Someone else pressed: they get a view of their own instead of taking over the message.
-    const own = { ...view, ownerId: interaction.user.id };
+    const own = { ...view, ownerId: pressed.userId };
     const ownId = await this.deps.views.save(own);
-    return this.answerComponent(interaction, renderView(own, ownId, action.page, deps, locale), 'reply', true);
+    return this.answerComponent(answer, renderView(own, ownId, action.page, deps, locale), 'reply', true);
   }
 
-  private async answerComponent(
-    interaction: ButtonInteraction | StringSelectMenuInteraction,
-    work: Promise<Reply>,
-    mode: 'update' | 'reply',
-    privately: boolean,
-  ): Promise<Record<string, unknown>> {
+  private async answerComponent(answer: Answer, work: Promise<Reply>, mode: 'update' | 'reply', privately: boolean): Promise<Record<string, unknown>> {
     const quick = await within(work, DIRECT_REPLY_BUDGET_MS);
     let reply: Reply;
     if (quick.done) {
       reply = quick.value;
       if (privately) reply = { ...reply, ephemeral: true };
-      if (mode === 'update' && !reply.ephemeral) await interaction.update(toEdit(reply));
-      else await interaction.reply(toMessage(reply));
+      if (mode === 'update' && !reply.ephemeral) await answer.update(reply);
+      else await answer.reply(reply);
     } else {
       this.counts.deferred++;
-      if (mode === 'update') await interaction.deferUpdate();
-      else await interaction.deferReply(privately ? { flags: MessageFlags.Ephemeral } : {});
+      if (mode === 'update') await answer.deferUpdate();
+      else await answer.defer(privately);
       reply = await work;
       if (privately) reply = { ...reply, ephemeral: true };
-      if (mode === 'update' && reply.ephemeral) await interaction.followUp(toMessage(reply));
-      else await interaction.editReply(toEdit(reply));
+      if (mode === 'update' && reply.ephemeral) await answer.followUp(reply);
+      else await answer.edit(reply);
     }
     return { outcome: mode, private: privately, cache: reply.source };
   }
 
   /** Tells the user and the log; returns the outcome counted for it. */
-  private async fail(interaction: Interaction, error: unknown, log: Record<string, unknown>): Promise<'gone' | 'store_unavailable' | 'failed'> {
+  private async fail(interaction: Incoming, error: unknown, log: Record<string, unknown>): Promise<'gone' | 'store_unavailable' | 'failed'> {
     if (error instanceof DiscordAPIError && typeof error.code === 'number' && IGNORED_CODES.has(error.code)) {
       this.logger.debug({ ...log, code: error.code }, 'interaction gone or already answered');
       return 'gone';
@@ -334,11 +312,12 @@ export class Router {
     if (store) this.logger.warn({ ...log, err: (error.cause as Error | undefined)?.message ?? error.message }, 'link or view store unavailable');
     else this.logger.error({ ...log, err: error instanceof Error ? { message: error.message, stack: error.stack } : String(error) }, 'interaction failed');
     const outcome = store ? 'store_unavailable' : 'failed';
-    if (!interaction.isRepliable() || interaction.isAutocomplete()) return outcome;
-    const message = toMessage(notice(say(interaction.locale, store ? error.told : 'bot.failed')));
+    const { action } = interaction;
+    if (action.kind === 'autocomplete') return outcome;
+    const message = notice(say(action.kind === 'component' ? action.locale : action.input.locale, store ? error.told : 'bot.failed'));
     try {
-      if (interaction.deferred || interaction.replied) await interaction.followUp(message);
-      else await interaction.reply(message);
+      if (interaction.answer.acknowledged) await interaction.answer.followUp(message);
+      else await interaction.answer.reply(message);
     } catch {
       // The interaction is gone: nothing more to tell the user.
     }

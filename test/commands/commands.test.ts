@@ -58,6 +58,13 @@ describe('the command tree', () => {
     expect(commands.map((c) => c.data.name)).toEqual(['stats', 'link', 'unlink', 'compare', 'leaderboard']);
   });
 
+  it('is registered for server and user installs, usable in servers, the bot’s DMs and group DMs', () => {
+    for (const c of commands) {
+      expect(c.data.integration_types, c.data.name).toEqual([0, 1]);
+      expect(c.data.contexts, c.data.name).toEqual([0, 1, 2]);
+    }
+  });
+
   it('keeps names unique and within Discord’s rules at every level', () => {
     const walk = (options: readonly APIApplicationCommandOption[] | undefined, where: string) => {
       const names = (options ?? []).map((o) => o.name);

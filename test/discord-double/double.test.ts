@@ -493,3 +493,54 @@ describe('gateway edge cases (raw client)', () => {
     await expect(handle.waitForResponses(2, 50)).rejects.toThrow(/timed out after 50 ms waiting for 2 responses/);
   });
 });
+
+describe('shards (raw clients)', () => {
+  let sharded: DiscordDouble;
+  beforeAll(async () => {
+    sharded = await startDiscordDouble({ shardCount: 2 });
+  });
+  afterAll(async () => {
+    await sharded?.close();
+  });
+
+  const identify = async (shard?: [number, number]) => {
+    const client = await rawGateway(sharded.gatewayUrl);
+    await client.next();
+    client.ws.send(JSON.stringify({ op: 2, d: { token: sharded.token, intents: 0, properties: {}, ...(shard ? { shard } : {}) } }));
+    return client;
+  };
+
+  it('refuses an IDENTIFY without a shard (4011) or with one that does not fit the count (4010)', async () => {
+    for (const [shard, expected] of [
+      [undefined, 4011],
+      [[2, 2], 4010],
+      [[0, 1], 4010],
+    ] as const) {
+      const client = await identify(shard as [number, number] | undefined);
+      const [code] = (await once(client.ws, 'close')) as [number];
+      expect(code, JSON.stringify(shard)).toBe(expected);
+    }
+  });
+
+  it('sends a guild’s interactions to shard (guild_id >> 22) % count only, and DMs to shard 0', async () => {
+    const zero = await identify([0, 2]);
+    expect(await zero.next()).toMatchObject({ t: 'READY', d: { shard: [0, 2] } });
+    const one = await identify([1, 2]);
+    expect(await one.next()).toMatchObject({ t: 'READY', d: { shard: [1, 2] } });
+    await sharded.waitForReady();
+    const odd = String(3n << 22n);
+    const even = String(4n << 22n);
+    const a = sharded.dispatchInteraction(chatInput({ guildId: odd }));
+    const b = sharded.dispatchInteraction(chatInput({ guildId: even }));
+    const dm = sharded.dispatchInteraction(chatInput({ guildId: null }));
+    expect([a.shard, b.shard, dm.shard]).toEqual([1, 0, 0]);
+    expect(await one.next()).toMatchObject({ t: 'INTERACTION_CREATE', d: { id: a.id } });
+    expect(await zero.next()).toMatchObject({ t: 'INTERACTION_CREATE', d: { id: b.id } });
+    expect(await zero.next()).toMatchObject({ t: 'INTERACTION_CREATE', d: { id: dm.id } });
+    await expect(one.next()).rejects.toThrow('no gateway message');
+    const gatewayBot = await fetch(`${sharded.apiUrl}/v10/gateway/bot`, { headers: { authorization: `Bot ${sharded.token}` } });
+    expect(await gatewayBot.json()).toMatchObject({ shards: 2 });
+    zero.ws.close();
+    one.ws.close();
+  });
+});

@@ -8,7 +8,13 @@
 //   await discord.waitForReady();
 //   const handle = discord.dispatchInteraction(chatInput({ subcommand: 'profile', options: { name: 'Ash' } }));
 //   const callback = await handle.firstResponse(); // { body: { type: 4 | 5, data }, status: 204, at, ... }
-import { randomBytes } from 'node:crypto';
+//
+// Shards: `startDiscordDouble({ shardCount: 2 })` takes an IDENTIFY per shard (`shard: [id, 2]`)
+// and sends a guild's events only to shard `(guild_id >> 22) % 2`, direct messages to shard 0.
+// HTTP interactions: the double holds the application's Ed25519 key pair (`publicKey` for the
+// bot's DISCORD_PUBLIC_KEY) and `postInteraction(url, payload)` POSTs a signed interaction to the
+// bot, taking the HTTP response as the interaction callback; later calls arrive over REST as usual.
+import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -17,7 +23,7 @@ import type { APIUser } from 'discord.js';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 
 import { BodyError, readBody, type UploadedFile } from './body.js';
-import { APPLICATION_ID, BOT_USER, BOT_USER_ID, DEFAULT_TOKEN, botMessage, snowflake } from './ids.js';
+import { APPLICATION_ID, BOT_USER, BOT_USER_ID, DEFAULT_TOKEN, botMessage, interactionToken, snowflake } from './ids.js';
 import type { APIInteractionLike } from './interactions.js';
 import {
   choicesErrors,
@@ -61,6 +67,22 @@ export interface InteractionHandle {
   waitForResponses(n: number, timeoutMs?: number): Promise<RestCall[]>;
   /** performance.now() when INTERACTION_CREATE was sent (when it was replayed, if it was queued during a disconnection). */
   readonly dispatchedAt: number;
+  /** The gateway shard it was sent on; `null` for one POSTed to an HTTP endpoint. */
+  readonly shard: number | null;
+}
+
+/** What an HTTP interactions endpoint answered a POST with. */
+export interface HttpAnswer {
+  status: number;
+  /** Parsed JSON, or the text when it is not JSON. */
+  body: unknown;
+  /** performance.now() when the answer was read. */
+  at: number;
+}
+
+export interface HttpInteractionHandle extends InteractionHandle {
+  /** The endpoint's HTTP answer (a 200's body is also recorded as the interaction's callback, first of `responses()`). */
+  http: Promise<HttpAnswer>;
 }
 
 export interface DoubleStats {
@@ -70,6 +92,8 @@ export interface DoubleStats {
   heartbeats: number;
   /** Dispatches dropped because the client did not identify with their intent. */
   filtered: number;
+  /** Shards with a live session now. */
+  liveShards: number[];
 }
 
 export interface DiscordDouble {
@@ -90,8 +114,21 @@ export interface DiscordDouble {
   waitForReady(timeoutMs?: number): Promise<void>;
   /** Sends a gateway dispatch (op 0) with the next sequence number; kept for RESUME replay. */
   dispatch(t: string, d: unknown): void;
-  /** Sends INTERACTION_CREATE for a payload built with the helpers; returns a handle. */
+  /** Sends INTERACTION_CREATE for a payload built with the helpers, on its guild's shard; returns a handle. */
   dispatchInteraction(payload: APIInteractionLike): InteractionHandle;
+  /** The application's public key (64 hex digits): the bot's DISCORD_PUBLIC_KEY. */
+  publicKey: string;
+  /** The signature headers Discord would send with `body` (at `timestamp`, unix seconds; now by default). */
+  signatureHeaders(body: string, timestamp?: number): Record<'x-signature-ed25519' | 'x-signature-timestamp', string>;
+  /** POSTs the payload, signed, to an HTTP interactions endpoint; its 200 answer is the interaction callback. */
+  postInteraction(url: string, payload: APIInteractionLike): HttpInteractionHandle;
+  /**
+   * What the developer portal checks when an Interactions Endpoint URL is saved: a signed PING must
+   * be answered `{ type: 1 }`, and a badly signed one refused with 401. Resolves with what failed, if anything.
+   */
+  verifyEndpoint(url: string): Promise<{ ok: boolean; ping: HttpAnswer; badSignature: HttpAnswer }>;
+  /** The shard a guild's events go to: `(guild_id >> 22) % shardCount`. */
+  shardOf(guildId: string | null | undefined): number;
   /**
    * Drops the gateway connection: 'close' sends close code 4000 (client should RESUME), 'terminate'
    * kills the TCP socket with no close frame, a number closes with that code (4004 authentication
@@ -116,6 +153,10 @@ export interface DoubleOptions {
    * which it answers 404 Unknown interaction. `Infinity` to turn it off.
    */
   interactionTimeoutMs?: number;
+  /** Shards the bot must run (IDENTIFY with `shard: [id, shardCount]`); 1 by default. */
+  shardCount?: number;
+  /** `session_start_limit.max_concurrency` of GET /gateway/bot: shards that may identify at once (Discord's 1 for most bots). */
+  maxConcurrency?: number;
 }
 
 // An interaction token stays valid for follow-ups and edits this long after the interaction.
@@ -191,6 +232,10 @@ interface Tracked {
   /** The message `@original` names, once there is one. */
   original: Json | null;
   followUps: Map<string, Json>;
+  /** The shard it went out on; null when POSTed over HTTP. */
+  shard: number | null;
+  /** Set while its HTTP POST awaits the endpoint's answer: webhook calls wait for it, as on Discord. */
+  httpPending?: Promise<unknown>;
 }
 
 interface Frame {
@@ -212,6 +257,7 @@ interface Session {
   conn: Conn | null;
   /** The intents the client identified with: which events it is sent. */
   intents: number;
+  shard: number;
 }
 
 interface Conn {
@@ -271,6 +317,10 @@ const CLOSE_REASONS: Record<number, string> = { 4004: 'Authentication failed.', 
 export async function startDiscordDouble(options: DoubleOptions = {}): Promise<DiscordDouble> {
   const token = options.token ?? DEFAULT_TOKEN;
   const heartbeatInterval = options.heartbeatIntervalMs ?? 41_250;
+  const shardCount = options.shardCount ?? 1;
+  // The application's key pair: Discord signs HTTP interactions with the private half.
+  const keys = generateKeyPairSync('ed25519');
+  const publicKey = Buffer.from(keys.publicKey.export({ format: 'jwk' }).x ?? '', 'base64url').toString('hex');
   const interactionTimeoutMs = options.interactionTimeoutMs ?? 3000;
 
   const restCalls: RestCall[] = [];
@@ -282,8 +332,9 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
   const sessions = new Map<string, Session>();
   const conns = new Set<Conn>();
   const listeners = new Set<Listener>();
-  const counts: DoubleStats = { identifies: 0, resumes: 0, connections: 0, heartbeats: 0, filtered: 0 };
-  let current: Session | null = null;
+  const counts: Omit<DoubleStats, 'liveShards'> = { identifies: 0, resumes: 0, connections: 0, heartbeats: 0, filtered: 0 };
+  /** The live session of each shard. */
+  const current = new Map<number, Session>();
   let closed = false;
 
   function notify(): void {
@@ -322,7 +373,11 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
 
   // ---- interactions -------------------------------------------------------------------------
 
-  function track(payload: APIInteractionLike): Tracked {
+  function shardOf(guildId: string | null | undefined): number {
+    return guildId ? Number((BigInt(guildId) >> 22n) % BigInt(shardCount)) : 0;
+  }
+
+  function track(payload: APIInteractionLike, shard: number | null): Tracked {
     const p = payload as unknown as Json;
     const member = isRecord(p.member) ? p.member : undefined;
     const userSource = member?.user ?? p.user;
@@ -341,6 +396,7 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
       callbackType: null,
       original: null,
       followUps: new Map(),
+      shard,
     };
   }
 
@@ -622,8 +678,8 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
     if (head === 'gateway' && a === 'bot' && b === undefined) {
       return get({
         url: gatewayUrl,
-        shards: 1,
-        session_start_limit: { total: 1000, remaining: 1000, reset_after: 0, max_concurrency: 1 },
+        shards: shardCount,
+        session_start_limit: { total: 1000, remaining: 1000, reset_after: 0, max_concurrency: options.maxConcurrency ?? 1 },
       });
     }
     if (head === 'users' && a === '@me' && b === undefined) return get(BOT_USER);
@@ -659,6 +715,9 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
       const parsed = await readBody(req);
       call.body = parsed.body;
       call.files = parsed.files;
+      // Discord takes an HTTP interaction's answer before any webhook call for it.
+      const pending = segments[0] === 'webhooks' ? byToken.get(segments[2] ?? '')?.httpPending : undefined;
+      if (pending) await pending;
       outcome = versioned ? route(call, segments) : notFound();
     } catch (error) {
       outcome = error instanceof BodyError ? fail(error.status, error.code, error.message) : fail(500, 0, '500: Internal Server Error');
@@ -687,16 +746,19 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
     conn.session = session;
     conn.state = 'live';
     session.conn = conn;
-    current = session;
+    current.set(session.shard, session);
   }
 
   function identify(conn: Conn, d: Json): void {
     if (d.token !== token) return closeConn(conn, 4004, 'Authentication failed.');
     if (typeof d.intents !== 'number') return closeConn(conn, 4013, 'Invalid intent(s).');
-    if (Array.isArray(d.shard) && (d.shard[0] !== 0 || d.shard[1] !== 1)) return closeConn(conn, 4010, 'Invalid shard.');
+    const shard: unknown[] = Array.isArray(d.shard) ? d.shard : [0, 1];
+    const [shardId, count] = shard;
+    if (shardCount > 1 && !Array.isArray(d.shard)) return closeConn(conn, 4011, 'Sharding required.');
+    if (count !== shardCount || typeof shardId !== 'number' || !Number.isInteger(shardId) || shardId < 0 || shardId >= shardCount) return closeConn(conn, 4010, 'Invalid shard.');
     identifies.push(d);
     counts.identifies++;
-    const session: Session = { id: randomBytes(16).toString('hex'), seq: 0, log: [], conn: null, intents: d.intents };
+    const session: Session = { id: randomBytes(16).toString('hex'), seq: 0, log: [], conn: null, intents: d.intents, shard: shardId };
     sessions.set(session.id, session);
     goLive(conn, session);
     // READY is not kept for replay: a resumed client must not see it twice.
@@ -717,7 +779,7 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
         session_type: 'normal',
         session_id: session.id,
         resume_gateway_url: gatewayUrl,
-        shard: [0, 1],
+        shard: [shardId, shardCount],
         application: { id: APPLICATION_ID, flags: 0 },
         _trace: ['["discord-double",{"micros":0}]'],
       },
@@ -790,7 +852,7 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
     // A client closing with 1000/1001 ends its session for good, as on Discord.
     if (session && !conn.droppedByUs && (code === 1000 || code === 1001)) {
       sessions.delete(session.id);
-      if (current === session) current = null;
+      if (current.get(session.shard) === session) current.delete(session.shard);
     }
     notify();
   }
@@ -835,13 +897,17 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
   const { port } = server.address() as AddressInfo;
   const gatewayUrl = `ws://127.0.0.1:${port}/gateway`;
 
-  function liveConn(): Conn | undefined {
-    return current?.conn?.state === 'live' ? current.conn : undefined;
+  function liveConn(shard = 0): Conn | undefined {
+    const session = current.get(shard);
+    return session?.conn?.state === 'live' ? session.conn : undefined;
   }
 
+  const liveShards = () => Array.from({ length: shardCount }, (_, i) => i).filter((i) => liveConn(i) !== undefined);
+
   function dispatchFrame(t: string, d: unknown, onSend?: () => void): void {
-    const session = current;
-    if (!session) throw new Error('no gateway session to dispatch on: wait for the client to identify (waitForReady)');
+    const shard = shardOf(isRecord(d) && typeof d.guild_id === 'string' ? d.guild_id : null);
+    const session = current.get(shard);
+    if (!session) throw new Error(`no gateway session on shard ${shard} to dispatch on: wait for the client to identify (waitForReady)`);
     const needs = EVENT_INTENTS[t];
     if (needs !== undefined && (session.intents & needs) === 0) {
       counts.filtered++;
@@ -856,6 +922,51 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
     }
   }
 
+  function signatureHeaders(body: string, timestamp = Math.floor(Date.now() / 1000)): Record<'x-signature-ed25519' | 'x-signature-timestamp', string> {
+    const ts = String(timestamp);
+    return { 'x-signature-ed25519': sign(null, Buffer.from(ts + body), keys.privateKey).toString('hex'), 'x-signature-timestamp': ts };
+  }
+
+  async function post(url: string, body: string, headers: Record<string, string>): Promise<HttpAnswer> {
+    const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': 'Discord-Interactions/1.0 (+https://discord.com)', ...headers }, body });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // Not JSON: kept as text.
+    }
+    return { status: response.status, body: parsed, at: performance.now() };
+  }
+
+  function postInteraction(url: string, payload: APIInteractionLike): HttpInteractionHandle {
+    if (byId.has(payload.id)) throw new Error(`interaction ${payload.id} was already sent`);
+    const t = track(payload, null);
+    byId.set(t.id, t);
+    byToken.set(t.token, t);
+    const body = JSON.stringify(payload);
+    const http = post(url, body, signatureHeaders(body)).then(
+      (answer) => {
+        // A 200 is the interaction callback: checked and recorded as if it came over REST.
+        if (answer.status === 200) {
+          const path = `/interactions/${t.id}/${t.token}/callback`;
+          const call: RestCall = { method: 'POST', path, rawPath: path, query: {}, headers: {}, body: answer.body, at: answer.at, status: 0, files: [] };
+          const outcome = interactionCallback(call, t.id, t.token);
+          call.status = outcome.status;
+          restCalls.push(call);
+          t.calls.push(call);
+        }
+        return answer;
+      },
+      (error: unknown) => ({ status: 0, body: String(error), at: performance.now() }),
+    );
+    t.httpPending = http.finally(() => {
+      delete t.httpPending;
+      notify();
+    });
+    return Object.assign(handleFor(t), { http });
+  }
+
   function handleFor(t: Tracked): InteractionHandle {
     const received = () => (t.calls.length === 0 ? 'nothing' : t.calls.map(describeCall).join('; '));
     return {
@@ -864,6 +975,7 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
       get dispatchedAt() {
         return t.dispatchedAt;
       },
+      shard: t.shard,
       responses: () => [...t.calls],
       firstResponse: (timeoutMs = DEFAULT_WAIT_MS) =>
         waitUntil(() => t.calls[0], timeoutMs, () => `a response to interaction ${t.id} (got nothing)`),
@@ -887,14 +999,14 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
     identifies,
     waitForReady: (timeoutMs = 10_000) =>
       waitUntil(
-        () => (liveConn() ? true : undefined),
+        () => (liveShards().length === shardCount ? true : undefined),
         timeoutMs,
-        () => `a client to identify or resume (connections so far: ${counts.connections}, identifies: ${counts.identifies})`,
+        () => `every shard (${shardCount}) to identify or resume (live: [${liveShards().join(', ')}], connections so far: ${counts.connections}, identifies: ${counts.identifies})`,
       ).then(() => undefined),
     dispatch: (t, d) => dispatchFrame(t, d),
     dispatchInteraction(payload) {
       if (byId.has(payload.id)) throw new Error(`interaction ${payload.id} was already dispatched`);
-      const t = track(payload);
+      const t = track(payload, shardOf((payload as unknown as Json).guild_id as string | undefined));
       byId.set(t.id, t);
       byToken.set(t.token, t);
       // The 3-second window starts when the client can see it, which for a frame queued during a
@@ -903,6 +1015,20 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
         t.dispatchedAt = performance.now();
       });
       return handleFor(t);
+    },
+    publicKey,
+    signatureHeaders,
+    postInteraction,
+    shardOf,
+    async verifyEndpoint(url) {
+      const ping = JSON.stringify({ id: snowflake(), application_id: APPLICATION_ID, type: 1, token: interactionToken(), version: 1 });
+      const answer = await post(url, ping, signatureHeaders(ping));
+      const bad = signatureHeaders(ping);
+      // A valid signature of other bytes: what Discord sends to check that the endpoint verifies.
+      bad['x-signature-ed25519'] = signatureHeaders(`${ping} `, Number(bad['x-signature-timestamp']))['x-signature-ed25519'];
+      const refused = await post(url, ping, bad);
+      const ok = answer.status === 200 && isRecord(answer.body) && answer.body.type === 1 && refused.status === 401;
+      return { ok, ping: answer, badSignature: refused };
     },
     dropConnection(how = 'close') {
       const conn = liveConn() ?? [...conns].find((c) => c.state !== 'closed');
@@ -915,7 +1041,7 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
         conn.ws.terminate();
       }
     },
-    stats: () => ({ ...counts }),
+    stats: () => ({ ...counts, liveShards: liveShards() }),
     forget(handle) {
       byId.delete(handle.id);
       byToken.delete(handle.token);
