@@ -15,6 +15,7 @@ import { profile } from './profile.js';
 import { search } from './search.js';
 import { segments } from './segments.js';
 import { sessions } from './sessions.js';
+import { track } from './track.js';
 import type { Command } from './types.js';
 
 /** One module per endpoint kind. */
@@ -53,12 +54,12 @@ export const stats = {
   },
 } satisfies Command;
 
-export const commands: readonly Command[] = [stats, link, unlink, compare, leaderboard];
+export const commands: readonly Command[] = [stats, link, unlink, compare, leaderboard, track];
 
 export function findCommand(name: string): Command | undefined {
   return commands.find((c) => c.data.name === name);
 }
 
-export type { AutocompleteInput, Choice, Command, CommandInput, Deps, LinkedAccount, LinkStore, MemberStore, OptionValue, SnapshotStore, View, ViewStore } from './types.js';
+export type { AutocompleteInput, ChannelPoster, Choice, Command, CommandInput, Deps, FeedStore, FeedSubscription, GuildFeed, LinkedAccount, LinkStore, MemberStore, OptionValue, SnapshotStore, View, ViewStore } from './types.js';
 export { goFromView, openFromView, renderView } from './views.js';
 export { StoreUnavailableError } from './types.js';

@@ -137,6 +137,13 @@ export const BotConfigSchema = LookupConfigSchema.extend({
   VIEWS_MAX_ENTRIES: z.preprocess(blankAsUnset, z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(100, 'must be at least 100').default(20_000)),
   /** How long one operation on links or paged-reply controls (SQLite or Redis) may take before the user is told it failed. */
   STORE_TIMEOUT_MS: milliseconds(1_000),
+  /**
+   * The session feed's budget: requests a minute it may send to the stats service (cached answers
+   * cost nothing). Recently active players are looked at first; the rest wait their turn.
+   */
+  FEED_REQUESTS_PER_MINUTE: z.preprocess(blankAsUnset, z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be at least 1').max(6_000, 'must be at most 6000').default(20)),
+  /** Tests and demos: a file holding an ISO time that the session feed reads as "now"; unset: the real clock. */
+  FEED_CLOCK_FILE: z.preprocess(blankAsUnset, z.string().optional()),
   /** How long the buttons and menus of a reply work; a press after that is told they expired. */
   CONTROLS_TTL_MS: z.preprocess(
     blankAsUnset,

@@ -9,6 +9,7 @@ import { configOrExit, exitWith } from '../cli.js';
 import { openLookupsOrExit } from '../compose.js';
 import { loadBotConfig, loadDotEnv } from '../config.js';
 import { createDiscordClient } from './client.js';
+import { FeedPoller, feedClock, restPoster } from './feed.js';
 import { Router } from './router.js';
 import { createBotStores } from './stores.js';
 
@@ -56,8 +57,22 @@ async function main(): Promise<void> {
     exitWith(`Could not start: ${(e as Error).message}`, 1);
   }
   const cards = config.CARDS === 'on' ? createCardRenderer({ workers: config.CARD_WORKERS }) : undefined;
-  const router = new Router({ lookup: lookups.client, links: stores.links, views: stores.views, snapshots: stores.snapshots, members: stores.members, logger, ...(cards ? { cards } : {}) }, logger);
   const client = createDiscordClient(config.DISCORD_API_URL);
+  const poster = restPoster(client.rest);
+  const router = new Router(
+    { lookup: lookups.client, links: stores.links, views: stores.views, snapshots: stores.snapshots, members: stores.members, feed: stores.feed, poster, logger, ...(cards ? { cards } : {}) },
+    logger,
+  );
+  const poller = new FeedPoller({
+    store: stores.feed,
+    links: stores.links,
+    lookup: lookups.client,
+    poster,
+    cards,
+    logger,
+    requestsPerMinute: config.FEED_REQUESTS_PER_MINUTE,
+    now: feedClock(config.FEED_CLOCK_FILE),
+  });
 
   let stopping = false;
   /** Finishes the interactions in flight, closes everything and exits with `code`. */
@@ -69,6 +84,7 @@ async function main(): Promise<void> {
     hardStop.unref();
     void (async () => {
       await router.drain(SHUTDOWN_GRACE_MS);
+      await poller.stop();
       await client.destroy();
       await Promise.allSettled([lookups.close(), stores.close(), cards?.close()]);
       logger.info('stopped');
@@ -81,6 +97,8 @@ async function main(): Promise<void> {
   client.on(Events.InteractionCreate, (interaction) => void router.handle(interaction));
   client.once(Events.ClientReady, (ready) => {
     logger.info({ user: ready.user.tag, lookups: lookups.embedded ? 'embedded service' : withoutCredentials(lookups.baseUrl), cache: config.CACHE_URL ? 'redis' : 'memory' }, 'ready');
+    // The feed posts through REST, which needs the token login sets.
+    poller.start();
   });
   client.on(Events.Error, (e) => logger.error({ err: e.message }, 'discord client error'));
   client.on(Events.ShardResume, (id, replayed) => logger.info({ shard: id, replayed }, 'gateway resumed'));

@@ -4,6 +4,7 @@
 import {
   DiscordAPIError,
   MessageFlags,
+  PermissionFlagsBits,
   type AutocompleteInteraction,
   type ButtonInteraction,
   type ChatInputCommandInteraction,
@@ -70,6 +71,7 @@ export function toInput(interaction: ChatInputCommandInteraction | AutocompleteI
     userId: interaction.user.id,
     guildId: interaction.guildId,
     locale: interaction.locale,
+    canManageServer: interaction.memberPermissions?.has(PermissionFlagsBits.ManageGuild) ?? false,
   };
 }
 

@@ -59,7 +59,7 @@ function ratingChange(s: Session): string | null {
 const RATES: readonly Figure[] = ['kd', 'killsPerMatch', 'damagePerMatch'];
 
 /** "K/D **1.80** (career 1.20)": the session's rates, each beside the career's where known. */
-function rates(s: Session, count: number, ctx: SessionsContext): string {
+function rates(s: Session, count: number, ctx: Pick<SessionsContext, 'title' | 'career' | 'locale'>): string {
   const stats = withCount(s.stats, count);
   return RATES.flatMap((f) => {
     const now = figure(stats, ctx.title, f);
@@ -75,7 +75,7 @@ const startOf = (s: Session) => s.metadata.startDate?.value ?? s.metadata.endDat
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 'es'}`;
 
 /** The latest session, in full: when, how long, its form, its rates against the career. */
-function latest(s: Session, ctx: SessionsContext): string {
+export function latest(s: Session, ctx: Pick<SessionsContext, 'title' | 'career' | 'locale'>, heading?: string): string {
   const { strip, wins, count } = form(s);
   const start = startOf(s);
   const live = s.metadata.isActive?.value === true;
@@ -83,7 +83,7 @@ function latest(s: Session, ctx: SessionsContext): string {
   const played = characters(s);
   const change = ratingChange(s);
   return [
-    `### ${live ? '🟢 Playing now' : 'Latest session'}`,
+    `### ${heading ?? (live ? '🟢 Playing now' : 'Latest session')}`,
     [start ? `${live ? 'Started ' : ''}${relativeTime(start)}` : null, length, plural(count, 'match')].filter(Boolean).join(' · '),
     strip ? `${strip} **${wins} of ${count} won**` : `**${wins} of ${count} won**`,
     rates(s, count, ctx),
