@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
+import { createClient } from '@keyv/redis';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -260,6 +261,7 @@ describe('the session feed, two bot processes sharing Redis', () => {
   const bots: BotProcess[] = [];
   const dir = mkdtempSync(join(tmpdir(), 'feed-redis-'));
   const clockFile = join(dir, 'clock');
+  const namespace = `feed-test-${randomBytes(4).toString('hex')}`;
   const posts = () => double.channelMessages(FEED_CHANNEL);
   const seen = (fragment: string) => proxy.requests.filter((r) => r.includes(fragment)).length;
 
@@ -273,7 +275,7 @@ describe('the session feed, two bot processes sharing Redis', () => {
       DISCORD_API_URL: double.apiUrl,
       LOOKUP_BASE_URL: proxy.url,
       CACHE_URL: 'redis://127.0.0.1:6379',
-      CACHE_NAMESPACE: `feed-test-${randomBytes(4).toString('hex')}`,
+      CACHE_NAMESPACE: namespace,
       FEED_CLOCK_FILE: clockFile,
       FEED_REQUESTS_PER_MINUTE: '12',
       CARDS: 'off',
@@ -291,6 +293,10 @@ describe('the session feed, two bot processes sharing Redis', () => {
     await double.close();
     await proxy.close();
     await service.close();
+    const redis = createClient({ url: 'redis://127.0.0.1:6379' });
+    await redis.connect();
+    for (const k of await redis.keys(`${namespace}*`)) await redis.del(k);
+    redis.destroy();
   });
 
   it('posts a finished session once, whichever process polls', async () => {
