@@ -4,7 +4,7 @@
 import { ChannelType, SlashCommandBuilder } from 'discord.js';
 
 import { findEndpoint, type TitleSlug } from '../src/catalog/index.js';
-import { notice, titleName, type Reply } from '../src/embeds/index.js';
+import { notice, safeText, titleName, type Reply } from '../src/embeds/index.js';
 import { recordMember } from './link.js';
 import { stringOption, titleChoices, titleOf } from './resolve.js';
 import type { Command, CommandInput, Deps, FeedStore, GuildFeed } from './types.js';
@@ -55,7 +55,7 @@ async function join(input: CommandInput, guildId: string, store: FeedStore, deps
   await recordMember(guildId, input.userId, deps);
   const where = feed?.on ? `Its summary goes to <#${feed.channelId}>` : 'The feed is **off** in this server: it starts when someone with Manage Server runs `/track channel`';
   const already = joined === 'already' ? 'You already follow' : '✅ Following';
-  return notice(`${already} your ${titleName(title)} sessions (**${account.handle}**) here. A session ends 45 minutes after your last match. ${where}.\n\`/track leave\` stops it.`);
+  return notice(`${already} your ${titleName(title)} sessions (**${safeText(account.handle)}**) here. A session ends 45 minutes after your last match. ${where}.\n\`/track leave\` stops it.`);
 }
 
 async function status(input: CommandInput, guildId: string, store: FeedStore, feed: GuildFeed | undefined): Promise<Reply> {

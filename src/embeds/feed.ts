@@ -25,7 +25,7 @@ export function feedPostReply(session: Session, ctx: FeedPostContext): Reply {
     color: TITLE_COLORS[ctx.title],
     author: { name: `${titleName(ctx.title)} · Session feed` },
     title: safeText(ctx.player),
-    description: [`<@${ctx.userId}> finished a session.`, latest(session, ctx, 'Session over')].join('\n'),
+    description: [latest(session, ctx, 'Session over'), `<@${ctx.userId}>’s session · \`/track leave\` stops these posts`].join('\n'),
     footer: footerOf(ctx.title, ctx.platform, ctx.fromProfile ? 'from the change of the career' : null, 'a session ends after 45 minutes without a match'),
     ...(end ? { timestamp: end } : {}),
   });

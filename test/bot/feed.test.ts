@@ -190,7 +190,7 @@ describe('the session feed, one bot process on SQLite', () => {
     const embed = embedOf(post!);
     expect(embed?.author?.name).toBe('Title B · Session feed');
     expect(embed?.title).toBe('Runner');
-    expect(embed?.description).toContain(`<@${users.runner.id}> finished a session.`);
+    expect(embed?.description).toContain(`<@${users.runner.id}>’s session`);
     expect(embed?.description).toContain('**1 of 2 won**');
     expect(embed?.description).toContain('(career');
     expect(post!.files.map((f) => f.filename)).toEqual(['card.png']);
