@@ -103,6 +103,17 @@ async function ask(double: DiscordDouble, payload: Parameters<typeof chatInput>[
   return { text: last.content ?? '', ephemeral: ((last.flags ?? 0) & EPHEMERAL) !== 0 };
 }
 
+/** The poller's record of a player, read from the links file as the bot left it. */
+function playerState(linksDb: string, userId: string, title: string): { start?: unknown } | undefined {
+  const db = new Database(linksDb, { readonly: true, fileMustExist: true });
+  try {
+    const text = db.prepare('SELECT value FROM feed_players WHERE key = ?').pluck().get(`${userId}|${title}`) as string | undefined;
+    return text === undefined ? undefined : (JSON.parse(text) as { start?: unknown });
+  } finally {
+    db.close();
+  }
+}
+
 const embedOf = (m: ChannelMessage) => (m.message.embeds as { author?: { name: string }; title?: string; description?: string; image?: { url: string } }[])[0];
 
 describe('the session feed, one bot process on SQLite', () => {
@@ -114,16 +125,7 @@ describe('the session feed, one bot process on SQLite', () => {
   const clockFile = join(dir, 'clock');
   const linksDb = tempLinksDb();
   const setClock = (minutes: number) => writeFileSync(clockFile, at(minutes));
-  /** The poller's record of a player, read from the links file as the bot left it. */
-  const state = (userId: string, title: string): { start?: unknown } | undefined => {
-    const db = new Database(linksDb, { readonly: true, fileMustExist: true });
-    try {
-      const text = db.prepare('SELECT value FROM feed_players WHERE key = ?').pluck().get(`${userId}|${title}`) as string | undefined;
-      return text === undefined ? undefined : (JSON.parse(text) as { start?: unknown });
-    } finally {
-      db.close();
-    }
-  };
+  const state = (userId: string, title: string) => playerState(linksDb, userId, title);
   const env = () => ({ DISCORD_TOKEN: TOKEN, DISCORD_API_URL: double.apiUrl, LOOKUP_BASE_URL: proxy.url, LINKS_DB: linksDb, FEED_CLOCK_FILE: clockFile, FEED_REQUESTS_PER_MINUTE: '120' });
   const posts = () => double.channelMessages(FEED_CHANNEL);
   const seen = (fragment: string) => proxy.requests.filter((r) => r.includes(fragment)).length;
@@ -327,4 +329,45 @@ describe('the session feed, two bot processes sharing Redis', () => {
     expect(spent).toBeGreaterThanOrEqual(2);
     expect(spent).toBeLessThanOrEqual(2 + Math.floor((12 * seconds) / 60));
   }, 120_000);
+});
+
+describe('the session feed on the demo data', () => {
+  let double: DiscordDouble;
+  let bot: BotProcess;
+  const clockFile = join(mkdtempSync(join(tmpdir(), 'feed-demo-')), 'clock');
+  const linksDb = tempLinksDb();
+  let end = 0;
+
+  beforeAll(async () => {
+    // Where Wraithling's latest session ends, as the demo service cuts it.
+    const demo = await startService();
+    const sessions = await demo.request('/v2/title_b/standard/profile/pc_store_b/Wraithling/sessions');
+    await demo.close();
+    end = Date.parse((sessions.body as { data: { items: { metadata: { endDate: { value: string } } }[] } }).data.items[0]!.metadata.endDate.value);
+    writeFileSync(clockFile, new Date(end + 10 * 60_000).toISOString());
+    double = await startDiscordDouble({ token: TOKEN });
+    bot = startBot({ DISCORD_TOKEN: TOKEN, DISCORD_API_URL: double.apiUrl, FEED_CLOCK_FILE: clockFile, LINKS_DB: linksDb });
+    await double.waitForReady(30_000);
+  }, 60_000);
+
+  afterAll(async () => {
+    if (bot.child.exitCode === null) bot.child.kill('SIGKILL');
+    await double.close();
+  });
+
+  it('posts the session of a member who joined while playing, once, when it ends', async () => {
+    await ask(double, { command: 'track', subcommand: 'channel', options: { channel: FEED_CHANNEL }, user: users.admin, permissions: MANAGE_GUILD });
+    await ask(double, { command: 'link', options: { title: 'title_b', platform: 'pc_store_b', player: 'Wraithling' }, user: users.runner });
+    const joined = await ask(double, { command: 'track', subcommand: 'join', options: { title: 'title_b' }, user: users.runner });
+    expect(joined.text).toContain(`summary goes to <#${FEED_CHANNEL}>`);
+    // The poller takes the new opt-in within a few seconds and looks while the session is still on.
+    await waitFor(() => playerState(linksDb, users.runner.id, 'title_b') !== undefined, 20_000, 'the first look at Wraithling');
+    expect(double.channelMessages(FEED_CHANNEL)).toHaveLength(1);
+    writeFileSync(clockFile, new Date(end + 50 * 60_000).toISOString());
+    const [, post] = await double.waitForChannelMessages(FEED_CHANNEL, 2, 20_000);
+    expect(embedOf(post!)?.title).toBe('Wraithling');
+    expect(embedOf(post!)?.description).toMatch(/### Session over\n.*\n.* \*\*\d+ of \d+ won\*\*/);
+    await sleep(3_000);
+    expect(double.channelMessages(FEED_CHANNEL)).toHaveLength(2);
+  }, 60_000);
 });
