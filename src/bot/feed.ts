@@ -181,6 +181,7 @@ export class FeedPoller {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
+  private warnedAt = 0;
   /** Requests this process's poller sent (cache hits not counted), for the log and the tests. */
   readonly counts = { looks: 0, requests: 0, posted: 0 };
 
@@ -191,7 +192,12 @@ export class FeedPoller {
   start(): void {
     const tick = () => {
       this.running = this.tick()
-        .catch((e: unknown) => this.o.logger.warn({ err: (e as Error).message }, 'session feed: a round failed; trying again'))
+        .catch((e: unknown) => {
+          // A store that stays down fails every round: one line a minute says so.
+          if (Date.now() - this.warnedAt < 60_000) return;
+          this.warnedAt = Date.now();
+          this.o.logger.warn({ err: (e as Error).message, cause: ((e as Error).cause as Error | undefined)?.message }, 'session feed: a round failed; trying again every second');
+        })
         .finally(() => {
           if (!this.stopped) this.timer = setTimeout(tick, this.o.tickMs ?? 1_000);
         });
