@@ -13,6 +13,7 @@ import { StoreUnavailableError, type FeedStore, type FeedSubscription, type Guil
 import { TITLE_SLUGS, isTitle } from '../catalog/index.js';
 import { redisClient } from '../lookup/cache.js';
 import { withTimeout } from '../lookup/within.js';
+import type { TextKey } from '../locales/index.js';
 
 /** Members a server's feed follows at most (per title counted apart). */
 export const MAX_FEED_PER_SERVER = 1_000;
@@ -30,7 +31,7 @@ const subOf = (guildId: string, member: string): FeedSubscription | undefined =>
 
 /** Runs every operation within the deadline; a failure is told as `told`. */
 function guard(timeoutMs: number) {
-  return async <T>(work: () => Promise<T> | T, told: string): Promise<T> => {
+  return async <T>(work: () => Promise<T> | T, told: TextKey): Promise<T> => {
     try {
       return await withTimeout(Promise.resolve().then(work), timeoutMs, 'the feed store');
     } catch (e) {
@@ -39,11 +40,7 @@ function guard(timeoutMs: number) {
   };
 }
 
-const TOLD = {
-  read: 'The session feed’s settings cannot be read right now. Try again in a moment.',
-  write: 'The session feed was **not** changed: its settings cannot be saved right now. Try again in a moment.',
-  poller: 'the feed store failed',
-};
+const TOLD = { read: 'store.feedUnreadable', write: 'store.feedNotSaved', poller: 'store.feedUnreadable' } as const satisfies Record<string, TextKey>;
 
 /** The feed's tables in the links' SQLite file (a connection of its own). */
 export function sqliteFeedStore(path: string, timeoutMs: number): FeedStore & { close(): void; db: Database.Database } {
