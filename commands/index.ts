@@ -15,6 +15,7 @@ import { profile } from './profile.js';
 import { search } from './search.js';
 import { segments } from './segments.js';
 import { sessions } from './sessions.js';
+import { track } from './track.js';
 import type { Command } from './types.js';
 import { installableCommand } from './installs.js';
 import { commandLine, localizeCommand, say } from '../src/locales/index.js';
@@ -56,12 +57,12 @@ export const stats = {
 } satisfies Command;
 
 /** Every command, its names and descriptions in each language the bot speaks (`src/locales/`). */
-export const commands: readonly Command[] = [stats, link, unlink, compare, leaderboard].map((c): Command => ({ ...c, data: localizeCommand(c.data) }));
+export const commands: readonly Command[] = [stats, link, unlink, compare, leaderboard, track].map((c): Command => ({ ...c, data: localizeCommand(c.data) }));
 
 export function findCommand(name: string): Command | undefined {
   return commands.find((c) => c.data.name === name);
 }
 
-export type { AutocompleteInput, Choice, Command, CommandInput, Deps, LinkedAccount, LinkStore, MemberStore, OptionValue, SnapshotStore, View, ViewStore } from './types.js';
+export type { AutocompleteInput, ChannelPoster, Choice, Command, CommandInput, Deps, FeedStore, FeedSubscription, GuildFeed, LinkedAccount, LinkStore, MemberStore, OptionValue, SnapshotStore, View, ViewStore } from './types.js';
 export { goFromView, openFromView, renderView } from './views.js';
 export { StoreUnavailableError } from './types.js';

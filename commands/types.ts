@@ -24,6 +24,8 @@ export interface CommandInput {
   guildId?: string | null | undefined;
   /** The reader's locale (`interaction.locale`, e.g. `de`): numbers are written the way they read them. */
   locale?: string | undefined;
+  /** Whether the member may manage the server (Manage Server), for server settings such as the feed's channel. */
+  canManageServer?: boolean | undefined;
 }
 
 export interface AutocompleteInput extends CommandInput {
@@ -79,6 +81,53 @@ export interface MemberStore {
   list(guildId: string): Promise<string[]>;
 }
 
+/** A server's session feed: where it posts, whether it is on, and why Discord switched it off. */
+export interface GuildFeed {
+  channelId: string;
+  on: boolean;
+  /** Set when a post failed for good (10003 unknown channel, 50001 missing access, 50013 missing permissions). */
+  off?: { code: number; at: string } | undefined;
+}
+
+/** A member following their own sessions for a title in a server. */
+export interface FeedSubscription {
+  guildId: string;
+  userId: string;
+  title: TitleSlug;
+}
+
+/**
+ * The session feed's lasting state: servers' settings and members' opt-ins (for the commands), and
+ * for the poller each player's last look, the sessions already posted and the one-poller lock.
+ * Failures throw `StoreUnavailableError`.
+ */
+export interface FeedStore {
+  guild(guildId: string): Promise<GuildFeed | undefined>;
+  setGuild(guildId: string, feed: GuildFeed): Promise<void>;
+  /** `full` when the server (or the whole bot) follows as many members as it may. */
+  join(sub: FeedSubscription): Promise<'joined' | 'already' | 'full'>;
+  /** Stops following the member in the server (one title, or all); how many were removed. */
+  leave(guildId: string, userId: string, title?: TitleSlug): Promise<number>;
+  following(guildId: string, userId: string): Promise<TitleSlug[]>;
+  count(guildId: string): Promise<number>;
+  all(): Promise<FeedSubscription[]>;
+  /** The poller's record of a player (JSON), by `title|platform|identifier`. */
+  player(key: string): Promise<unknown>;
+  setPlayer(key: string, state: unknown): Promise<void>;
+  /** Marks a session as posted to a server; false when it already was (by this process or another). */
+  claim(postKey: string): Promise<boolean>;
+  /** Takes a claim back when the post did not go out, so that it is tried again. */
+  unclaim(postKey: string): Promise<void>;
+  /** Takes or keeps the poller's lock for `ttlMs`; false while another owner holds it. */
+  lock(owner: string, ttlMs: number): Promise<boolean>;
+  unlock(owner: string): Promise<void>;
+}
+
+/** Posts a message to a channel by itself (not as an interaction reply). */
+export interface ChannelPoster {
+  post(channelId: string, reply: Reply): Promise<{ ok: true } | { ok: false; code: number | null; message: string }>;
+}
+
 /** A player a reply is about: looked up by `player`, shown as `handle` (a linked account's name) when known. */
 interface PlayerView {
   title: TitleSlug;
@@ -118,6 +167,10 @@ export interface Deps {
   cards?: CardRenderer;
   /** Per interaction: how long its answer may still wait for a card (see CardDeps). */
   cardWaitMs?: () => number;
+  /** The session feed's settings and opt-ins; absent, `/track` says the feed is not available. */
+  feed?: FeedStore;
+  /** Posts to a server's channel (the feed's check that it may post where it is told to). */
+  poster?: ChannelPoster;
 }
 
 export interface Command {

@@ -182,6 +182,13 @@ export const BotConfigSchema = LookupConfigSchema.extend({
   SHARD_COUNT: z.preprocess(blankAsUnset, z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be at least 1').max(4_096, 'must be at most 4096').optional()),
   /** Gateway mode: the shards this process runs, such as `0` or `0,1` or `4-7`; unset: all of SHARD_COUNT. */
   SHARD_IDS: shardList,
+  /**
+   * The session feed's budget: requests a minute it may send to the stats service (cached answers
+   * cost nothing). Recently active players are looked at first; the rest wait their turn.
+   */
+  FEED_REQUESTS_PER_MINUTE: z.preprocess(blankAsUnset, z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be at least 1').max(6_000, 'must be at most 6000').default(20)),
+  /** Tests and demos: a file holding an ISO time that the session feed reads as "now"; unset: the real clock. */
+  FEED_CLOCK_FILE: z.preprocess(blankAsUnset, z.string().optional()),
   /** How long the buttons and menus of a reply work; a press after that is told they expired. */
   CONTROLS_TTL_MS: z.preprocess(
     blankAsUnset,

@@ -2,6 +2,7 @@
 // discord.js' own reply, defer, edit and follow-up calls.
 import {
   MessageFlags,
+  PermissionFlagsBits,
   type AutocompleteInteraction,
   type ButtonInteraction,
   type ChatInputCommandInteraction,
@@ -47,6 +48,7 @@ export function toInput(interaction: ChatInputCommandInteraction | AutocompleteI
     userId: interaction.user.id,
     guildId: interaction.guildId,
     locale: interaction.locale,
+    canManageServer: interaction.memberPermissions?.has(PermissionFlagsBits.ManageGuild) ?? false,
   };
 }
 

@@ -7,7 +7,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import { Routes, type REST } from 'discord.js';
+import { PermissionFlagsBits, Routes, type REST } from 'discord.js';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 
@@ -24,6 +24,9 @@ export const MAX_SKEW_S = 5 * 60;
 export const MAX_INFLIGHT = 2_000;
 
 const EPHEMERAL = 64;
+
+/** Whether a member's permission bits (Discord's decimal string) include Manage Server. */
+const manageServer = (permissions: string | undefined): boolean => permissions !== undefined && (BigInt(permissions) & PermissionFlagsBits.ManageGuild) !== 0n;
 const DISCORD_EPOCH = 1_420_070_400_000n;
 
 // ---- the payload, read at the boundary --------------------------------------------------------
@@ -46,7 +49,8 @@ const InteractionSchema = z.object({
   type: z.number().int(),
   token: z.string().min(1).max(1_000).optional(),
   guild_id: snowflake.optional(),
-  member: z.object({ user: UserSchema }).optional(),
+  /** The member's permissions in the channel, as a decimal bit set (Discord sends them with every guild interaction). */
+  member: z.object({ user: UserSchema, permissions: z.string().regex(/^\d{1,30}$/).optional() }).optional(),
   user: UserSchema.optional(),
   locale: z.string().max(20).optional(),
   data: z.unknown().optional(),
@@ -82,7 +86,7 @@ function actionOf(raw: RawInteraction): Action | string {
     const data = CommandDataSchema.safeParse(raw.data);
     if (!data.success) return 'malformed command data';
     const read = readOptions(data.data.options);
-    const input: CommandInput = { name: data.data.name, group: read.group, subcommand: read.subcommand, options: read.values, userId, guildId: raw.guild_id ?? null, locale: raw.locale };
+    const input: CommandInput = { name: data.data.name, group: read.group, subcommand: read.subcommand, options: read.values, userId, guildId: raw.guild_id ?? null, locale: raw.locale, canManageServer: manageServer(raw.member?.permissions) };
     if (raw.type === 2) return { kind: 'command', input };
     return { kind: 'autocomplete', input: { ...input, focused: read.focused ?? { name: '', value: '' } } };
   }

@@ -12,6 +12,7 @@ import { loadBotConfig, loadDotEnv } from '../config.js';
 import { startHealthServer, type HealthServer, type ReadinessCheck } from '../observe/health-server.js';
 import { createDiscordClient } from './client.js';
 import { sendCallbacksDirectly } from './direct-callbacks.js';
+import { FeedPoller, feedClock, restPoster } from './feed.js';
 import { createBotMetrics } from './metrics.js';
 import { fromGateway } from './gateway.js';
 import { startInteractionsServer } from './http-interactions.js';
@@ -63,7 +64,26 @@ async function main(): Promise<void> {
     exitWith(`Could not start: ${(e as Error).message}`, 1);
   }
   const cards = config.CARDS === 'on' ? createCardRenderer({ workers: config.CARD_WORKERS }) : undefined;
-  const router = new Router({ lookup: lookups.client, links: stores.links, views: stores.views, snapshots: stores.snapshots, members: stores.members, logger, ...(cards ? { cards } : {}) }, logger, metrics?.interactions);
+  // Channel posts (the session feed, and /track's check that it may post) go through REST with the
+  // bot's token, in either mode: an HTTP worker has no gateway client, but the same token.
+  const channelRest = new REST({ api: config.DISCORD_API_URL, timeout: 10_000 }).setToken(config.DISCORD_TOKEN);
+  const poster = restPoster(channelRest);
+  const router = new Router(
+    { lookup: lookups.client, links: stores.links, views: stores.views, snapshots: stores.snapshots, members: stores.members, feed: stores.feed, poster, logger, ...(cards ? { cards } : {}) },
+    logger,
+    metrics?.interactions,
+  );
+  // One poller at a time across processes (a lock in the store): each process runs one, and only the lock holder polls.
+  const poller = new FeedPoller({
+    store: stores.feed,
+    links: stores.links,
+    lookup: lookups.client,
+    poster,
+    cards,
+    logger,
+    requestsPerMinute: config.FEED_REQUESTS_PER_MINUTE,
+    now: feedClock(config.FEED_CLOCK_FILE),
+  });
 
   /** What stops the transport: the gateway connection, or the HTTP server. Set once it runs. */
   let closeTransport: () => Promise<void> = () => Promise.resolve();
@@ -78,6 +98,7 @@ async function main(): Promise<void> {
     hardStop.unref();
     void (async () => {
       await router.drain(SHUTDOWN_GRACE_MS);
+      await poller.stop();
       await closeTransport();
       await Promise.allSettled([lookups.close(), stores.close(), cards?.close(), health?.close()]);
       logger.info('stopped');
@@ -114,6 +135,7 @@ async function main(): Promise<void> {
       closeTransport = () => server.close();
       readinessChecks.unshift({ name: 'interactions', check: () => (server.listening() ? undefined : Promise.reject(new Error('not listening for interactions'))) });
       logger.info({ ...ready, mode: 'http', host: config.INTERACTIONS_HOST, port: server.port }, 'ready: listening for Discord interactions');
+      poller.start();
     } catch (e) {
       logger.fatal({ err: (e as Error).message, port: config.INTERACTIONS_PORT }, 'could not listen for interactions');
       await Promise.allSettled([lookups.close(), stores.close(), cards?.close()]);
@@ -143,6 +165,7 @@ async function main(): Promise<void> {
   });
   client.once(Events.ClientReady, (c) => {
     logger.info({ user: c.user.tag, ...ready, mode: 'gateway', shards: c.ws.shards.map((shard) => shard.id), shardCount: config.SHARD_COUNT ?? 1 }, 'ready');
+    poller.start();
   });
   client.on(Events.Error, (e) => logger.error({ err: e.message }, 'discord client error'));
   client.on(Events.ShardReady, (id) => logger.info({ shard: id }, 'gateway shard ready'));

@@ -21,13 +21,14 @@ const USAGE = `Usage: npm run preview -- "/stats title_c profile platform:consol
   --json          print the reply (or the choices) as JSON, as the bot would send it, with the command line
   --card <file>   write the picture card the reply attaches (profile, sessions, compare) to this PNG file
   --user <id>     the Discord user to act as (for /link and linked accounts); default preview-user
-  --server <id>   the Discord server the command is used in (for /leaderboard); default preview-server
+  --server <id>   the Discord server the command is used in (for /leaderboard, /track); default preview-server
+  --admin         act as a member with Manage Server (for /track channel and /track off)
   --locale <code> the reader's Discord locale (de, fr, es-ES, es-419, pt-BR; others read English); default en-US`;
 
 async function main(): Promise<void> {
   let parsed;
   try {
-    parsed = parseArgs({ allowPositionals: true, options: { autocomplete: { type: 'boolean' }, json: { type: 'boolean' }, card: { type: 'string' }, user: { type: 'string', default: 'preview-user' }, server: { type: 'string', default: 'preview-server' }, locale: { type: 'string', default: 'en-US' }, help: { type: 'boolean', short: 'h' } } });
+    parsed = parseArgs({ allowPositionals: true, options: { autocomplete: { type: 'boolean' }, json: { type: 'boolean' }, card: { type: 'string' }, user: { type: 'string', default: 'preview-user' }, server: { type: 'string', default: 'preview-server' }, locale: { type: 'string', default: 'en-US' }, admin: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
   } catch (e) {
     exitWith(`${(e as Error).message}\n${USAGE}`);
   }
@@ -35,7 +36,7 @@ async function main(): Promise<void> {
   if (parsed.values.help || !line) exitWith(USAGE, parsed.values.help ? 0 : 2);
   let input;
   try {
-    input = { ...parseCommandLine(line, parsed.values.user), guildId: parsed.values.server, locale: parsed.values.locale };
+    input = { ...parseCommandLine(line, parsed.values.user), guildId: parsed.values.server, locale: parsed.values.locale, canManageServer: parsed.values.admin ?? false };
   } catch (e) {
     if (e instanceof CommandLineError) exitWith(`${e.message}\n${USAGE}`);
     throw e;
@@ -46,7 +47,7 @@ async function main(): Promise<void> {
   const lookups = await openLookupsOrExit(config, logger);
   const stores = await createBotStores({ redisUrl: config.CACHE_URL, namespace: config.CACHE_NAMESPACE, linksPath: config.LINKS_DB, logger });
   const cards = parsed.values.card ? createCardRenderer() : undefined;
-  const deps = { lookup: lookups.client, links: stores.links, views: stores.views, snapshots: stores.snapshots, members: stores.members, logger, ...(cards ? { cards } : {}) };
+  const deps = { lookup: lookups.client, links: stores.links, views: stores.views, snapshots: stores.snapshots, members: stores.members, feed: stores.feed, logger, ...(cards ? { cards } : {}) };
   try {
     const command = findCommand(input.name);
     if (parsed.values.autocomplete) {

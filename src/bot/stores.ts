@@ -10,11 +10,12 @@ import { Keyv } from 'keyv';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 
-import { StoreUnavailableError, type LinkStore, type MemberStore, type SnapshotStore, type View, type ViewStore } from '../../commands/index.js';
+import { StoreUnavailableError, type FeedStore, type LinkStore, type MemberStore, type SnapshotStore, type View, type ViewStore } from '../../commands/index.js';
 import { PLATFORM_SLUGS, TITLE_SLUGS, type TitleSlug } from '../catalog/index.js';
 import { keyvOnRedis } from '../lookup/cache.js';
 import { withTimeout } from '../lookup/within.js';
 import { BoundedMemoryStore } from '../lookup/memory-store.js';
+import { moveFeedToRedis, redisFeedStore, sqliteFeedStore } from './feed-store.js';
 import { SqliteKeyvStore } from './sqlite-store.js';
 import type { TextKey } from '../locales/index.js';
 
@@ -45,6 +46,8 @@ export interface BotStores {
   views: ViewStore;
   snapshots: SnapshotStore;
   members: MemberStore;
+  /** The session feed's settings, opt-ins and poller state. */
+  feed: FeedStore;
   /** Resolves when the links and views stores each answer one read within the deadline (readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -74,16 +77,23 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
   let viewsKeyv: Keyv;
   let snapshotsKeyv: Keyv;
   let membersKeyv: Keyv;
+  let feed: FeedStore;
   const closers: (() => unknown)[] = [];
   const viewTtlMs = options.viewTtlMs ?? VIEW_TTL_MS;
   const timeoutMs = options.operationTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
   if (options.redisUrl) {
     const opened = ['links', 'views', 'snapshots', 'members'].map((name) => keyvOnRedis(options.redisUrl!, `${options.namespace}-${name}`));
     [linksKeyv, viewsKeyv, snapshotsKeyv, membersKeyv] = opened.map((o) => o.keyv) as [Keyv, Keyv, Keyv, Keyv];
-    closers.push(...opened.map((o) => o.close));
+    const redisFeed = redisFeedStore(options.redisUrl, options.namespace, timeoutMs);
+    feed = redisFeed;
+    closers.push(...opened.map((o) => o.close), () => redisFeed.close());
     try {
-      await withTimeout(Promise.all(opened.map((o) => o.ready)), options.connectTimeoutMs ?? 2_000, 'connecting to Redis');
-      if (existsSync(options.linksPath)) await moveLinksToRedis(options.linksPath, `${options.namespace}-links`, linksKeyv, options.logger);
+      await withTimeout(Promise.all([...opened.map((o) => o.ready), redisFeed.ready]), options.connectTimeoutMs ?? 2_000, 'connecting to Redis');
+      if (existsSync(options.linksPath)) {
+        const moved = await moveFeedToRedis(options.linksPath, feed);
+        options.logger?.info(moved, 'session feed settings moved from LINKS_DB to Redis');
+        await moveLinksToRedis(options.linksPath, `${options.namespace}-links`, linksKeyv, options.logger);
+      }
     } catch (e) {
       options.logger?.warn({ reason: (e as Error).message }, 'Redis unavailable: links and paged replies fail until it is back');
     }
@@ -100,6 +110,9 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
     snapshotsKeyv.on('error', () => undefined);
     membersKeyv = new Keyv({ store: file, namespace: `${options.namespace}-members`, throwOnErrors: true });
     membersKeyv.on('error', () => undefined);
+    const fileFeed = sqliteFeedStore(options.linksPath, timeoutMs);
+    feed = fileFeed;
+    closers.push(() => fileFeed.close());
     const memory = new BoundedMemoryStore({ maxEntries: options.viewsMaxEntries ?? DEFAULT_VIEWS_MAX_ENTRIES });
     viewsKeyv = new Keyv({ store: memory, namespace: `${options.namespace}-views`, serialize: undefined, deserialize: undefined });
     closers.push(() => file.close(), () => memory.close());
@@ -154,6 +167,7 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
         return parsed.success ? parsed.data : [];
       },
     },
+    feed,
     views: {
       async save(view) {
         const id = randomBytes(9).toString('base64url');

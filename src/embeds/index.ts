@@ -12,3 +12,4 @@ export * from './compare.js';
 export * from './since.js';
 export * from './leaderboard.js';
 export * from './urls.js';
+export * from './feed.js';

@@ -60,7 +60,7 @@ function ratingChange(s: Session): string | null {
 const RATES: readonly Figure[] = ['kd', 'killsPerMatch', 'damagePerMatch'];
 
 /** "K/D **1.80** (career 1.20)": the session's rates, each beside the career's where known. */
-function rates(s: Session, count: number, ctx: SessionsContext): string {
+function rates(s: Session, count: number, ctx: Pick<SessionsContext, 'title' | 'career' | 'locale'>): string {
   const stats = withCount(s.stats, count);
   return RATES.flatMap((f) => {
     const now = figure(stats, ctx.title, f);
@@ -74,7 +74,7 @@ const characters = (s: Session) => [...new Set(s.matches.map((m) => m.metadata.c
 const startOf = (s: Session) => s.metadata.startDate?.value ?? s.metadata.endDate?.value ?? null;
 
 /** The latest session, in full: when, how long, its form, its rates against the career. */
-function latest(s: Session, ctx: SessionsContext): string {
+export function latest(s: Session, ctx: Pick<SessionsContext, 'title' | 'career' | 'locale'>, heading?: string): string {
   const { strip, wins, count } = form(s);
   const start = startOf(s);
   const live = s.metadata.isActive?.value === true;
@@ -82,7 +82,7 @@ function latest(s: Session, ctx: SessionsContext): string {
   const played = characters(s);
   const change = ratingChange(s);
   return [
-    `### ${say(ctx.locale, live ? 'sessions.playingNow' : 'sessions.latest')}`,
+    `### ${heading ?? say(ctx.locale, live ? 'sessions.playingNow' : 'sessions.latest')}`,
     [start ? (live ? say(ctx.locale, 'sessions.started', { when: relativeTime(start) }) : relativeTime(start)) : null, length, sayCount(ctx.locale, 'sessions.matches', count)].filter(Boolean).join(' · '),
     `${strip ? `${strip} ` : ''}**${say(ctx.locale, 'sessions.won', { wins, count })}**`,
     rates(s, count, ctx),

@@ -137,13 +137,10 @@ export async function createLookupCache(options: CacheOptions & { connectTimeout
 }
 
 /**
- * Keyv on Redis, as this project uses it (the lookup cache, the bot's links and views): its own
- * client whose commands fail at once while disconnected (no offline queue, so nothing waits on a
- * dead Redis), reconnecting forever so that everything resumes when Redis is back. `ready` settles
- * with the first connection; `close` drops the client (not a graceful close: that would wait for a
- * connection that may never come back).
+ * A Redis client as this project uses them: commands fail at once while disconnected (no offline
+ * queue), reconnecting forever. `ready` settles with the first connection.
  */
-export function keyvOnRedis(url: string, namespace: string): { keyv: Keyv; ready: Promise<unknown>; close: () => Promise<void> } {
+export function redisClient(url: string) {
   const client = createClient({
     url,
     disableOfflineQueue: true,
@@ -153,6 +150,18 @@ export function keyvOnRedis(url: string, namespace: string): { keyv: Keyv; ready
   client.on('error', () => undefined);
   const ready = client.connect();
   ready.catch(() => undefined);
+  return { client, ready };
+}
+
+/**
+ * Keyv on Redis, as this project uses it (the lookup cache, the bot's links and views): its own
+ * client whose commands fail at once while disconnected (no offline queue, so nothing waits on a
+ * dead Redis), reconnecting forever so that everything resumes when Redis is back. `ready` settles
+ * with the first connection; `close` drops the client (not a graceful close: that would wait for a
+ * connection that may never come back).
+ */
+export function keyvOnRedis(url: string, namespace: string): { keyv: Keyv; ready: Promise<unknown>; close: () => Promise<void> } {
+  const { client, ready } = redisClient(url);
   const store = new KeyvRedis(client, { throwOnConnectError: true, throwOnErrors: true });
   store.on('error', () => undefined);
   // Keyv hands its namespace to the adapter, which prefixes keys with it (`<namespace>::<key>`).

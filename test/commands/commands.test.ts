@@ -55,7 +55,7 @@ describe('the command tree', () => {
       title_c: ['profile', 'segments', 'search'],
       title_d: ['profile', 'segments', 'search'],
     });
-    expect(commands.map((c) => c.data.name)).toEqual(['stats', 'link', 'unlink', 'compare', 'leaderboard']);
+    expect(commands.map((c) => c.data.name)).toEqual(['stats', 'link', 'unlink', 'compare', 'leaderboard', 'track']);
   });
 
   it('is registered for server and user installs, usable in servers, the bot’s DMs and group DMs', () => {

@@ -409,14 +409,40 @@ describe('REST auth', () => {
   });
 
   it('records and 404s routes it does not know', async () => {
-    const res = await fetch(`${double.apiUrl}/v10/channels/1/messages`, {
+    const res = await fetch(`${double.apiUrl}/v10/guilds/1/members`, {
       method: 'POST',
       headers: { authorization: `Bot ${double.token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ content: 'x' }),
     });
     expect(res.status).toBe(404);
     expect(await res.json()).toEqual({ message: '404: Not Found', code: 0 });
-    expect(double.restCalls.at(-1)).toMatchObject({ method: 'POST', path: '/channels/1/messages', body: { content: 'x' }, status: 404 });
+    expect(double.restCalls.at(-1)).toMatchObject({ method: 'POST', path: '/guilds/1/members', body: { content: 'x' }, status: 404 });
+  });
+
+  it('keeps messages posted to a channel (multipart with files too) and refuses them as Discord does', async () => {
+    const post = (channel: string, init: RequestInit & { auth?: boolean }) =>
+      fetch(`${double.apiUrl}/v10/channels/${channel}/messages`, { method: 'POST', ...init, headers: { ...(init.auth === false ? {} : { authorization: `Bot ${double.token}` }), ...(init.headers as Record<string, string> | undefined) } });
+    const form = new FormData();
+    form.append('payload_json', JSON.stringify({ embeds: [{ title: 'Session', image: { url: 'attachment://card.png' } }] }));
+    form.append('files[0]', new Blob([Buffer.from('89504e470d0a1a0a', 'hex')], { type: 'image/png' }), 'card.png');
+    const sent = await post('1180000000000000777', { body: form });
+    expect(sent.status).toBe(200);
+    const [kept] = double.channelMessages('1180000000000000777');
+    expect(kept?.files.map((f) => f.filename)).toEqual(['card.png']);
+    const attachments = kept?.message.attachments as { url: string }[];
+    expect((kept?.message.embeds as { image: { url: string } }[])[0]?.image.url).toBe(attachments[0]?.url);
+    expect((await post('1180000000000000777', { body: JSON.stringify({}), headers: { 'content-type': 'application/json' } })).status).toBe(400);
+    expect((await post('1180000000000000777', { body: JSON.stringify({ content: 'x' }), headers: { 'content-type': 'application/json' }, auth: false })).status).toBe(401);
+    for (const [code, status] of [[10003, 404], [50001, 403], [50013, 403]] as const) {
+      double.setChannelError('1180000000000000778', code);
+      const refused = await post('1180000000000000778', { body: JSON.stringify({ content: 'x' }), headers: { 'content-type': 'application/json' } });
+      expect(refused.status).toBe(status);
+      expect(((await refused.json()) as { code: number }).code).toBe(code);
+    }
+    double.setChannelError('1180000000000000778', null);
+    expect((await post('1180000000000000778', { body: JSON.stringify({ content: 'x' }), headers: { 'content-type': 'application/json' } })).status).toBe(200);
+    expect(double.channelMessages('1180000000000000778')).toHaveLength(1);
+    expect(double.channelMessages('1180000000000000777')).toHaveLength(1);
   });
 });
 

@@ -85,6 +85,12 @@ export interface HttpInteractionHandle extends InteractionHandle {
   http: Promise<HttpAnswer>;
 }
 
+/** A message the bot posted to a channel, as Discord keeps it, with the files uploaded with it. */
+export interface ChannelMessage {
+  message: Record<string, unknown>;
+  files: UploadedFile[];
+}
+
 export interface DoubleStats {
   identifies: number;
   resumes: number;
@@ -129,6 +135,16 @@ export interface DiscordDouble {
   verifyEndpoint(url: string): Promise<{ ok: boolean; ping: HttpAnswer; badSignature: HttpAnswer }>;
   /** The shard a guild's events go to: `(guild_id >> 22) % shardCount`. */
   shardOf(guildId: string | null | undefined): number;
+  /** Messages posted to a channel with `POST /channels/{id}/messages` (the bot's own posts, not interaction replies), in order. */
+  channelMessages(channelId: string): ChannelMessage[];
+  /**
+   * Makes posts to a channel fail the way Discord refuses them: 10003 Unknown Channel (deleted),
+   * 50001 Missing Access (the bot cannot see it), 50013 Missing Permissions (cannot send, embed or
+   * attach there); `null` lets them through again.
+   */
+  setChannelError(channelId: string, code: 10003 | 50001 | 50013 | null): void;
+  /** Resolves once `n` messages were posted to the channel (with all posted so far). */
+  waitForChannelMessages(channelId: string, n: number, timeoutMs?: number): Promise<ChannelMessage[]>;
   /**
    * Drops the gateway connection: 'close' sends close code 4000 (client should RESUME), 'terminate'
    * kills the TCP socket with no close frame, a number closes with that code (4004 authentication
@@ -336,6 +352,10 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
   /** The live session of each shard. */
   const current = new Map<number, Session>();
   let closed = false;
+  const channelPosts = new Map<string, ChannelMessage[]>();
+  const channelErrors = new Map<string, 10003 | 50001 | 50013>();
+  // Posts kept per channel at most, so that a long run cannot grow the double.
+  const CHANNEL_POSTS_LIMIT = 1000;
 
   function notify(): void {
     for (const l of [...listeners]) l.check();
@@ -662,6 +682,35 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
     return notFound();
   }
 
+  const CHANNEL_REFUSALS: Record<10003 | 50001 | 50013, Outcome> = {
+    10003: fail(404, 10003, 'Unknown Channel'),
+    50001: fail(403, 50001, 'Missing Access'),
+    50013: fail(403, 50013, 'Missing Permissions'),
+  };
+
+  /** `POST /channels/{id}/messages`: a message the bot sends to a channel by itself (needs the bot token). */
+  function channelMessage(call: RestCall, channelId: string): Outcome {
+    if (call.method !== 'POST') return methodNotAllowed();
+    const refusal = channelErrors.get(channelId);
+    if (refusal !== undefined) return CHANNEL_REFUSALS[refusal];
+    const data = isRecord(call.body) ? call.body : {};
+    const message = botMessage({
+      channelId,
+      content: typeof data.content === 'string' ? data.content : '',
+      ...withAttachments(Array.isArray(data.embeds) ? (data.embeds as unknown[]) : [], [], call.files, channelId),
+      components: Array.isArray(data.components) ? (data.components as unknown[]) : [],
+      flags: typeof data.flags === 'number' ? data.flags & SETTABLE_FLAGS & ~EPHEMERAL : 0,
+      type: 0,
+    }) as unknown as Json;
+    const problem = messageProblem(data, message, call.files, []);
+    if (problem) return refuse(problem);
+    const posts = channelPosts.get(channelId) ?? [];
+    posts.push({ message, files: call.files });
+    if (posts.length > CHANNEL_POSTS_LIMIT) posts.shift();
+    channelPosts.set(channelId, posts);
+    return { status: 200, body: message };
+  }
+
   function route(call: RestCall, segments: string[]): Outcome {
     const [head, a, b, c, ...more] = segments;
     // These routes authenticate with the interaction token in the path; discord.js sends them
@@ -684,6 +733,7 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
     }
     if (head === 'users' && a === '@me' && b === undefined) return get(BOT_USER);
     if (head === 'applications') return applicationRoute(call, segments.slice(1));
+    if (head === 'channels' && a !== undefined && b === 'messages' && c === undefined) return channelMessage(call, a);
     return notFound();
   }
 
@@ -1041,6 +1091,17 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
         conn.ws.terminate();
       }
     },
+    channelMessages: (channelId) => [...(channelPosts.get(channelId) ?? [])],
+    setChannelError(channelId, code) {
+      if (code === null) channelErrors.delete(channelId);
+      else channelErrors.set(channelId, code);
+    },
+    waitForChannelMessages: (channelId, n, timeoutMs = DEFAULT_WAIT_MS) =>
+      waitUntil(
+        () => ((channelPosts.get(channelId)?.length ?? 0) >= n ? [...(channelPosts.get(channelId) ?? [])] : undefined),
+        timeoutMs,
+        () => `${n} messages in channel ${channelId} (got ${channelPosts.get(channelId)?.length ?? 0})`,
+      ),
     stats: () => ({ ...counts, liveShards: liveShards() }),
     forget(handle) {
       byId.delete(handle.id);

@@ -48,6 +48,8 @@ interface Where {
   /** Defaults to a fixed guild text channel, or a fixed DM channel when `guildId` is null. */
   channelId?: Snowflake;
   locale?: string;
+  /** The invoking member's permissions in the channel (a bitfield as a decimal string); none ('0') by default. */
+  permissions?: string;
 }
 
 export interface CommandInput extends Where {
@@ -119,7 +121,7 @@ function placement(where: Where): Placement {
     flags: 0 as GuildMemberFlags,
     pending: false,
     communication_disabled_until: null,
-    permissions: '0',
+    permissions: where.permissions ?? '0',
   };
   return {
     guild_id: guildId,

@@ -1,0 +1,122 @@
+// The session feed's store, in an SQLite file and in Redis: opt-ins as rows or set members (no
+// read-modify-write), a session claimed once across stores, one poller lock holder at a time, and
+// the move from the links file to Redis taking the feed along.
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { createClient } from '@keyv/redis';
+import { afterAll, describe, expect, it } from 'vitest';
+
+import type { FeedStore } from '../../commands/index.js';
+import { redisFeedStore, sqliteFeedStore } from '../../src/bot/feed-store.js';
+import { createBotStores } from '../../src/bot/stores.js';
+
+const namespaces: string[] = [];
+afterAll(async () => {
+  const redis = createClient({ url: 'redis://127.0.0.1:6379' });
+  await redis.connect();
+  for (const ns of namespaces) for (const k of await redis.keys(`${ns}-*`)) await redis.del(k);
+  redis.destroy();
+});
+
+/** Two handles on one store, as two bot processes have. */
+async function pair(kind: 'sqlite' | 'redis'): Promise<{ a: FeedStore; b: FeedStore; close: () => Promise<void> }> {
+  if (kind === 'sqlite') {
+    const path = join(mkdtempSync(join(tmpdir(), 'feed-store-')), 'links.sqlite');
+    const a = sqliteFeedStore(path, 1_000);
+    const b = sqliteFeedStore(path, 1_000);
+    return {
+      a,
+      b,
+      close: () => {
+        a.close();
+        b.close();
+        return Promise.resolve();
+      },
+    };
+  }
+  const ns = `feed-store-${randomUUID()}`;
+  namespaces.push(ns);
+  const a = redisFeedStore('redis://127.0.0.1:6379', ns, 1_000);
+  const b = redisFeedStore('redis://127.0.0.1:6379', ns, 1_000);
+  await Promise.all([a.ready, b.ready]);
+  return { a, b, close: async () => (await a.close(), await b.close()) };
+}
+
+describe.each(['sqlite', 'redis'] as const)('the feed store in %s', (kind) => {
+  it('keeps opt-ins per server and member, each once, and joins from two processes at once all count', async () => {
+    const { a, b, close } = await pair(kind);
+    try {
+      expect(await a.join({ guildId: 'g1', userId: 'u1', title: 'title_b' })).toBe('joined');
+      expect(await b.join({ guildId: 'g1', userId: 'u1', title: 'title_b' })).toBe('already');
+      await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).join({ guildId: 'g1', userId: `m${i}`, title: 'title_c' })));
+      expect(await a.count('g1')).toBe(21);
+      expect(await b.following('g1', 'u1')).toEqual(['title_b']);
+      await a.join({ guildId: 'g2', userId: 'u1', title: 'title_c' });
+      expect((await b.all()).filter((s) => s.userId === 'u1')).toEqual(expect.arrayContaining([{ guildId: 'g1', userId: 'u1', title: 'title_b' }, { guildId: 'g2', userId: 'u1', title: 'title_c' }]));
+      expect(await b.leave('g1', 'u1')).toBe(1);
+      expect(await a.following('g1', 'u1')).toEqual([]);
+      expect(await a.following('g2', 'u1')).toEqual(['title_c']);
+      await a.setGuild('g1', { channelId: '1180000000000000777', on: false, off: { code: 50013, at: '2026-11-20T20:00:00.000Z' } });
+      expect(await b.guild('g1')).toEqual({ channelId: '1180000000000000777', on: false, off: { code: 50013, at: '2026-11-20T20:00:00.000Z' } });
+      expect(await b.guild('g3')).toBeUndefined();
+    } finally {
+      await close();
+    }
+  });
+
+  it('claims a session once across processes, and a claim taken back can be made again', async () => {
+    const { a, b, close } = await pair(kind);
+    try {
+      const claims = await Promise.all([a.claim('g1|u1|s:1'), b.claim('g1|u1|s:1'), a.claim('g1|u1|s:1'), b.claim('g1|u1|s:1')]);
+      expect(claims.filter(Boolean)).toHaveLength(1);
+      await b.unclaim('g1|u1|s:1');
+      expect(await a.claim('g1|u1|s:1')).toBe(true);
+    } finally {
+      await close();
+    }
+  });
+
+  it('lets one owner hold the poller lock, renewing it, until it lapses or is let go', async () => {
+    const { a, b, close } = await pair(kind);
+    try {
+      expect(await a.lock('one', 300)).toBe(true);
+      expect(await b.lock('two', 300)).toBe(false);
+      expect(await a.lock('one', 300)).toBe(true);
+      await sleep(450);
+      expect(await b.lock('two', 300)).toBe(true);
+      expect(await a.lock('one', 300)).toBe(false);
+      await b.unlock('two');
+      expect(await a.lock('one', 300)).toBe(true);
+    } finally {
+      await close();
+    }
+  });
+});
+
+describe('moving the links file to Redis', () => {
+  it('moves the feed’s settings, opt-ins, last looks and posted sessions with the links', async () => {
+    const linksPath = join(mkdtempSync(join(tmpdir(), 'feed-move-')), 'links.sqlite');
+    const file = await createBotStores({ namespace: 't', linksPath });
+    await file.feed.setGuild('g1', { channelId: '1180000000000000777', on: true });
+    await file.feed.join({ guildId: 'g1', userId: 'u1', title: 'title_b' });
+    await file.feed.setPlayer('u1|title_b', { v: 1, since: 1 });
+    expect(await file.feed.claim('g1|u1|s:1')).toBe(true);
+    await file.close();
+    const namespace = `feed-move-${randomUUID()}`;
+    namespaces.push(namespace);
+    const redis = await createBotStores({ namespace, linksPath, redisUrl: 'redis://127.0.0.1:6379' });
+    try {
+      expect(existsSync(`${linksPath}.moved-to-redis`)).toBe(true);
+      expect(await redis.feed.guild('g1')).toEqual({ channelId: '1180000000000000777', on: true });
+      expect(await redis.feed.following('g1', 'u1')).toEqual(['title_b']);
+      expect(await redis.feed.player('u1|title_b')).toEqual({ v: 1, since: 1 });
+      expect(await redis.feed.claim('g1|u1|s:1')).toBe(false);
+    } finally {
+      await redis.close();
+    }
+  });
+});
