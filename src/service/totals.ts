@@ -42,15 +42,11 @@ export class TotalsDeltas {
     return this.deltas.size;
   }
 
-  /** Whether the player was touched since the last flush (its implicit record is then written). */
-  has(title: string, platform: string, player: string): boolean {
-    return this.deltas.has(`${title}\u0000${platform}\u0000${player}`);
-  }
-
-  /** Adds (`sign` 1) or takes away (`sign` -1) one match row. */
-  add(title: string, platform: string, player: string, row: TotalsRow, sign: 1 | -1): void {
+  /** Adds (`sign` 1) or takes away (`sign` -1) one match row; true when the player was not touched since the last flush. */
+  add(title: string, platform: string, player: string, row: TotalsRow, sign: 1 | -1): boolean {
     const k = `${title}\u0000${platform}\u0000${player}`;
     let d = this.deltas.get(k);
+    const first = d === undefined;
     if (!d) this.deltas.set(k, (d = { title, platform, player, matchesPlayed: 0, wins: 0, losses: 0, timePlayed: 0, sums: new Map() }));
     d.matchesPlayed += sign;
     if (row.result === 'win') d.wins += sign;
@@ -66,6 +62,7 @@ export class TotalsDeltas {
         s[1] += sign;
       } else d.sums.set(key, [sign * value, sign]);
     }
+    return first;
   }
 
   /** The titles touched since the last flush. */

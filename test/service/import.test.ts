@@ -152,6 +152,29 @@ describe('importing a dataset', () => {
     await store.close();
   });
 
+  it.runIf(TEST_STORE === 'sqlite')('bulk loads a fresh file to the same store as a row-by-row import, then is a normal store again', async () => {
+    const lines = [...scaleLines(300), ...smallLines()];
+    // The same match twice in the file, changed: the later one wins, as in any import.
+    const changed = JSON.parse(lines.find((l) => l.includes('"type":"match"'))!) as { players: { stats: Record<string, number> }[] };
+    for (const p of changed.players) p.stats = { ...p.stats, kills: 99 };
+    lines.push(JSON.stringify(changed));
+    const memory = new StatsStore();
+    // Into memory there is no bulk load: each batch goes through the write-ahead path.
+    await importLines(memory, lines, { batchSize: 40 });
+    const dir = mkdtempSync(join(tmpdir(), 'stats-bulk-'));
+    const file = new StatsStore(join(dir, 'store.sqlite'));
+    await importLines(file, lines, { batchSize: 40 });
+    expect(file.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(await snapshot(file)).toEqual(await snapshot(memory));
+    expect(await file.sql("SELECT COUNT(*) AS n FROM match_players WHERE stats LIKE '%\"kills\":99%'")).toEqual([{ n: changed.players.length }]);
+    // Not empty any more: a second import is an ordinary one, and the same lines change nothing.
+    const before = await snapshot(file);
+    await importLines(file, lines, { batchSize: 40 });
+    expect(file.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(await snapshot(file)).toEqual(before);
+    await Promise.all([memory.close(), file.close()]);
+  });
+
   it('places each player among the whole population exactly, across rank chunks', async () => {
     const store = await fresh();
     await importLines(store, scaleLines(8_000));
