@@ -73,8 +73,12 @@ const ROW_COLUMNS =
 /** The highest code point: `prefix + MAX_CHAR` bounds every string that starts with `prefix`. */
 export const MAX_CHAR = '\u{10FFFF}';
 
-/** Players whose totals changes are held in memory before they are written (bounds the import's memory). */
-export const TOTALS_FLUSH_PLAYERS = 100_000;
+/**
+ * Players whose totals changes are held in memory before they are written: about 300 bytes each,
+ * so ~90 MB at most, and a million-match import (half a million players) writes them two or three
+ * times rather than thirty.
+ */
+export const TOTALS_FLUSH_PLAYERS = 300_000;
 /** Matches staged before their rows join the table (bounds the import's memory). */
 export const STAGE_LIMIT = 2_000_000;
 

@@ -23,7 +23,8 @@ interface Delta {
   wins: number;
   losses: number;
   timePlayed: number;
-  sums: Map<string, [number, number]>;
+  /** Per stat slot (see TotalsDeltas.slots) its sum at `2 * slot` and its count of matches at `2 * slot + 1`. */
+  sums: number[];
 }
 
 /** What a match row contributes to its player's totals. */
@@ -37,6 +38,9 @@ export interface TotalsRow {
 /** Changes to players' totals gathered over an import and written in one go per flush. */
 export class TotalsDeltas {
   private readonly deltas = new Map<string, Delta>();
+  /** Stat names by slot, and slots by name: a delta keeps its sums in a flat array (a few hundred bytes a player). */
+  private names: string[] = [];
+  private slots = new Map<string, number>();
 
   get size(): number {
     return this.deltas.size;
@@ -47,20 +51,29 @@ export class TotalsDeltas {
     const k = `${title}\u0000${platform}\u0000${player}`;
     let d = this.deltas.get(k);
     const first = d === undefined;
-    if (!d) this.deltas.set(k, (d = { title, platform, player, matchesPlayed: 0, wins: 0, losses: 0, timePlayed: 0, sums: new Map() }));
+    if (!d) this.deltas.set(k, (d = { title, platform, player, matchesPlayed: 0, wins: 0, losses: 0, timePlayed: 0, sums: [] }));
     d.matchesPlayed += sign;
     if (row.result === 'win') d.wins += sign;
     else if (row.result === 'loss') d.losses += sign;
     d.timePlayed += sign * row.duration_s;
     const stats = typeof row.stats === 'string' ? (JSON.parse(row.stats) as Record<string, unknown>) : row.stats;
+    const sums = d.sums;
     for (const key in stats) {
       const value = stats[key];
       if (typeof value !== 'number') continue;
-      const s = d.sums.get(key);
-      if (s) {
-        s[0] += sign * value;
-        s[1] += sign;
-      } else d.sums.set(key, [sign * value, sign]);
+      let slot = this.slots.get(key);
+      if (slot === undefined) {
+        slot = this.names.length;
+        this.slots.set(key, slot);
+        this.names.push(key);
+      }
+      const at = 2 * slot;
+      while (sums.length < at) sums.push(0, 0);
+      if (sums.length === at) sums.push(sign * value, sign);
+      else {
+        sums[at] = (sums[at] ?? 0) + sign * value;
+        sums[at + 1] = (sums[at + 1] ?? 0) + sign;
+      }
     }
     return first;
   }
@@ -75,18 +88,26 @@ export class TotalsDeltas {
    * forgets them.
    */
   drain(apply: (title: string, platform: string, player: string, merge: (stored: string | undefined) => string | null) => void): void {
-    for (const d of this.deltas.values()) apply(d.title, d.platform, d.player, (stored) => mergeTotals(stored, d));
+    const names = this.names;
+    for (const d of this.deltas.values()) apply(d.title, d.platform, d.player, (stored) => mergeTotals(stored, d, names));
     this.deltas.clear();
+    this.names = [];
+    this.slots = new Map();
   }
 }
 
 /** Stored totals plus a delta, as JSON with sorted keys; null when no match is left. */
-function mergeTotals(stored: string | undefined, d: Delta): string | null {
+function mergeTotals(stored: string | undefined, d: Delta, names: readonly string[]): string | null {
   const t: StoredTotals = stored ? (JSON.parse(stored) as StoredTotals) : { matchesPlayed: 0, wins: 0, losses: 0, timePlayed: 0, sums: {} };
   const matchesPlayed = t.matchesPlayed + d.matchesPlayed;
   if (matchesPlayed <= 0) return null;
   const sums = new Map(Object.entries(t.sums));
-  for (const [key, [value, n]] of d.sums) {
+  for (let slot = 0; 2 * slot < d.sums.length; slot++) {
+    const value = d.sums[2 * slot] ?? 0;
+    const n = d.sums[2 * slot + 1] ?? 0;
+    const key = names[slot];
+    // A slot this player never had a stat of (a zero count, nothing added).
+    if (key === undefined || (n === 0 && value === 0)) continue;
     const old = sums.get(key) ?? [0, 0];
     const count = old[1] + n;
     if (count <= 0) sums.delete(key);
