@@ -17,6 +17,10 @@ import { TotalsDeltas, storedValues, type TotalsRow } from './totals.js';
 
 export type { MatchFilter, Place, PlayerRow, PlayerSummary, Store, StoredMatch, StoredMatchPlayer } from './store-api.js';
 
+const STAGE_COLUMNS = `
+  title TEXT NOT NULL, id TEXT NOT NULL, started_at INTEGER NOT NULL, duration_s INTEGER NOT NULL,
+  map TEXT, mode TEXT, playlist TEXT, queue TEXT, season INTEGER, rows BLOB NOT NULL`;
+
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS players (
   title TEXT NOT NULL, platform TEXT NOT NULL, id_norm TEXT NOT NULL,
@@ -48,10 +52,7 @@ CREATE TABLE IF NOT EXISTS match_players (
 -- An import's new matches land here in arrival order, one row a match with its players' rows as
 -- JSONB (a cheap append: one statement a match), and join match_players fanned out and sorted by its
 -- key at the end, so the player-clustered table is written once, in order.
-CREATE TABLE IF NOT EXISTS match_stage (
-  title TEXT NOT NULL, id TEXT NOT NULL, started_at INTEGER NOT NULL, duration_s INTEGER NOT NULL,
-  map TEXT, mode TEXT, playlist TEXT, queue TEXT, season INTEGER, rows BLOB NOT NULL
-);
+CREATE TABLE IF NOT EXISTS match_stage (${STAGE_COLUMNS});
 
 CREATE TABLE IF NOT EXISTS player_totals (
   title TEXT NOT NULL, platform TEXT NOT NULL, player TEXT NOT NULL, totals TEXT NOT NULL,
@@ -212,6 +213,10 @@ export class StatsStore implements Store {
     if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'match_players_stage'").get() !== undefined)
       db.exec(`INSERT OR REPLACE INTO match_players SELECT * FROM match_players_stage ORDER BY title, platform, player, started_at, match_id;
         DROP TABLE match_players_stage`);
+    if (this.s.getMeta.get('bulk-load') !== undefined) {
+      this.db.close();
+      throw new Error(`${path}: an import into this new file stopped half-way (see "At scale" in the README); delete the file and import again`);
+    }
     // An import that stopped half-way left totals behind its rows: they are rebuilt from the rows.
     if (this.s.getMeta.get('importing') !== undefined) {
       this.db.transaction(() => this.mergeStage())();
@@ -312,6 +317,10 @@ export class StatsStore implements Store {
     this.db.pragma('synchronous = OFF');
     this.db.pragma(`cache_size = -${BULK_CACHE_KIB}`);
     this.db.pragma('threads = 2');
+    // Staged in a temporary table (its own file, dropped at the end), so the store's file never
+    // holds the stage's pages; the mark makes a file whose load stopped half-way refuse to open.
+    this.db.exec(`CREATE TEMP TABLE match_stage (${STAGE_COLUMNS})`);
+    this.s.setMeta.run('bulk-load', '1');
   }
 
   finishImport(): Promise<void> {
@@ -319,10 +328,11 @@ export class StatsStore implements Store {
       this.mergeStage();
       this.flushTotals();
       for (const title of this.touchedTitles) this.rebuildRanks(title);
-      this.db.prepare("DELETE FROM meta WHERE key = 'importing'").run();
+      this.db.prepare("DELETE FROM meta WHERE key IN ('importing', 'bulk-load')").run();
     })();
     this.touchedTitles.clear();
     if (this.bulk) {
+      this.db.exec('DROP TABLE temp.match_stage');
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = NORMAL');
       this.db.pragma('cache_size = -65536');

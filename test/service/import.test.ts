@@ -175,6 +175,18 @@ describe('importing a dataset', () => {
     await Promise.all([memory.close(), file.close()]);
   });
 
+  it.runIf(TEST_STORE === 'sqlite')('refuses to open a new file whose bulk load stopped half-way, saying what to do', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'stats-bulk-')), 'store.sqlite');
+    const store = new StatsStore(path);
+    const [player, match] = [parseDatasetLine(smallLines()[0]!), parseDatasetLine(smallLines().find((l) => l.includes('"type":"match"'))!)];
+    if (!('record' in player) || player.record.type !== 'player' || !('record' in match) || match.record.type !== 'match') throw new Error('fixture');
+    await store.writeBatch([player.record], [match.record]);
+    // Staged outside the store's file while the load runs.
+    expect(store.db.prepare("SELECT COUNT(*) FROM temp.sqlite_master WHERE name = 'match_stage'").pluck().get()).toBe(1);
+    await store.close();
+    expect(() => new StatsStore(path)).toThrow(/stopped half-way.*delete the file and import again/);
+  });
+
   it('places each player among the whole population exactly, across rank chunks', async () => {
     const store = await fresh();
     await importLines(store, scaleLines(8_000));
