@@ -89,18 +89,34 @@ export class TotalsDeltas {
    */
   drain(apply: (title: string, platform: string, player: string, merge: (stored: string | undefined) => string | null) => void): void {
     const names = this.names;
-    for (const d of this.deltas.values()) apply(d.title, d.platform, d.player, (stored) => mergeTotals(stored, d, names));
+    const sorted = names.map((_, slot) => slot).sort((a, b) => byCodeUnits(names[a] ?? '', names[b] ?? ''));
+    for (const d of this.deltas.values()) apply(d.title, d.platform, d.player, (stored) => mergeTotals(stored, d, names, sorted));
     this.deltas.clear();
     this.names = [];
     this.slots = new Map();
   }
 }
 
-/** Stored totals plus a delta, as JSON with sorted keys; null when no match is left. */
-function mergeTotals(stored: string | undefined, d: Delta, names: readonly string[]): string | null {
+const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * Stored totals plus a delta, as JSON with sorted keys; null when no match is left. `sorted` holds
+ * the stat slots in name order: a player with nothing stored yet (every player of a fresh import)
+ * takes the delta's sums as they are.
+ */
+function mergeTotals(stored: string | undefined, d: Delta, names: readonly string[], sorted: readonly number[]): string | null {
   const t: StoredTotals = stored ? (JSON.parse(stored) as StoredTotals) : { matchesPlayed: 0, wins: 0, losses: 0, timePlayed: 0, sums: {} };
   const matchesPlayed = t.matchesPlayed + d.matchesPlayed;
   if (matchesPlayed <= 0) return null;
+  if (stored === undefined) {
+    const fresh: Record<string, [number, number]> = {};
+    for (const slot of sorted) {
+      const n = d.sums[2 * slot + 1] ?? 0;
+      const key = names[slot];
+      if (n > 0 && key !== undefined) fresh[key] = [d.sums[2 * slot] ?? 0, n];
+    }
+    return JSON.stringify({ matchesPlayed, wins: d.wins, losses: d.losses, timePlayed: d.timePlayed, sums: fresh } satisfies StoredTotals);
+  }
   const sums = new Map(Object.entries(t.sums));
   for (let slot = 0; 2 * slot < d.sums.length; slot++) {
     const value = d.sums[2 * slot] ?? 0;
@@ -118,7 +134,7 @@ function mergeTotals(stored: string | undefined, d: Delta, names: readonly strin
     wins: t.wins + d.wins,
     losses: t.losses + d.losses,
     timePlayed: t.timePlayed + d.timePlayed,
-    sums: Object.fromEntries([...sums].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
+    sums: Object.fromEntries([...sums].sort(([a], [b]) => byCodeUnits(a, b))),
   };
   return JSON.stringify(out);
 }
