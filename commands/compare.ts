@@ -7,12 +7,13 @@ import { code, compareReply, errorReply, notice, safeText, type Reply } from '..
 import { platformChoices, searchChoices } from './choices.js';
 import { endpointOf, isReply, resolveTarget, stringOption, titleChoices, titleOf, type Target } from './resolve.js';
 import { COMMAND_DEADLINE_MS, type AutocompleteInput, type Choice, type Command, type CommandInput, type Deps } from './types.js';
+import { commandLine, optionName, say } from '../src/locales/index.js';
 
 const call = { deadlineMs: COMMAND_DEADLINE_MS };
 
-async function side(title: TitleSlug, target: Target, deps: Deps) {
+async function side(title: TitleSlug, target: Target, deps: Deps, locale: string | undefined) {
   const r = await deps.lookup.profile(title, target.platform, target.player, call);
-  return r.errors ? errorReply(r.errors[0]!, { title, platform: target.platform, player: target.handle ?? target.player }) : { profile: r.data, meta: r.meta };
+  return r.errors ? errorReply(r.errors[0]!, { title, platform: target.platform, player: target.handle ?? target.player, locale }) : { profile: r.data, meta: r.meta };
 }
 
 export const compare = {
@@ -34,9 +35,9 @@ export const compare = {
     const other = stringOption(input, 'other');
     const otherPlatform = stringOption(input, 'other_platform') ?? (other ? first.platform : undefined);
     const second = await resolveTarget({ ...input, options: { ...(otherPlatform ? { platform: otherPlatform } : {}), ...(other ? { player: other } : {}) } }, title, 'profile', deps);
-    if (isReply(second)) return other ? second : notice(`Compare **${safeText(first.handle ?? first.player)}** with whom? Type ${code('other:')}, or link your ${TITLES[title].name} account with ${code('/link')}.`);
-    if (second.platform === first.platform && second.player.toLowerCase() === first.player.toLowerCase()) return notice('That is the same player twice: name someone else with `other:`.');
-    const [a, b] = await Promise.all([side(title, first, deps), side(title, second, deps)]);
+    if (isReply(second)) return other ? second : notice(say(input.locale, 'compare.withWhom', { name: safeText(first.handle ?? first.player), other: code(`${optionName(input.locale, 'other')}:`), title: TITLES[title].name, link: code(commandLine(input.locale, '/link')) }));
+    if (second.platform === first.platform && second.player.toLowerCase() === first.player.toLowerCase()) return notice(say(input.locale, 'compare.samePlayer', { other: code(`${optionName(input.locale, 'other')}:`) }));
+    const [a, b] = await Promise.all([side(title, first, deps, input.locale), side(title, second, deps, input.locale)]);
     if (isReply(a)) return a;
     if (isReply(b)) return b;
     return compareReply(title, a, b, input.locale);

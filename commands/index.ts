@@ -3,7 +3,7 @@
 import { SlashCommandBuilder, SlashCommandSubcommandBuilder, SlashCommandSubcommandGroupBuilder } from 'discord.js';
 
 import { ENDPOINT_KINDS, PLATFORMS, TITLES, TITLE_SLUGS, endpointsOf, findEndpoint, isTitle, platformsOfTitle, type EndpointKind } from '../src/catalog/index.js';
-import { notice } from '../src/embeds/index.js';
+import { code, notice } from '../src/embeds/index.js';
 import { sharedChoices } from './choices.js';
 import type { EndpointCommand } from './kind.js';
 import { compare } from './compare.js';
@@ -16,6 +16,7 @@ import { search } from './search.js';
 import { segments } from './segments.js';
 import { sessions } from './sessions.js';
 import type { Command } from './types.js';
+import { commandLine, localizeCommand, say } from '../src/locales/index.js';
 
 /** One module per endpoint kind. */
 export const KINDS: { [K in EndpointKind]: EndpointCommand & { kind: K } } = { profile, segments, matches, match, sessions, search };
@@ -41,7 +42,7 @@ export const stats = {
   execute: async (input, deps) => {
     const title = input.group;
     if (!title || !isTitle(title) || !isKind(input.subcommand) || !findEndpoint(title, input.subcommand))
-      return notice('Unknown title or subcommand. Try `/stats title_c profile`.');
+      return notice(say(input.locale, 'bot.unknownSubcommand', { example: code(commandLine(input.locale, '/stats title_c profile')) }));
     return KINDS[input.subcommand].execute(title, input, deps);
   },
   /** Never throws for what it does not know: no choices. */
@@ -53,7 +54,8 @@ export const stats = {
   },
 } satisfies Command;
 
-export const commands: readonly Command[] = [stats, link, unlink, compare, leaderboard];
+/** Every command, its names and descriptions in each language the bot speaks (`src/locales/`). */
+export const commands: readonly Command[] = [stats, link, unlink, compare, leaderboard].map((c): Command => ({ ...c, data: localizeCommand(c.data) }));
 
 export function findCommand(name: string): Command | undefined {
   return commands.find((c) => c.data.name === name);

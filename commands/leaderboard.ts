@@ -4,11 +4,12 @@
 import { SlashCommandBuilder } from 'discord.js';
 
 import { FIGURE_INFO, findEndpoint, type Figure, type TitleSlug } from '../src/catalog/index.js';
-import { figure, leaderboardReply, notice, type BoardEntry, type Reply } from '../src/embeds/index.js';
+import { code, figure, leaderboardReply, notice, type BoardEntry, type Reply } from '../src/embeds/index.js';
 import { overviewOf } from '../src/lookup/schemas.js';
 import { recordMember } from './link.js';
 import { stringOption, titleChoices, titleOf } from './resolve.js';
 import { COMMAND_DEADLINE_MS, type Command, type CommandInput, type Deps, type LinkedAccount } from './types.js';
+import { say } from '../src/locales/index.js';
 
 /** Figures a board ranks by, more being better each time. */
 export const BOARD_FIGURES: readonly Figure[] = ['kd', 'winRate', 'killsPerMatch', 'damagePerMatch', 'headshotRate', 'accuracy', 'rating', 'healingPerMatch', 'matchesPlayed', 'wins', 'kills', 'timePlayed'];
@@ -59,9 +60,9 @@ export const leaderboard = {
   async execute(input: CommandInput, deps: Deps): Promise<Reply> {
     const title = titleOf(input);
     if (typeof title !== 'string') return title;
-    if (!input.guildId) return notice('A leaderboard ranks the members of a server: use it in one.');
+    if (!input.guildId) return notice(say(input.locale, 'board.serverOnly'));
     const typed = stringOption(input, 'stat') ?? 'kd';
-    if (!isBoardFigure(typed)) return notice(`Rank by one of: ${BOARD_FIGURES.map((f) => `\`${f}\``).join(', ')}.`);
+    if (!isBoardFigure(typed)) return notice(say(input.locale, 'board.rankBy', { list: BOARD_FIGURES.map((f) => code(f)).join(', ') }));
     await recordMember(input.guildId, input.userId, deps);
     const deadline = Date.now() + COMMAND_DEADLINE_MS - 1_000;
     const members = await deps.members.list(input.guildId);

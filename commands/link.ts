@@ -2,23 +2,24 @@
 import { SlashCommandBuilder } from 'discord.js';
 
 import { PLATFORMS, TITLES, findEndpoint, isTitle, platformsOfTitle, type PlatformSlug, type TitleSlug } from '../src/catalog/index.js';
-import { TITLE_COLORS, embedReply, errorReply, notice, platformList, safeText, titleName, type Reply } from '../src/embeds/index.js';
+import { TITLE_COLORS, code, embedReply, errorReply, notice, platformList, safeText, titleName, type Reply } from '../src/embeds/index.js';
 import { searchChoices } from './choices.js';
 import { stringOption, titleChoices, titleOf } from './resolve.js';
 import { COMMAND_DEADLINE_MS, type AutocompleteInput, type Choice, type Command, type CommandInput, type Deps } from './types.js';
+import { commandLine, optionName, say } from '../src/locales/index.js';
 
 /** Checks the account against the service: a profile where the title has one on that platform, else its segments. */
-async function check(title: TitleSlug, platform: PlatformSlug, player: string, deps: Deps): Promise<{ handle: string; identifier: string } | Reply> {
+async function check(title: TitleSlug, platform: PlatformSlug, player: string, deps: Deps, locale: string | undefined): Promise<{ handle: string; identifier: string } | Reply> {
   const call = { deadlineMs: COMMAND_DEADLINE_MS };
   if (findEndpoint(title, 'profile')?.platforms.includes(platform)) {
     const r = await deps.lookup.profile(title, platform, player, call);
     if (r.data) return { handle: r.data.platformInfo.platformUserHandle, identifier: r.data.platformInfo.platformUserIdentifier ?? player };
     const error = r.errors[0]!;
-    return error.kind === 'private' ? { handle: player, identifier: player } : errorReply(error, { title, platform, player });
+    return error.kind === 'private' ? { handle: player, identifier: player } : errorReply(error, { title, platform, player, locale });
   }
   const type = TITLES[title].segmentTypes[0]?.type ?? '';
   const r = await deps.lookup.segments(title, platform, player, type, {}, call);
-  return r.errors ? errorReply(r.errors[0]!, { title, platform, player }) : { handle: player, identifier: player };
+  return r.errors ? errorReply(r.errors[0]!, { title, platform, player, locale }) : { handle: player, identifier: player };
 }
 
 /**
@@ -48,18 +49,25 @@ export const link = {
     const platforms = platformsOfTitle(title);
     const typed = (stringOption(input, 'platform') ?? '').toLowerCase();
     const platform = platforms.find((p) => p === typed || PLATFORMS[p].name.toLowerCase() === typed);
-    if (!platform) return notice(`${titleName(title)} is on ${platformList(platforms)}.`);
+    if (!platform) return notice(say(input.locale, 'link.platforms', { title: titleName(title), list: platformList(platforms) }));
     const player = stringOption(input, 'player');
-    if (!player) return notice('Type your name or id on that platform.');
-    const checked = await check(title, platform, player, deps);
+    if (!player) return notice(say(input.locale, 'link.typePlayer'));
+    const checked = await check(title, platform, player, deps, input.locale);
     if ('embeds' in checked) return checked;
     await deps.links.set(input.userId, title, { platform, identifier: checked.identifier, handle: checked.handle });
     if (input.guildId) await recordMember(input.guildId, input.userId, deps);
     return embedReply(
       {
         color: TITLE_COLORS[title],
-        title: `Linked: ${safeText(checked.handle)}`,
-        description: `Your ${titleName(title)} account is **${safeText(checked.handle)}** on ${PLATFORMS[platform].name}.\nNow \`/stats ${title} profile\` works without \`player\`. \`/unlink title:${title}\` forgets it.`,
+        title: say(input.locale, 'link.doneTitle', { handle: safeText(checked.handle) }),
+        description: say(input.locale, 'link.done', {
+          title: titleName(title),
+          handle: safeText(checked.handle),
+          platform: PLATFORMS[platform].name,
+          profile: code(commandLine(input.locale, `/stats ${title} profile`)),
+          player: code(optionName(input.locale, 'player')),
+          unlink: code(commandLine(input.locale, `/unlink title:${title}`)),
+        }),
       },
       [],
       true,
@@ -91,6 +99,6 @@ export const unlink = {
     const title = titleOf(input);
     if (typeof title !== 'string') return title;
     const removed = await deps.links.delete(input.userId, title);
-    return notice(removed ? `Forgotten: you have no ${titleName(title)} account linked now.` : `You had no ${titleName(title)} account linked.`);
+    return notice(say(input.locale, removed ? 'unlink.done' : 'unlink.none', { title: titleName(title) }));
   },
 } satisfies Command;

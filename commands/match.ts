@@ -5,6 +5,7 @@ import { choice, matchesTyped } from './choices.js';
 import { platformOption, type EndpointCommand } from './kind.js';
 import { choosePlatform, endpointOf, isReply, stringOption } from './resolve.js';
 import { AUTOCOMPLETE_DEADLINE_MS, COMMAND_DEADLINE_MS, type AutocompleteInput, type Choice, type Deps } from './types.js';
+import { say } from '../src/locales/index.js';
 
 const call = { deadlineMs: COMMAND_DEADLINE_MS };
 
@@ -18,7 +19,7 @@ export interface ReportFor {
 
 export async function showReport(title: TitleSlug, platform: PlatformSlug, id: string, deps: Deps, options: ReportFor = {}): Promise<Reply> {
   const r = await deps.lookup.match(title, platform, id, call);
-  if (r.errors) return errorReply(r.errors[0]!, { title, platform });
+  if (r.errors) return errorReply(r.errors[0]!, { title, platform, locale: options.locale });
   return matchReportReply(r.data, title, r.meta, options);
 }
 
@@ -30,7 +31,7 @@ async function matchChoices(title: TitleSlug, input: AutocompleteInput, deps: De
   if (linked && endpointOf(title, 'matches').platforms.includes(linked.platform)) {
     const r = await deps.lookup.matches(title, linked.platform, linked.identifier, undefined, { deadlineMs: AUTOCOMPLETE_DEADLINE_MS });
     for (const m of r.data?.matches ?? []) {
-      const { label: where, description: how } = matchLabel(m, title);
+      const { label: where, description: how } = matchLabel(m, title, input.locale);
       const label = `${where} · ${how}`;
       if (matchesTyped(typed, m.attributes.id, label)) out.push(choice(label, m.attributes.id));
       if (out.length >= LIMITS.choices - 1) break;
@@ -49,7 +50,7 @@ export const match = {
   },
   async execute(title: TitleSlug, input, deps) {
     const id = stringOption(input, 'id');
-    if (!id) return notice('Type a match id, or pick one of your recent matches.');
+    if (!id) return notice(say(input.locale, 'match.typeId'));
     const platform = await choosePlatform(input, endpointOf(title, 'match'), deps);
     if (isReply(platform)) return platform;
     const linked = await deps.links.get(input.userId, title);

@@ -5,6 +5,7 @@ import { playerOptions, type EndpointCommand, type ViewHandler } from './kind.js
 import { showReport } from './match.js';
 import { onwardOf, openForPlayer } from './onward.js';
 import { COMMAND_DEADLINE_MS, type Deps, type View } from './types.js';
+import { say } from '../src/locales/index.js';
 
 type MatchesView = Extract<View, { kind: 'matches' }>;
 
@@ -18,11 +19,11 @@ async function render(view: MatchesView, stateId: string, page: number, deps: De
   const servicePage = Math.floor(page / perService);
   let r = await deps.lookup.matches(view.title, view.platform, view.player, undefined, call);
   for (let i = 0; i < servicePage && r.data?.metadata.next; i++) r = await deps.lookup.matches(view.title, view.platform, view.player, r.data.metadata.next, call);
-  if (r.errors) return errorReply(r.errors[0]!, { title: view.title, platform: view.platform, player: view.handle ?? view.player });
+  if (r.errors) return errorReply(r.errors[0]!, { title: view.title, platform: view.platform, player: view.handle ?? view.player, locale });
   const offset = (page % perService) * MATCHES_PER_PAGE;
   const shown = r.data.matches.slice(offset, offset + MATCHES_PER_PAGE);
   const hasMore = r.data.matches.length > offset + MATCHES_PER_PAGE || r.data.metadata.next !== null;
-  return matchesReply(shown, { title: view.title, platform: view.platform, player: view.handle ?? view.player, meta: r.meta, page, hasMore, stateId, locale, onward: onwardOf(view, stateId) });
+  return matchesReply(shown, { title: view.title, platform: view.platform, player: view.handle ?? view.player, meta: r.meta, page, hasMore, stateId, locale, onward: onwardOf(view, stateId, locale) });
 }
 
 export const matchesView: ViewHandler<MatchesView> = {
@@ -32,7 +33,7 @@ export const matchesView: ViewHandler<MatchesView> = {
   open: async (view, stateId, id, deps, locale) => {
     const who = (await deps.lookup.profile(view.title, view.platform, view.player, call)).data?.platformInfo;
     const highlight = [view.player, view.handle, who?.platformUserId, who?.platformUserIdentifier, who?.platformUserHandle];
-    return showReport(view.title, view.platform, id, deps, { highlight, locale, onward: { stateId, targets: [{ to: 'matches', label: '◀ Matches' }] } });
+    return showReport(view.title, view.platform, id, deps, { highlight, locale, onward: { stateId, targets: [{ to: 'matches', label: say(locale, 'go.back', { label: say(locale, 'go.matches') }) }] } });
   },
 };
 

@@ -3,6 +3,8 @@
 // player's platform (title_b's segments serve other platforms than its profile).
 import { TITLES, findEndpoint, type TitleSlug } from '../src/catalog/index.js';
 import type { Onward, Reply } from '../src/embeds/index.js';
+import { segmentTypeName } from '../src/embeds/index.js';
+import { say } from '../src/locales/index.js';
 import { isReply, resolveTarget } from './resolve.js';
 import type { CommandInput, Deps, View, ViewKind } from './types.js';
 
@@ -17,30 +19,32 @@ export function defaultSegmentType(title: TitleSlug): string {
   return (types.find((s) => s.groupBy === 'map') ?? types[0])?.type ?? 'overview';
 }
 
-function label(title: TitleSlug, to: GoKind, back: boolean): string {
+function label(title: TitleSlug, to: GoKind, back: boolean, locale: string | undefined): string {
   switch (to) {
     case 'profile':
-      return back ? '◀ Profile' : 'Profile';
-    case 'segments':
-      return TITLES[title].segmentTypes.find((s) => s.type === defaultSegmentType(title))?.name ?? 'Segments';
+      return back ? say(locale, 'go.back', { label: say(locale, 'go.profile') }) : say(locale, 'go.profile');
+    case 'segments': {
+      const type = defaultSegmentType(title);
+      return segmentTypeName(type, locale) ?? TITLES[title].segmentTypes.find((s) => s.type === type)?.name ?? type;
+    }
     case 'matches':
-      return back ? '◀ Matches' : 'Matches';
+      return back ? say(locale, 'go.back', { label: say(locale, 'go.matches') }) : say(locale, 'go.matches');
     case 'sessions':
-      return 'Sessions';
+      return say(locale, 'go.sessions');
   }
 }
 
 /** Where a view of a player can go: the profile's siblings from a profile, the profile from the others. */
-export function onwardTargets(view: View): { to: GoKind; label: string }[] {
+export function onwardTargets(view: View, locale?: string): { to: GoKind; label: string }[] {
   if (view.kind === 'search') return [];
   const serves = (kind: GoKind) => findEndpoint(view.title, kind)?.platforms.includes(view.platform) === true;
   const kinds: GoKind[] = view.kind === 'profile' ? ['segments', 'matches', 'sessions'] : ['profile'];
-  return kinds.filter(serves).map((to) => ({ to, label: label(view.title, to, view.kind !== 'profile') }));
+  return kinds.filter(serves).map((to) => ({ to, label: label(view.title, to, view.kind !== 'profile', locale) }));
 }
 
 /** The buttons of a view kept under `stateId`; none when it has nowhere to go. */
-export function onwardOf(view: View, stateId: string): Onward | undefined {
-  const targets = onwardTargets(view);
+export function onwardOf(view: View, stateId: string, locale?: string): Onward | undefined {
+  const targets = onwardTargets(view, locale);
   return targets.length > 0 && stateId ? { stateId, targets } : undefined;
 }
 

@@ -7,6 +7,7 @@ import { overviewOf, type Stats } from '../src/lookup/schemas.js';
 import { cardOption, playerOptions, type EndpointCommand, type ViewHandler } from './kind.js';
 import { onwardOf, onwardTargets, openForPlayer, openView } from './onward.js';
 import { COMMAND_DEADLINE_MS, type Deps, type View } from './types.js';
+import { say } from '../src/locales/index.js';
 
 type ProfileView = Extract<View, { kind: 'profile' }>;
 
@@ -33,15 +34,15 @@ async function sinceLastLook(view: ProfileView, stats: Stats, meta: LookupMeta, 
     return sinceLines(previous, current, locale);
   } catch (e) {
     deps.logger.warn({ err: (e as Error).message }, 'snapshot store failed');
-    return ['-# ⚠️ Could not keep this look for next time: the bot’s store is not answering.'];
+    return [say(locale, 'since.notKept')];
   }
 }
 
 async function render(view: ProfileView, stateId: string, deps: Deps, locale?: string): Promise<Reply> {
   const r = await deps.lookup.profile(view.title, view.platform, view.player, call);
-  if (r.errors) return errorReply(r.errors[0]!, { title: view.title, platform: view.platform, player: view.handle ?? view.player });
+  if (r.errors) return errorReply(r.errors[0]!, { title: view.title, platform: view.platform, player: view.handle ?? view.player, locale });
   const since = await sinceLastLook(view, overviewOf(r.data.segments)?.stats ?? {}, r.meta, deps, locale);
-  return withCard(profileReply(r.data, view.title, r.meta, { locale, onward: onwardOf(view, stateId), since }), profileCard(r.data, view.title), deps, view.textOnly);
+  return withCard(profileReply(r.data, view.title, r.meta, { locale, onward: onwardOf(view, stateId, locale), since }), profileCard(r.data, view.title), deps, view.textOnly);
 }
 
 /** Shows a player's profile, kept as a view when it has somewhere to go on to. */

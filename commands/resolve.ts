@@ -4,6 +4,7 @@
 import { PLATFORMS, TITLES, TITLE_SLUGS, findEndpoint, isPlatform, isTitle, type Endpoint, type EndpointKind, type PlatformSlug, type TitleSlug } from '../src/catalog/index.js';
 import { code, notice, platformList, safeText, type Reply } from '../src/embeds/index.js';
 import type { CommandInput, Deps } from './types.js';
+import { commandLine, optionName, say } from '../src/locales/index.js';
 
 export interface Target {
   endpoint: Endpoint;
@@ -30,7 +31,7 @@ export const titleChoices = TITLE_SLUGS.map((t) => ({ name: TITLES[t].name, valu
 /** The title typed; a value typed past the choices gets a clear answer. */
 export function titleOf(input: CommandInput): TitleSlug | Reply {
   const title = stringOption(input, 'title') ?? '';
-  return isTitle(title) ? title : notice(`Choose a title: ${TITLE_SLUGS.map((t) => code(t)).join(', ')}.`);
+  return isTitle(title) ? title : notice(say(input.locale, 'resolve.chooseTitle', { list: TITLE_SLUGS.map((t) => code(t)).join(', ') }));
 }
 
 export const integerOption = (input: CommandInput, name: string): number | undefined => {
@@ -39,12 +40,12 @@ export const integerOption = (input: CommandInput, name: string): number | undef
 };
 
 /** The platform option checked against the endpoint: a value typed past autocomplete may be anything. */
-export function checkPlatform(endpoint: Endpoint, value: string): PlatformSlug | Reply {
+export function checkPlatform(endpoint: Endpoint, value: string, locale?: string): PlatformSlug | Reply {
   const slug = value.toLowerCase();
   if (isPlatform(slug) && endpoint.platforms.includes(slug)) return slug;
   const byName = endpoint.platforms.find((p) => PLATFORMS[p].name.toLowerCase() === slug);
   if (byName) return byName;
-  return notice(`${TITLES[endpoint.title].name} ${endpoint.kind} is not available on ${code(value)}. Choose one of: ${platformList(endpoint.platforms)}.`);
+  return notice(say(locale, 'resolve.notOnPlatform', { title: TITLES[endpoint.title].name, kind: say(locale, `kind.${endpoint.kind}`), platform: code(value), list: platformList(endpoint.platforms) }));
 }
 
 /**
@@ -53,11 +54,11 @@ export function checkPlatform(endpoint: Endpoint, value: string): PlatformSlug |
  */
 export async function choosePlatform(input: CommandInput, endpoint: Endpoint, deps: Deps): Promise<PlatformSlug | Reply> {
   const typed = stringOption(input, 'platform');
-  if (typed) return checkPlatform(endpoint, typed);
+  if (typed) return checkPlatform(endpoint, typed, input.locale);
   if (endpoint.platforms.length === 1) return endpoint.platforms[0] as PlatformSlug;
   const linked = (await deps.links.get(input.userId, endpoint.title))?.platform;
   if (linked && endpoint.platforms.includes(linked)) return linked;
-  return notice(`Choose a platform: ${platformList(endpoint.platforms)}.`);
+  return notice(say(input.locale, 'resolve.choosePlatform', { list: platformList(endpoint.platforms) }));
 }
 
 /**
@@ -70,28 +71,31 @@ export async function resolveTarget(input: CommandInput, title: TitleSlug, kind:
   const typedPlayer = stringOption(input, 'player');
   let platform: PlatformSlug | undefined;
   if (typedPlatform) {
-    const checked = checkPlatform(endpoint, typedPlatform);
+    const checked = checkPlatform(endpoint, typedPlatform, input.locale);
     if (typeof checked !== 'string') return checked;
     platform = checked;
   }
   if (typedPlayer) {
     platform ??= endpoint.platforms.length === 1 ? endpoint.platforms[0] : (await deps.links.get(input.userId, title))?.platform;
     if (!platform || !endpoint.platforms.includes(platform))
-      return notice(`Choose a platform for **${safeText(typedPlayer)}**: ${platformList(endpoint.platforms)}.`);
+      return notice(say(input.locale, 'resolve.choosePlatformFor', { player: safeText(typedPlayer), list: platformList(endpoint.platforms) }));
     return { endpoint, platform, player: typedPlayer };
   }
   const linked = await deps.links.get(input.userId, title);
   if (!linked)
     return notice(
-      `Which player? Type one with ${code('player:')}, or link your ${TITLES[title].name} account once with ` +
-        `${code(`/link title:${title} platform:<platform> player:<name>`)} and leave ${code('player')} out from then on.`,
+      say(input.locale, 'resolve.whichPlayer', {
+        option: code(`${optionName(input.locale, 'player')}:`),
+        title: TITLES[title].name,
+        link: code(commandLine(input.locale, `/link title:${title} platform:<platform> player:<name>`)),
+        player: code(optionName(input.locale, 'player')),
+      }),
     );
   if (platform && platform !== linked.platform)
-    return notice(`Your linked ${TITLES[title].name} account is on ${PLATFORMS[linked.platform].name}. Type a player for ${PLATFORMS[platform].name}.`);
+    return notice(say(input.locale, 'resolve.linkedElsewhere', { title: TITLES[title].name, linked: PLATFORMS[linked.platform].name, platform: PLATFORMS[platform].name }));
   if (!endpoint.platforms.includes(linked.platform))
     return notice(
-      `Your linked account is on ${PLATFORMS[linked.platform].name}, which ${TITLES[title].name} ${kind} does not cover. ` +
-        `Type a player on one of: ${platformList(endpoint.platforms)}.`,
+      say(input.locale, 'resolve.linkedNotCovered', { linked: PLATFORMS[linked.platform].name, title: TITLES[title].name, kind: say(input.locale, `kind.${kind}`), list: platformList(endpoint.platforms) }),
     );
   return { endpoint, platform: linked.platform, player: linked.identifier, handle: linked.handle };
 }

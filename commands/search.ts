@@ -6,15 +6,16 @@ import { openView } from './onward.js';
 import { showProfile } from './profile.js';
 import { choosePlatform, endpointOf, isReply, stringOption } from './resolve.js';
 import { COMMAND_DEADLINE_MS, type Deps, type View } from './types.js';
+import { say } from '../src/locales/index.js';
 
 type SearchView = Extract<View, { kind: 'search' }>;
 
 const call = { deadlineMs: COMMAND_DEADLINE_MS };
 
-async function render(view: SearchView, stateId: string, page: number, deps: Deps): Promise<Reply> {
+async function render(view: SearchView, stateId: string, page: number, deps: Deps, locale?: string): Promise<Reply> {
   const r = await deps.lookup.search(view.title, view.platform, view.query, call);
-  if (r.errors) return errorReply(r.errors[0]!, { title: view.title, platform: view.platform, player: view.query });
-  return searchReply(r.data, { ...view, meta: r.meta, page, stateId });
+  if (r.errors) return errorReply(r.errors[0]!, { title: view.title, platform: view.platform, player: view.query, locale });
+  return searchReply(r.data, { ...view, meta: r.meta, page, stateId, locale });
 }
 
 /** The profile of a search result, on the platform the result names when the profile endpoint serves it. */
@@ -38,7 +39,7 @@ export const search = {
   },
   async execute(title: TitleSlug, input, deps) {
     const query = stringOption(input, 'query');
-    if (!query) return notice('Type a name, an id or a profile URL to search for.');
+    if (!query) return notice(say(input.locale, 'search.typeQuery'));
     const platform = await choosePlatform(input, endpointOf(title, 'search'), deps);
     if (isReply(platform)) return platform;
     const view: SearchView = { kind: 'search', title, platform, query, ownerId: input.userId };
@@ -49,6 +50,6 @@ export const search = {
       const slug = PLATFORM_SLUGS.find<PlatformSlug>((p): p is PlatformSlug => p === only.platformSlug);
       return openResult(view, only.platformUserIdentifier, slug ?? null, deps, input.userId, input.locale);
     }
-    return openView(view, deps, (v, id) => render(v, id, 0, deps));
+    return openView(view, deps, (v, id) => render(v, id, 0, deps, input.locale));
   },
 } satisfies EndpointCommand;

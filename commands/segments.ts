@@ -1,11 +1,12 @@
 // /stats <title> segments: stats per map, weapon, mode, playlist, legend or hero, as a table.
 import { QUEUES, TITLES, type Queue, type TitleSlug } from '../src/catalog/index.js';
-import { code, errorReply, notice, segmentsReply, type Reply } from '../src/embeds/index.js';
+import { code, errorReply, notice, segmentTypeName, segmentsReply, type Reply } from '../src/embeds/index.js';
 import { choice, matchesTyped } from './choices.js';
 import { playerOptions, type EndpointCommand, type ViewHandler } from './kind.js';
 import { onwardOf, openView } from './onward.js';
 import { choosePlatform, endpointOf, integerOption, isReply, resolveTarget, stringOption } from './resolve.js';
 import { AUTOCOMPLETE_DEADLINE_MS, COMMAND_DEADLINE_MS, type AutocompleteInput, type Choice, type Deps, type View } from './types.js';
+import { optionName, say } from '../src/locales/index.js';
 
 type SegmentsView = Extract<View, { kind: 'segments' }>;
 
@@ -14,14 +15,15 @@ const call = { deadlineMs: COMMAND_DEADLINE_MS };
 async function render(view: SegmentsView, stateId: string, page: number, deps: Deps, locale?: string): Promise<Reply> {
   const filter = { queue: view.queue, season: view.season };
   const r = await deps.lookup.segments(view.title, view.platform, view.player, view.type, filter, call);
-  if (r.errors) return errorReply(r.errors[0]!, { title: view.title, platform: view.platform, player: view.handle ?? view.player });
-  return segmentsReply(r.data, { ...view, player: view.handle ?? view.player, filter, meta: r.meta, page, stateId, locale, onward: onwardOf(view, stateId) });
+  if (r.errors) return errorReply(r.errors[0]!, { title: view.title, platform: view.platform, player: view.handle ?? view.player, locale });
+  return segmentsReply(r.data, { ...view, player: view.handle ?? view.player, filter, meta: r.meta, page, stateId, locale, onward: onwardOf(view, stateId, locale) });
 }
 
 export const segmentsView: ViewHandler<SegmentsView> = { render };
 
 /** Segment types, those the player has data for first (when the player can be told already). */
 async function segmentChoices(title: TitleSlug, input: AutocompleteInput, deps: Deps): Promise<Choice[]> {
+  const { locale } = input;
   const typed = input.focused.value.trim();
   let withData: Map<string, number | undefined> | undefined;
   const platform = await choosePlatform(input, endpointOf(title, 'segments'), deps);
@@ -30,11 +32,12 @@ async function segmentChoices(title: TitleSlug, input: AutocompleteInput, deps: 
     const r = await deps.lookup.profile(title, platform, player, { deadlineMs: AUTOCOMPLETE_DEADLINE_MS });
     if (r.data) withData = new Map(r.data.availableSegments.map((s) => [s.type, typeof s.metadata.count === 'number' ? s.metadata.count : undefined]));
   }
-  const types = TITLES[title].segmentTypes.filter((s) => matchesTyped(typed, s.type, s.name));
+  const named = TITLES[title].segmentTypes.map((s) => ({ ...s, name: segmentTypeName(s.type, locale) ?? s.name }));
+  const types = named.filter((s) => matchesTyped(typed, s.type, s.name));
   const ranked = withData ? [...types.filter((s) => withData.has(s.type)), ...types.filter((s) => !withData.has(s.type))] : types;
   return ranked.map((s) => {
     const count = withData?.get(s.type);
-    const note = withData ? (withData.has(s.type) ? (count !== undefined ? ` · ${count} with data` : ' · has data') : ' · no data') : '';
+    const note = withData ? ` · ${withData.has(s.type) ? (count !== undefined ? say(locale, 'choice.withData', { n: count }) : say(locale, 'choice.hasData')) : say(locale, 'choice.noData')}` : '';
     return choice(`${s.name} (${s.type})${note}`, s.type);
   });
 }
@@ -65,12 +68,12 @@ export const segments = {
     const type = stringOption(input, 'segment') ?? '';
     const types = TITLES[title].segmentTypes;
     if (!types.some((s) => s.type === type))
-      return notice(`${TITLES[title].name} has no ${code(type)} segments. Choose one of: ${types.map((s) => `${s.name} (${code(s.type)})`).join(', ')}.`);
+      return notice(say(input.locale, 'segments.noType', { title: TITLES[title].name, type: code(type), list: types.map((s) => `${segmentTypeName(s.type, input.locale) ?? s.name} (${code(s.type)})`).join(', ') }));
     const season = integerOption(input, 'season');
     if (season !== undefined && TITLES[title].lifetimeOnlySegmentTypes.includes(type))
-      return notice(`${TITLES[title].name} ${type} stats exist for lifetime only: leave ${code('season')} out.`);
+      return notice(say(input.locale, 'segments.lifetimeOnly', { title: TITLES[title].name, type: segmentTypeName(type, input.locale) ?? type, season: code(optionName(input.locale, 'season')) }));
     const queue = stringOption(input, 'queue');
-    if (queue !== undefined && !(QUEUES as readonly string[]).includes(queue)) return notice(`Queue must be one of: ${QUEUES.map(code).join(', ')}.`);
+    if (queue !== undefined && !(QUEUES as readonly string[]).includes(queue)) return notice(say(input.locale, 'segments.queue', { list: QUEUES.map(code).join(', ') }));
     const target = await resolveTarget(input, title, 'segments', deps);
     if (isReply(target)) return target;
     const view: SegmentsView = { kind: 'segments', title, platform: target.platform, player: target.player, handle: target.handle, type, queue: queue as Queue | undefined, season, ownerId: input.userId };

@@ -18,7 +18,7 @@ async function render(view: SessionsView, stateId: string, page: number, deps: D
     deps.lookup.sessions(view.title, view.platform, view.player, call),
     deps.lookup.profile(view.title, view.platform, view.player, call),
   ]);
-  if (r.errors) return errorReply(r.errors[0]!, { title: view.title, platform: view.platform, player: view.handle ?? view.player });
+  if (r.errors) return errorReply(r.errors[0]!, { title: view.title, platform: view.platform, player: view.handle ?? view.player, locale });
   const reply = sessionsReply(r.data.items, {
     title: view.title,
     platform: view.platform,
@@ -28,7 +28,7 @@ async function render(view: SessionsView, stateId: string, page: number, deps: D
     stateId,
     career: career.data ? overviewOf(career.data.segments)?.stats : undefined,
     locale,
-    onward: onwardOf(view, stateId),
+    onward: onwardOf(view, stateId, locale),
   });
   return withCard(reply, sessionCard(r.data.items, view.title, view.platform, view.handle ?? view.player, career.data), deps, view.textOnly);
 }

@@ -8,6 +8,7 @@ import type { PlatformSlug, Queue, TitleSlug } from '../src/catalog/index.js';
 import type { CardRenderer } from '../src/cards/index.js';
 import type { ProfileSnapshot, Reply } from '../src/embeds/index.js';
 import type { LookupClient } from '../src/lookup/client.js';
+import { en, type TextKey } from '../src/locales/index.js';
 
 export type OptionValue = string | number | boolean;
 
@@ -42,11 +43,18 @@ export interface LinkedAccount {
 }
 
 /**
- * A link or view store that failed or did not answer in time. Its message is for the user (what did
- * not happen, and what to do); the router shows it privately and logs `cause` for the operator.
+ * A link or view store that failed or did not answer in time. `told` is what the user reads (what
+ * did not happen, and what to do), in their language; the router shows it privately and logs
+ * `cause` for the operator. The message is the English text.
  */
 export class StoreUnavailableError extends Error {
   override readonly name = 'StoreUnavailableError';
+  constructor(
+    readonly told: TextKey,
+    options?: ErrorOptions,
+  ) {
+    super(en[told], options);
+  }
 }
 
 /** Links are kept for good: a failed `set` or `delete` throws `StoreUnavailableError`, never pretends. */

@@ -10,6 +10,7 @@ import { searchView } from './search.js';
 import { segmentsView } from './segments.js';
 import { sessionsView } from './sessions.js';
 import type { Deps, View, ViewKind } from './types.js';
+import { say } from '../src/locales/index.js';
 
 const VIEWS: { [K in ViewKind]: ViewHandler<Extract<View, { kind: K }>> } = {
   profile: profileView,
@@ -34,6 +35,6 @@ export function openFromView(view: View, stateId: string, value: string, deps: D
 /** Where a button leads from a view (`go:<stateId>:<to>`): the same player's other view, first page, kept for its own controls. */
 export async function goFromView(view: View, to: string, ownerId: string, deps: Deps, locale?: string): Promise<Reply> {
   const next = isGoKind(to) ? viewFor(view, to, ownerId) : undefined;
-  if (!next) return notice('That button leads nowhere any more. Run the command again.');
+  if (!next) return notice(say(locale, 'bot.nowhere'));
   return renderView(next, await deps.views.save(next), 0, deps, locale);
 }

@@ -15,18 +15,19 @@ import { CommandLineError, parseCommandLine } from './command-line.js';
 import { renderText } from './render-text.js';
 import { createBotStores } from './stores.js';
 
-const USAGE = `Usage: npm run preview -- "/stats title_c profile platform:console_a player:Nova" [--autocomplete] [--json] [--card <file.png>] [--user <id>]
+const USAGE = `Usage: npm run preview -- "/stats title_c profile platform:console_a player:Nova" [--autocomplete] [--json] [--card <file.png>] [--user <id>] [--locale <code>]
   Runs a command the way the bot would and prints the reply. Values with spaces: player:"Ashen Knight".
   --autocomplete  print the choices Discord would offer for the last option typed
   --json          print the reply (or the choices) as JSON, as the bot would send it, with the command line
   --card <file>   write the picture card the reply attaches (profile, sessions) to this PNG file
   --user <id>     the Discord user to act as (for /link and linked accounts); default preview-user
-  --server <id>   the Discord server the command is used in (for /leaderboard); default preview-server`;
+  --server <id>   the Discord server the command is used in (for /leaderboard); default preview-server
+  --locale <code> the reader's Discord locale (de, fr, es-ES, es-419, pt-BR; others read English); default en-US`;
 
 async function main(): Promise<void> {
   let parsed;
   try {
-    parsed = parseArgs({ allowPositionals: true, options: { autocomplete: { type: 'boolean' }, json: { type: 'boolean' }, card: { type: 'string' }, user: { type: 'string', default: 'preview-user' }, server: { type: 'string', default: 'preview-server' }, help: { type: 'boolean', short: 'h' } } });
+    parsed = parseArgs({ allowPositionals: true, options: { autocomplete: { type: 'boolean' }, json: { type: 'boolean' }, card: { type: 'string' }, user: { type: 'string', default: 'preview-user' }, server: { type: 'string', default: 'preview-server' }, locale: { type: 'string', default: 'en-US' }, help: { type: 'boolean', short: 'h' } } });
   } catch (e) {
     exitWith(`${(e as Error).message}\n${USAGE}`);
   }
@@ -34,7 +35,7 @@ async function main(): Promise<void> {
   if (parsed.values.help || !line) exitWith(USAGE, parsed.values.help ? 0 : 2);
   let input;
   try {
-    input = { ...parseCommandLine(line, parsed.values.user), guildId: parsed.values.server };
+    input = { ...parseCommandLine(line, parsed.values.user), guildId: parsed.values.server, locale: parsed.values.locale };
   } catch (e) {
     if (e instanceof CommandLineError) exitWith(`${e.message}\n${USAGE}`);
     throw e;

@@ -17,6 +17,7 @@ import type { Logger } from 'pino';
 import { StoreUnavailableError, findCommand, goFromView, openFromView, renderView, type Choice, type CommandInput, type Deps, type OptionValue } from '../../commands/index.js';
 import { within } from '../lookup/within.js';
 import { LIMITS, clip, notice, parseCustomId, type Reply } from '../embeds/index.js';
+import { say } from '../locales/index.js';
 
 /**
  * An answer ready within this budget (a cache hit, the embedded service, a quick service) is the
@@ -160,13 +161,13 @@ export class Router {
   private async command(interaction: ChatInputCommandInteraction): Promise<Record<string, unknown>> {
     this.counts.commands++;
     if (this.closing) {
-      await interaction.reply(toMessage(notice('The bot is restarting. Try again in a moment.')));
+      await interaction.reply(toMessage(notice(say(interaction.locale, 'bot.restarting'))));
       return { outcome: 'closing' };
     }
     const input = toInput(interaction);
     const command = findCommand(input.name);
     if (!command) {
-      await interaction.reply(toMessage(notice('This command is not known to this bot any more.')));
+      await interaction.reply(toMessage(notice(say(interaction.locale, 'bot.unknownCommand'))));
       return { outcome: 'unknown command' };
     }
     const work = command.execute(input, this.deps);
@@ -218,7 +219,7 @@ export class Router {
     if (!action) return { outcome: 'not ours' };
     const view = await this.deps.views.load(action.stateId);
     if (!view || this.closing) {
-      await interaction.reply(toMessage(notice(view ? 'The bot is restarting. Try again in a moment.' : 'These controls have expired. Run the command again.')));
+      await interaction.reply(toMessage(notice(say(interaction.locale, view ? 'bot.restarting' : 'bot.expired'))));
       return { outcome: 'expired' };
     }
     const owner = interaction.user.id === view.ownerId;
@@ -271,7 +272,7 @@ export class Router {
     if (store) this.logger.warn({ ...log, err: (error.cause as Error | undefined)?.message ?? error.message }, 'link or view store unavailable');
     else this.logger.error({ ...log, err: error instanceof Error ? { message: error.message, stack: error.stack } : String(error) }, 'interaction failed');
     if (!interaction.isRepliable()) return;
-    const message = toMessage(notice(store ? error.message : 'Something went wrong on our side. Try again in a moment.'));
+    const message = toMessage(notice(say(interaction.locale, store ? error.told : 'bot.failed')));
     try {
       if (interaction.isAutocomplete()) return;
       if (interaction.deferred || interaction.replied) await interaction.followUp(message);

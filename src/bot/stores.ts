@@ -16,6 +16,7 @@ import { keyvOnRedis } from '../lookup/cache.js';
 import { withTimeout } from '../lookup/within.js';
 import { BoundedMemoryStore } from '../lookup/memory-store.js';
 import { SqliteKeyvStore } from './sqlite-store.js';
+import type { TextKey } from '../locales/index.js';
 
 /** How long the controls of a reply keep working unless configured (CONTROLS_TTL_MS). */
 export const VIEW_TTL_MS = 5 * 60_000;
@@ -103,7 +104,7 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
   }
   const linkKey = (userId: string, title: TitleSlug) => `${userId}:${title}`;
   /** Runs one store operation within the deadline; a failure becomes what the user is told. */
-  const guarded = async <T>(work: () => Promise<T>, told: string): Promise<T> => {
+  const guarded = async <T>(work: () => Promise<T>, told: TextKey): Promise<T> => {
     try {
       return await withTimeout(work(), timeoutMs, 'the links or views store');
     } catch (e) {
@@ -113,33 +114,33 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
   return {
     links: {
       async get(userId, title) {
-        const value = await guarded<unknown>(() => linksKeyv.get(linkKey(userId, title)), 'Linked accounts cannot be read right now. Type `player:` (and `platform:`) this time, or try again in a moment.');
+        const value = await guarded<unknown>(() => linksKeyv.get(linkKey(userId, title)), 'store.linksUnreadable');
         const parsed = LinkedAccountSchema.safeParse(value);
         return parsed.success ? parsed.data : undefined;
       },
       async set(userId, title, account) {
-        const saved = await guarded(() => linksKeyv.set(linkKey(userId, title), account), 'Your account was **not** linked: links cannot be saved right now. Try again in a moment.');
-        if (!saved) throw new StoreUnavailableError('Your account was **not** linked: links cannot be saved right now. Try again in a moment.');
+        const saved = await guarded(() => linksKeyv.set(linkKey(userId, title), account), 'store.linkNotSaved');
+        if (!saved) throw new StoreUnavailableError('store.linkNotSaved');
       },
       async delete(userId, title) {
-        return guarded(() => linksKeyv.delete(linkKey(userId, title)), 'Your link was **not** forgotten: links cannot be changed right now. Try again in a moment.');
+        return guarded(() => linksKeyv.delete(linkKey(userId, title)), 'store.linkNotForgotten');
       },
     },
     snapshots: {
       async get(userId, title) {
-        const parsed = SnapshotSchema.safeParse(await guarded<unknown>(() => snapshotsKeyv.get(linkKey(userId, title)), 'Your last look cannot be read right now.'));
+        const parsed = SnapshotSchema.safeParse(await guarded<unknown>(() => snapshotsKeyv.get(linkKey(userId, title)), 'store.lastLookUnreadable'));
         return parsed.success ? parsed.data : undefined;
       },
       async set(userId, title, snapshot) {
-        const saved = await guarded(() => snapshotsKeyv.set(linkKey(userId, title), snapshot), 'This look was not kept for next time.');
-        if (!saved) throw new StoreUnavailableError('This look was not kept for next time.');
+        const saved = await guarded(() => snapshotsKeyv.set(linkKey(userId, title), snapshot), 'store.lookNotKept');
+        if (!saved) throw new StoreUnavailableError('store.lookNotKept');
       },
     },
     members: {
       // Read, add, write: two processes adding at once may lose one add, which the member's next
       // command in that server records again.
       async add(guildId, userId) {
-        const told = 'Server members cannot be recorded right now.';
+        const told = 'store.membersNotRecorded';
         const parsed = MembersSchema.safeParse(await guarded<unknown>(() => membersKeyv.get(guildId), told));
         const known = parsed.success ? parsed.data : [];
         if (known.at(-1) === userId) return;
@@ -147,18 +148,18 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
         if (!(await guarded(() => membersKeyv.set(guildId, next), told))) throw new StoreUnavailableError(told);
       },
       async list(guildId) {
-        const parsed = MembersSchema.safeParse(await guarded<unknown>(() => membersKeyv.get(guildId), 'This server’s members cannot be read right now. Try again in a moment.'));
+        const parsed = MembersSchema.safeParse(await guarded<unknown>(() => membersKeyv.get(guildId), 'store.membersUnreadable'));
         return parsed.success ? parsed.data : [];
       },
     },
     views: {
       async save(view) {
         const id = randomBytes(9).toString('base64url');
-        await guarded(() => viewsKeyv.set(id, view, viewTtlMs), 'This reply cannot be paged right now (its controls cannot be stored). Try again in a moment.');
+        await guarded(() => viewsKeyv.set(id, view, viewTtlMs), 'store.viewNotSaved');
         return id;
       },
       async load(id) {
-        const parsed = ViewSchema.safeParse(await guarded(() => viewsKeyv.get(id), 'These controls cannot be used right now. Try again in a moment, or run the command again.'));
+        const parsed = ViewSchema.safeParse(await guarded(() => viewsKeyv.get(id), 'store.viewsUnreadable'));
         return parsed.success ? (parsed.data as unknown as View) : undefined;
       },
     },

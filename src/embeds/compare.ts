@@ -1,9 +1,10 @@
 // Two players side by side: a line a figure, left then right, the better of each pair bold and pointed at.
 import { FIGURE_INFO, PROFILE_FIGURES, type Figure, type TitleSlug } from '../catalog/index.js';
 import type { LookupMeta } from '../lookup/client.js';
+import { say } from '../locales/index.js';
 import { overviewOf, type StatsProfile } from '../lookup/schemas.js';
 import { figure } from './figures.js';
-import { TITLE_COLORS, dataTime, describe, footerOf, platformName, statValue, titleName } from './format.js';
+import { TITLE_COLORS, dataTime, describe, figureLabel, footerOf, platformName, statValue, titleName } from './format.js';
 import { embedReply, safeText, type Reply } from './reply.js';
 
 /** What the table compares: the headline, then the title's own figures, then the counts (not marked). */
@@ -49,27 +50,28 @@ export function compareReply(title: TitleSlug, left: CompareSide, right: Compare
     if (m === '▸') behind++;
     const va = sa ? statValue(sa, locale, f, true) : '–';
     const vb = sb ? statValue(sb, locale, f, true) : '–';
-    lines.push(`${FIGURE_INFO[f].label} · ${m === '◂' ? `**${va}**` : va} ${m === ' ' ? 'vs' : m} ${m === '▸' ? `**${vb}**` : vb}`);
+    lines.push(`${figureLabel(f, locale)} · ${m === '◂' ? `**${va}**` : va} ${m === ' ' ? say(locale, 'compare.vs') : m} ${m === '▸' ? `**${vb}**` : vb}`);
   }
   const platforms = a.platformInfo.platformSlug === b.platformInfo.platformSlug ? null : `${platformName(a.platformInfo.platformSlug)} · ${platformName(b.platformInfo.platformSlug)}`;
   const tally =
     ahead + behind === 0
       ? null
       : ahead === behind
-        ? `Even: ${ahead} figures each.`
-        : `**${safeText(ahead > behind ? nameA : nameB)}** is ahead on ${Math.max(ahead, behind)} of ${ahead + behind} figures.`;
+        ? say(locale, 'compare.even', { n: ahead })
+        : say(locale, 'compare.ahead', { name: safeText(ahead > behind ? nameA : nameB), n: Math.max(ahead, behind), total: ahead + behind });
   // The older of the two answers dates the comparison; either side stale warns.
   const meta = left.meta.source === 'stale' ? left.meta : right.meta.source === 'stale' ? right.meta : left.meta.fetchedAt <= right.meta.fetchedAt ? left.meta : right.meta;
   return embedReply(
     {
       color: TITLE_COLORS[title],
-      author: { name: `${titleName(title)} · Compare` },
-      title: `${safeText(nameA)} vs ${safeText(nameB)}`,
+      author: { name: say(locale, 'compare.author', { title: titleName(title) }) },
+      title: `${safeText(nameA)} ${say(locale, 'compare.vs')} ${safeText(nameB)}`,
       description: describe(
         meta,
+        locale,
         `◂ **${safeText(nameA)}** · **${safeText(nameB)}** ▸`,
         tally,
-        lines.length > 0 ? `\n${lines.join('\n')}` : 'Neither player has stats on record yet.',
+        lines.length > 0 ? `\n${lines.join('\n')}` : say(locale, 'compare.none'),
       ),
       footer: footerOf(title, platforms === null ? a.platformInfo.platformSlug : null, platforms),
       timestamp: dataTime(meta),

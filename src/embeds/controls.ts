@@ -3,6 +3,7 @@
 import { ButtonStyle, ComponentType } from 'discord.js';
 import type { APIButtonComponentWithCustomId, APISelectMenuOption, APIStringSelectComponent } from 'discord.js';
 
+import { say } from '../locales/index.js';
 import { clip, LIMITS, type ActionRow } from './reply.js';
 
 export type ControlAction = { kind: 'page'; stateId: string; page: number } | { kind: 'open'; stateId: string } | { kind: 'go'; stateId: string; to: string };
@@ -27,15 +28,15 @@ const button = (customId: string, label: string, disabled: boolean): APIButtonCo
 });
 
 /** ◀ 2 / 5 ▶ under a paged reply; nothing when everything fits on one page. */
-export function pageControls(stateId: string, page: number, pageCount: number, disabled = false): ActionRow | null {
+export function pageControls(stateId: string, page: number, pageCount: number, locale?: string, disabled = false): ActionRow | null {
   // No state kept (the view store failed): no controls that could not work.
   if (pageCount <= 1 || !stateId) return null;
   return {
     type: ComponentType.ActionRow,
     components: [
-      button(`pg:${stateId}:${Math.max(0, page - 1)}`, '◀ Previous', disabled || page <= 0),
+      button(`pg:${stateId}:${Math.max(0, page - 1)}`, say(locale, 'controls.previous'), disabled || page <= 0),
       button(`pgi:${stateId}`, `${page + 1} / ${pageCount}`, true),
-      button(`pg:${stateId}:${Math.min(pageCount - 1, page + 1)}`, 'Next ▶', disabled || page >= pageCount - 1),
+      button(`pg:${stateId}:${Math.min(pageCount - 1, page + 1)}`, say(locale, 'controls.next'), disabled || page >= pageCount - 1),
     ],
   };
 }

@@ -1,6 +1,7 @@
 // What a user reads when a lookup fails, by kind: always ephemeral, never a stack trace, never a secret.
 import type { TitleSlug } from '../catalog/index.js';
 import type { LookupError } from '../lookup/errors.js';
+import { commandLine, say, sayCount } from '../locales/index.js';
 import { code, platformName, titleName } from './format.js';
 import { notice, safeText, type Reply } from './reply.js';
 
@@ -8,37 +9,42 @@ export interface ErrorContext {
   title: TitleSlug;
   platform?: string | undefined;
   player?: string | undefined;
+  /** The reader's locale: the reply is in their language. */
+  locale?: string | undefined;
 }
 
 export function errorReply(error: LookupError, ctx: ErrorContext): Reply {
-  const who = ctx.player ? `**${safeText(ctx.player)}**` : 'that player';
-  const where = ctx.platform ? ` on ${platformName(ctx.platform)}` : '';
+  const { locale } = ctx;
+  const who = ctx.player ? `**${safeText(ctx.player)}**` : say(locale, 'error.thatPlayer');
+  const where = ctx.platform ? say(locale, 'error.onPlatform', { platform: platformName(ctx.platform) }) : '';
+  const title = titleName(ctx.title);
   switch (error.kind) {
     case 'not_found':
       return notice(
         error.code === 'MatchNotFound'
-          ? `That ${titleName(ctx.title)} match was not found${where}.`
-          : `No ${titleName(ctx.title)} player ${who}${where}. Check the spelling, or find them with ${code(`/stats ${ctx.title} search`)}.`,
+          ? say(locale, 'error.matchNotFound', { title, where })
+          : say(locale, 'error.notFound', { title, who, where, search: code(commandLine(locale, `/stats ${ctx.title} search`)) }),
       );
     case 'private':
-      return notice(`${who} keeps their ${titleName(ctx.title)} stats private. Only they can change that, in the game's privacy settings.`);
+      return notice(say(locale, 'error.private', { who, title }));
     case 'invalid_parameter': {
+      // The service's own message (in its language), then the values it allows, in ours.
       const allowed = Array.isArray(error.data.allowed)
-        ? ` Choose one of: ${error.data.allowed.map((a) => (platformName(String(a)) !== String(a) ? `${platformName(String(a))} (${code(String(a))})` : code(String(a)))).join(', ')}.`
+        ? ` ${say(locale, 'error.chooseOneOf', { list: error.data.allowed.map((a) => (platformName(String(a)) !== String(a) ? `${platformName(String(a))} (${code(String(a))})` : code(String(a)))).join(', ') })}`
         : '';
       return notice(`${safeText(error.message)}${allowed}`);
     }
     case 'rate_limited': {
       const seconds = error.retryAfterMs !== undefined ? Math.max(1, Math.ceil(error.retryAfterMs / 1000)) : undefined;
-      return notice(`The stats service is busy right now.${seconds ? ` Try again in ${seconds} second${seconds === 1 ? '' : 's'}.` : ' Try again in a moment.'}`);
+      return notice(`${say(locale, 'error.busy')} ${seconds ? sayCount(locale, 'error.retryIn', seconds) : say(locale, 'error.retrySoon')}`);
     }
     case 'unauthorized':
-      return notice('The stats service refused this bot’s access. The server owner should check the bot’s API key.');
+      return notice(say(locale, 'error.unauthorized'));
     case 'timeout':
-      return notice('The stats service did not answer in time. Try again in a moment.');
+      return notice(say(locale, 'error.timeout'));
     case 'unavailable':
-      return notice('The stats service is down right now, and there is no recent copy of this data. Try again later.');
+      return notice(say(locale, 'error.unavailable'));
     case 'invalid_response':
-      return notice('The stats service sent an answer the bot could not read. Try again later.');
+      return notice(say(locale, 'error.invalidResponse'));
   }
 }

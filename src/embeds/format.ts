@@ -3,6 +3,7 @@
 import { FIGURE_INFO, PLATFORMS, TITLES, isDisplayType, type DisplayType, type Figure, type PlatformSlug, type TitleSlug } from '../catalog/index.js';
 import type { LookupMeta } from '../lookup/client.js';
 import type { Stat } from '../lookup/schemas.js';
+import { say, type TextKey } from '../locales/index.js';
 
 /** One colour per title, so that a glance tells which game a reply is about. */
 export const TITLE_COLORS: Record<TitleSlug, number> = {
@@ -106,7 +107,7 @@ export function statValue(stat: Stat, locale?: string, figure?: Figure, compact 
 export function topShare(percentile: number | null, locale?: string): string | null {
   if (percentile === null || !Number.isFinite(percentile) || percentile < 50) return null;
   const share = Math.max(0.1, Math.round((100 - percentile) * 10) / 10);
-  return `top ${Number.isInteger(share) ? numberFormat(locale, 'integer').format(share) : numberFormat(locale, 'percent').format(share)}%`;
+  return say(locale, 'place.top', { share: Number.isInteger(share) ? numberFormat(locale, 'integer').format(share) : numberFormat(locale, 'percent').format(share) });
 }
 
 /**
@@ -127,16 +128,19 @@ export const relativeTime = (iso: string): string => `<t:${Math.floor(Date.parse
 export const dataTime = (meta: LookupMeta): string => new Date(meta.fetchedAt).toISOString();
 
 /** Stale data opens the description: what failed, and how old the data shown is. */
-export function staleWarning(meta: LookupMeta): string | null {
+export function staleWarning(meta: LookupMeta, locale?: string): string | null {
   if (meta.source !== 'stale') return null;
-  const what = meta.staleBecause?.kind === 'rate_limited' ? 'busy' : meta.staleBecause?.kind === 'timeout' ? 'not answering' : 'unavailable';
-  return `⚠️ **The stats service is ${what}.** These stats are from ${relativeTime(dataTime(meta))} and may be out of date.`;
+  const key: TextKey = meta.staleBecause?.kind === 'rate_limited' ? 'stale.busy' : meta.staleBecause?.kind === 'timeout' ? 'stale.timeout' : 'stale.unavailable';
+  return say(locale, key, { when: relativeTime(dataTime(meta)) });
 }
 
-/** A description: the stale warning first when there is one, then the lines given, blanks dropped. */
-export function describe(meta: LookupMeta, ...lines: (string | null | undefined | false)[]): string {
-  return [staleWarning(meta), ...lines].filter((l): l is string => typeof l === 'string' && l.length > 0).join('\n');
+/** A description in the reader's language: the stale warning first when there is one, then the lines given, blanks dropped. */
+export function describe(meta: LookupMeta, locale: string | undefined, ...lines: (string | null | undefined | false)[]): string {
+  return [staleWarning(meta, locale), ...lines].filter((l): l is string => typeof l === 'string' && l.length > 0).join('\n');
 }
+
+/** A figure's label in the reader's language (`winRate` -> `Win rate`, `Siegquote`). */
+export const figureLabel = (figure: Figure, locale?: string): string => say(locale, `figure.${figure}`);
 
 /** The footer every lookup reply carries: which game, on which platform (the time is the embed's timestamp). */
 export const footerOf = (title: TitleSlug, platform: string | null, ...more: (string | null)[]): { text: string } => ({

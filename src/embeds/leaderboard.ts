@@ -1,9 +1,10 @@
 // A server's leaderboard: its linked members ranked by one figure, the top ten and the invoker's own
 // place, honest about those who could not be ranked.
-import { FIGURE_INFO, type Figure, type TitleSlug } from '../catalog/index.js';
+import type { Figure, TitleSlug } from '../catalog/index.js';
+import { commandLine, say, type TextKey } from '../locales/index.js';
 import type { LookupErrorKind } from '../lookup/errors.js';
 import type { Stat } from '../lookup/schemas.js';
-import { TITLE_COLORS, statValue, titleName } from './format.js';
+import { TITLE_COLORS, code, figureLabel, statValue, titleName } from './format.js';
 import { embedReply, safeText, type Reply } from './reply.js';
 
 export const BOARD_SIZE = 10;
@@ -24,13 +25,13 @@ export interface BoardContext {
 
 const MEDALS = ['🥇', '🥈', '🥉'];
 
-const REASONS: Partial<Record<LookupErrorKind | 'no_figure', string>> = {
-  private: 'private',
-  not_found: 'not found',
-  no_figure: 'no such figure yet',
-  timeout: 'not answered in time',
-  rate_limited: 'service busy',
-  unavailable: 'service down',
+const REASONS: Partial<Record<LookupErrorKind | 'no_figure', TextKey>> = {
+  private: 'board.why.private',
+  not_found: 'board.why.not_found',
+  no_figure: 'board.why.no_figure',
+  timeout: 'board.why.timeout',
+  rate_limited: 'board.why.rate_limited',
+  unavailable: 'board.why.unavailable',
 };
 
 /** Entries with the figure, best first (ties by name, so that the order is the same each time). */
@@ -56,23 +57,27 @@ export function leaderboardReply(entries: readonly BoardEntry[], ctx: BoardConte
   const mine = ranked.findIndex((e) => e.userId === ctx.invokerId);
   const own =
     mine >= BOARD_SIZE
-      ? `\n${line(ranked[mine]!, mine)}\nYou are **#${mine + 1}** of ${ranked.length}.`
+      ? `\n${line(ranked[mine]!, mine)}\n${say(locale, 'board.yourPlace', { place: mine + 1, n: ranked.length })}`
       : mine >= 0
         ? null
         : entries.some((e) => e.userId === ctx.invokerId)
-          ? '\nYou are not ranked: see below.'
-          : `\nYou are not on this board: \`/link title:${ctx.title}\` puts you on it.`;
+          ? `\n${say(locale, 'board.notRanked')}`
+          : `\n${say(locale, 'board.notOnBoard', { link: code(commandLine(locale, `/link title:${ctx.title}`)) })}`;
   const why = new Map<string, number>();
-  for (const e of entries) if (e.stat === undefined) why.set(REASONS[e.missing] ?? 'no answer', (why.get(REASONS[e.missing] ?? 'no answer') ?? 0) + 1);
-  if (ctx.notLookedUp > 0) why.set('not looked up this time', ctx.notLookedUp);
-  const unranked = why.size > 0 ? `-# Not ranked: ${[...why].map(([reason, n]) => `${n} ${reason}`).join(' · ')}` : null;
-  const empty = ranked.length === 0 ? 'Nobody to rank yet: members who `/link` their account here show up on the board.' : null;
+  for (const e of entries) {
+    if (e.stat !== undefined) continue;
+    const reason = say(locale, REASONS[e.missing] ?? 'board.why.other');
+    why.set(reason, (why.get(reason) ?? 0) + 1);
+  }
+  if (ctx.notLookedUp > 0) why.set(say(locale, 'board.why.notLookedUp'), ctx.notLookedUp);
+  const unranked = why.size > 0 ? `-# ${say(locale, 'board.unranked', { list: [...why].map(([reason, n]) => `${n} ${reason}`).join(' · ') })}` : null;
+  const empty = ranked.length === 0 ? say(locale, 'board.empty', { link: code(commandLine(locale, '/link')) }) : null;
   return embedReply({
     color: TITLE_COLORS[ctx.title],
-    author: { name: `${titleName(ctx.title)} · Server leaderboard` },
-    title: `${FIGURE_INFO[f].label}`,
+    author: { name: say(locale, 'board.author', { title: titleName(ctx.title) }) },
+    title: figureLabel(f, locale),
     description: [empty ?? lines.join('\n'), own, unranked].filter((l): l is string => !!l).join('\n'),
-    footer: { text: `${titleName(ctx.title)} · ${ranked.length} ranked of ${entries.length + ctx.notLookedUp} linked` },
+    footer: { text: say(locale, 'board.footer', { title: titleName(ctx.title), ranked: ranked.length, linked: entries.length + ctx.notLookedUp }) },
     ...(ctx.oldestFetch !== undefined ? { timestamp: new Date(ctx.oldestFetch).toISOString() } : {}),
   });
 }

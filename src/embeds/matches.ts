@@ -1,4 +1,5 @@
 import type { TitleSlug } from '../catalog/index.js';
+import { say, type TextKey } from '../locales/index.js';
 import type { LookupMeta } from '../lookup/client.js';
 import type { MatchChild, MatchSummary, StatisticalObject, Stats } from '../lookup/schemas.js';
 import { goButtons, openSelect, pageControls, rows } from './controls.js';
@@ -23,9 +24,13 @@ export interface MatchesContext {
 }
 
 const RESULT_MARK: Record<string, string> = { win: '🟩', loss: '🟥', draw: '⬜' };
-const RESULT_WORD: Record<string, string> = { win: 'Win', loss: 'Loss', draw: 'Draw' };
+const RESULT_WORD: Record<string, TextKey> = { win: 'result.win', loss: 'result.loss', draw: 'result.draw' };
 const mark = (r: string | null) => (r ? (RESULT_MARK[r.toLowerCase()] ?? '⬜') : '⬜');
-const word = (r: string | null) => (r ? (RESULT_WORD[r.toLowerCase()] ?? r) : null);
+const word = (r: string | null, locale: string | undefined) => {
+  if (!r) return null;
+  const key = RESULT_WORD[r.toLowerCase()];
+  return key ? say(locale, key) : r;
+};
 const capitalised = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 const num = (stats: Stats, key: string) => {
@@ -42,12 +47,12 @@ function score(stats: Stats): string | null {
 }
 
 /** How one match reads in a menu or a list of choices: where, and how it went (menus cannot show live times). */
-export function matchLabel(m: MatchSummary, title?: TitleSlug): { label: string; description: string } {
+export function matchLabel(m: MatchSummary, title?: TitleSlug, locale?: string): { label: string; description: string } {
   const stats = m.segments[0]?.stats ?? {};
   const kd = title ? figure(stats, title, 'kd') : undefined;
   return {
     label: [m.metadata.mapName, m.metadata.modeName].filter(Boolean).join(' · ') || m.attributes.id,
-    description: [word(m.metadata.result), score(stats) ? `K/D/A ${score(stats)}` : null, kd ? `K/D ${kd.displayValue}` : null].filter(Boolean).join(' · ') || m.attributes.id,
+    description: [word(m.metadata.result, locale), score(stats) ? `K/D/A ${score(stats)}` : null, kd ? `K/D ${kd.displayValue}` : null].filter(Boolean).join(' · ') || m.attributes.id,
   };
 }
 
@@ -58,25 +63,25 @@ export function matchesReply(matches: MatchSummary[], ctx: MatchesContext): Repl
     const where = [m.metadata.mapName, m.metadata.modeName].filter(Boolean).map((s) => safeText(String(s))).join(' · ');
     const kd = figure(stats, ctx.title, 'kd');
     const parts = [score(stats), kd ? `K/D ${statValue(kd, ctx.locale, 'kd')}` : null, m.metadata.timestamp ? relativeTime(m.metadata.timestamp) : null].filter(Boolean);
-    return `${mark(m.metadata.result)} **${where || 'Match'}**${parts.length > 0 ? ` · ${parts.join(' · ')}` : ''}`;
+    return `${mark(m.metadata.result)} **${where || say(ctx.locale, 'matches.match')}**${parts.length > 0 ? ` · ${parts.join(' · ')}` : ''}`;
   });
   const pageCount = ctx.page + (ctx.hasMore ? 2 : 1);
   return embedReply(
     {
       color: TITLE_COLORS[ctx.title],
-      author: { name: `${titleName(ctx.title)} · Recent matches` },
+      author: { name: say(ctx.locale, 'matches.author', { title: titleName(ctx.title) }) },
       title: safeText(ctx.player),
-      description: describe(ctx.meta, lines.length > 0 ? lines.join('\n') : 'No matches on record.'),
-      footer: footerOf(ctx.title, ctx.platform, `page ${ctx.page + 1}`),
+      description: describe(ctx.meta, ctx.locale, lines.length > 0 ? lines.join('\n') : say(ctx.locale, 'matches.none')),
+      footer: footerOf(ctx.title, ctx.platform, say(ctx.locale, 'matches.page', { n: ctx.page + 1 })),
       timestamp: dataTime(ctx.meta),
     },
     rows(
       openSelect(
         ctx.stateId,
-        'Open a match report',
-        matches.map((m) => ({ ...matchLabel(m, ctx.title), value: m.attributes.id })),
+        say(ctx.locale, 'matches.open'),
+        matches.map((m) => ({ ...matchLabel(m, ctx.title, ctx.locale), value: m.attributes.id })),
       ),
-      pageControls(ctx.stateId, ctx.page, pageCount),
+      pageControls(ctx.stateId, ctx.page, pageCount, ctx.locale),
       ctx.onward ? goButtons(ctx.onward.stateId, ctx.onward.targets) : null,
     ),
     false,
@@ -101,7 +106,7 @@ function isHighlighted(p: MatchChild, highlight: ReportOptions['highlight']): bo
 
 function playerLine(p: MatchChild, options: ReportOptions): string {
   const s = score(p.stats);
-  const damage = p.stats.damage ? ` · ${statValue(p.stats.damage, options.locale, undefined, true)} dmg` : '';
+  const damage = p.stats.damage ? ` · ${say(options.locale, 'report.damage', { value: statValue(p.stats.damage, options.locale, undefined, true) })}` : '';
   const character = [p.metadata.hero, p.metadata.legend].find((c) => typeof c === 'string');
   const name = safeText(p.metadata.name || '?');
   const who = isHighlighted(p, options.highlight) ? `▶ **${name}**` : name;
@@ -114,7 +119,7 @@ export function matchReportReply(report: StatisticalObject, title: TitleSlug, me
   const players = report.children.filter((c) => c.type === 'player').sort((a, b) => scoreOf(b) - scoreOf(a));
   const m = report.metadata;
   const fields = teams.map((team) => ({
-    name: `${team.metadata.isWinner ? '🏆 ' : ''}${safeText(capitalised(team.metadata.name || (typeof team.attributes.id === 'string' ? team.attributes.id : 'Team')))}${word(team.metadata.result) ? ` · ${word(team.metadata.result)}` : ''}`,
+    name: `${team.metadata.isWinner ? '🏆 ' : ''}${safeText(capitalised(team.metadata.name || (typeof team.attributes.id === 'string' ? team.attributes.id : say(options.locale, 'report.team'))))}${word(team.metadata.result, options.locale) ? ` · ${word(team.metadata.result, options.locale)}` : ''}`,
     value:
       players
         .filter((p) => p.attributes.teamId === team.attributes.id)
@@ -123,19 +128,20 @@ export function matchReportReply(report: StatisticalObject, title: TitleSlug, me
     inline: false,
   }));
   const teamless = players.filter((p) => !teams.some((t) => t.attributes.id === p.attributes.teamId));
-  if (teamless.length > 0) fields.push({ name: 'Players', value: teamless.map((p) => playerLine(p, options)).join('\n'), inline: false });
+  if (teamless.length > 0) fields.push({ name: say(options.locale, 'report.players'), value: teamless.map((p) => playerLine(p, options)).join('\n'), inline: false });
   return embedReply(
     {
       color: TITLE_COLORS[title],
-      author: { name: `${titleName(title)} · Match report` },
-      title: [m.map.displayValue, m.mode.displayValue].filter(Boolean).map((s) => safeText(String(s))).join(' · ') || `Match ${report.attributes.id}`,
+      author: { name: say(options.locale, 'report.author', { title: titleName(title) }) },
+      title: [m.map.displayValue, m.mode.displayValue].filter(Boolean).map((s) => safeText(String(s))).join(' · ') || say(options.locale, 'report.match', { id: report.attributes.id }),
       description: describe(
         meta,
-        [m.playlist.displayValue, m.queue ? capitalised(m.queue) : null, m.season !== null ? `Season ${m.season}` : null].filter(Boolean).map((s) => safeText(String(s))).join(' · '),
+        options.locale,
+        [m.playlist.displayValue, m.queue ? capitalised(m.queue) : null, m.season !== null ? say(options.locale, 'report.season', { n: m.season }) : null].filter(Boolean).map((s) => safeText(String(s))).join(' · '),
         [m.timestamp === null ? null : relativeTime(m.timestamp), m.duration === null ? null : duration(m.duration)].filter(Boolean).join(' · '),
       ),
       fields,
-      footer: footerOf(title, null, `Match ${report.attributes.id}`),
+      footer: footerOf(title, null, say(options.locale, 'report.match', { id: report.attributes.id })),
       timestamp: dataTime(meta),
     },
     rows(options.onward ? goButtons(options.onward.stateId, options.onward.targets) : null),

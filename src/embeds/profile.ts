@@ -1,9 +1,10 @@
-import { FIGURE_INFO, PROFILE_FIGURES, type TitleSlug } from '../catalog/index.js';
+import { PROFILE_FIGURES, type TitleSlug } from '../catalog/index.js';
+import { say, type TextKey } from '../locales/index.js';
 import type { LookupMeta } from '../lookup/client.js';
 import { overviewOf, type StatsProfile } from '../lookup/schemas.js';
 import { goButtons, rows } from './controls.js';
 import { figure, figures, ratingTier } from './figures.js';
-import { TITLE_COLORS, dataTime, describe, footerOf, place, relativeTime, statValue, titleName } from './format.js';
+import { TITLE_COLORS, dataTime, describe, figureLabel, footerOf, place, relativeTime, statValue, titleName } from './format.js';
 import { embedReply, safeText, type Reply } from './reply.js';
 
 /** Where a reply can go next: buttons to the player's other views (the command decides which exist). */
@@ -21,7 +22,7 @@ export interface ProfileOptions {
 
 const MAX_FIGURES = 6;
 const CHARACTER_KEYS = ['mainHero', 'activeLegendName', 'favoriteMap'] as const;
-const CHARACTER_LABELS: Record<(typeof CHARACTER_KEYS)[number], string> = { mainHero: 'Main hero', activeLegendName: 'Legend', favoriteMap: 'Favourite map' };
+const CHARACTER_LABELS: Record<(typeof CHARACTER_KEYS)[number], TextKey> = { mainHero: 'profile.mainHero', activeLegendName: 'profile.legend', favoriteMap: 'profile.favoriteMap' };
 
 /**
  * A player's career at a glance: the headline (K/D and win rate, chosen by meaning) first, then
@@ -35,24 +36,24 @@ export function profileReply(profile: StatsProfile, title: TitleSlug, meta: Look
   const kd = figure(stats, title, 'kd');
   const winRate = figure(stats, title, 'winRate');
   // Short enough to stay on one line of a phone in a heading.
-  const headline = [kd ? `K/D ${statValue(kd, locale, 'kd')}` : null, winRate ? `Win ${statValue(winRate, locale, 'winRate')}` : null].filter(Boolean).join(' · ');
+  const headline = [kd ? `K/D ${statValue(kd, locale, 'kd')}` : null, winRate ? say(locale, 'profile.win', { value: statValue(winRate, locale, 'winRate') }) : null].filter(Boolean).join(' · ');
   const headlinePlaces = [kd ? place(kd, 'kd', locale) : null, winRate ? place(winRate, 'winRate', locale) : null];
   const placeLine =
     headlinePlaces.some(Boolean) && kd && winRate
-      ? [headlinePlaces[0] ? `K/D ${headlinePlaces[0]}` : null, headlinePlaces[1] ? `win rate ${headlinePlaces[1]}` : null].filter(Boolean).join(' · ')
+      ? [headlinePlaces[0] ? `K/D ${headlinePlaces[0]}` : null, headlinePlaces[1] ? say(locale, 'profile.winRatePlace', { place: headlinePlaces[1] }) : null].filter(Boolean).join(' · ')
       : (headlinePlaces.find(Boolean) ?? null);
 
   const matches = figure(stats, title, 'matchesPlayed');
   const time = figure(stats, title, 'timePlayed');
-  const played = [matches ? `**${statValue(matches, locale, 'matchesPlayed')}** matches` : null, time ? `**${statValue(time, locale, 'timePlayed')}** played` : null]
+  const played = [matches ? say(locale, 'profile.matches', { n: statValue(matches, locale, 'matchesPlayed') }) : null, time ? say(locale, 'profile.played', { time: statValue(time, locale, 'timePlayed') }) : null]
     .filter(Boolean)
     .join(' · ');
   const characterKey = CHARACTER_KEYS.find((k) => typeof profile.metadata[k] === 'string' && profile.metadata[k] !== '');
-  const character = characterKey ? `${CHARACTER_LABELS[characterKey]} **${safeText(String(profile.metadata[characterKey]))}**` : null;
+  const character = characterKey ? `${say(locale, CHARACTER_LABELS[characterKey])} **${safeText(String(profile.metadata[characterKey]))}**` : null;
   const rating = figure(stats, title, 'rating');
   const tier = ratingTier(rating);
-  const rank = tier ? `Rank **${safeText(tier.name)}**${rating ? ` (${statValue(rating, locale, 'rating')})` : ''}` : null;
-  const lastPlayed = typeof profile.metadata.lastPlayed === 'string' && !Number.isNaN(Date.parse(profile.metadata.lastPlayed)) ? `Last played ${relativeTime(profile.metadata.lastPlayed)}` : null;
+  const rank = tier ? `${say(locale, 'profile.rank', { tier: safeText(tier.name) })}${rating ? ` (${statValue(rating, locale, 'rating')})` : ''}` : null;
+  const lastPlayed = typeof profile.metadata.lastPlayed === 'string' && !Number.isNaN(Date.parse(profile.metadata.lastPlayed)) ? say(locale, 'profile.lastPlayed', { when: relativeTime(profile.metadata.lastPlayed) }) : null;
 
   // The figures after the headline: the title's own, those the answer has or can derive; a rating
   // already named with its tier is not repeated.
@@ -60,7 +61,7 @@ export function profileReply(profile: StatsProfile, title: TitleSlug, meta: Look
     .slice(0, MAX_FIGURES)
     .map(({ figure: f, stat }) => {
       const where = place(stat, f, locale);
-      return `${FIGURE_INFO[f].label} **${statValue(stat, locale, f, true)}**${where ? ` · ${where}` : ''}`;
+      return `${figureLabel(f, locale)} **${statValue(stat, locale, f, true)}**${where ? ` · ${where}` : ''}`;
     });
 
   const empty = !headline && !played && rest.length === 0;
@@ -69,17 +70,18 @@ export function profileReply(profile: StatsProfile, title: TitleSlug, meta: Look
     {
       color: TITLE_COLORS[title],
       // One avatar, small, beside the game's name: the description keeps the full width on a phone.
-      author: { name: `${titleName(title)} · Career`, ...(avatar ? { icon_url: avatar } : {}) },
+      author: { name: say(locale, 'profile.author', { title: titleName(title) }), ...(avatar ? { icon_url: avatar } : {}) },
       title: handle,
       description: describe(
         meta,
+        locale,
         headline ? `### ${headline}` : null,
         placeLine,
         played,
         [character, rank].filter(Boolean).join(' · '),
         lastPlayed,
         rest.length > 0 ? `\n${rest.join('\n')}` : null,
-        empty ? 'No stats on record yet.' : null,
+        empty ? say(locale, 'profile.noStats') : null,
         options.since && options.since.length > 0 ? `\n${options.since.join('\n')}` : null,
       ),
       footer: footerOf(title, profile.platformInfo.platformSlug),

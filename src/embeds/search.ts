@@ -1,4 +1,5 @@
 import type { TitleSlug } from '../catalog/index.js';
+import { say } from '../locales/index.js';
 import type { LookupMeta } from '../lookup/client.js';
 import type { SearchResult } from '../lookup/schemas.js';
 import { openSelect, pageControls, rows } from './controls.js';
@@ -14,6 +15,7 @@ export interface SearchContext {
   meta: LookupMeta;
   page: number;
   stateId: string;
+  locale?: string | undefined;
 }
 
 /** Search results, with a menu that opens a player's profile. */
@@ -25,19 +27,19 @@ export function searchReply(results: SearchResult[], ctx: SearchContext): Reply 
   return embedReply(
     {
       color: TITLE_COLORS[ctx.title],
-      author: { name: `${titleName(ctx.title)} · Search on ${platformName(ctx.platform)}` },
+      author: { name: say(ctx.locale, 'search.author', { title: titleName(ctx.title), platform: platformName(ctx.platform) }) },
       title: `“${safeText(ctx.query)}”`,
-      description: describe(ctx.meta, lines.length > 0 ? lines.join('\n') : 'No players found. Check the spelling, or type the exact id.'),
-      footer: footerOf(ctx.title, ctx.platform, `${results.length} found`),
+      description: describe(ctx.meta, ctx.locale, lines.length > 0 ? lines.join('\n') : say(ctx.locale, 'search.none')),
+      footer: footerOf(ctx.title, ctx.platform, say(ctx.locale, 'search.found', { n: results.length })),
       timestamp: dataTime(ctx.meta),
     },
     rows(
       openSelect(
         ctx.stateId,
-        'Open a profile',
+        say(ctx.locale, 'search.open'),
         shown.map((r) => ({ label: r.platformUserHandle, value: r.platformUserIdentifier, description: platformName(r.platformSlug) })),
       ),
-      pageControls(ctx.stateId, page, pageCount),
+      pageControls(ctx.stateId, page, pageCount, ctx.locale),
     ),
     false,
     ctx.meta.source,

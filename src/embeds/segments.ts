@@ -1,4 +1,5 @@
 import { FIGURE_INFO, SEGMENT_FIGURES, TITLES, segmentType, type Figure, type TitleSlug } from '../catalog/index.js';
+import { en, say, type TextKey } from '../locales/index.js';
 import type { LookupMeta } from '../lookup/client.js';
 import type { Segment } from '../lookup/schemas.js';
 import { goButtons, pageControls, rows } from './controls.js';
@@ -24,7 +25,16 @@ export interface SegmentsContext {
 }
 
 /** Column headings, short enough that a row fits a phone (25 characters: a name of 10, three columns of 5). */
-const HEADINGS: Partial<Record<Figure, string>> = { matchesPlayed: 'Games', winRate: 'Win%', kd: 'K/D', kills: 'Kills', accuracy: 'Acc%', headshotRate: 'HS%' };
+const heading = (f: Figure, locale: string | undefined): string => {
+  const key = `column.${f}`;
+  return key in en ? say(locale, key as TextKey) : f;
+};
+
+/** A segment type's name in the reader's language (`map` -> Maps, Karten), and one of it (Map, Karte). */
+export function segmentTypeName(type: string, locale: string | undefined, one = false): string | undefined {
+  const key = one ? `segment.${type}.one` : `segment.${type}`;
+  return key in en ? say(locale, key as TextKey) : undefined;
+}
 const NAME_WIDTH = 10;
 const COLUMN_WIDTH = 5;
 
@@ -39,10 +49,10 @@ function cell(value: number, figure: Figure, locale: string | undefined): string
 }
 
 /** "Lifetime", "Season 3 · ranked", "Ranked": what the figures cover. */
-export function scopeLabel(filter: SegmentsContext['filter']): string {
+export function scopeLabel(filter: SegmentsContext['filter'], locale?: string): string {
   const queue = filter.queue ? filter.queue.charAt(0).toUpperCase() + filter.queue.slice(1) : null;
-  if (filter.season !== undefined) return [`Season ${filter.season}`, filter.queue ?? null].filter(Boolean).join(' · ');
-  return queue ? `Lifetime · ${queue}` : 'Lifetime';
+  if (filter.season !== undefined) return [say(locale, 'segments.season', { n: filter.season }), filter.queue ?? null].filter(Boolean).join(' · ');
+  return queue ? `${say(locale, 'segments.lifetime')} · ${queue}` : say(locale, 'segments.lifetime');
 }
 
 /**
@@ -54,9 +64,10 @@ export function segmentsReply(segments: Segment[], ctx: SegmentsContext): Reply 
   const page = Math.min(Math.max(0, ctx.page), pageCount - 1);
   const shown = segments.slice(page * SEGMENTS_PER_PAGE, (page + 1) * SEGMENTS_PER_PAGE);
   const info = segmentType(ctx.title, ctx.type);
-  const typeName = info?.name ?? ctx.type;
+  const typeName = segmentTypeName(ctx.type, ctx.locale) ?? info?.name ?? ctx.type;
+  const oneName = segmentTypeName(ctx.type, ctx.locale, true) ?? typeName.replace(/s$/, '');
   const columns = SEGMENT_FIGURES[info?.groupBy === 'weapon' ? 'weapon' : 'other'];
-  const header = fit(typeName.replace(/s$/, ''), NAME_WIDTH) + columns.map((f) => (HEADINGS[f] ?? f).padStart(COLUMN_WIDTH)).join('');
+  const header = fit(oneName, NAME_WIDTH) + columns.map((f) => heading(f, ctx.locale).padStart(COLUMN_WIDTH)).join('');
   const lines = shown.map((s) => {
     // Code blocks show text as it is: only backticks could break out of one.
     const name = s.metadata.name.replace(/`/g, "'");
@@ -67,21 +78,22 @@ export function segmentsReply(segments: Segment[], ctx: SegmentsContext): Reply 
     return fit(name, NAME_WIDTH) + cells.join('');
   });
   const active = segments.find((s) => s.metadata.isActive === true);
-  const scope = TITLES[ctx.title].lifetimeOnlySegmentTypes.includes(ctx.type) && ctx.filter.season === undefined ? 'Lifetime' : scopeLabel(ctx.filter);
+  const scope = TITLES[ctx.title].lifetimeOnlySegmentTypes.includes(ctx.type) && ctx.filter.season === undefined ? say(ctx.locale, 'segments.lifetime') : scopeLabel(ctx.filter, ctx.locale);
   return embedReply(
     {
       color: TITLE_COLORS[ctx.title],
-      author: { name: `${titleName(ctx.title)} · ${typeName}` },
+      author: { name: say(ctx.locale, 'segments.author', { title: titleName(ctx.title), type: typeName }) },
       title: safeText(ctx.player),
       description: describe(
         ctx.meta,
-        `**${scope}**${active ? ` · in use: **${safeText(active.metadata.name)}**` : ''}`,
-        shown.length > 0 ? `\`\`\`\n${[header, ...lines].join('\n')}\n\`\`\`` : `No ${typeName.toLowerCase()} on record for this player${ctx.filter.season !== undefined || ctx.filter.queue ? ' with these filters' : ''}.`,
+        ctx.locale,
+        `**${scope}**${active ? ` · ${say(ctx.locale, 'segments.inUse', { name: safeText(active.metadata.name) })}` : ''}`,
+        shown.length > 0 ? `\`\`\`\n${[header, ...lines].join('\n')}\n\`\`\`` : say(ctx.locale, ctx.filter.season !== undefined || ctx.filter.queue ? 'segments.noneFiltered' : 'segments.none', { type: typeName.toLowerCase() }),
       ),
-      footer: footerOf(ctx.title, ctx.platform, `${segments.length} in all`),
+      footer: footerOf(ctx.title, ctx.platform, say(ctx.locale, 'segments.inAll', { n: segments.length })),
       timestamp: dataTime(ctx.meta),
     },
-    rows(pageControls(ctx.stateId, page, pageCount), ctx.onward ? goButtons(ctx.onward.stateId, ctx.onward.targets) : null),
+    rows(pageControls(ctx.stateId, page, pageCount, ctx.locale), ctx.onward ? goButtons(ctx.onward.stateId, ctx.onward.targets) : null),
     false,
     ctx.meta.source,
   );

@@ -1,9 +1,10 @@
 import { parseTimeSpan, type Figure, type TitleSlug } from '../catalog/index.js';
+import { say, sayCount } from '../locales/index.js';
 import type { LookupMeta } from '../lookup/client.js';
 import type { Session, Stat, Stats } from '../lookup/schemas.js';
 import { goButtons, pageControls, rows } from './controls.js';
 import { figure } from './figures.js';
-import { TITLE_COLORS, dataTime, describe, duration, footerOf, relativeTime, statValue, titleName } from './format.js';
+import { TITLE_COLORS, dataTime, describe, duration, figureLabel, footerOf, relativeTime, statValue, titleName } from './format.js';
 import type { Onward } from './profile.js';
 import { embedReply, safeText, type Reply } from './reply.js';
 
@@ -68,14 +69,12 @@ function rates(s: Session, count: number, ctx: SessionsContext): string {
     const now = figure(stats, ctx.title, f);
     if (!now) return [];
     const then = ctx.career ? figure(ctx.career, ctx.title, f) : undefined;
-    const label = f === 'kd' ? 'K/D' : f === 'killsPerMatch' ? 'Kills/match' : 'Damage/match';
-    return [`${label} **${statValue(now, ctx.locale, f, true)}**${then ? ` (career ${statValue(then, ctx.locale, f, true)})` : ''}`];
+    return [`${figureLabel(f, ctx.locale)} **${statValue(now, ctx.locale, f, true)}**${then ? ` (${say(ctx.locale, 'sessions.career', { value: statValue(then, ctx.locale, f, true) })})` : ''}`];
   }).join(' · ');
 }
 
 const characters = (s: Session) => [...new Set(s.matches.map((m) => m.metadata.character?.displayValue ?? m.metadata.character?.value).filter((c): c is string => !!c))];
 const startOf = (s: Session) => s.metadata.startDate?.value ?? s.metadata.endDate?.value ?? null;
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 'es'}`;
 
 /** The latest session, in full: when, how long, its form, its rates against the career. */
 function latest(s: Session, ctx: SessionsContext): string {
@@ -86,11 +85,11 @@ function latest(s: Session, ctx: SessionsContext): string {
   const played = characters(s);
   const change = ratingChange(s);
   return [
-    `### ${live ? '🟢 Playing now' : 'Latest session'}`,
-    [start ? `${live ? 'Started ' : ''}${relativeTime(start)}` : null, length, plural(count, 'match')].filter(Boolean).join(' · '),
-    strip ? `${strip} **${wins} of ${count} won**` : `**${wins} of ${count} won**`,
+    `### ${say(ctx.locale, live ? 'sessions.playingNow' : 'sessions.latest')}`,
+    [start ? (live ? say(ctx.locale, 'sessions.started', { when: relativeTime(start) }) : relativeTime(start)) : null, length, sayCount(ctx.locale, 'sessions.matches', count)].filter(Boolean).join(' · '),
+    `${strip ? `${strip} ` : ''}**${say(ctx.locale, 'sessions.won', { wins, count })}**`,
     rates(s, count, ctx),
-    [played.length > 0 ? `Played ${played.map(safeText).join(', ')}` : null, change ? `Rating **${change}**` : null].filter(Boolean).join(' · '),
+    [played.length > 0 ? say(ctx.locale, 'sessions.played', { list: played.map(safeText).join(', ') }) : null, change ? say(ctx.locale, 'sessions.rating', { change: `**${change}**` }) : null].filter(Boolean).join(' · '),
   ]
     .filter(Boolean)
     .join('\n');
@@ -102,7 +101,7 @@ function earlier(s: Session, ctx: SessionsContext): string {
   const start = startOf(s);
   const kd = figure(s.stats, ctx.title, 'kd');
   const change = ratingChange(s);
-  return [start ? relativeTime(start) : '—', `${wins} of ${plural(count, 'match')} won`, kd ? `K/D ${statValue(kd, ctx.locale, 'kd')}` : null, change ? `Rating ${change}` : null]
+  return [start ? relativeTime(start) : '—', sayCount(ctx.locale, 'sessions.wonOf', count, { wins }), kd ? `K/D ${statValue(kd, ctx.locale, 'kd')}` : null, change ? say(ctx.locale, 'sessions.rating', { change }) : null]
     .filter(Boolean)
     .join(' · ');
 }
@@ -116,14 +115,14 @@ export function sessionsReply(sessions: Session[], ctx: SessionsContext): Reply 
   return embedReply(
     {
       color: TITLE_COLORS[ctx.title],
-      author: { name: `${titleName(ctx.title)} · Sessions` },
+      author: { name: say(ctx.locale, 'sessions.author', { title: titleName(ctx.title) }) },
       title: safeText(ctx.player),
-      description: describe(ctx.meta, first ? latest(first, ctx) : 'No sessions on record.'),
-      fields: shown.length > 0 ? [{ name: page === 0 ? 'Earlier sessions' : `Earlier sessions (${page + 1}/${pageCount})`, value: shown.map((s) => earlier(s, ctx)).join('\n') }] : [],
-      footer: footerOf(ctx.title, ctx.platform, 'a session ends after 45 minutes without a match'),
+      description: describe(ctx.meta, ctx.locale, first ? latest(first, ctx) : say(ctx.locale, 'sessions.none')),
+      fields: shown.length > 0 ? [{ name: page === 0 ? say(ctx.locale, 'sessions.earlier') : say(ctx.locale, 'sessions.earlierPage', { page: page + 1, pages: pageCount }), value: shown.map((s) => earlier(s, ctx)).join('\n') }] : [],
+      footer: footerOf(ctx.title, ctx.platform, say(ctx.locale, 'sessions.rule')),
       timestamp: dataTime(ctx.meta),
     },
-    rows(pageControls(ctx.stateId, page, pageCount), ctx.onward ? goButtons(ctx.onward.stateId, ctx.onward.targets) : null),
+    rows(pageControls(ctx.stateId, page, pageCount, ctx.locale), ctx.onward ? goButtons(ctx.onward.stateId, ctx.onward.targets) : null),
     false,
     ctx.meta.source,
   );

@@ -2,6 +2,7 @@
 // (a snapshot per user and title), and the lines that say what changed since.
 import type { TitleSlug } from '../catalog/index.js';
 import type { Stats } from '../lookup/schemas.js';
+import { say, sayCount } from '../locales/index.js';
 import { figure } from './figures.js';
 import { formatValue, relativeTime } from './format.js';
 
@@ -49,19 +50,19 @@ function then(before: number | undefined, now: number | undefined, write: (v: nu
  */
 export function sinceLines(previous: ProfileSnapshot | undefined, current: ProfileSnapshot, locale?: string): string[] {
   if (!previous || previous.platform !== current.platform || previous.identifier.toLowerCase() !== current.identifier.toLowerCase())
-    return ['-# Look again later: this profile will say what changed since now.'];
+    return [say(locale, 'since.first')];
   const when = relativeTime(previous.at);
   const played = current.matches !== undefined && previous.matches !== undefined ? current.matches - previous.matches : undefined;
-  if (played === undefined) return [`-# Your last look was ${when}; this title does not count matches, so nothing to compare.`];
-  if (played <= 0) return [`**Since your last look** ${when}: no new matches.`];
+  if (played === undefined) return [say(locale, 'since.noCount', { when })];
+  if (played <= 0) return [say(locale, 'since.nothingNew', { when })];
   const wins = current.wins !== undefined && previous.wins !== undefined ? Math.max(0, current.wins - previous.wins) : undefined;
   const kd = then(previous.kd, current.kd, (v) => formatValue(v, 'NumberPrecision2', locale));
   const winRate = then(previous.winRate, current.winRate, (v) => formatValue(v, 'NumberPercentage', locale));
   return [
-    `**Since your last look** ${when}`,
-    `+${formatValue(played, 'Number', locale)} ${played === 1 ? 'match' : 'matches'}${wins !== undefined ? ` · ${formatValue(wins, 'Number', locale)} ${wins === 1 ? 'win' : 'wins'}` : ''}`,
+    say(locale, 'since.heading', { when }),
+    `${sayCount(locale, 'since.matches', played, {}, formatValue(played, 'Number', locale))}${wins !== undefined ? ` · ${sayCount(locale, 'since.wins', wins, {}, formatValue(wins, 'Number', locale))}` : ''}`,
     // A line each: "then → now" twice on one line wraps on a phone.
     kd ? `K/D ${kd}` : null,
-    winRate ? `Win rate ${winRate}` : null,
+    winRate ? `${say(locale, 'figure.winRate')} ${winRate}` : null,
   ].filter((l): l is string => l !== null);
 }

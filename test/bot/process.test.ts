@@ -44,6 +44,8 @@ describe('npm run deploy-commands', () => {
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toBe(`Registered ${commands.length} commands (${commands.map((c) => `/${c.data.name}`).join(', ')}) globally for application ${double.applicationId}.\n`);
     expect((double.commands.global as { name: string }[]).map((c) => c.name)).toEqual(commands.map((c) => c.data.name));
+    // In every language the bot speaks: a German client sees German command names.
+    expect((double.commands.global as { name: string; name_localizations?: Record<string, string> }[]).find((c) => c.name === 'stats')?.name_localizations?.de).toBe('statistik');
   });
 
   it('registers them in one guild when DISCORD_GUILD_ID is set', async () => {

@@ -2,6 +2,8 @@
 // code 50035 and nested `_errors`). Only the limits a stats bot can plausibly trip are checked; the
 // point is that a reply Discord would refuse is refused here too, not a full schema.
 
+import { Locale } from 'discord.js';
+
 export interface FieldError {
   path: (string | number)[];
   code: string;
@@ -142,12 +144,45 @@ export function choicesErrors(data: unknown): FieldError[] {
 }
 
 const COMMAND_NAME = /^[-_'\p{L}\p{N}\p{sc=Deva}\p{sc=Thai}]{1,32}$/u;
+const LOCALES = new Set<string>(Object.values(Locale));
+
+/** Localized names and descriptions as Discord checks them: known locales, valid names, lengths; names unique per locale among siblings. */
+function localizationErrors(errors: FieldError[], at: (string | number)[], item: Record<string, unknown>, siblings?: Map<string, Set<string>>): void {
+  const names = item.name_localizations;
+  if (names !== undefined && names !== null) {
+    if (!isRecord(names)) errors.push({ path: [...at, 'name_localizations'], code: 'DICT_TYPE_CONVERT', message: 'Only dictionaries may be used in a DictType' });
+    else
+      for (const [locale, value] of Object.entries(names)) {
+        if (!LOCALES.has(locale)) errors.push({ path: [...at, 'name_localizations', locale], code: 'ENUM_TYPE_COERCE', message: `Value "${locale}" is not a valid enum value.` });
+        else if (value === null) continue;
+        else if (typeof value !== 'string' || !COMMAND_NAME.test(value) || value !== value.toLowerCase())
+          errors.push({ path: [...at, 'name_localizations', locale], code: 'APPLICATION_COMMAND_INVALID_NAME', message: 'Command name is invalid' });
+        else if (siblings) {
+          const seen = siblings.get(locale) ?? new Set<string>();
+          if (seen.has(value)) errors.push({ path: [...at, 'name_localizations', locale], code: 'APPLICATION_COMMAND_OPTIONS_NAME_ALREADY_EXISTS', message: 'Option name already exists' });
+          seen.add(value);
+          siblings.set(locale, seen);
+        }
+      }
+  }
+  const descriptions = item.description_localizations;
+  if (descriptions !== undefined && descriptions !== null) {
+    if (!isRecord(descriptions)) errors.push({ path: [...at, 'description_localizations'], code: 'DICT_TYPE_CONVERT', message: 'Only dictionaries may be used in a DictType' });
+    else
+      for (const [locale, value] of Object.entries(descriptions)) {
+        if (!LOCALES.has(locale)) errors.push({ path: [...at, 'description_localizations', locale], code: 'ENUM_TYPE_COERCE', message: `Value "${locale}" is not a valid enum value.` });
+        else if (value !== null) maxLength(errors, [...at, 'description_localizations', locale], value, 100, true);
+      }
+  }
+}
 
 function commandOptionErrors(errors: FieldError[], path: (string | number)[], options: unknown, depth: number): void {
   const names = new Set<string>();
+  const localized = new Map<string, Set<string>>();
   maxItems(errors, path, options, 25).forEach((option, i) => {
     const at = [...path, i];
     if (!isRecord(option)) return;
+    localizationErrors(errors, at, option, localized);
     if (typeof option.name !== 'string' || !COMMAND_NAME.test(option.name) || option.name !== option.name.toLowerCase()) {
       errors.push({ path: [...at, 'name'], code: 'APPLICATION_COMMAND_INVALID_NAME', message: 'Command name is invalid' });
     } else if (names.has(option.name)) {
@@ -155,7 +190,15 @@ function commandOptionErrors(errors: FieldError[], path: (string | number)[], op
     } else names.add(option.name);
     maxLength(errors, [...at, 'description'], option.description, 100, true);
     if ((option.type === 1 || option.type === 2) && depth < 2) commandOptionErrors(errors, [...at, 'options'], option.options, depth + 1);
-    if (Array.isArray(option.choices)) maxItems(errors, [...at, 'choices'], option.choices, 25);
+    if (Array.isArray(option.choices))
+      maxItems(errors, [...at, 'choices'], option.choices, 25).forEach((choice, c) => {
+        if (!isRecord(choice)) return;
+        maxLength(errors, [...at, 'choices', c, 'name'], choice.name, 100, true);
+        if (isRecord(choice.name_localizations))
+          for (const [locale, value] of Object.entries(choice.name_localizations))
+            if (!LOCALES.has(locale)) errors.push({ path: [...at, 'choices', c, 'name_localizations', locale], code: 'ENUM_TYPE_COERCE', message: `Value "${locale}" is not a valid enum value.` });
+            else if (value !== null) maxLength(errors, [...at, 'choices', c, 'name_localizations', locale], value, 100, true);
+      });
   });
 }
 
@@ -177,6 +220,7 @@ export function commandListErrors(body: unknown): FieldError[] {
     } else if (names.has(`${type}:${name}`)) {
       errors.push({ path: [i, 'name'], code: 'APPLICATION_COMMANDS_DUPLICATE_NAME', message: `Application command names must be unique` });
     } else names.add(`${type}:${name}`);
+    localizationErrors(errors, [i], command);
     if (type === 1) {
       maxLength(errors, [i, 'description'], command.description, 100, true);
       commandOptionErrors(errors, [i, 'options'], command.options, 0);

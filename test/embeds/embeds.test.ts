@@ -19,31 +19,13 @@ import {
 } from '../../src/embeds/index.js';
 import type { LookupMeta } from '../../src/lookup/client.js';
 import { LOOKUP_ERROR_KINDS, lookupError } from '../../src/lookup/errors.js';
-import type { MatchResult, SearchResult, Segment, SessionList, StatisticalObject, StatsProfile } from '../../src/lookup/schemas.js';
-import { smallLines } from '../fixtures/small-dataset.js';
-import { startService } from '../helpers/service.js';
+import type { SearchResult, Segment } from '../../src/lookup/schemas.js';
+import { servicePayloads, type Payloads } from '../helpers/payloads.js';
 
-const fixtures: {
-  profile?: StatsProfile;
-  segments?: Segment[];
-  weapons?: Segment[];
-  matches?: MatchResult;
-  report?: StatisticalObject;
-  sessions?: SessionList;
-  search?: SearchResult[];
-} = {};
+let fixtures: Partial<Payloads> = {};
 
 beforeAll(async () => {
-  const service = await startService(smallLines());
-  const get = async <T>(path: string) => ((await service.request(path)).body as { data: T }).data;
-  fixtures.profile = await get<StatsProfile>('/v2/title_a/standard/profile/pc_store_a/ashplays');
-  fixtures.segments = await get<Segment[]>('/v2/title_a/standard/profile/pc_store_a/ashplays/segments/map');
-  fixtures.weapons = await get<Segment[]>('/v2/title_a/standard/profile/pc_store_a/ashplays/segments/weapon');
-  fixtures.matches = await get<MatchResult>('/v2/title_a/standard/matches/pc_store_a/ashplays');
-  fixtures.report = await get<StatisticalObject>('/v1/title_a/matches/pc_store_a/direct/a-1');
-  fixtures.sessions = await get<SessionList>('/v2/title_b/standard/profile/pc_store_b/Rift/sessions');
-  fixtures.search = await get<SearchResult[]>('/v2/title_c/standard/search?platform=pc_store_c&query=ember');
-  await service.close();
+  fixtures = await servicePayloads();
 });
 afterAll(() => undefined);
 
@@ -172,9 +154,9 @@ describe('embeds from the service’s payloads', () => {
   it('writes numbers for the reader’s locale', () => {
     const de = profileReply(fixtures.profile!, 'title_a', network, { locale: 'de' }).embeds[0]?.description ?? '';
     expect(de).toContain('K/D 2,50');
-    expect(de).toContain('Win 66,7%');
+    expect(de).toContain('Siege 66,7%');
     const big = { ...fixtures.profile!, segments: [{ ...fixtures.profile!.segments[0]!, stats: { ...fixtures.profile!.segments[0]!.stats, damagePerMatch: { ...fixtures.profile!.segments[0]!.stats.damagePerMatch!, value: 12_261.17 } } }] };
-    expect(profileReply(big, 'title_a', network, { locale: 'de' }).embeds[0]?.description).toContain('Damage/match **12.261**');
+    expect(profileReply(big, 'title_a', network, { locale: 'de' }).embeds[0]?.description).toContain('Schaden/Spiel **12.261**');
     expect(profileReply(big, 'title_a', network).embeds[0]?.description).toContain('Damage/match **12.3K**');
   });
 });

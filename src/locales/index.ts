@@ -1,0 +1,60 @@
+// The replies' fixed texts and the command tree in the reader's language: one file per language,
+// English for every locale without one. `say` picks a text by `interaction.locale`; numbers inside
+// it are formatted by the caller (they follow the locale too).
+import { en, enCommands, type CommandTexts, type TextKey, type Texts } from './en.js';
+import { LANGUAGES, languageOf, type Language } from './languages.js';
+
+export type Vars = Readonly<Record<string, string | number>>;
+
+/** Puts `vars` into `{name}` places; a place with no value stays as it is (a test catches it). */
+export function fill(template: string, vars: Vars = {}): string {
+  return template.replace(/\{(\w+)\}/g, (whole, name: string) => {
+    const value = vars[name];
+    return value === undefined ? whole : String(value);
+  });
+}
+
+/** A fixed text in the reader's language, with its values put in. */
+export function say(locale: string | null | undefined, key: TextKey, vars?: Vars): string {
+  return fill(LANGUAGES[languageOf(locale)].texts[key], vars);
+}
+
+/** The keys that come in a count's forms (`x.one`, `x.other`). */
+type CountBase<K> = K extends `${infer B}.one` ? (`${B}.other` extends TextKey ? B : never) : never;
+export type CountKey = CountBase<TextKey>;
+
+const pluralRules = new Map<Language, Intl.PluralRules>();
+
+/** The form of a text for `n` (French says "1 match", "0 match"; English "0 matches"). `{n}` is `shown`, or `n`. */
+export function sayCount(locale: string | null | undefined, key: CountKey, n: number, vars: Vars = {}, shown?: string): string {
+  const language = languageOf(locale);
+  let rules = pluralRules.get(language);
+  if (!rules) pluralRules.set(language, (rules = new Intl.PluralRules(language)));
+  const form = rules.select(n) === 'one' ? 'one' : 'other';
+  return say(locale, `${key}.${form}` as TextKey, { n: shown ?? n, ...vars });
+}
+
+export { en, enCommands, type CommandTexts, type TextKey, type Texts };
+export { DISCORD_LOCALES, LANGUAGES, languageOf, type Language } from './languages.js';
+export { localizeCommand } from './commands.js';
+
+/** A command's or option's name as the reader's picker shows it (`player` -> `spieler`). */
+export function optionName(locale: string | null | undefined, name: string): string {
+  const names: Record<string, string> = LANGUAGES[languageOf(locale)].commands.names;
+  return names[name] ?? name;
+}
+
+/**
+ * A command line as the reader types it: command, subcommand and option names in their language,
+ * values as they are (`/link title:title_c player:<name>` -> `/verknüpfen titel:title_c spieler:<name>`).
+ */
+export function commandLine(locale: string | null | undefined, line: string): string {
+  return line
+    .split(' ')
+    .map((word) => {
+      const option = /^([a-z_]+):(.*)$/.exec(word);
+      if (option) return `${optionName(locale, option[1]!)}:${option[2]}`;
+      return word.startsWith('/') ? `/${optionName(locale, word.slice(1))}` : optionName(locale, word);
+    })
+    .join(' ');
+}

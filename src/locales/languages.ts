@@ -1,0 +1,32 @@
+// Which languages have a file, and which of Discord's locales each one answers.
+import { de, deCommands } from './de.js';
+import { en, enCommands, type CommandTexts, type Texts } from './en.js';
+import { es, esCommands } from './es.js';
+import { fr, frCommands } from './fr.js';
+import { ptBR, ptBRCommands } from './pt-br.js';
+
+export const LANGUAGES = {
+  en: { texts: en, commands: enCommands },
+  de: { texts: de, commands: deCommands },
+  fr: { texts: fr, commands: frCommands },
+  es: { texts: es, commands: esCommands },
+  'pt-BR': { texts: ptBR, commands: ptBRCommands },
+} as const satisfies Record<string, { texts: Texts; commands: CommandTexts }>;
+export type Language = keyof typeof LANGUAGES;
+
+/** The Discord locales each language answers (command localizations are keyed by these). */
+export const DISCORD_LOCALES: Record<Exclude<Language, 'en'>, readonly string[]> = {
+  de: ['de'],
+  fr: ['fr'],
+  es: ['es-ES', 'es-419'],
+  'pt-BR': ['pt-BR'],
+};
+
+/** `de`, `es-419`, `pt-BR` -> the language with a file; anything else reads English. */
+export function languageOf(locale: string | null | undefined): Language {
+  if (!locale) return 'en';
+  if (locale === 'pt-BR') return 'pt-BR';
+  const base = locale.split('-')[0];
+  return base === 'de' || base === 'fr' || base === 'es' ? base : 'en';
+}
+
