@@ -7,7 +7,7 @@ import { PLATFORM_SLUGS, TITLE_SLUGS, isPlatform, isTitle, type PlatformSlug, ty
 import { exitWith } from './cli.js';
 import { ConfigError, type LookupConfig } from './config.js';
 import { createLookupCache, type LookupCache } from './lookup/cache.js';
-import { LookupClient } from './lookup/client.js';
+import { LookupClient, type LookupObserver } from './lookup/client.js';
 import { startEmbeddedService, type EmbeddedService } from './service/embedded.js';
 
 export interface Lookups {
@@ -21,9 +21,9 @@ export interface Lookups {
 }
 
 /** Opens the lookups; when that is impossible (a dataset that cannot be read), exits with one line. */
-export async function openLookupsOrExit(config: LookupConfig, logger: Logger): Promise<Lookups> {
+export async function openLookupsOrExit(config: LookupConfig, logger: Logger, observer?: LookupObserver): Promise<Lookups> {
   try {
-    return await openLookups(config, logger);
+    return await openLookups(config, logger, observer);
   } catch (e) {
     if (e instanceof ConfigError) exitWith(e.message);
     exitWith(`Could not start the lookups: ${(e as Error).message}`, 1);
@@ -38,7 +38,7 @@ export function pathValues(pairs: Readonly<Record<string, string>>): Partial<Rec
   return pairs;
 }
 
-export async function openLookups(config: LookupConfig, logger: Logger): Promise<Lookups> {
+export async function openLookups(config: LookupConfig, logger: Logger, observer?: LookupObserver): Promise<Lookups> {
   const embedded = config.LOOKUP_BASE_URL ? undefined : await startEmbeddedService({ data: config.STATS_DATASET, db: config.STATS_STORE }, logger);
   const baseUrl = config.LOOKUP_BASE_URL ?? (embedded as EmbeddedService).url;
   const cache = await createLookupCache({ url: config.CACHE_URL, namespace: config.CACHE_NAMESPACE, logger, maxBytes: config.CACHE_MAX_MB * 2 ** 20 });
@@ -49,6 +49,7 @@ export async function openLookups(config: LookupConfig, logger: Logger): Promise
     cache,
     logger,
     requestTimeoutMs: config.LOOKUP_TIMEOUT_MS,
+    observer,
   });
   return {
     client,

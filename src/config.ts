@@ -66,7 +66,18 @@ const milliseconds = (fallback: number) =>
       .default(fallback),
   );
 
+/**
+ * Metrics and health (`/metrics`, `/healthz`, `/readyz`) on a listener of their own: off unless
+ * METRICS_PORT is set; on loopback unless METRICS_HOST says otherwise (the metrics describe the
+ * traffic and its failures: for the operator's scraper, not the internet).
+ */
+const metricsSettings = {
+  METRICS_PORT: z.preprocess(blankAsUnset, z.coerce.number({ error: 'must be a port number' }).int('must be a port number').min(1, 'must be a port number (1 to 65535)').max(65_535, 'must be a port number (1 to 65535)').optional()),
+  METRICS_HOST: z.preprocess(blankAsUnset, z.string().regex(/^[\w.:-]{1,253}$/, 'must be an address to listen on, such as 127.0.0.1 or 0.0.0.0').default('127.0.0.1')),
+};
+
 export const ServiceConfigSchema = z.object({
+  ...metricsSettings,
   /** Keys a caller must send in `TRN-Api-Key`; none means the service is open. */
   SERVICE_API_KEYS: list,
   /** Requests a minute per key (per address when there are no keys); 0 for no limit. */
@@ -110,6 +121,7 @@ const snowflake = (what: string) => z.preprocess(blankAsUnset, z.string().regex(
 
 /** The bot process: the lookup settings, plus Discord's. */
 export const BotConfigSchema = LookupConfigSchema.extend({
+  ...metricsSettings,
   /** The bot token from the Discord developer portal. Never logged. */
   DISCORD_TOKEN: z
     .string({ error: 'is required: the bot token from the Discord developer portal (Bot > Reset Token)' })

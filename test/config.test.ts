@@ -39,8 +39,18 @@ describe('configuration', () => {
   });
 
   it('reads the service settings', () => {
-    expect(loadServiceConfig({ SERVICE_API_KEYS: ' a, b ,', SERVICE_RATE_LIMIT_PER_MINUTE: '600' })).toEqual({ SERVICE_API_KEYS: ['a', 'b'], SERVICE_RATE_LIMIT_PER_MINUTE: 600, SERVICE_MAX_CONNECTIONS: 512, SERVICE_IDLE_TIMEOUT_MS: 30_000, LOG_LEVEL: 'info' });
-    expect(loadServiceConfig({})).toEqual({ SERVICE_API_KEYS: [], SERVICE_RATE_LIMIT_PER_MINUTE: 0, SERVICE_MAX_CONNECTIONS: 512, SERVICE_IDLE_TIMEOUT_MS: 30_000, LOG_LEVEL: 'info' });
+    expect(loadServiceConfig({ SERVICE_API_KEYS: ' a, b ,', SERVICE_RATE_LIMIT_PER_MINUTE: '600' })).toEqual({ SERVICE_API_KEYS: ['a', 'b'], SERVICE_RATE_LIMIT_PER_MINUTE: 600, SERVICE_MAX_CONNECTIONS: 512, SERVICE_IDLE_TIMEOUT_MS: 30_000, METRICS_HOST: '127.0.0.1', LOG_LEVEL: 'info' });
+    expect(loadServiceConfig({})).toEqual({ SERVICE_API_KEYS: [], SERVICE_RATE_LIMIT_PER_MINUTE: 0, SERVICE_MAX_CONNECTIONS: 512, SERVICE_IDLE_TIMEOUT_MS: 30_000, METRICS_HOST: '127.0.0.1', LOG_LEVEL: 'info' });
+  });
+
+  it('keeps metrics off unless METRICS_PORT is set, on loopback unless METRICS_HOST says otherwise', () => {
+    expect(loadServiceConfig({}).METRICS_PORT).toBeUndefined();
+    expect(loadServiceConfig({ METRICS_PORT: '' }).METRICS_PORT).toBeUndefined();
+    expect(loadServiceConfig({ METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0' })).toMatchObject({ METRICS_PORT: 9464, METRICS_HOST: '0.0.0.0' });
+    expect(loadBotConfig({ DISCORD_TOKEN: TOKEN, METRICS_PORT: '9464' })).toMatchObject({ METRICS_PORT: 9464, METRICS_HOST: '127.0.0.1' });
+    expect(() => loadServiceConfig({ METRICS_PORT: 'ninety' })).toThrow('Configuration: METRICS_PORT must be a port number');
+    expect(() => loadServiceConfig({ METRICS_PORT: '70000' })).toThrow('Configuration: METRICS_PORT must be a port number (1 to 65535)');
+    expect(() => loadServiceConfig({ METRICS_HOST: 'a host' })).toThrow('Configuration: METRICS_HOST must be an address to listen on');
   });
 });
 

@@ -8,7 +8,10 @@ import { createCardRenderer } from '../cards/index.js';
 import { configOrExit, exitWith } from '../cli.js';
 import { openLookupsOrExit } from '../compose.js';
 import { loadBotConfig, loadDotEnv } from '../config.js';
+import { startHealthServer, type HealthServer, type ReadinessCheck } from '../observe/health-server.js';
 import { createDiscordClient } from './client.js';
+import { sendCallbacksDirectly } from './direct-callbacks.js';
+import { createBotMetrics } from './metrics.js';
 import { Router } from './router.js';
 import { createBotStores } from './stores.js';
 
@@ -39,7 +42,8 @@ async function main(): Promise<void> {
   const config = configOrExit(loadBotConfig);
   const logger = pino({ level: config.LOG_LEVEL, redact: { paths: ['token', '*.token', 'headers.authorization', '*.headers.authorization'], censor: '[redacted]' } });
 
-  const lookups = await openLookupsOrExit(config, logger);
+  const metrics = config.METRICS_PORT ? createBotMetrics() : undefined;
+  const lookups = await openLookupsOrExit(config, logger, metrics?.lookups);
   let stores;
   try {
     stores = await createBotStores({
@@ -56,8 +60,9 @@ async function main(): Promise<void> {
     exitWith(`Could not start: ${(e as Error).message}`, 1);
   }
   const cards = config.CARDS === 'on' ? createCardRenderer({ workers: config.CARD_WORKERS }) : undefined;
-  const router = new Router({ lookup: lookups.client, links: stores.links, views: stores.views, snapshots: stores.snapshots, members: stores.members, logger, ...(cards ? { cards } : {}) }, logger);
+  const router = new Router({ lookup: lookups.client, links: stores.links, views: stores.views, snapshots: stores.snapshots, members: stores.members, logger, ...(cards ? { cards } : {}) }, logger, metrics?.interactions);
   const client = createDiscordClient(config.DISCORD_API_URL);
+  const closeCallbacks = sendCallbacksDirectly(client);
 
   let stopping = false;
   /** Finishes the interactions in flight, closes everything and exits with `code`. */
@@ -70,13 +75,39 @@ async function main(): Promise<void> {
     void (async () => {
       await router.drain(SHUTDOWN_GRACE_MS);
       await client.destroy();
-      await Promise.allSettled([lookups.close(), stores.close(), cards?.close()]);
+      await Promise.allSettled([lookups.close(), stores.close(), cards?.close(), health?.close(), closeCallbacks()]);
       logger.info('stopped');
       process.exit(code);
     })();
   };
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
+
+  // Readiness (`/readyz`): each check answers within its deadline or the process is not ready. A
+  // listener that takes interactions another way (HTTP) pushes its own check onto this list.
+  const shardsDown = new Set<number>();
+  const gatewayUp = () => client.isReady() && shardsDown.size === 0;
+  client.on(Events.ShardReconnecting, (id) => shardsDown.add(id));
+  client.on(Events.ShardReady, (id) => shardsDown.delete(id));
+  client.on(Events.ShardResume, (id) => shardsDown.delete(id));
+  const readinessChecks: ReadinessCheck[] = [
+    { name: 'gateway', check: () => (gatewayUp() ? undefined : Promise.reject(new Error('the Discord gateway is not connected'))) },
+    { name: 'stores', check: () => stores.ping() },
+    { name: 'lookup cache', check: () => lookups.cache.ping?.() },
+    { name: 'process', check: () => (stopping ? Promise.reject(new Error('stopping')) : undefined) },
+  ];
+  let health: HealthServer | undefined;
+  if (metrics && config.METRICS_PORT) {
+    metrics.watchDiscord(client, gatewayUp);
+    if (cards) metrics.watchCards(cards);
+    try {
+      health = await startHealthServer({ port: config.METRICS_PORT, host: config.METRICS_HOST, registry: metrics.registry, readiness: readinessChecks });
+      logger.info({ url: health.url }, 'metrics and health listening');
+    } catch (e) {
+      await Promise.allSettled([lookups.close(), stores.close(), cards?.close()]);
+      exitWith(`Could not start: METRICS_PORT ${config.METRICS_PORT} on ${config.METRICS_HOST} cannot be used (${(e as Error).message})`, 1);
+    }
+  }
 
   client.on(Events.InteractionCreate, (interaction) => void router.handle(interaction));
   client.once(Events.ClientReady, (ready) => {
@@ -97,7 +128,7 @@ async function main(): Promise<void> {
   } catch (e) {
     // discord.js names the problem ("An invalid token was provided."); never the token itself.
     logger.fatal({ err: (e as Error).message.split(config.DISCORD_TOKEN).join('[redacted]') }, 'could not connect to Discord');
-    await Promise.allSettled([lookups.close(), stores.close(), cards?.close()]);
+    await Promise.allSettled([lookups.close(), stores.close(), cards?.close(), health?.close()]);
     process.exit(1);
   }
 }

@@ -18,6 +18,7 @@ import { StoreUnavailableError, findCommand, goFromView, openFromView, renderVie
 import { within } from '../lookup/within.js';
 import { LIMITS, clip, notice, parseCustomId, type Reply } from '../embeds/index.js';
 import { say } from '../locales/index.js';
+import type { InteractionKind, InteractionObserver } from './metrics.js';
 
 /**
  * An answer ready within this budget (a cache hit, the embedded service, a quick service) is the
@@ -76,6 +77,14 @@ export function toInput(interaction: ChatInputCommandInteraction | AutocompleteI
 
 const describe = (input: CommandInput) => [input.name, input.group, input.subcommand].filter(Boolean).join(' ');
 
+/** The kind an interaction is counted under; undefined for those the bot does not answer. */
+function kindOf(interaction: Interaction): InteractionKind | undefined {
+  if (interaction.isAutocomplete()) return 'autocomplete';
+  if (interaction.isChatInputCommand()) return 'command';
+  if (interaction.isButton() || interaction.isStringSelectMenu()) return 'component';
+  return undefined;
+}
+
 export class Router {
   private closing = false;
   private readonly inflight = new Set<Promise<void>>();
@@ -93,6 +102,8 @@ export class Router {
   constructor(
     private readonly deps: Deps,
     private readonly logger: Logger,
+    /** Told of every interaction's kind, outcome and time (the metrics); optional. */
+    private readonly metrics?: InteractionObserver,
   ) {}
 
   /** Handles one interaction; never rejects. */
@@ -126,6 +137,8 @@ export class Router {
   private async dispatch(interaction: Interaction): Promise<void> {
     if (this.lateness(interaction) > TOO_LATE_MS) {
       this.counts.tooLate++;
+      const kind = kindOf(interaction);
+      if (kind) this.metrics?.interaction(kind, 'too_late', 0);
       // One line at most every 10 s: how many were skipped so far.
       if (Date.now() - this.tooLateReported > 10_000) {
         this.tooLateReported = Date.now();
@@ -151,11 +164,18 @@ export class Router {
       }
       log.ms = Math.round((performance.now() - started) * 10) / 10;
       this.logger.info(log, 'interaction');
+      this.observe(interaction, typeof log.outcome === 'string' ? log.outcome : 'answered', started);
     } catch (e) {
       this.counts.failed++;
       log.ms = Math.round((performance.now() - started) * 10) / 10;
-      await this.fail(interaction, e, log);
+      this.observe(interaction, await this.fail(interaction, e, log), started);
     }
+  }
+
+  private observe(interaction: Interaction, outcome: string, started: number): void {
+    if (!this.metrics) return;
+    const kind = kindOf(interaction);
+    if (kind) this.metrics.interaction(kind, outcome, (performance.now() - started) / 1000);
   }
 
   private async command(interaction: ChatInputCommandInteraction): Promise<Record<string, unknown>> {
@@ -263,22 +283,24 @@ export class Router {
     return { outcome: mode, private: privately, cache: reply.source };
   }
 
-  private async fail(interaction: Interaction, error: unknown, log: Record<string, unknown>): Promise<void> {
+  /** Tells the user and the log; returns the outcome counted for it. */
+  private async fail(interaction: Interaction, error: unknown, log: Record<string, unknown>): Promise<'gone' | 'store_unavailable' | 'failed'> {
     if (error instanceof DiscordAPIError && typeof error.code === 'number' && IGNORED_CODES.has(error.code)) {
       this.logger.debug({ ...log, code: error.code }, 'interaction gone or already answered');
-      return;
+      return 'gone';
     }
     const store = error instanceof StoreUnavailableError;
     if (store) this.logger.warn({ ...log, err: (error.cause as Error | undefined)?.message ?? error.message }, 'link or view store unavailable');
     else this.logger.error({ ...log, err: error instanceof Error ? { message: error.message, stack: error.stack } : String(error) }, 'interaction failed');
-    if (!interaction.isRepliable()) return;
+    const outcome = store ? 'store_unavailable' : 'failed';
+    if (!interaction.isRepliable() || interaction.isAutocomplete()) return outcome;
     const message = toMessage(notice(say(interaction.locale, store ? error.told : 'bot.failed')));
     try {
-      if (interaction.isAutocomplete()) return;
       if (interaction.deferred || interaction.replied) await interaction.followUp(message);
       else await interaction.reply(message);
     } catch {
       // The interaction is gone: nothing more to tell the user.
     }
+    return outcome;
   }
 }

@@ -45,6 +45,8 @@ export interface BotStores {
   views: ViewStore;
   snapshots: SnapshotStore;
   members: MemberStore;
+  /** Resolves when the links and views stores each answer one read within the deadline (readiness). */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -162,6 +164,9 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
         const parsed = ViewSchema.safeParse(await guarded(() => viewsKeyv.get(id), 'store.viewsUnreadable'));
         return parsed.success ? (parsed.data as unknown as View) : undefined;
       },
+    },
+    ping: async () => {
+      await withTimeout(Promise.all([linksKeyv.get('readiness-probe'), viewsKeyv.get('readiness-probe')]), timeoutMs, 'the links and views stores');
     },
     close: async () => {
       await Promise.allSettled([linksKeyv, viewsKeyv, snapshotsKeyv, membersKeyv].map((k) => k.disconnect()));

@@ -20,6 +20,8 @@ export interface LookupCache {
    * stored, need no parse, and must not be changed by whoever reads them.
    */
   readonly keepsObjects?: boolean;
+  /** Resolves when the cache answers one read within its deadline, rejects otherwise (readiness). */
+  ping?(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -92,6 +94,11 @@ class GuardedCache implements LookupCache {
 
   async set(key: string, value: unknown, ttlMs: number): Promise<void> {
     await this.run(() => this.keyv.set(key, value, ttlMs));
+  }
+
+  /** One real read, bypassing the down state: readiness asks whether the cache answers now. */
+  async ping(): Promise<void> {
+    await withTimeout(this.keyv.get('readiness-probe'), this.options.operationTimeoutMs, 'the lookup cache');
   }
 
   close(): Promise<void> {

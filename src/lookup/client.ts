@@ -23,7 +23,7 @@ import {
 } from '../catalog/index.js';
 import type { LookupCache } from './cache.js';
 import { within } from './within.js';
-import { allowsStale, errorFromResponse, isRetryable, lookupError, LookupErrorSchema, parseRetryAfter, type LookupError } from './errors.js';
+import { allowsStale, errorFromResponse, isRetryable, lookupError, LookupErrorSchema, parseRetryAfter, type LookupError, type LookupErrorKind } from './errors.js';
 import {
   PAYLOAD_SCHEMAS,
   expiryOf,
@@ -103,10 +103,23 @@ export interface LookupClientOptions {
    * are read back into the neutral names. By default the names are sent as they are.
    */
   pathValues?: Readonly<Partial<Record<TitleSlug | PlatformSlug, string>>>;
+  /** Told how each lookup was answered and of each request to the service (metrics); optional. */
+  observer?: LookupObserver | undefined;
   /** The clock, injectable for tests. */
   now?: () => number;
   /** The jitter source, injectable for tests. */
   random?: () => number;
+}
+
+/**
+ * What the client tells an observer (the bot's metrics), from its one cache-aside path. Called
+ * synchronously: an observer must be cheap and must not throw.
+ */
+export interface LookupObserver {
+  /** A lookup answered from the cache (`hit`), the service (`miss`), or a stale copy after the service failed (`stale`). */
+  cache(result: 'hit' | 'miss' | 'stale'): void;
+  /** One request to the service: the endpoint's kind, `ok` or the error kind, and how long it took. */
+  upstream(kind: EndpointKind, outcome: 'ok' | LookupErrorKind, seconds: number): void;
 }
 
 interface CachedEntry {
@@ -237,13 +250,16 @@ export class LookupClient {
     const now = this.now();
     if (cached && now < cached.freshUntil) {
       this.stats.cacheHits++;
+      this.options.observer?.cache('hit');
       const meta: LookupMeta = { source: 'cache', fetchedAt: cached.fetchedAt, ageMs: now - cached.fetchedAt };
       return cached.error ? { errors: [cached.error], meta } : { data: cached.payload as T, meta };
     }
     const fetched = await this.fetchWithRetries(req, deadline);
+    const observer = this.options.observer;
     if ('data' in fetched && fetched.data !== undefined) {
       const freshUntil = this.freshUntil(req.endpoint.kind, fetched.data);
       await this.options.cache.set(req.cacheKey, { v: 1, fetchedAt: fetched.meta.fetchedAt, freshUntil, payload: fetched.data } satisfies CachedEntry, freshUntil - fetched.meta.fetchedAt + (this.options.staleWindowMs ?? DEFAULT_STALE_WINDOW_MS));
+      observer?.cache('miss');
       return fetched;
     }
     const error = fetched.errors?.[0];
@@ -253,8 +269,10 @@ export class LookupClient {
     const staleWindow = this.options.staleWindowMs ?? DEFAULT_STALE_WINDOW_MS;
     if (error && allowsStale(error) && cached?.payload !== undefined && this.now() < cached.freshUntil + staleWindow) {
       this.stats.staleServed++;
+      observer?.cache('stale');
       return { data: cached.payload as T, meta: { source: 'stale', fetchedAt: cached.fetchedAt, ageMs: this.now() - cached.fetchedAt, staleBecause: error } };
     }
+    observer?.cache('miss');
     return fetched;
   }
 
@@ -299,8 +317,10 @@ export class LookupClient {
     const maxAttempts = this.options.maxAttempts ?? 3;
     let result: ApiResponse<T> | undefined;
     for (let attempt = 1; ; attempt++) {
+      const started = performance.now();
       result = await this.fetchOnce(req, deadline);
       const error = result.errors?.[0];
+      this.options.observer?.upstream(req.endpoint.kind, error?.kind ?? 'ok', (performance.now() - started) / 1000);
       if (!error || !isRetryable(error) || attempt >= maxAttempts) return result;
       const step = Math.min(this.options.maxBackoffMs ?? 2_000, (this.options.backoffMs ?? 100) * 2 ** (attempt - 1));
       const wait = Math.max(this.random() * step, error.retryAfterMs ?? 0);

@@ -6,8 +6,10 @@ import { pino } from 'pino';
 
 import { configOrExit, exitWith } from '../cli.js';
 import { loadServiceConfig } from '../config.js';
+import { startHealthServer, type HealthServer } from '../observe/health-server.js';
 import { describeStore, loadStore } from './embedded.js';
-import { startStatsServer } from './server.js';
+import { createServiceMetrics } from './metrics.js';
+import { startStatsServer, storeReadiness } from './server.js';
 
 const USAGE = `Usage: npm run service -- [--port 8787] [--host 127.0.0.1] [--data <file.jsonl>] [--db <store.db | postgres://...>]
   --data   JSON Lines dataset to import (default: the built-in demo dataset)
@@ -64,7 +66,8 @@ async function main(): Promise<void> {
   } catch (e) {
     exitWith(`cannot read ${args.data ?? describeStore(args.db ?? '')}: ${(e as Error).message}`);
   }
-  const { store } = loaded;
+  const metrics = config.METRICS_PORT ? createServiceMetrics() : undefined;
+  const store = metrics ? metrics.timed(loaded.store) : loaded.store;
   const summary = loaded.summary ?? { lines: 0, taken: 0, refused: 0, players: 0, matches: 0, refusedLines: [] };
   if (!loaded.summary) process.stderr.write(`serving the existing store ${describeStore(args.db ?? '')}\n`);
   const counts = await store.counts();
@@ -74,10 +77,11 @@ async function main(): Promise<void> {
   );
 
   let service: Awaited<ReturnType<typeof startStatsServer>> | undefined;
+  let health: HealthServer | undefined;
   // Handlers go in before the service says it listens: a signal that arrives between the two would
   // otherwise end the process without closing the store.
   const stop = () => {
-    void (service?.close() ?? Promise.resolve())
+    void Promise.allSettled([service?.close(), health?.close()])
       .then(() => store.close())
       .then(() => process.exit(0));
   };
@@ -92,9 +96,18 @@ async function main(): Promise<void> {
       rateLimitPerMinute: config.SERVICE_RATE_LIMIT_PER_MINUTE,
       limits: { maxConnections: config.SERVICE_MAX_CONNECTIONS, idleTimeoutMs: config.SERVICE_IDLE_TIMEOUT_MS },
       logger,
+      metrics: metrics?.requests,
     });
   } catch (e) {
     exitWith(`cannot listen on ${args.host}:${port}: ${(e as Error).message}`);
+  }
+  if (metrics && config.METRICS_PORT) {
+    try {
+      health = await startHealthServer({ port: config.METRICS_PORT, host: config.METRICS_HOST, registry: metrics.registry, readiness: storeReadiness(store) });
+    } catch (e) {
+      exitWith(`cannot listen on METRICS_PORT ${config.METRICS_PORT} on ${config.METRICS_HOST}: ${(e as Error).message}`);
+    }
+    process.stderr.write(`metrics and health on ${health.url} (/metrics, /healthz, /readyz)\n`);
   }
   process.stderr.write(
     `stats service listening on ${service.url}${config.SERVICE_API_KEYS.length > 0 ? ' (API keys required)' : ''}\n` +

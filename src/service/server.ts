@@ -8,10 +8,12 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 
+import { handleHealth, type ReadinessCheck } from '../observe/health-server.js';
 import { ENDPOINTS, TITLES, findEndpoint, type Endpoint, type PlatformSlug, type QueryOption } from '../catalog/index.js';
 import { ERROR_CODES, ServiceError, invalidParameter } from './errors.js';
 import { matchIdProblem } from './identifiers.js';
 import { Memo, matchReport, matches, profile, search, segments, sessions, type LookupContext } from './lookups.js';
+import type { RequestObserver } from './metrics.js';
 import type { Store } from './store-api.js';
 
 export interface ServiceOptions {
@@ -27,6 +29,18 @@ export interface ServiceOptions {
    */
   rateLimitPerMinute?: number;
   logger?: Logger;
+  /** Told of every request's route, status and time (the metrics); optional. */
+  metrics?: RequestObserver | undefined;
+  /**
+   * What `/readyz` checks (no API key needed: it tells nothing but ready or not); by default that
+   * the store answers one read within 1 s.
+   */
+  readiness?: ReadinessCheck[];
+}
+
+/** The service is ready when its store answers. */
+export function storeReadiness(store: Store): ReadinessCheck[] {
+  return [{ name: 'store', check: () => store.getMeta('readiness-probe') }];
 }
 
 /** Failed API keys allowed a minute per client address when no rate limit is configured. */
@@ -188,6 +202,7 @@ export function createHandler(options: ServiceOptions): (req: IncomingMessage, r
   const rateLimited = (wait: number) =>
     new ServiceError(429, ERROR_CODES.rateLimited, `Rate limit exceeded; retry in ${wait} s.`, { retryAfterSeconds: wait }, { 'retry-after': String(wait) });
   const log = options.logger;
+  const health = { readiness: options.readiness ?? storeReadiness(options.store) };
 
   const answer = ({ route, params, search: qs }: { route: Route; params: Record<string, string>; search: URLSearchParams }): Promise<unknown> => {
     const e = route.endpoint;
@@ -238,11 +253,14 @@ export function createHandler(options: ServiceOptions): (req: IncomingMessage, r
     const started = performance.now();
     let status = 200;
     let body: unknown;
+    let route = 'none';
     const headers: Record<string, string> = {};
     try {
       const url = req.url ?? '/';
       const q = url.indexOf('?');
       const rawPath = q === -1 ? url : url.slice(0, q);
+      // Probes of a load balancer or a process manager: outside the interface (/v1, /v2), no key.
+      if ((rawPath === '/healthz' || rawPath === '/readyz') && handleHealth(health, req, res)) return;
       const search = new URLSearchParams(q === -1 ? '' : url.slice(q + 1));
 
       if (keys.length > 0) {
@@ -261,6 +279,7 @@ export function createHandler(options: ServiceOptions): (req: IncomingMessage, r
       }
 
       const found = matchRoute(pathSegments(rawPath));
+      if (found) route = `${found.route.endpoint.title}.${found.route.endpoint.kind}`;
       if (!found) {
         throw new ServiceError(404, ERROR_CODES.routeNotFound, `No endpoint at ${rawPath.slice(0, 200)}.`, {
           titles: Object.keys(TITLES),
@@ -282,6 +301,7 @@ export function createHandler(options: ServiceOptions): (req: IncomingMessage, r
     const text = JSON.stringify(body);
     res.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
     res.end(req.method === 'HEAD' ? undefined : text);
+    options.metrics?.request(route, status, (performance.now() - started) / 1000);
     log?.debug({ method: req.method, url: req.url, status, ms: Math.round((performance.now() - started) * 100) / 100 }, 'request');
   };
   return (req, res) => {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 
 /** The environment without the project's own settings. */
 export function cleanEnv(): Record<string, string | undefined> {
-  return Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(LOOKUP_|CACHE_|STATS_DATASET|STATS_STORE|DISCORD_|LINKS_DB|CONTROLS_)/.test(k)));
+  return Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(LOOKUP_|CACHE_|STATS_DATASET|STATS_STORE|DISCORD_|LINKS_DB|CONTROLS_|METRICS_)/.test(k)));
 }
 
 /** A links file of its own for each process. */

@@ -1,0 +1,34 @@
+# The bot (and, with another command, the stats service) in a container: README, "Run it in Docker".
+#   docker build -t player-stats-bot .
+#   docker run -d --init --env-file .env -v player-stats-data:/app/.data player-stats-bot
+# Node 20, as package.json's engines ask.
+
+# Build stage: `npm ci` builds the SQLite driver (better-sqlite3) from source when no prebuilt binary
+# can be fetched, which needs python3, make and g++; none of them reach the final image.
+FROM node:20-bookworm-slim AS build
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY package.json package-lock.json ./
+# tsx, which runs the TypeScript, is a dependency; the test and lint tools are not installed.
+RUN npm ci --omit=dev --no-audit --no-fund
+COPY . .
+
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production \
+    LINKS_DB=/app/.data/links.sqlite \
+    STATS_STORE=/app/.data/stats.sqlite
+WORKDIR /app
+COPY --from=build /app /app
+# The one writable place: links, snapshots, the embedded service's store. Owned by the unprivileged
+# `node` user of the image, which the process runs as.
+RUN mkdir -p /app/.data && chown node:node /app/.data
+USER node
+VOLUME ["/app/.data"]
+# With METRICS_PORT set (and METRICS_HOST=0.0.0.0 for a scraper outside the container), /healthz
+# answers while the process runs its loop; without it the check passes (nothing to ask).
+HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 CMD ["node", "deploy/healthcheck.mjs"]
+# What `npm start` runs, without npm in between: SIGTERM (docker stop) reaches the bot, which
+# finishes the replies in flight and exits. Run with --init so that PID 1 reaps any child.
+CMD ["node", "--max-semi-space-size=8", "--import", "tsx", "src/bot/main.ts"]

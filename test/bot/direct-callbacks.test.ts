@@ -1,0 +1,111 @@
+// Interaction callbacks sent straight over undici (src/bot/direct-callbacks.ts), against a real local
+// HTTP server standing in for Discord's REST API: the body Discord reads (JSON, or multipart with
+// payload_json and files[n]), Discord's errors as DiscordAPIError with their code, a 429 handed to
+// discord.js' own path (which waits and retries), and every other route left to discord.js.
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import { Client, DiscordAPIError, Routes } from 'discord.js';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+
+import { multipart, sendCallbacksDirectly } from '../../src/bot/direct-callbacks.js';
+
+interface Seen {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: Buffer;
+}
+
+let server: Server;
+let seen: Seen[] = [];
+let answers: { status: number; headers?: Record<string, string>; body?: unknown }[] = [];
+let client: Client;
+let close: () => Promise<void>;
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) });
+      const answer = answers.shift() ?? { status: 204 };
+      const text = answer.body === undefined ? '' : JSON.stringify(answer.body);
+      res.writeHead(answer.status, { ...(text ? { 'content-type': 'application/json' } : {}), ...answer.headers });
+      res.end(text);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  client = new Client({ intents: [], rest: { api: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`, retries: 1 } });
+  client.rest.setToken('a-token-for-the-other-routes');
+  close = sendCallbacksDirectly(client);
+});
+
+afterAll(async () => {
+  await close();
+  await client.destroy();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+beforeEach(() => {
+  seen = [];
+  answers = [];
+});
+
+const callback = Routes.interactionCallback('1180000000000000001', 'interaction-token');
+const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(64, 7)]);
+
+describe('interaction callbacks sent directly', () => {
+  it('posts JSON to the versioned callback route, with no Authorization', async () => {
+    await client.rest.post(callback, { body: { type: 4, data: { content: 'hi', allowed_mentions: { parse: [] } } }, auth: false });
+    expect(seen).toHaveLength(1);
+    const [call] = seen;
+    expect(call?.method).toBe('POST');
+    expect(call?.url).toBe('/api/v10/interactions/1180000000000000001/interaction-token/callback');
+    expect(call?.headers.authorization).toBeUndefined();
+    expect(call?.headers['user-agent']).toMatch(/^DiscordBot \(/);
+    expect(call?.headers['content-type']).toBe('application/json');
+    expect(JSON.parse(call!.body.toString())).toEqual({ type: 4, data: { content: 'hi', allowed_mentions: { parse: [] } } });
+  });
+
+  it('sends files as multipart Discord reads: payload_json and files[n], a PNG typed as one', async () => {
+    const body = { type: 4, data: { embeds: [{ image: { url: 'attachment://card.png' } }], attachments: [{ id: 0, filename: 'card.png' }] } };
+    await client.rest.post(callback, { body, files: [{ name: 'card.png', data: png }], auth: false });
+    const call = seen[0]!;
+    expect(call.headers['content-type']).toMatch(/^multipart\/form-data; boundary=/);
+    const form = await new Response(call.body, { headers: { 'content-type': String(call.headers['content-type']) } }).formData();
+    expect(JSON.parse(form.get('payload_json') as string)).toEqual(body);
+    const file = form.get('files[0]') as File;
+    expect(file.name).toBe('card.png');
+    expect(file.type).toBe('image/png');
+    expect(Buffer.from(await file.arrayBuffer()).equals(png)).toBe(true);
+  });
+
+  it('keeps a file name from ending its header early, and makes a new boundary each time', () => {
+    const a = multipart({ x: 1 }, [{ name: 'a"\r\nb.png', data: png }]);
+    const b = multipart({ x: 1 }, [{ name: 'a.png', data: png }]);
+    expect(a.body.toString('latin1')).toContain('filename="a%22%0D%0Ab.png"');
+    expect(a.contentType).not.toBe(b.contentType);
+  });
+
+  it('throws Discord’s error as a DiscordAPIError with its code (10062 is what the router ignores)', async () => {
+    answers = [{ status: 404, body: { message: 'Unknown interaction', code: 10062 } }];
+    const error = await client.rest.post(callback, { body: { type: 4, data: {} }, auth: false }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DiscordAPIError);
+    expect((error as DiscordAPIError).code).toBe(10062);
+    expect((error as DiscordAPIError).status).toBe(404);
+  });
+
+  it('hands a 429 to discord.js, which waits as asked and sends again', async () => {
+    answers = [{ status: 429, headers: { 'retry-after': '0.05', 'x-ratelimit-scope': 'shared' }, body: { message: 'You are being rate limited.', retry_after: 0.05, global: false } }, { status: 429, headers: { 'retry-after': '0.05', 'x-ratelimit-scope': 'shared' }, body: { message: 'You are being rate limited.', retry_after: 0.05, global: false } }, { status: 204 }];
+    await client.rest.post(callback, { body: { type: 4, data: { content: 'late' } }, auth: false });
+    expect(seen.map((s) => s.url.endsWith('/callback'))).toEqual([true, true, true]);
+    expect(JSON.parse(seen[2]!.body.toString())).toEqual({ type: 4, data: { content: 'late' } });
+  });
+
+  it('leaves every other route to discord.js (with the bot’s Authorization)', async () => {
+    answers = [{ status: 200, body: { id: '1', username: 'bot' } }];
+    await client.rest.get(Routes.user('@me'));
+    expect(seen[0]?.headers.authorization).toBe('Bot a-token-for-the-other-routes');
+  });
+});

@@ -1,0 +1,37 @@
+// The process recipes (README, "Running it") run what `npm start` and `npm run service` run: the
+// same Node flags and script, so that a flag changed in package.json cannot be forgotten in them.
+import { readFileSync } from 'node:fs';
+
+import { describe, expect, it } from 'vitest';
+
+const scripts = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts;
+const start = scripts.start!.split(' ').slice(1);
+const unitLine = (file: string) => /^ExecStart=(.*)$/m.exec(readFileSync(file, 'utf8'))?.[1]?.split(' ') ?? [];
+
+describe('the process recipes', () => {
+  it('the systemd unit runs npm start’s command, with its settings from an EnvironmentFile and restarts on failure', () => {
+    const unit = readFileSync('deploy/player-stats-bot.service', 'utf8');
+    expect(unitLine('deploy/player-stats-bot.service').slice(1)).toEqual(start);
+    expect(unit).toMatch(/^EnvironmentFile=/m);
+    expect(unit).toMatch(/^Restart=on-failure$/m);
+    expect(unit).toMatch(/^NoNewPrivileges=yes$/m);
+    expect(unit).toMatch(/^ProtectSystem=strict$/m);
+    expect(unit).toMatch(/^ReadWritePaths=.*\.data$/m);
+  });
+
+  it('the service unit runs npm run service’s script', () => {
+    expect(unitLine('deploy/player-stats-service.service').slice(1, 4)).toEqual(scripts.service!.replace(/^tsx /, '--import tsx ').split(' '));
+  });
+
+  it('the image runs npm start’s command as a non-root user, with the data volume and a health check', () => {
+    const dockerfile = readFileSync('Dockerfile', 'utf8');
+    const cmd = JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)?.[1] ?? '[]') as string[];
+    expect(cmd.slice(1)).toEqual(start);
+    expect(dockerfile).toMatch(/^USER node$/m);
+    expect(dockerfile).toMatch(/^VOLUME \["\/app\/\.data"\]$/m);
+    expect(dockerfile).toMatch(/^HEALTHCHECK .*deploy\/healthcheck\.mjs/m);
+    expect(dockerfile).toMatch(/^FROM node:20/m);
+    const ignored = readFileSync('.dockerignore', 'utf8').split('\n');
+    for (const path of ['.env', '.data/', 'node_modules/', '.git/']) expect(ignored).toContain(path);
+  });
+});
