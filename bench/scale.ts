@@ -107,6 +107,8 @@ async function measure(n: number, kind: 'sqlite' | 'postgres', data: string): Pr
     // On a shared machine the wall clock counts others' work too; this process's CPU time does not
     // (for PostgreSQL it leaves out the server's share).
     record({ matches: n, store: kind, figure: 'import, per CPU second of the importing process', value: Math.round(n / cpuSeconds), unit: 'matches/s' });
+    // Beside the rates: how busy the machine was (the 1-minute load average as the import ended).
+    record({ matches: n, store: kind, figure: 'load average as the import ended', value: round(loadavg()[0] ?? 0, 1), unit: `on ${cpus().length} cores` });
     await store.close();
     record({ matches: n, store: kind, figure: 'store size', value: await storeMb(kind, dir, schema), unit: 'MB' });
 

@@ -34,11 +34,14 @@ function sessionLength(s: Session): string | null {
 
 const RESULT_SQUARES: Record<string, string> = { win: '🟩', loss: '🟥' };
 
-/** 🟩🟩🟥, oldest match first, and the wins of the matches. */
+/**
+ * 🟩🟩🟥, oldest match first, and the wins of the matches. The session's stats count every match
+ * when they say (a long session lists only its newest), else the listed matches are counted.
+ */
 function form(s: Session): { strip: string; wins: number; count: number } {
   const results = [...s.matches].reverse().map((m) => (m.metadata.result?.value ?? '').toLowerCase());
-  const count = s.matches.length > 0 ? s.matches.length : (s.stats.matchesPlayed?.value ?? 0);
-  const wins = s.matches.length > 0 ? results.filter((r) => r === 'win').length : (s.stats.wins?.value ?? 0);
+  const count = s.stats.matchesPlayed?.value ?? s.matches.length;
+  const wins = s.stats.wins?.value ?? results.filter((r) => r === 'win').length;
   const strip = results.length > 20 ? `${results.slice(-20).map((r) => RESULT_SQUARES[r] ?? '⬜').join('')}…` : results.map((r) => RESULT_SQUARES[r] ?? '⬜').join('');
   return { strip, wins, count };
 }

@@ -5,6 +5,7 @@ import { createInterface } from 'node:readline';
 
 import { parseDatasetLine, type DatasetRecord, type MatchRecord, type PlayerRecord, type RefusedLine } from './dataset.js';
 import type { Store } from './store-api.js';
+import { textDigest } from './store.js';
 
 export interface ImportSummary {
   /** Lines read, blank ones included. */
@@ -37,11 +38,13 @@ export async function importLines(
   const summary: ImportSummary = { lines: 0, taken: 0, refused: 0, players: 0, matches: 0, refusedLines: [] };
   let players: PlayerRecord[] = [];
   let matches: MatchRecord[] = [];
+  let digests: string[] = [];
   const flush = async () => {
     if (players.length + matches.length === 0) return;
-    await store.writeBatch(players, matches);
+    await store.writeBatch(players, matches, digests);
     players = [];
     matches = [];
+    digests = [];
     options.onProgress?.(summary.lines);
   };
   for await (const raw of lines) {
@@ -58,6 +61,7 @@ export async function importLines(
       continue;
     }
     summary.taken++;
+    if (parsed.record.type === 'match') digests.push(textDigest(text));
     add(parsed.record);
     if (players.length + matches.length >= batchSize) await flush();
   }

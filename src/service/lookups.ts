@@ -25,6 +25,12 @@ export const MATCHES_PAGE_SIZE = 20;
 export const SEARCH_LIMIT = 20;
 /** Sessions answered: the newest ones. */
 export const SESSIONS_LIMIT = 20;
+/**
+ * Matches a session lists at most, newest first; its stats and `matchCount` still cover all of them.
+ * A player who never stops for 45 minutes has one session of every match they played, and listing
+ * them all made an answer of tens of megabytes.
+ */
+export const SESSION_MATCHES_LIMIT = 50;
 
 export interface LookupContext {
   store: Store;
@@ -439,7 +445,7 @@ export async function sessions(ctx: LookupContext, memo: Memo, title: TitleSlug,
           matchCount: matchRows.length,
         },
         stats: toStats(totalsToValues(totals)),
-        matches: matchRows.reverse().map((row) => {
+        matches: matchRows.slice(-SESSION_MATCHES_LIMIT).reverse().map((row) => {
           const character = row.legend ?? row.hero;
           return {
             id: row.match_id,

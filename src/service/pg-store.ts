@@ -177,14 +177,19 @@ export class PgStore implements Store {
     }
   }
 
-  async writeBatch(players: readonly PlayerRecord[], matches: readonly MatchRecord[]): Promise<void> {
+  async writeBatch(players: readonly PlayerRecord[], matches: readonly MatchRecord[], digests?: readonly string[]): Promise<void> {
     // A match id twice in one batch: the later one is written in a batch of its own, after.
     const seen = new Set<string>();
-    const now: MatchRecord[] = [];
+    const now: { m: MatchRecord; digest: string }[] = [];
     const later: MatchRecord[] = [];
-    for (const m of matches) {
+    const laterDigests: string[] = [];
+    for (const [n, m] of matches.entries()) {
       const k = `${m.title}\u0000${m.id}`;
-      (seen.has(k) ? later : now).push(m);
+      const digest = digests?.[n] ?? matchDigest(m);
+      if (seen.has(k)) {
+        later.push(m);
+        laterDigests.push(digest);
+      } else now.push({ m, digest });
       seen.add(k);
     }
     await this.transaction(async (c) => {
@@ -199,7 +204,7 @@ export class PgStore implements Store {
       await this.writeMatches(c, now);
       await this.flushTotals(c);
     });
-    if (later.length > 0) await this.writeBatch([], later);
+    if (later.length > 0) await this.writeBatch([], later, laterDigests);
   }
 
   private async writePlayers(c: pg.PoolClient, players: readonly PlayerRecord[]): Promise<void> {
@@ -227,18 +232,17 @@ export class PgStore implements Store {
     );
   }
 
-  private async writeMatches(c: pg.PoolClient, matches: readonly MatchRecord[]): Promise<void> {
+  private async writeMatches(c: pg.PoolClient, matches: readonly { m: MatchRecord; digest: string }[]): Promise<void> {
     if (matches.length === 0) return;
     const stored = new Map<string, { started_at: number; players: string; digest: string }>();
     const { rows } = await c.query<{ title: string; id: string; started_at: number; players: string; digest: string }>(
       'SELECT m.title, m.id, m.started_at, m.players, m.digest FROM unnest($1::text[], $2::text[]) AS k(title, id) JOIN matches m USING (title, id)',
-      [matches.map((m) => m.title), matches.map((m) => m.id)],
+      [matches.map(({ m }) => m.title), matches.map(({ m }) => m.id)],
     );
     for (const r of rows) stored.set(`${r.title}\u0000${r.id}`, r);
     const fresh: { m: MatchRecord; digest: string; keys: [string, string][] }[] = [];
     const oldKeys: (string | number)[][] = [[], [], [], [], []];
-    for (const m of matches) {
-      const digest = matchDigest(m);
+    for (const { m, digest } of matches) {
       const old = stored.get(`${m.title}\u0000${m.id}`);
       if (old?.digest === digest) continue;
       this.touchedTitles.add(m.title);
@@ -267,12 +271,12 @@ export class PgStore implements Store {
       );
       m.players.forEach((p, i) => {
         const player = keys[i]?.[1] ?? normalizeIdentifier(p.id);
-        if (!this.deltas.has(m.title, p.platform, player)) [m.title, p.platform, player, p.id].forEach((v, j) => implicit[j]?.push(v));
         [
           m.title, p.platform, player, col.started_at, m.id, m.durationSeconds, p.team ?? null, p.result ?? null, p.hero ?? null, p.legend ?? null,
           col.map, col.mode, col.playlist, col.queue, col.season, JSON.stringify(p.stats), p.weapons ? JSON.stringify(p.weapons) : null,
         ].forEach((v, j) => pc[j]?.push(v));
-        this.deltas.add(m.title, p.platform, player, { result: p.result ?? null, duration_s: m.durationSeconds, stats: p.stats }, 1);
+        if (this.deltas.add(m.title, p.platform, player, { result: p.result ?? null, duration_s: m.durationSeconds, stats: p.stats }, 1))
+          [m.title, p.platform, player, p.id].forEach((v, j) => implicit[j]?.push(v));
       });
     }
     await c.query(

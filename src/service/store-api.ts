@@ -65,9 +65,11 @@ export interface Store {
   /**
    * Writes a batch of records. A match id is a key: importing a match again replaces it (its old
    * rows leave the totals first), and a match identical to the stored one is skipped, so importing
-   * the same file twice changes nothing. Totals and ranks are complete after `finishImport`.
+   * the same file twice changes nothing. `digests[i]`, when given, is the fingerprint of the line
+   * `matches[i]` was read from (textDigest), else the record's own is taken. Totals and ranks are
+   * complete after `finishImport`.
    */
-  writeBatch(players: readonly PlayerRecord[], matches: readonly MatchRecord[]): Promise<void>;
+  writeBatch(players: readonly PlayerRecord[], matches: readonly MatchRecord[], digests?: readonly string[]): Promise<void>;
   /** Writes the remaining totals, rebuilds the rank material of the titles touched, gathers planner statistics. */
   finishImport(): Promise<void>;
   /** Looks a player up by exact identifier (case-insensitive). */

@@ -17,6 +17,10 @@ import { TotalsDeltas, storedValues, type TotalsRow } from './totals.js';
 
 export type { MatchFilter, Place, PlayerRow, PlayerSummary, Store, StoredMatch, StoredMatchPlayer } from './store-api.js';
 
+const STAGE_COLUMNS = `
+  title TEXT NOT NULL, id TEXT NOT NULL, started_at INTEGER NOT NULL, duration_s INTEGER NOT NULL,
+  map TEXT, mode TEXT, playlist TEXT, queue TEXT, season INTEGER, rows BLOB NOT NULL`;
+
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS players (
   title TEXT NOT NULL, platform TEXT NOT NULL, id_norm TEXT NOT NULL,
@@ -45,15 +49,10 @@ CREATE TABLE IF NOT EXISTS match_players (
   PRIMARY KEY (title, platform, player, started_at, match_id)
 ) WITHOUT ROWID;
 
--- An import's new rows land here in arrival order (cheap appends) and join match_players sorted by
--- its key at the end, so the player-clustered table is written once, in order.
-CREATE TABLE IF NOT EXISTS match_players_stage (
-  title TEXT NOT NULL, platform TEXT NOT NULL, player TEXT NOT NULL,
-  started_at INTEGER NOT NULL, match_id TEXT NOT NULL,
-  duration_s INTEGER NOT NULL, team TEXT, result TEXT, hero TEXT, legend TEXT,
-  map TEXT, mode TEXT, playlist TEXT, queue TEXT, season INTEGER,
-  stats TEXT NOT NULL, weapons TEXT
-);
+-- An import's new matches land here in arrival order, one row a match with its players' rows as
+-- JSONB (a cheap append: one statement a match), and join match_players fanned out and sorted by its
+-- key at the end, so the player-clustered table is written once, in order.
+CREATE TABLE IF NOT EXISTS match_stage (${STAGE_COLUMNS});
 
 CREATE TABLE IF NOT EXISTS player_totals (
   title TEXT NOT NULL, platform TEXT NOT NULL, player TEXT NOT NULL, totals TEXT NOT NULL,
@@ -75,14 +74,29 @@ const ROW_COLUMNS =
 /** The highest code point: `prefix + MAX_CHAR` bounds every string that starts with `prefix`. */
 export const MAX_CHAR = '\u{10FFFF}';
 
-/** Players whose totals changes are held in memory before they are written (bounds the import's memory). */
-export const TOTALS_FLUSH_PLAYERS = 100_000;
+/**
+ * Players whose totals changes are held in memory before they are written: about 300 bytes each,
+ * so ~90 MB at most, and a million-match import (half a million players) writes them two or three
+ * times rather than thirty.
+ */
+export const TOTALS_FLUSH_PLAYERS = 300_000;
 /** Matches staged before their rows join the table (bounds the import's memory). */
 export const STAGE_LIMIT = 2_000_000;
 
+/** Page cache while a fresh file is bulk loaded (the sorted merge and the totals use it), in KiB. */
+const BULK_CACHE_KIB = 262_144;
+
 /** A match record's fingerprint: an identical record imported again is skipped. */
 export function matchDigest(m: MatchRecord): string {
-  return createHash('sha1').update(JSON.stringify(m)).digest('base64');
+  return textDigest(JSON.stringify(m));
+}
+
+/**
+ * The fingerprint of a dataset line, which an import uses as its match's (cheaper than writing the
+ * record out again): the same line imported again is skipped; a changed one replaces the match.
+ */
+export function textDigest(text: string): string {
+  return createHash('sha1').update(text).digest('base64');
 }
 
 /** The columns a match's rows share, in insert order after (title, platform, player). */
@@ -138,6 +152,10 @@ export class StatsStore implements Store {
   private readonly touchedTitles = new Set<string>();
   /** Matches whose rows are staged (title and id). */
   private readonly staged = new Set<string>();
+  /** Between an import's first batch and its finishImport. */
+  private importing = false;
+  /** The import is a bulk load into a fresh file (see beginImport). */
+  private bulk = false;
 
   constructor(path = ':memory:') {
     this.db = new Database(path, { timeout: 5_000 });
@@ -169,23 +187,36 @@ export class StatsStore implements Store {
       upsertMatch: db.prepare(`
         INSERT OR REPLACE INTO matches (title, id, platform, started_at, duration_s, map, mode, playlist, queue, season, players, digest)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-      insertParticipant: db.prepare(`
-        INSERT INTO match_players_stage (title, platform, player, started_at, match_id, duration_s, team, result, hero, legend,
-          map, mode, playlist, queue, season, stats, weapons)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      insertStage: db.prepare(`
+        INSERT INTO match_stage (title, id, started_at, duration_s, map, mode, playlist, queue, season, rows)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, jsonb(?))`),
       totalsJson: db.prepare('SELECT totals FROM player_totals WHERE title = ? AND platform = ? AND player = ?').pluck(),
       putTotals: db.prepare('INSERT OR REPLACE INTO player_totals (title, platform, player, totals) VALUES (?, ?, ?, ?)'),
       deleteTotals: db.prepare('DELETE FROM player_totals WHERE title = ? AND platform = ? AND player = ?'),
       totalsOfTitle: db.prepare('SELECT totals FROM player_totals WHERE title = ?').pluck(),
       deleteRankChunks: db.prepare('DELETE FROM rank_chunks WHERE title = ?'),
       insertRankChunk: db.prepare('INSERT INTO rank_chunks (title, key, lo, below, population, data) VALUES (?, ?, ?, ?, ?, ?)'),
-      mergeStage: db.prepare(`INSERT INTO match_players SELECT title, platform, player, started_at, match_id, duration_s, team, result, hero,
-        legend, map, mode, playlist, queue, season, stats, weapons FROM match_players_stage ORDER BY title, platform, player, started_at, match_id`),
-      clearStage: db.prepare('DELETE FROM match_players_stage'),
+      // Each staged match fanned out to its players' rows (see STAGE_ROW), sorted by the table's key.
+      mergeStage: db.prepare(`INSERT INTO match_players (title, platform, player, started_at, match_id, duration_s, team, result, hero, legend,
+          map, mode, playlist, queue, season, stats, weapons)
+        SELECT s.title, r.value ->> 0, r.value ->> 1, s.started_at, s.id, s.duration_s, r.value ->> 2, r.value ->> 3, r.value ->> 4, r.value ->> 5,
+          s.map, s.mode, s.playlist, s.queue, s.season, r.value ->> 6, r.value ->> 7
+        FROM match_stage s, jsonb_each(s.rows) r ORDER BY 1, 2, 3, 4, 5`),
+      clearStage: db.prepare('DELETE FROM match_stage'),
+      anyData: db.prepare('SELECT EXISTS (SELECT 1 FROM matches) OR EXISTS (SELECT 1 FROM players)').pluck(),
       getMeta: db.prepare('SELECT value FROM meta WHERE key = ?').pluck(),
       setMeta: db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)'),
       counts: db.prepare(`SELECT (SELECT COUNT(*) FROM players) AS players, (SELECT COUNT(*) FROM matches) AS matches`),
     };
+    // A file of the layout before: its staged rows (only there if an import stopped half-way) join
+    // the table, and the old stage goes.
+    if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'match_players_stage'").get() !== undefined)
+      db.exec(`INSERT OR REPLACE INTO match_players SELECT * FROM match_players_stage ORDER BY title, platform, player, started_at, match_id;
+        DROP TABLE match_players_stage`);
+    if (this.s.getMeta.get('bulk-load') !== undefined) {
+      this.db.close();
+      throw new Error(`${path}: an import into this new file stopped half-way (see "At scale" in the README); delete the file and import again`);
+    }
     // An import that stopped half-way left totals behind its rows: they are rebuilt from the rows.
     if (this.s.getMeta.get('importing') !== undefined) {
       this.db.transaction(() => this.mergeStage())();
@@ -198,9 +229,10 @@ export class StatsStore implements Store {
     return Promise.resolve();
   }
 
-  writeBatch(players: readonly PlayerRecord[], matches: readonly MatchRecord[]): Promise<void> {
+  writeBatch(players: readonly PlayerRecord[], matches: readonly MatchRecord[], digests?: readonly string[]): Promise<void> {
     const s = this.s;
     const deltas = this.deltas;
+    if (!this.importing) this.beginImport();
     this.db.transaction(() => {
       s.setMeta.run('importing', '1');
       for (const p of players) {
@@ -217,8 +249,8 @@ export class StatsStore implements Store {
           p.private ? 1 : 0,
         );
       }
-      for (const m of matches) {
-        const digest = matchDigest(m);
+      for (const [n, m] of matches.entries()) {
+        const digest = digests?.[n] ?? matchDigest(m);
         const stored = s.matchPlayers.get(m.title, m.id) as { started_at: number; players: string; digest: string } | undefined;
         if (stored?.digest === digest) continue;
         this.touchedTitles.add(m.title);
@@ -237,30 +269,17 @@ export class StatsStore implements Store {
         const c = matchColumns(m);
         const keys = m.players.map((p) => [p.platform, normalizeIdentifier(p.id)] as const);
         s.upsertMatch.run(m.title, m.id, m.platform, c.started_at, m.durationSeconds, c.map, c.mode, c.playlist, c.queue, c.season, JSON.stringify(keys), digest);
+        const rows: StageRow[] = [];
         for (const [i, p] of m.players.entries()) {
           const player = keys[i]?.[1] ?? normalizeIdentifier(p.id);
-          if (!deltas.has(m.title, p.platform, player)) s.implicitPlayer.run(m.title, p.platform, player, p.id, p.id, player);
-          s.insertParticipant.run(
-            m.title,
-            p.platform,
-            player,
-            c.started_at,
-            m.id,
-            m.durationSeconds,
-            p.team ?? null,
-            p.result ?? null,
-            p.hero ?? null,
-            p.legend ?? null,
-            c.map,
-            c.mode,
-            c.playlist,
-            c.queue,
-            c.season,
-            JSON.stringify(p.stats),
-            p.weapons ? JSON.stringify(p.weapons) : null,
-          );
-          deltas.add(m.title, p.platform, player, { result: p.result ?? null, duration_s: m.durationSeconds, stats: p.stats }, 1);
+          const row: StageRow = [p.platform, player, p.team ?? null, p.result ?? null, p.hero ?? null, p.legend ?? null, JSON.stringify(p.stats), null];
+          if (p.weapons) row[7] = JSON.stringify(p.weapons);
+          rows.push(row);
+          // A player first seen in this flush gets an implicit record (a player record wins over it).
+          if (deltas.add(m.title, p.platform, player, { result: p.result ?? null, duration_s: m.durationSeconds, stats: p.stats }, 1))
+            s.implicitPlayer.run(m.title, p.platform, player, p.id, p.id, player);
         }
+        s.insertStage.run(m.title, m.id, c.started_at, m.durationSeconds, c.map, c.mode, c.playlist, c.queue, c.season, JSON.stringify(rows));
       }
       if (deltas.size >= TOTALS_FLUSH_PLAYERS) this.flushTotals();
       if (this.staged.size >= STAGE_LIMIT) this.mergeStage();
@@ -283,14 +302,44 @@ export class StatsStore implements Store {
     });
   }
 
+  /**
+   * The first batch of an import. Into a fresh file (no player, no match), the import is a bulk
+   * load: the rollback journal kept in memory rather than the write-ahead log (every page would be
+   * written twice), no syncs, a larger page cache and helper threads for the sort. A crash then
+   * leaves a file to delete (the embedded service imports into a new file and only keeps it once
+   * whole); finishImport switches back to the write-ahead log.
+   */
+  private beginImport(): void {
+    this.importing = true;
+    this.bulk = !this.db.memory && this.s.anyData.get() === 0;
+    if (!this.bulk) return;
+    this.db.pragma('journal_mode = MEMORY');
+    this.db.pragma('synchronous = OFF');
+    this.db.pragma(`cache_size = -${BULK_CACHE_KIB}`);
+    this.db.pragma('threads = 2');
+    // Staged in a temporary table (its own file, dropped at the end), so the store's file never
+    // holds the stage's pages; the mark makes a file whose load stopped half-way refuse to open.
+    this.db.exec(`CREATE TEMP TABLE match_stage (${STAGE_COLUMNS})`);
+    this.s.setMeta.run('bulk-load', '1');
+  }
+
   finishImport(): Promise<void> {
     this.db.transaction(() => {
       this.mergeStage();
       this.flushTotals();
       for (const title of this.touchedTitles) this.rebuildRanks(title);
-      this.db.prepare("DELETE FROM meta WHERE key = 'importing'").run();
+      this.db.prepare("DELETE FROM meta WHERE key IN ('importing', 'bulk-load')").run();
     })();
     this.touchedTitles.clear();
+    if (this.bulk) {
+      this.db.exec('DROP TABLE temp.match_stage');
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma('synchronous = NORMAL');
+      this.db.pragma('cache_size = -65536');
+      this.db.pragma('threads = 0');
+    }
+    this.importing = false;
+    this.bulk = false;
     // Planner statistics, sampled: the hot statements' plans must not depend on them, but the rest may.
     this.db.pragma('analysis_limit = 1000');
     this.db.exec('ANALYZE');
@@ -468,6 +517,9 @@ export function keyCountsSql(column: 'map' | 'mode' | 'playlist' | 'legend' | 'h
 }
 
 type ParticipantRow = StoredMatchPlayer & { handle_norm: string | null };
+
+/** A player's row of a staged match: platform, player key, team, result, hero, legend, stats and weapons as JSON text. */
+type StageRow = [string, string, string | null, string | null, string | null, string | null, string, string | null];
 
 const nullsFirst = (a: string | null, b: string | null) => (a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1);
 

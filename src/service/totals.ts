@@ -23,7 +23,8 @@ interface Delta {
   wins: number;
   losses: number;
   timePlayed: number;
-  sums: Map<string, [number, number]>;
+  /** Per stat slot (see TotalsDeltas.slots) its sum at `2 * slot` and its count of matches at `2 * slot + 1`. */
+  sums: number[];
 }
 
 /** What a match row contributes to its player's totals. */
@@ -37,35 +38,44 @@ export interface TotalsRow {
 /** Changes to players' totals gathered over an import and written in one go per flush. */
 export class TotalsDeltas {
   private readonly deltas = new Map<string, Delta>();
+  /** Stat names by slot, and slots by name: a delta keeps its sums in a flat array (a few hundred bytes a player). */
+  private names: string[] = [];
+  private slots = new Map<string, number>();
 
   get size(): number {
     return this.deltas.size;
   }
 
-  /** Whether the player was touched since the last flush (its implicit record is then written). */
-  has(title: string, platform: string, player: string): boolean {
-    return this.deltas.has(`${title}\u0000${platform}\u0000${player}`);
-  }
-
-  /** Adds (`sign` 1) or takes away (`sign` -1) one match row. */
-  add(title: string, platform: string, player: string, row: TotalsRow, sign: 1 | -1): void {
+  /** Adds (`sign` 1) or takes away (`sign` -1) one match row; true when the player was not touched since the last flush. */
+  add(title: string, platform: string, player: string, row: TotalsRow, sign: 1 | -1): boolean {
     const k = `${title}\u0000${platform}\u0000${player}`;
     let d = this.deltas.get(k);
-    if (!d) this.deltas.set(k, (d = { title, platform, player, matchesPlayed: 0, wins: 0, losses: 0, timePlayed: 0, sums: new Map() }));
+    const first = d === undefined;
+    if (!d) this.deltas.set(k, (d = { title, platform, player, matchesPlayed: 0, wins: 0, losses: 0, timePlayed: 0, sums: [] }));
     d.matchesPlayed += sign;
     if (row.result === 'win') d.wins += sign;
     else if (row.result === 'loss') d.losses += sign;
     d.timePlayed += sign * row.duration_s;
     const stats = typeof row.stats === 'string' ? (JSON.parse(row.stats) as Record<string, unknown>) : row.stats;
+    const sums = d.sums;
     for (const key in stats) {
       const value = stats[key];
       if (typeof value !== 'number') continue;
-      const s = d.sums.get(key);
-      if (s) {
-        s[0] += sign * value;
-        s[1] += sign;
-      } else d.sums.set(key, [sign * value, sign]);
+      let slot = this.slots.get(key);
+      if (slot === undefined) {
+        slot = this.names.length;
+        this.slots.set(key, slot);
+        this.names.push(key);
+      }
+      const at = 2 * slot;
+      while (sums.length < at) sums.push(0, 0);
+      if (sums.length === at) sums.push(sign * value, sign);
+      else {
+        sums[at] = (sums[at] ?? 0) + sign * value;
+        sums[at + 1] = (sums[at + 1] ?? 0) + sign;
+      }
     }
+    return first;
   }
 
   /** The titles touched since the last flush. */
@@ -78,18 +88,42 @@ export class TotalsDeltas {
    * forgets them.
    */
   drain(apply: (title: string, platform: string, player: string, merge: (stored: string | undefined) => string | null) => void): void {
-    for (const d of this.deltas.values()) apply(d.title, d.platform, d.player, (stored) => mergeTotals(stored, d));
+    const names = this.names;
+    const sorted = names.map((_, slot) => slot).sort((a, b) => byCodeUnits(names[a] ?? '', names[b] ?? ''));
+    for (const d of this.deltas.values()) apply(d.title, d.platform, d.player, (stored) => mergeTotals(stored, d, names, sorted));
     this.deltas.clear();
+    this.names = [];
+    this.slots = new Map();
   }
 }
 
-/** Stored totals plus a delta, as JSON with sorted keys; null when no match is left. */
-function mergeTotals(stored: string | undefined, d: Delta): string | null {
+const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * Stored totals plus a delta, as JSON with sorted keys; null when no match is left. `sorted` holds
+ * the stat slots in name order: a player with nothing stored yet (every player of a fresh import)
+ * takes the delta's sums as they are.
+ */
+function mergeTotals(stored: string | undefined, d: Delta, names: readonly string[], sorted: readonly number[]): string | null {
   const t: StoredTotals = stored ? (JSON.parse(stored) as StoredTotals) : { matchesPlayed: 0, wins: 0, losses: 0, timePlayed: 0, sums: {} };
   const matchesPlayed = t.matchesPlayed + d.matchesPlayed;
   if (matchesPlayed <= 0) return null;
+  if (stored === undefined) {
+    const fresh: Record<string, [number, number]> = {};
+    for (const slot of sorted) {
+      const n = d.sums[2 * slot + 1] ?? 0;
+      const key = names[slot];
+      if (n > 0 && key !== undefined) fresh[key] = [d.sums[2 * slot] ?? 0, n];
+    }
+    return JSON.stringify({ matchesPlayed, wins: d.wins, losses: d.losses, timePlayed: d.timePlayed, sums: fresh } satisfies StoredTotals);
+  }
   const sums = new Map(Object.entries(t.sums));
-  for (const [key, [value, n]] of d.sums) {
+  for (let slot = 0; 2 * slot < d.sums.length; slot++) {
+    const value = d.sums[2 * slot] ?? 0;
+    const n = d.sums[2 * slot + 1] ?? 0;
+    const key = names[slot];
+    // A slot this player never had a stat of (a zero count, nothing added).
+    if (key === undefined || (n === 0 && value === 0)) continue;
     const old = sums.get(key) ?? [0, 0];
     const count = old[1] + n;
     if (count <= 0) sums.delete(key);
@@ -100,7 +134,7 @@ function mergeTotals(stored: string | undefined, d: Delta): string | null {
     wins: t.wins + d.wins,
     losses: t.losses + d.losses,
     timePlayed: t.timePlayed + d.timePlayed,
-    sums: Object.fromEntries([...sums].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
+    sums: Object.fromEntries([...sums].sort(([a], [b]) => byCodeUnits(a, b))),
   };
   return JSON.stringify(out);
 }

@@ -152,6 +152,41 @@ describe('importing a dataset', () => {
     await store.close();
   });
 
+  it.runIf(TEST_STORE === 'sqlite')('bulk loads a fresh file to the same store as a row-by-row import, then is a normal store again', async () => {
+    const lines = [...scaleLines(300), ...smallLines()];
+    // The same match twice in the file, changed: the later one wins, as in any import.
+    const changed = JSON.parse(lines.find((l) => l.includes('"type":"match"'))!) as { players: { stats: Record<string, number> }[] };
+    for (const p of changed.players) p.stats = { ...p.stats, kills: 99 };
+    lines.push(JSON.stringify(changed));
+    const memory = new StatsStore();
+    // Into memory there is no bulk load: each batch goes through the write-ahead path.
+    await importLines(memory, lines, { batchSize: 40 });
+    const dir = mkdtempSync(join(tmpdir(), 'stats-bulk-'));
+    const file = new StatsStore(join(dir, 'store.sqlite'));
+    await importLines(file, lines, { batchSize: 40 });
+    expect(file.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(await snapshot(file)).toEqual(await snapshot(memory));
+    expect(await file.sql("SELECT COUNT(*) AS n FROM match_players WHERE stats LIKE '%\"kills\":99%'")).toEqual([{ n: changed.players.length }]);
+    // Not empty any more: a second import is an ordinary one, and the same lines change nothing.
+    const before = await snapshot(file);
+    await importLines(file, lines, { batchSize: 40 });
+    expect(file.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(await snapshot(file)).toEqual(before);
+    await Promise.all([memory.close(), file.close()]);
+  });
+
+  it.runIf(TEST_STORE === 'sqlite')('refuses to open a new file whose bulk load stopped half-way, saying what to do', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'stats-bulk-')), 'store.sqlite');
+    const store = new StatsStore(path);
+    const [player, match] = [parseDatasetLine(smallLines()[0]!), parseDatasetLine(smallLines().find((l) => l.includes('"type":"match"'))!)];
+    if (!('record' in player) || player.record.type !== 'player' || !('record' in match) || match.record.type !== 'match') throw new Error('fixture');
+    await store.writeBatch([player.record], [match.record]);
+    // Staged outside the store's file while the load runs.
+    expect(store.db.prepare("SELECT COUNT(*) FROM temp.sqlite_master WHERE name = 'match_stage'").pluck().get()).toBe(1);
+    await store.close();
+    expect(() => new StatsStore(path)).toThrow(/stopped half-way.*delete the file and import again/);
+  });
+
   it('places each player among the whole population exactly, across rank chunks', async () => {
     const store = await fresh();
     await importLines(store, scaleLines(8_000));
