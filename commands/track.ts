@@ -4,20 +4,28 @@
 import { ChannelType } from 'discord.js';
 
 import { findEndpoint, type TitleSlug } from '../src/catalog/index.js';
-import { notice, safeText, titleName, type Reply } from '../src/embeds/index.js';
+import { code, notice, safeText, titleName, type Reply } from '../src/embeds/index.js';
+import { commandLine, say, sayCount, type TextKey } from '../src/locales/index.js';
 import { installableCommand } from './installs.js';
 import { recordMember } from './link.js';
 import { stringOption, titleChoices, titleOf } from './resolve.js';
 import type { Command, CommandInput, Deps, FeedStore, GuildFeed } from './types.js';
 
 /** What Discord's refusals mean for whoever picks the channel. */
-export const CHANNEL_REFUSALS: Readonly<Record<number, string>> = {
-  10003: 'the channel is gone',
-  50001: 'the bot cannot see the channel (Missing Access)',
-  50013: 'the bot may not post there (it needs View Channel, Send Messages, Embed Links and Attach Files)',
+export const CHANNEL_REFUSALS: Readonly<Record<number, TextKey>> = {
+  10003: 'track.gone',
+  50001: 'track.noAccess',
+  50013: 'track.noPermission',
 };
 
-const refusal = (code: number | null, message: string) => (code !== null ? CHANNEL_REFUSALS[code] : undefined) ?? `Discord refused the post (${message})`;
+function refusal(locale: string | undefined, refused: number | null, message: string): string {
+  const key = refused !== null ? CHANNEL_REFUSALS[refused] : undefined;
+  return key ? say(locale, key) : say(locale, 'track.refused', { message });
+}
+
+/** `/track join title:…` as the reader's picker writes it, in a code span. */
+const line = (locale: string | undefined, text: string) => code(commandLine(locale, text));
+const follows = (locale: string | undefined, n: number) => sayCount(locale, 'track.follows', n);
 
 /** Whether the feed can follow an account on this platform: title_b's sessions, or any title's profile changes. */
 export function followable(title: TitleSlug, platform: string): boolean {
@@ -25,45 +33,47 @@ export function followable(title: TitleSlug, platform: string): boolean {
 }
 
 /** Told to every admin who runs /track while Discord has switched the feed off. */
-function switchedOff(feed: GuildFeed | undefined): string | null {
+function switchedOff(feed: GuildFeed | undefined, locale: string | undefined): string | null {
   if (!feed?.off) return null;
   const at = Math.floor(Date.parse(feed.off.at) / 1000);
-  return `⚠️ The session feed was switched off <t:${at}:R>: posting in <#${feed.channelId}> failed, ${refusal(feed.off.code, `code ${feed.off.code}`)}. Pick a channel with \`/track channel\`.`;
+  return say(locale, 'track.switchedOff', { when: `<t:${at}:R>`, channel: `<#${feed.channelId}>`, reason: refusal(locale, feed.off.code, `code ${feed.off.code}`), command: line(locale, '/track channel') });
 }
 
-const admin = (input: CommandInput, feed: GuildFeed | undefined, text: string): Reply => notice([input.canManageServer ? switchedOff(feed) : null, text].filter(Boolean).join('\n\n'));
+const admin = (input: CommandInput, feed: GuildFeed | undefined, text: string): Reply => notice([input.canManageServer ? switchedOff(feed, input.locale) : null, text].filter(Boolean).join('\n\n'));
 
 async function setChannel(input: CommandInput, guildId: string, store: FeedStore, deps: Deps, feed: GuildFeed | undefined): Promise<Reply> {
   const channelId = stringOption(input, 'channel');
-  if (!channelId || !/^\d{17,20}$/.test(channelId)) return notice('Pick a text channel of this server.');
+  if (!channelId || !/^\d{17,20}$/.test(channelId)) return notice(say(input.locale, 'track.pickChannel'));
   if (deps.poster) {
     const posted = await deps.poster.post(channelId, notice('📋 **Session feed**: when a member who opted in finishes a play session (45 minutes without a match), its summary is posted here. Opt in with `/track join`.'));
-    if (!posted.ok) return admin(input, feed, `Nothing changed: I cannot post in <#${channelId}>: ${refusal(posted.code, posted.message)}.`);
+    if (!posted.ok) return admin(input, feed, say(input.locale, 'track.cannotPost', { channel: `<#${channelId}>`, reason: refusal(input.locale, posted.code, posted.message) }));
   }
   await store.setGuild(guildId, { channelId, on: true });
   const members = await store.count(guildId);
-  return notice(`✅ Session feed **on** in <#${channelId}>. ${members === 1 ? '1 member follows' : `${members} members follow`} it.\nMembers opt in with \`/track join title:…\` (their account linked with \`/link\`).`);
+  return notice(say(input.locale, 'track.on', { channel: `<#${channelId}>`, follows: follows(input.locale, members), join: line(input.locale, '/track join title:…'), link: line(input.locale, '/link') }));
 }
 
 async function join(input: CommandInput, guildId: string, store: FeedStore, deps: Deps, feed: GuildFeed | undefined): Promise<Reply> {
   const title = titleOf(input);
   if (typeof title !== 'string') return title;
   const account = await deps.links.get(input.userId, title);
-  if (!account) return notice(`Link your ${titleName(title)} account first: \`/link title:${title}\`, then \`/track join title:${title}\`.`);
-  if (!followable(title, account.platform)) return notice(`Your ${titleName(title)} account is on a platform the feed cannot follow. Link one where the title has profiles.`);
+  if (!account) return notice(say(input.locale, 'track.linkFirst', { title: titleName(title), link: line(input.locale, `/link title:${title}`), join: line(input.locale, `/track join title:${title}`) }));
+  if (!followable(title, account.platform)) return notice(say(input.locale, 'track.notFollowable', { title: titleName(title) }));
   const joined = await store.join({ guildId, userId: input.userId, title });
-  if (joined === 'full') return notice('This feed follows as many members as it can. Ask someone to `/track leave`, or try again later.');
+  if (joined === 'full') return notice(say(input.locale, 'track.full', { leave: line(input.locale, '/track leave') }));
   await recordMember(guildId, input.userId, deps);
-  const where = feed?.on ? `Its summary goes to <#${feed.channelId}>` : 'The feed is **off** in this server: it starts when someone with Manage Server runs `/track channel`';
-  const already = joined === 'already' ? 'You already follow' : '✅ Following';
-  return notice(`${already} your ${titleName(title)} sessions (**${safeText(account.handle)}**) here. A session ends 45 minutes after your last match. ${where}.\n\`/track leave\` stops it.`);
+  const where = feed?.on ? say(input.locale, 'track.goesTo', { channel: `<#${feed.channelId}>` }) : say(input.locale, 'track.offHere', { command: line(input.locale, '/track channel') });
+  return notice(
+    say(input.locale, joined === 'already' ? 'track.alreadyFollowing' : 'track.following', { title: titleName(title), handle: safeText(account.handle), where, leave: line(input.locale, '/track leave') }),
+  );
 }
 
 async function status(input: CommandInput, guildId: string, store: FeedStore, feed: GuildFeed | undefined): Promise<Reply> {
   const [members, mine] = await Promise.all([store.count(guildId), store.following(guildId, input.userId)]);
-  const state = feed?.on ? `**On** in <#${feed.channelId}>` : feed?.off ? '**Off** (switched off by Discord, see above)' : '**Off**';
-  const yours = mine.length > 0 ? `You follow: ${mine.map(titleName).join(', ')}.` : 'You follow none: `/track join title:…` (a linked account needed).';
-  return admin(input, feed, `Session feed: ${state} · ${members === 1 ? '1 member follows' : `${members} members follow`} it.\n${yours}`);
+  const { locale } = input;
+  const state = feed?.on ? say(locale, 'track.stateOn', { channel: `<#${feed.channelId}>` }) : say(locale, feed?.off ? 'track.stateSwitchedOff' : 'track.stateOff');
+  const yours = mine.length > 0 ? say(locale, 'track.youFollow', { list: mine.map(titleName).join(', ') }) : say(locale, 'track.youFollowNone', { join: line(locale, '/track join title:…') });
+  return admin(input, feed, say(locale, 'track.status', { state, follows: follows(locale, members), yours }));
 }
 
 export const track = {
@@ -94,19 +104,19 @@ export const track = {
 
   async execute(input: CommandInput, deps: Deps): Promise<Reply> {
     const guildId = input.guildId;
-    if (!guildId) return notice('The session feed belongs to a server: use `/track` in one.');
+    if (!guildId) return notice(say(input.locale, 'track.serverOnly', { command: line(input.locale, '/track') }));
     const store = deps.feed;
-    if (!store) return notice('The session feed is not available in this bot.');
+    if (!store) return notice(say(input.locale, 'track.unavailable'));
     const feed = await store.guild(guildId);
     switch (input.subcommand) {
       case 'channel':
-        if (!input.canManageServer) return notice('Only members with **Manage Server** pick the feed’s channel.');
+        if (!input.canManageServer) return notice(say(input.locale, 'track.channelAdminOnly'));
         return setChannel(input, guildId, store, deps, feed);
       case 'off':
-        if (!input.canManageServer) return notice('Only members with **Manage Server** switch the feed off.');
-        if (!feed?.on) return admin(input, feed, 'The session feed is already off.');
+        if (!input.canManageServer) return notice(say(input.locale, 'track.offAdminOnly'));
+        if (!feed?.on) return admin(input, feed, say(input.locale, 'track.alreadyOff'));
         await store.setGuild(guildId, { channelId: feed.channelId, on: false });
-        return notice(`Session feed **off**. Members keep their opt-ins; \`/track channel\` starts it again.`);
+        return notice(say(input.locale, 'track.off', { command: line(input.locale, '/track channel') }));
       case 'join':
         return join(input, guildId, store, deps, feed);
       case 'leave': {
@@ -114,13 +124,13 @@ export const track = {
         const title = one ? titleOf(input) : undefined;
         if (title !== undefined && typeof title !== 'string') return title;
         const removed = await store.leave(guildId, input.userId, title);
-        return notice(removed > 0 ? `Your sessions${title ? ` of ${titleName(title)}` : ''} are no longer posted here.` : 'You were not following the feed here.');
+        return notice(removed > 0 ? (title ? say(input.locale, 'track.leftTitle', { title: titleName(title) }) : say(input.locale, 'track.left')) : say(input.locale, 'track.notFollowing'));
       }
       case 'status':
         return status(input, guildId, store, feed);
       case null:
       default:
-        return notice('Use `/track channel`, `off`, `join`, `leave` or `status`.');
+        return notice(say(input.locale, 'track.usage', { commands: ['/track channel', 'off', 'join', 'leave', 'status'].map((c) => line(input.locale, c)).join(', ') }));
     }
   },
 } satisfies Command;

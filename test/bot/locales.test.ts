@@ -85,6 +85,14 @@ describe('replies in the reader’s language', () => {
     expect(a.data?.choices?.map((c) => c.value)).toContain('map');
   });
 
+  it('runs the session feed’s command in the reader’s language, in a server and in a DM', async () => {
+    const status = await answer(chatInput({ command: 'track', subcommand: 'status', options: {}, user: USER, locale: 'de' }));
+    expect(status.data?.flags).toBe(64);
+    expect(status.data?.content).toMatch(/^Session-Feed: \*\*Aus\*\* · 0 Mitglieder folgen ihm\.\nDu folgst keinem: `\/verfolgen beitreten titel:…`/);
+    const dm = await answer(chatInput({ command: 'track', subcommand: 'join', options: { title: 'title_b' }, user: USER, guildId: null, locale: 'pt-BR' }));
+    expect(dm.data?.content).toBe('O feed de sessões pertence a um servidor: use `/acompanhar` em um servidor.');
+  });
+
   it('answers English and unknown locales in English, as before', async () => {
     for (const locale of ['en-US', 'ja']) {
       const a = await answer(chatInput({ group: 'title_c', subcommand: 'profile', options: { platform: 'console_a', player: 'Nova' }, user: USER, locale }));
