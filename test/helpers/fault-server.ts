@@ -3,14 +3,18 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
-export type Behaviour =
+export type Behaviour = (
   | { status: number; body?: unknown; text?: string; headers?: Record<string, string>; delayMs?: number }
   /** Accept the request and never answer. */
   | { hang: true }
   /** Close the connection without an answer. */
   | { close: true }
   /** Promise a body of `declared` bytes, send `text`, then close the connection. */
-  | { truncate: true; text: string; declared: number };
+  | { truncate: true; text: string; declared: number }
+) & {
+  /** Only for a request whose URL ends with this (requests sent at once may arrive in any order); any request without it. */
+  path?: string;
+};
 
 export interface RecordedRequest {
   url: string;
@@ -36,7 +40,9 @@ export async function startFaultServer(initial: Behaviour = { status: 200, body:
   const sockets = new Set<Socket>();
   const server: Server = createServer((req, res) => {
     requests.push({ url: req.url ?? '', method: req.method ?? '', headers: req.headers, at: Date.now() });
-    const b = queue.shift() ?? fallback;
+    const url = (req.url ?? '').split('?')[0] ?? '';
+    const next = queue.findIndex((q) => q.path === undefined || url.endsWith(q.path));
+    const b = next >= 0 ? queue.splice(next, 1)[0]! : fallback;
     if ('hang' in b) return;
     if ('close' in b) {
       req.socket.destroy();
