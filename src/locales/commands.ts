@@ -2,7 +2,7 @@
 // the English tree as `name_localizations` / `description_localizations`. Descriptions are found by
 // their English text (templates such as `Platform: {list}` match with their values); choices named
 // after a figure take the figure's label. What no file knows stays English (a test lists it).
-import { DISCORD_LOCALES, LANGUAGES, type Language } from './languages.js';
+import { DISCORD_LOCALES, LANGUAGES, fill, type Language } from './languages.js';
 import { en, enCommands } from './en.js';
 
 type Node = {
@@ -49,10 +49,6 @@ function localized(of: (language: Exclude<Language, 'en'>) => string | undefined
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
-function fillIn(template: string, vars: Record<string, string>): string {
-  return template.replace(/\{(\w+)\}/g, (whole, name: string) => vars[name] ?? whole);
-}
-
 function localizeNode<T extends Node>(node: T): T {
   const out: T = { ...node };
   const nameKey = node.name as keyof typeof enCommands.names;
@@ -62,7 +58,7 @@ function localizeNode<T extends Node>(node: T): T {
   }
   const described = node.description ? describedBy(node.description) : undefined;
   if (described) {
-    const descriptions = localized((l) => fillIn(LANGUAGES[l].commands.descriptions[described.key], described.vars));
+    const descriptions = localized((l) => fill(LANGUAGES[l].commands.descriptions[described.key], described.vars));
     if (descriptions) out.description_localizations = descriptions;
   }
   if (node.options) out.options = node.options.map(localizeNode);

@@ -2,17 +2,7 @@
 // English for every locale without one. `say` picks a text by `interaction.locale`; numbers inside
 // it are formatted by the caller (they follow the locale too).
 import { en, enCommands, type CommandTexts, type TextKey, type Texts } from './en.js';
-import { LANGUAGES, languageOf, type Language } from './languages.js';
-
-export type Vars = Readonly<Record<string, string | number>>;
-
-/** Puts `vars` into `{name}` places; a place with no value stays as it is (a test catches it). */
-export function fill(template: string, vars: Vars = {}): string {
-  return template.replace(/\{(\w+)\}/g, (whole, name: string) => {
-    const value = vars[name];
-    return value === undefined ? whole : String(value);
-  });
-}
+import { LANGUAGES, fill, languageOf, type Language, type Vars } from './languages.js';
 
 /** A fixed text in the reader's language, with its values put in. */
 export function say(locale: string | null | undefined, key: TextKey, vars?: Vars): string {
@@ -35,7 +25,7 @@ export function sayCount(locale: string | null | undefined, key: CountKey, n: nu
 }
 
 export { en, enCommands, type CommandTexts, type TextKey, type Texts };
-export { DISCORD_LOCALES, LANGUAGES, languageOf, type Language } from './languages.js';
+export { DISCORD_LOCALES, LANGUAGES, fill, languageOf, type Language, type Vars } from './languages.js';
 export { localizeCommand } from './commands.js';
 
 /** A command's or option's name as the reader's picker shows it (`player` -> `spieler`). */

@@ -30,3 +30,12 @@ export function languageOf(locale: string | null | undefined): Language {
   return base === 'de' || base === 'fr' || base === 'es' ? base : 'en';
 }
 
+export type Vars = Readonly<Record<string, string | number>>;
+
+/** Puts `vars` into `{name}` places; a place with no value stays as it is (a test catches it). */
+export function fill(template: string, vars: Vars = {}): string {
+  return template.replace(/\{(\w+)\}/g, (whole, name: string) => {
+    const value = vars[name];
+    return value === undefined ? whole : String(value);
+  });
+}
