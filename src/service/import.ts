@@ -2,10 +2,14 @@
 // reported with its number and reason and the rest goes on; the summary counts both.
 import { createReadStream, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { Worker } from 'node:worker_threads';
 
 import { parseDatasetLine, type DatasetRecord, type MatchRecord, type PlayerRecord, type RefusedLine } from './dataset.js';
 import type { Store } from './store-api.js';
-import { textDigest } from './store.js';
+import type { ParseMessage, ParseWorkerData } from './parse-worker.js';
+import type { PreparedMatch } from './prepared.js';
+import { TOTALS_FLUSH_PLAYERS, textDigest } from './store.js';
+import type { DeltasExport } from './totals.js';
 
 export interface ImportSummary {
   /** Lines read, blank ones included. */
@@ -87,6 +91,7 @@ export async function importFile(
   options: ImportOptions & { onBytes?: (read: number, total: number) => void } = {},
 ): Promise<ImportSummary> {
   const total = statSync(path).size;
+  if (isPreparedWriter(store)) return importInWorker(store, path, total, options);
   const stream = createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 20 });
   const lines = createInterface({ input: stream, crlfDelay: Infinity });
   return importLines(store, lines, {
@@ -95,5 +100,76 @@ export async function importFile(
       options.onProgress?.(n);
       options.onBytes?.(stream.bytesRead, total);
     },
+  });
+}
+
+/** A store that takes prepared matches (the SQLite one): a file is then parsed in a worker thread. */
+interface PreparedWriter extends Store {
+  writePrepared(players: readonly PlayerRecord[], matches: readonly PreparedMatch[]): void;
+  absorbTotals(totals: DeltasExport): void;
+}
+
+const isPreparedWriter = (store: Store): store is PreparedWriter => 'writePrepared' in store && 'absorbTotals' in store;
+
+/**
+ * The file read, parsed and prepared in a worker thread (src/service/parse-worker.ts) while this
+ * thread writes: the same records, refusals and summary as importLines.
+ */
+function importInWorker(
+  store: PreparedWriter,
+  path: string,
+  total: number,
+  options: ImportOptions & { onBytes?: (read: number, total: number) => void },
+): Promise<ImportSummary> {
+  const summary: ImportSummary = { lines: 0, taken: 0, refused: 0, players: 0, matches: 0, refusedLines: [] };
+  const workerData: ParseWorkerData = { path, batchSize: options.batchSize ?? 2_000, flushPlayers: TOTALS_FLUSH_PLAYERS };
+  const worker = new Worker(new URL('./parse-worker.mjs', import.meta.url), { workerData });
+  return new Promise<ImportSummary>((resolve, reject) => {
+    let settled = false;
+    const fail = (e: Error) => {
+      if (settled) return;
+      settled = true;
+      void worker.terminate();
+      reject(e);
+    };
+    const receive = (m: ParseMessage) => {
+      switch (m.kind) {
+        case 'batch':
+          store.writePrepared(m.players, m.matches);
+          worker.postMessage('ack');
+          summary.lines = m.lines;
+          summary.players += m.players.length;
+          summary.matches += m.matches.length;
+          summary.taken += m.players.length + m.matches.length;
+          for (const refused of m.refused) {
+            summary.refused++;
+            if (summary.refusedLines.length < MAX_REPORTED) summary.refusedLines.push(refused);
+            options.onRefused?.(refused);
+          }
+          options.onProgress?.(m.lines);
+          options.onBytes?.(m.bytes, total);
+          return;
+        case 'totals':
+          store.absorbTotals(m.totals);
+          return;
+        case 'done':
+          summary.lines = m.lines;
+          settled = true;
+          void worker.terminate();
+          store.finishImport().then(() => resolve(summary), reject);
+          return;
+        case 'error':
+          return fail(new Error(m.message));
+      }
+    };
+    worker.on('message', (m: ParseMessage) => {
+      try {
+        receive(m);
+      } catch (e) {
+        fail(e as Error);
+      }
+    });
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`the import's parse worker stopped (exit ${code})`)));
   });
 }

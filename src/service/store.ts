@@ -3,8 +3,6 @@
 // one index range; overview totals and rank material are kept up to date by the import
 // (src/service/totals.ts, src/service/ranks.ts), so an import costs what it imports and the first
 // profile after a start reads no population.
-import { createHash } from 'node:crypto';
-
 import Database from 'better-sqlite3';
 
 import type { PlatformSlug, SegmentDimension, TitleSlug } from '../catalog/index.js';
@@ -13,13 +11,18 @@ import type { MatchRecord, PlayerRecord } from './dataset.js';
 import { normalizeIdentifier } from './identifiers.js';
 import { buildRankChunks, placeInChunk } from './ranks.js';
 import type { MatchFilter, Place, PlayerRow, PlayerSummary, Store, StoredMatch, StoredMatchPlayer } from './store-api.js';
-import { TotalsDeltas, storedValues, type TotalsRow } from './totals.js';
+import { matchDigest, prepareMatch, type PreparedMatch } from './prepared.js';
+import { TotalsDeltas, storedValues, type DeltasExport, type TotalsRow } from './totals.js';
 
 export type { MatchFilter, Place, PlayerRow, PlayerSummary, Store, StoredMatch, StoredMatchPlayer } from './store-api.js';
+export { matchColumns, matchDigest, textDigest } from './prepared.js';
 
-const STAGE_COLUMNS = `
-  title TEXT NOT NULL, id TEXT NOT NULL, started_at INTEGER NOT NULL, duration_s INTEGER NOT NULL,
-  map TEXT, mode TEXT, playlist TEXT, queue TEXT, season INTEGER, rows BLOB NOT NULL`;
+const ROW_TABLE_COLUMNS = `
+  title TEXT NOT NULL, platform TEXT NOT NULL, player TEXT NOT NULL,
+  started_at INTEGER NOT NULL, match_id TEXT NOT NULL,
+  duration_s INTEGER NOT NULL, team TEXT, result TEXT, hero TEXT, legend TEXT,
+  map TEXT, mode TEXT, playlist TEXT, queue TEXT, season INTEGER,
+  stats TEXT NOT NULL, weapons TEXT`;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS players (
@@ -40,19 +43,14 @@ CREATE TABLE IF NOT EXISTS matches (
   PRIMARY KEY (title, id)
 ) WITHOUT ROWID;
 
-CREATE TABLE IF NOT EXISTS match_players (
-  title TEXT NOT NULL, platform TEXT NOT NULL, player TEXT NOT NULL,
-  started_at INTEGER NOT NULL, match_id TEXT NOT NULL,
-  duration_s INTEGER NOT NULL, team TEXT, result TEXT, hero TEXT, legend TEXT,
-  map TEXT, mode TEXT, playlist TEXT, queue TEXT, season INTEGER,
-  stats TEXT NOT NULL, weapons TEXT,
+CREATE TABLE IF NOT EXISTS match_players (${ROW_TABLE_COLUMNS},
   PRIMARY KEY (title, platform, player, started_at, match_id)
 ) WITHOUT ROWID;
 
--- An import's new matches land here in arrival order, one row a match with its players' rows as
--- JSONB (a cheap append: one statement a match), and join match_players fanned out and sorted by its
--- key at the end, so the player-clustered table is written once, in order.
-CREATE TABLE IF NOT EXISTS match_stage (${STAGE_COLUMNS});
+-- An import's new rows land here in arrival order (a cheap append, while the parse worker reads
+-- on), and join match_players sorted by its key at the end, so the player-clustered table is
+-- written once, in order.
+CREATE TABLE IF NOT EXISTS match_rows_stage (${ROW_TABLE_COLUMNS});
 
 CREATE TABLE IF NOT EXISTS player_totals (
   title TEXT NOT NULL, platform TEXT NOT NULL, player TEXT NOT NULL, totals TEXT NOT NULL,
@@ -85,31 +83,6 @@ export const STAGE_LIMIT = 2_000_000;
 
 /** Page cache while a fresh file is bulk loaded (the sorted merge and the totals use it), in KiB. */
 const BULK_CACHE_KIB = 262_144;
-
-/** A match record's fingerprint: an identical record imported again is skipped. */
-export function matchDigest(m: MatchRecord): string {
-  return textDigest(JSON.stringify(m));
-}
-
-/**
- * The fingerprint of a dataset line, which an import uses as its match's (cheaper than writing the
- * record out again): the same line imported again is skipped; a changed one replaces the match.
- */
-export function textDigest(text: string): string {
-  return createHash('sha1').update(text).digest('base64');
-}
-
-/** The columns a match's rows share, in insert order after (title, platform, player). */
-export function matchColumns(m: MatchRecord) {
-  return {
-    started_at: Date.parse(m.startedAt),
-    map: m.map ?? null,
-    mode: m.mode ?? null,
-    playlist: m.playlist ?? null,
-    queue: m.queue ?? null,
-    season: m.season ?? null,
-  };
-}
 
 /** The hot statements by name, for the plan test: each must find its rows through an index. */
 const HOT = {
@@ -152,6 +125,8 @@ export class StatsStore implements Store {
   private readonly touchedTitles = new Set<string>();
   /** Matches whose rows are staged (title and id). */
   private readonly staged = new Set<string>();
+  /** During a bulk load, every match written so far (title and id): any other is not stored yet. */
+  private readonly written = new Set<string>();
   /** Between an import's first batch and its finishImport. */
   private importing = false;
   /** The import is a bulk load into a fresh file (see beginImport). */
@@ -187,32 +162,31 @@ export class StatsStore implements Store {
       upsertMatch: db.prepare(`
         INSERT OR REPLACE INTO matches (title, id, platform, started_at, duration_s, map, mode, playlist, queue, season, players, digest)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-      insertStage: db.prepare(`
-        INSERT INTO match_stage (title, id, started_at, duration_s, map, mode, playlist, queue, season, rows)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, jsonb(?))`),
+      insertStage: db.prepare(`INSERT INTO match_rows_stage VALUES (${Array.from({ length: 17 }, () => '?').join(', ')})`),
       totalsJson: db.prepare('SELECT totals FROM player_totals WHERE title = ? AND platform = ? AND player = ?').pluck(),
       putTotals: db.prepare('INSERT OR REPLACE INTO player_totals (title, platform, player, totals) VALUES (?, ?, ?, ?)'),
       deleteTotals: db.prepare('DELETE FROM player_totals WHERE title = ? AND platform = ? AND player = ?'),
       totalsOfTitle: db.prepare('SELECT totals FROM player_totals WHERE title = ?').pluck(),
       deleteRankChunks: db.prepare('DELETE FROM rank_chunks WHERE title = ?'),
       insertRankChunk: db.prepare('INSERT INTO rank_chunks (title, key, lo, below, population, data) VALUES (?, ?, ?, ?, ?, ?)'),
-      // Each staged match fanned out to its players' rows (see STAGE_ROW), sorted by the table's key.
-      mergeStage: db.prepare(`INSERT INTO match_players (title, platform, player, started_at, match_id, duration_s, team, result, hero, legend,
-          map, mode, playlist, queue, season, stats, weapons)
-        SELECT s.title, r.value ->> 0, r.value ->> 1, s.started_at, s.id, s.duration_s, r.value ->> 2, r.value ->> 3, r.value ->> 4, r.value ->> 5,
-          s.map, s.mode, s.playlist, s.queue, s.season, r.value ->> 6, r.value ->> 7
-        FROM match_stage s, jsonb_each(s.rows) r ORDER BY 1, 2, 3, 4, 5`),
-      clearStage: db.prepare('DELETE FROM match_stage'),
+      mergeStage: db.prepare('INSERT INTO match_players SELECT * FROM match_rows_stage ORDER BY 1, 2, 3, 4, 5'),
+      clearStage: db.prepare('DELETE FROM match_rows_stage'),
       anyData: db.prepare('SELECT EXISTS (SELECT 1 FROM matches) OR EXISTS (SELECT 1 FROM players)').pluck(),
       getMeta: db.prepare('SELECT value FROM meta WHERE key = ?').pluck(),
       setMeta: db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)'),
       counts: db.prepare(`SELECT (SELECT COUNT(*) FROM players) AS players, (SELECT COUNT(*) FROM matches) AS matches`),
     };
-    // A file of the layout before: its staged rows (only there if an import stopped half-way) join
-    // the table, and the old stage goes.
+    // A file of an earlier layout: its staged rows (only there if an import stopped half-way) join
+    // the table, and the old stage goes (rows in one layout, a match a row with JSONB in the next).
     if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'match_players_stage'").get() !== undefined)
       db.exec(`INSERT OR REPLACE INTO match_players SELECT * FROM match_players_stage ORDER BY title, platform, player, started_at, match_id;
         DROP TABLE match_players_stage`);
+    if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'match_stage'").get() !== undefined)
+      db.exec(`INSERT OR REPLACE INTO match_players
+          SELECT s.title, r.value ->> 0, r.value ->> 1, s.started_at, s.id, s.duration_s, r.value ->> 2, r.value ->> 3, r.value ->> 4,
+            r.value ->> 5, s.map, s.mode, s.playlist, s.queue, s.season, r.value ->> 6, r.value ->> 7
+          FROM match_stage s, jsonb_each(s.rows) r ORDER BY 1, 2, 3, 4, 5;
+        DROP TABLE match_stage`);
     if (this.s.getMeta.get('bulk-load') !== undefined) {
       this.db.close();
       throw new Error(`${path}: an import into this new file stopped half-way (see "At scale" in the README); delete the file and import again`);
@@ -230,6 +204,19 @@ export class StatsStore implements Store {
   }
 
   writeBatch(players: readonly PlayerRecord[], matches: readonly MatchRecord[], digests?: readonly string[]): Promise<void> {
+    const prepared = matches.map((m, n) => prepareMatch(m, digests?.[n] ?? matchDigest(m), this.deltas));
+    this.writePrepared(players, prepared);
+    if (this.deltas.size >= TOTALS_FLUSH_PLAYERS) this.db.transaction(() => this.flushTotals())();
+    return Promise.resolve();
+  }
+
+  /**
+   * Writes player records and prepared matches (src/service/prepared.ts) whose rows are already in
+   * the totals deltas (this store's, or a parse worker's given to absorbTotals): a match stored
+   * as it is has its rows taken out of the deltas again and is skipped; a changed one replaces
+   * the stored one, whose rows leave the totals first.
+   */
+  writePrepared(players: readonly PlayerRecord[], matches: readonly PreparedMatch[]): void {
     const s = this.s;
     const deltas = this.deltas;
     if (!this.importing) this.beginImport();
@@ -249,42 +236,42 @@ export class StatsStore implements Store {
           p.private ? 1 : 0,
         );
       }
-      for (const [n, m] of matches.entries()) {
-        const digest = digests?.[n] ?? matchDigest(m);
-        const stored = s.matchPlayers.get(m.title, m.id) as { started_at: number; players: string; digest: string } | undefined;
-        if (stored?.digest === digest) continue;
-        this.touchedTitles.add(m.title);
-        const key = `${m.title}\u0000${m.id}`;
+      for (const m of matches) {
+        const [title, id, platform, startedAt, duration, map, mode, playlist, queue, season, keys, digest, rows, implicit] = m;
+        const key = `${title}\u0000${id}`;
+        // Into a fresh file a match this import has not written cannot be stored yet: no look-up.
+        const stored = this.bulk && !this.written.has(key) ? undefined : (s.matchPlayers.get(title, id) as { started_at: number; players: string; digest: string } | undefined);
         if (stored) {
-          // Its rows may still be staged: they join the table first, to be taken out by key.
+          // Its rows may still be staged: they join the table first, to be read or taken out by key.
           if (this.staged.has(key)) this.mergeStage();
-          for (const [platform, player] of JSON.parse(stored.players) as [string, string][]) {
-            const old = s.oldParticipant.get(m.title, platform, player, stored.started_at, m.id) as TotalsRow | undefined;
+          const same = stored.digest === digest;
+          for (const [pf, player] of JSON.parse(same ? keys : stored.players) as [string, string][]) {
+            const old = s.oldParticipant.get(title, pf, player, stored.started_at, id) as TotalsRow | undefined;
             if (!old) continue;
-            s.deleteParticipant.run(m.title, platform, player, stored.started_at, m.id);
-            deltas.add(m.title, platform, player, old, -1);
+            if (!same) s.deleteParticipant.run(title, pf, player, stored.started_at, id);
+            deltas.add(title, pf, player, old, -1);
           }
+          if (same) continue;
         }
+        this.touchedTitles.add(title);
         this.staged.add(key);
-        const c = matchColumns(m);
-        const keys = m.players.map((p) => [p.platform, normalizeIdentifier(p.id)] as const);
-        s.upsertMatch.run(m.title, m.id, m.platform, c.started_at, m.durationSeconds, c.map, c.mode, c.playlist, c.queue, c.season, JSON.stringify(keys), digest);
-        const rows: StageRow[] = [];
-        for (const [i, p] of m.players.entries()) {
-          const player = keys[i]?.[1] ?? normalizeIdentifier(p.id);
-          const row: StageRow = [p.platform, player, p.team ?? null, p.result ?? null, p.hero ?? null, p.legend ?? null, JSON.stringify(p.stats), null];
-          if (p.weapons) row[7] = JSON.stringify(p.weapons);
-          rows.push(row);
-          // A player first seen in this flush gets an implicit record (a player record wins over it).
-          if (deltas.add(m.title, p.platform, player, { result: p.result ?? null, duration_s: m.durationSeconds, stats: p.stats }, 1))
-            s.implicitPlayer.run(m.title, p.platform, player, p.id, p.id, player);
+        if (this.bulk) this.written.add(key);
+        s.upsertMatch.run(title, id, platform, startedAt, duration, map, mode, playlist, queue, season, keys, digest);
+        for (let i = 0; i + 2 < implicit.length; i += 3) {
+          const player = implicit[i + 1] as string;
+          s.implicitPlayer.run(title, implicit[i], player, implicit[i + 2], implicit[i + 2], player);
         }
-        s.insertStage.run(m.title, m.id, c.started_at, m.durationSeconds, c.map, c.mode, c.playlist, c.queue, c.season, JSON.stringify(rows));
+        for (let i = 0; i + 7 < rows.length; i += 8)
+          s.insertStage.run(title, rows[i], rows[i + 1], startedAt, id, duration, rows[i + 2], rows[i + 3], rows[i + 4], rows[i + 5], map, mode, playlist, queue, season, rows[i + 6], rows[i + 7]);
       }
-      if (deltas.size >= TOTALS_FLUSH_PLAYERS) this.flushTotals();
       if (this.staged.size >= STAGE_LIMIT) this.mergeStage();
     })();
-    return Promise.resolve();
+  }
+
+  /** Adds a parse worker's totals deltas (for matches already written) and writes them with this store's own. */
+  absorbTotals(x: DeltasExport): void {
+    this.deltas.absorb(x);
+    this.db.transaction(() => this.flushTotals())();
   }
 
   /** Moves the staged rows into match_players in key order. */
@@ -319,7 +306,7 @@ export class StatsStore implements Store {
     this.db.pragma('threads = 2');
     // Staged in a temporary table (its own file, dropped at the end), so the store's file never
     // holds the stage's pages; the mark makes a file whose load stopped half-way refuse to open.
-    this.db.exec(`CREATE TEMP TABLE match_stage (${STAGE_COLUMNS})`);
+    this.db.exec(`CREATE TEMP TABLE match_rows_stage (${ROW_TABLE_COLUMNS})`);
     this.s.setMeta.run('bulk-load', '1');
   }
 
@@ -331,8 +318,9 @@ export class StatsStore implements Store {
       this.db.prepare("DELETE FROM meta WHERE key IN ('importing', 'bulk-load')").run();
     })();
     this.touchedTitles.clear();
+    this.written.clear();
     if (this.bulk) {
-      this.db.exec('DROP TABLE temp.match_stage');
+      this.db.exec('DROP TABLE temp.match_rows_stage');
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = NORMAL');
       this.db.pragma('cache_size = -65536');
@@ -517,9 +505,6 @@ export function keyCountsSql(column: 'map' | 'mode' | 'playlist' | 'legend' | 'h
 }
 
 type ParticipantRow = StoredMatchPlayer & { handle_norm: string | null };
-
-/** A player's row of a staged match: platform, player key, team, result, hero, legend, stats and weapons as JSON text. */
-type StageRow = [string, string, string | null, string | null, string | null, string | null, string, string | null];
 
 const nullsFirst = (a: string | null, b: string | null) => (a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1);
 

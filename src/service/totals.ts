@@ -27,6 +27,12 @@ interface Delta {
   sums: number[];
 }
 
+/** TotalsDeltas as plain data: what a parse worker hands the writer. */
+export interface DeltasExport {
+  names: string[];
+  deltas: Delta[];
+}
+
 /** What a match row contributes to its player's totals. */
 export interface TotalsRow {
   result: string | null;
@@ -76,6 +82,53 @@ export class TotalsDeltas {
       }
     }
     return first;
+  }
+
+  /** The deltas as plain data (for another thread), forgotten here. */
+  take(): DeltasExport {
+    const out: DeltasExport = { names: this.names, deltas: [...this.deltas.values()] };
+    this.deltas.clear();
+    this.names = [];
+    this.slots = new Map();
+    return out;
+  }
+
+  /** Adds deltas taken from another TotalsDeltas (a parse worker's) to these. */
+  absorb(x: DeltasExport): void {
+    const slotOf = x.names.map((name) => {
+      let slot = this.slots.get(name);
+      if (slot === undefined) {
+        slot = this.names.length;
+        this.slots.set(name, slot);
+        this.names.push(name);
+      }
+      return slot;
+    });
+    for (const o of x.deltas) {
+      const k = `${o.title}\u0000${o.platform}\u0000${o.player}`;
+      const d = this.deltas.get(k);
+      if (!d) {
+        const sums: number[] = [];
+        for (let i = 0; 2 * i < o.sums.length; i++) {
+          const at = 2 * (slotOf[i] ?? 0);
+          while (sums.length < at + 2) sums.push(0, 0);
+          sums[at] = o.sums[2 * i] ?? 0;
+          sums[at + 1] = o.sums[2 * i + 1] ?? 0;
+        }
+        this.deltas.set(k, { ...o, sums });
+        continue;
+      }
+      d.matchesPlayed += o.matchesPlayed;
+      d.wins += o.wins;
+      d.losses += o.losses;
+      d.timePlayed += o.timePlayed;
+      for (let i = 0; 2 * i < o.sums.length; i++) {
+        const at = 2 * (slotOf[i] ?? 0);
+        while (d.sums.length < at + 2) d.sums.push(0, 0);
+        d.sums[at] = (d.sums[at] ?? 0) + (o.sums[2 * i] ?? 0);
+        d.sums[at + 1] = (d.sums[at + 1] ?? 0) + (o.sums[2 * i + 1] ?? 0);
+      }
+    }
   }
 
   /** The titles touched since the last flush. */

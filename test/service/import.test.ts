@@ -175,6 +175,40 @@ describe('importing a dataset', () => {
     await Promise.all([memory.close(), file.close()]);
   });
 
+  it.runIf(TEST_STORE === 'sqlite')('parses a file in a worker thread to the same store, refusals and summary as an import of its lines', async () => {
+    const lines = [...scaleLines(300), ...smallLines(), '{not json', ''];
+    const changed = JSON.parse(lines.find((l) => l.includes('"type":"match"'))!) as { players: { stats: Record<string, number> }[] };
+    for (const p of changed.players) p.stats = { ...p.stats, kills: 99 };
+    // A match changed later in the same file, and an identical line again.
+    lines.push(JSON.stringify(changed), lines.find((l) => l.includes('"type":"match"') && l.includes('"b-5"'))!);
+    const dir = mkdtempSync(join(tmpdir(), 'stats-worker-'));
+    const data = join(dir, 'data.jsonl');
+    writeFileSync(data, lines.join('\n'));
+    const memory = new StatsStore();
+    const refusedInMemory: { line: number; reason: string }[] = [];
+    const expected = await importLines(memory, lines, { batchSize: 40, onRefused: (r) => refusedInMemory.push(r) });
+    const file = new StatsStore(join(dir, 'store.sqlite'));
+    const refused: { line: number; reason: string }[] = [];
+    const summary = await importFile(file, data, { batchSize: 40, onRefused: (r) => refused.push(r) });
+    expect(summary).toEqual(expected);
+    expect(refused).toEqual(refusedInMemory);
+    expect(await snapshot(file)).toEqual(await snapshot(memory));
+    // The same file again changes nothing; a second file of changed and new matches is taken in.
+    const before = await snapshot(file);
+    await importFile(file, data, { batchSize: 40 });
+    expect(await snapshot(file)).toEqual(before);
+    const second = join(dir, 'second.jsonl');
+    // Other numbers under the same match ids (replacements), and the same under new ids.
+    const replacing = [...scaleLines(120, 5)].filter((l) => l.includes('"type":"match"'));
+    const more = [...lines.filter((_, i) => i % 7 === 0), ...replacing, ...replacing.map((l) => l.replace(/"id":"(\w)-/, '"id":"$1-x'))];
+    writeFileSync(second, more.join('\n'));
+    await importFile(file, second, { batchSize: 25 });
+    await importLines(memory, more, { batchSize: 25 });
+    expect(await file.sql("SELECT COUNT(*) AS n FROM matches WHERE id LIKE '_-x%'")).toEqual([{ n: 120 }]);
+    expect(await snapshot(file)).toEqual(await snapshot(memory));
+    await Promise.all([memory.close(), file.close()]);
+  });
+
   it.runIf(TEST_STORE === 'sqlite')('refuses to open a new file whose bulk load stopped half-way, saying what to do', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'stats-bulk-')), 'store.sqlite');
     const store = new StatsStore(path);
@@ -182,7 +216,7 @@ describe('importing a dataset', () => {
     if (!('record' in player) || player.record.type !== 'player' || !('record' in match) || match.record.type !== 'match') throw new Error('fixture');
     await store.writeBatch([player.record], [match.record]);
     // Staged outside the store's file while the load runs.
-    expect(store.db.prepare("SELECT COUNT(*) FROM temp.sqlite_master WHERE name = 'match_stage'").pluck().get()).toBe(1);
+    expect(store.db.prepare("SELECT COUNT(*) FROM temp.sqlite_master WHERE name = 'match_rows_stage'").pluck().get()).toBe(1);
     await store.close();
     expect(() => new StatsStore(path)).toThrow(/stopped half-way.*delete the file and import again/);
   });
