@@ -2,8 +2,10 @@
 // scale, on generated datasets (bench/scale-data.ts; nothing committed). For each size and store:
 // the import rate from a dataset file, the store's size, the first profile after the store is
 // opened again (a start), and p50/p99 of each lookup for a typical and the busiest player, in
-// process (no HTTP). 1,000,000 matches: `npm run bench:scale -- --matches 1000000` (slow, ~1 GB of
-// dataset in a temporary directory). Writes bench/results/scale-<sizes>.json and prints a table.
+// process (no HTTP). 1,000,000 matches: `npm run bench:scale -- --matches 1000000` (slow, ~2 GB of
+// dataset in a temporary directory). `--stores bot`: the real bot's autocomplete while its embedded
+// service imports the dataset (bench/scale-bot.ts). Writes bench/results/scale-<sizes>.json and
+// prints a table.
 import { createWriteStream, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync, readdirSync } from 'node:fs';
 import { cpus, tmpdir, totalmem, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +19,7 @@ import { Memo, matchReport, matches, profile, search, segments, sessions, type L
 import { PgStore } from '../src/service/pg-store.js';
 import type { Store } from '../src/service/store-api.js';
 import { StatsStore } from '../src/service/store.js';
+import { botWhileImporting } from './scale-bot.js';
 import { benchPlayers, scaleLines, scalePlayer } from './scale-data.js';
 
 const { values: args } = parseArgs({
@@ -27,7 +30,7 @@ const { values: args } = parseArgs({
   },
 });
 const sizes = args.matches.split(',').map(Number);
-const kinds = args.stores.split(',') as ('sqlite' | 'postgres')[];
+const kinds = args.stores.split(',') as ('sqlite' | 'postgres' | 'bot')[];
 
 interface Row {
   matches: number;
@@ -173,7 +176,9 @@ async function main(): Promise<void> {
       const data = join(dir, `matches-${n}.jsonl`);
       await writeDataset(data, n);
       record({ matches: n, store: '-', figure: 'dataset file', value: round(statSync(data).size / 2 ** 20, 1), unit: 'MB' });
-      for (const kind of kinds) await measure(n, kind, data);
+      for (const kind of kinds)
+        if (kind === 'bot') await botWhileImporting(data, (f) => record({ matches: n, store: 'bot', ...f }));
+        else await measure(n, kind, data);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

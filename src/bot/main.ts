@@ -20,6 +20,8 @@ import { Router } from './router.js';
 import { createBotStores } from './stores.js';
 
 const SHUTDOWN_GRACE_MS = 4_000;
+/** How long the start waits for the embedded service's store before logging in without it. */
+const EMBEDDED_STORE_WAIT_MS = 10_000;
 
 /** What Discord's fatal gateway close codes mean for whoever runs the bot. */
 const FATAL_CLOSES: Record<number, string> = {
@@ -47,7 +49,9 @@ async function main(): Promise<void> {
   const logger = pino({ level: config.LOG_LEVEL, redact: { paths: ['token', '*.token', 'headers.authorization', '*.headers.authorization'], censor: '[redacted]' } });
 
   const metrics = config.METRICS_PORT ? createBotMetrics() : undefined;
-  const lookups = await openLookupsOrExit(config, logger, metrics?.lookups);
+  // The embedded service loads its store in its child process: a small dataset before the bot logs
+  // in, a large one while the bot answers (lookups say "still loading" meanwhile).
+  const lookups = await openLookupsOrExit(config, logger, metrics?.lookups, { storeWaitMs: EMBEDDED_STORE_WAIT_MS });
   let stores;
   try {
     stores = await createBotStores({

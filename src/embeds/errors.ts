@@ -43,7 +43,8 @@ export function errorReply(error: LookupError, ctx: ErrorContext): Reply {
     case 'timeout':
       return notice(say(locale, 'error.timeout'));
     case 'unavailable':
-      return notice(say(locale, 'error.unavailable'));
+      // The embedded service answers this while it loads its data after a start.
+      return notice(say(locale, error.code === 'ServiceLoading' ? 'error.loading' : 'error.unavailable'));
     case 'invalid_response':
       return notice(say(locale, 'error.invalidResponse'));
   }

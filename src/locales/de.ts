@@ -103,6 +103,7 @@ export const de: Texts = {
   'error.retrySoon': 'Versuch es gleich noch einmal.',
   'error.unauthorized': 'Der Statistikdienst verweigert diesem Bot den Zugriff. Der Serverbetreiber sollte den API-Schlüssel des Bots prüfen.',
   'error.timeout': 'Der Statistikdienst hat nicht rechtzeitig geantwortet. Versuch es gleich noch einmal.',
+  'error.loading': 'Der Statistikdienst lädt seine Daten noch. Versuch es gleich noch einmal.',
   'error.unavailable': 'Der Statistikdienst ist gerade nicht erreichbar, und es gibt keine aktuelle Kopie dieser Daten. Versuch es später noch einmal.',
   'error.invalidResponse': 'Der Statistikdienst hat eine Antwort geschickt, die der Bot nicht lesen kann. Versuch es später noch einmal.',
   'resolve.chooseTitle': 'Wähle einen Titel: {list}.',

@@ -108,6 +108,7 @@ export const en = {
   'error.retrySoon': 'Try again in a moment.',
   'error.unauthorized': 'The stats service refused this bot’s access. The server owner should check the bot’s API key.',
   'error.timeout': 'The stats service did not answer in time. Try again in a moment.',
+  'error.loading': 'The stats service is still loading its data. Try again in a moment.',
   'error.unavailable': 'The stats service is down right now, and there is no recent copy of this data. Try again later.',
   'error.invalidResponse': 'The stats service sent an answer the bot could not read. Try again later.',
   // Choosing what to look up

@@ -103,6 +103,7 @@ export const es: Texts = {
   'error.retrySoon': 'Inténtalo de nuevo en un momento.',
   'error.unauthorized': 'El servicio de estadísticas rechazó el acceso de este bot. El dueño del servidor debe revisar la clave de API del bot.',
   'error.timeout': 'El servicio de estadísticas no respondió a tiempo. Inténtalo de nuevo en un momento.',
+  'error.loading': 'El servicio de estadísticas todavía está cargando sus datos. Inténtalo de nuevo en un momento.',
   'error.unavailable': 'El servicio de estadísticas no está disponible y no hay una copia reciente de estos datos. Inténtalo más tarde.',
   'error.invalidResponse': 'El servicio de estadísticas envió una respuesta que el bot no pudo leer. Inténtalo más tarde.',
   'resolve.chooseTitle': 'Elige un título: {list}.',

@@ -103,6 +103,7 @@ export const fr: Texts = {
   'error.retrySoon': 'Réessaie dans un instant.',
   'error.unauthorized': 'Le service de statistiques refuse l’accès à ce bot. Le propriétaire du serveur doit vérifier la clé d’API du bot.',
   'error.timeout': 'Le service de statistiques n’a pas répondu à temps. Réessaie dans un instant.',
+  'error.loading': 'Le service de statistiques charge encore ses données. Réessaie dans un instant.',
   'error.unavailable': 'Le service de statistiques est indisponible, et il n’y a pas de copie récente de ces données. Réessaie plus tard.',
   'error.invalidResponse': 'Le service de statistiques a envoyé une réponse illisible pour le bot. Réessaie plus tard.',
   'resolve.chooseTitle': 'Choisis un titre : {list}.',

@@ -103,6 +103,7 @@ export const ptBR: Texts = {
   'error.retrySoon': 'Tente de novo em instantes.',
   'error.unauthorized': 'O serviço de estatísticas recusou o acesso deste bot. O dono do servidor deve conferir a chave de API do bot.',
   'error.timeout': 'O serviço de estatísticas não respondeu a tempo. Tente de novo em instantes.',
+  'error.loading': 'O serviço de estatísticas ainda está carregando os dados. Tente de novo em instantes.',
   'error.unavailable': 'O serviço de estatísticas está fora do ar, e não há uma cópia recente destes dados. Tente mais tarde.',
   'error.invalidResponse': 'O serviço de estatísticas mandou uma resposta que o bot não conseguiu ler. Tente mais tarde.',
   'resolve.chooseTitle': 'Escolha um título: {list}.',

@@ -29,9 +29,12 @@ export const LookupErrorSchema = z.object({
 });
 export type LookupError = z.infer<typeof LookupErrorSchema>;
 
-/** Whether another attempt may succeed: 5xx, connection failures and 429, never other 4xx. */
+/**
+ * Whether another attempt may succeed: 5xx, connection failures and 429, never other 4xx; nor a
+ * service still loading its data after a start (it asks to come back later than a lookup waits).
+ */
 export function isRetryable(error: LookupError): boolean {
-  return error.kind === 'unavailable' || error.kind === 'rate_limited';
+  return (error.kind === 'unavailable' && error.code !== 'ServiceLoading') || error.kind === 'rate_limited';
 }
 
 /** Whether a cached answer that has expired is still worth showing instead of this error. */

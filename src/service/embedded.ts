@@ -1,14 +1,16 @@
 // The service as a part of another process: the store loaded from a dataset file, a file store, or
 // the demo data, and served on a loopback port. The service CLI and the bot start it the same way.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
 import type { Logger } from 'pino';
 
 import { demoLines } from './demo.js';
+import { ERROR_CODES, ServiceError } from './errors.js';
 import { importFile, importLines, type ImportOptions, type ImportSummary } from './import.js';
 import { startStatsServer, type RunningService } from './server.js';
 import { PgStore } from './pg-store.js';
@@ -72,6 +74,65 @@ export interface EmbeddedService extends RunningService {
   summary: ImportSummary | null;
 }
 
+/** The embedded service as soon as it listens, before its store is loaded (see openEmbeddedService). */
+export interface LoadingService extends RunningService {
+  /** Settles when the store is loaded: the import summary, or null when the kept file already held this dataset. */
+  ready: Promise<ImportSummary | null>;
+  /** Whether lookups are answered from a store (the new one, or meanwhile the one kept from an earlier start). */
+  serving(): boolean;
+}
+
+/** What every lookup answers while no store is loaded yet. */
+export const LOADING_MESSAGE = 'The stats service is still loading its data; try again in a moment.';
+const LOADING_RETRY_S = 5;
+/** How long a request arriving while the store loads waits for it before being told so: a small dataset loads within it. */
+export const LOADING_HOLD_MS = 2_000;
+
+/**
+ * A store that answers from `current`; while there is none, a request waits up to LOADING_HOLD_MS
+ * for one, then gets 503 "still loading". Its generation moves on whenever the store is swapped,
+ * so that caches keyed on it start over.
+ */
+class SwappableStore {
+  current: StatsStore | undefined;
+  constructor(private readonly holdMs: number) {}
+  private epoch = 0;
+  private arrived: () => void = () => undefined;
+  private arrival = this.nextArrival();
+
+  /** The Store the server reads through. */
+  readonly store: Store = new Proxy({} as Store, {
+    get: (_, prop) => {
+      if (prop === 'kind') return 'sqlite';
+      if (prop === 'generation') return this.epoch + (this.current?.generation ?? 0);
+      // Only the store's methods: anything else (`then` above all) is not there.
+      if (typeof prop !== 'string' || typeof Reflect.get(StatsStore.prototype, prop) !== 'function') return undefined;
+      return async (...args: unknown[]) => {
+        if (!this.current) await Promise.race([this.arrival, sleep(this.holdMs)]);
+        const current = this.current;
+        if (!current)
+          throw new ServiceError(503, ERROR_CODES.loading, LOADING_MESSAGE, { retryAfterSeconds: LOADING_RETRY_S }, { 'retry-after': String(LOADING_RETRY_S) });
+        return (Reflect.get(current, prop) as (...a: unknown[]) => unknown).apply(current, args);
+      };
+    },
+  });
+
+  private nextArrival(): Promise<void> {
+    return new Promise((resolve) => (this.arrived = resolve));
+  }
+
+  swap(next: StatsStore | undefined): StatsStore | undefined {
+    const old = this.current;
+    this.current = next;
+    this.epoch += 1_000_000_000;
+    if (next) {
+      this.arrived();
+      this.arrival = this.nextArrival();
+    }
+    return old;
+  }
+}
+
 /**
  * Fills a store file in a child process (src/service/import-process.ts), so that the import's memory
  * is returned to the system when it exits. Resolves with the import summary, or null when the file
@@ -110,30 +171,77 @@ function importInChild(db: string, data: string | undefined, logger?: Logger): P
  * Loads the store and serves it on 127.0.0.1 on a free port, open (no keys, no rate limit). The
  * import runs in a child process into a file (a temporary one unless `db` names one); this process
  * then serves that file, keeping only SQLite's page cache in memory. A `db` file kept from an
- * earlier start is imported again only when the dataset changed.
+ * earlier start is imported again only when the dataset changed. Resolves once the store is loaded.
  */
 export async function startEmbeddedService(source: StoreSource, logger?: Logger): Promise<EmbeddedService> {
+  const service = await openEmbeddedService(source, logger);
+  try {
+    const summary = await service.ready;
+    return { ...service, store: service.current() as StatsStore, summary };
+  } catch (e) {
+    await service.close();
+    throw e;
+  }
+}
+
+/**
+ * The embedded service, listening at once while its store loads in the child process: the caller
+ * (the bot) goes on with its own start and answers its users meanwhile. Until a store is loaded,
+ * a lookup waits up to `holdMs` (LOADING_HOLD_MS) for it, then answers 503 `ServiceLoading` ("still
+ * loading, try again in a moment") with Retry-After; a
+ * `db` file kept from an earlier start is served meanwhile (whole: the child imports a changed
+ * dataset into a new file, which replaces it only once complete). When the import fails, `ready`
+ * rejects and the kept file, if any, goes on being served.
+ */
+export async function openEmbeddedService(
+  source: StoreSource,
+  logger?: Logger,
+  options: { holdMs?: number } = {},
+): Promise<LoadingService & { current(): StatsStore | undefined }> {
   const temp = source.db ? undefined : mkdtempSync(join(tmpdir(), 'player-stats-'));
   const db = source.db ?? join(temp as string, 'store.sqlite');
-  let store: StatsStore | undefined;
+  const swappable = new SwappableStore(options.holdMs ?? LOADING_HOLD_MS);
+  if (existsSync(db)) {
+    try {
+      swappable.swap(new StatsStore(db));
+    } catch (e) {
+      // A file that cannot be served (a bulk load stopped half-way): the import replaces it.
+      logger?.warn({ db, err: (e as Error).message }, 'the kept store cannot be served while the dataset is imported');
+    }
+  }
+  let running: RunningService;
   try {
-    const summary = await importInChild(db, source.data, logger);
-    store = new StatsStore(db);
-    const running = await startStatsServer({ store, port: 0, host: '127.0.0.1', logger });
-    const opened = store;
-    return {
-      ...running,
-      store: opened,
-      summary,
-      close: async () => {
-        await running.close();
-        await opened.close();
-        if (temp) rmSync(temp, { recursive: true, force: true });
-      },
-    };
+    running = await startStatsServer({ store: swappable.store, port: 0, host: '127.0.0.1', logger });
   } catch (e) {
-    await store?.close();
+    await swappable.swap(undefined)?.close();
     if (temp) rmSync(temp, { recursive: true, force: true });
     throw e;
   }
+  let closed = false;
+  const ready = importInChild(db, source.data, logger).then(async (summary) => {
+    if (closed) return summary;
+    // A new file took the kept one's place (or there was none): the old connection goes first,
+    // then the new file is opened. An unchanged dataset keeps the open store as it is.
+    if (summary !== null || !swappable.current) {
+      await swappable.swap(undefined)?.close();
+      swappable.swap(new StatsStore(db));
+    }
+    return summary;
+  });
+  // The caller may not wait for it: a failure is theirs to read from `ready`, never an unhandled rejection.
+  ready.catch(() => undefined);
+  return {
+    ...running,
+    ready,
+    current: () => swappable.current,
+    serving: () => swappable.current !== undefined,
+    close: async () => {
+      closed = true;
+      await running.close();
+      // An import still running finishes in its child; its file is removed with the temporary directory.
+      await ready.catch(() => undefined);
+      await swappable.swap(undefined)?.close();
+      if (temp) rmSync(temp, { recursive: true, force: true });
+    },
+  };
 }

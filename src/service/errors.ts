@@ -14,6 +14,8 @@ export const ERROR_CODES = {
   unauthorized: 'Unauthorized',
   methodNotAllowed: 'MethodNotAllowed',
   internal: 'Internal',
+  /** 503 from the embedded service while its store is still being loaded. */
+  loading: 'ServiceLoading',
 } as const;
 
 export class ServiceError extends Error {

@@ -10,6 +10,7 @@
 // summary as JSON; refused lines on stderr.
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, renameSync, rmSync } from 'node:fs';
+import { setPriority } from 'node:os';
 
 import { demoLines } from './demo.js';
 import { loadStore } from './embedded.js';
@@ -28,6 +29,14 @@ async function fingerprint(data: string | undefined): Promise<string> {
 const removeFiles = (path: string) => {
   for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
 };
+
+// The import gives way to the process it serves (the bot answering its users) when both want the
+// CPU: threads started from here on (the parse worker, SQLite's sorters) inherit this priority.
+try {
+  setPriority(10);
+} catch {
+  // Not allowed here: the import runs at the usual priority.
+}
 
 const [db, data] = process.argv.slice(2);
 if (!db) {

@@ -134,6 +134,7 @@ describe('replies in the reader’s language', () => {
     errorReply(lookupError('private', 'x'), { title: 'title_a', player: 'Nobody', locale }),
     errorReply(lookupError('rate_limited', 'x', { retryAfterMs: 1_000 }), { title: 'title_a', locale }),
     errorReply(lookupError('unavailable', 'x'), { title: 'title_a', locale }),
+    errorReply(lookupError('unavailable', 'x', { code: 'ServiceLoading' }), { title: 'title_a', locale }),
   ];
   const textOf = (r: ReturnType<typeof replies>[number]) => JSON.stringify([r.content, r.embeds, r.components]);
 

@@ -6,7 +6,9 @@ import { join } from 'node:path';
 
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { startEmbeddedService } from '../../src/service/embedded.js';
+import { errorReply } from '../../src/embeds/errors.js';
+import { errorFromResponse, isRetryable } from '../../src/lookup/errors.js';
+import { LOADING_MESSAGE, openEmbeddedService, startEmbeddedService } from '../../src/service/embedded.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'stats-embedded-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -52,5 +54,54 @@ describe('the embedded service with a kept store', () => {
     const again = await startEmbeddedService({ data: 'examples/small-dataset.jsonl', db });
     expect(again.summary).toBeNull();
     await again.close();
+  });
+
+  it('listens at once: "still loading" until the first import ends, then the new data', async () => {
+    const data = join(dir, 'first.jsonl');
+    writeFileSync(data, readFileSync('examples/small-dataset.jsonl', 'utf8'));
+    const ash = '/v2/title_a/standard/profile/pc_store_a/ashplays';
+    const service = await openEmbeddedService({ data, db: join(dir, 'first.sqlite') }, undefined, { holdMs: 0 });
+    // The child has not even started its import yet.
+    const loading = await fetch(service.url + ash);
+    expect(loading.status).toBe(503);
+    expect(loading.headers.get('retry-after')).toBe('5');
+    const body = await loading.text();
+    expect(JSON.parse(body)).toMatchObject({ errors: [{ code: 'ServiceLoading', message: LOADING_MESSAGE }] });
+    // What the bot makes of it: no retry (it asks to come back later than a lookup waits), and a clear reply.
+    const error = errorFromResponse(503, body, 5_000);
+    expect(isRetryable(error)).toBe(false);
+    expect(errorReply(error, { title: 'title_a', locale: 'en-US' }).content).toBe('The stats service is still loading its data. Try again in a moment.');
+    expect(service.serving()).toBe(false);
+    expect((await service.ready)?.taken).toBeGreaterThan(0);
+    expect(service.serving()).toBe(true);
+    expect(await profileStatus(service.url, ash)).toBe(200);
+    await service.close();
+
+    // A request that arrives while the store loads waits for it, up to the hold (LOADING_HOLD_MS by default).
+    const held = await openEmbeddedService({ data, db: join(dir, 'held.sqlite') }, undefined, { holdMs: 30_000 });
+    expect(held.serving()).toBe(false);
+    expect(await profileStatus(held.url, ash)).toBe(200);
+    await held.close();
+  });
+
+  it('serves the kept store while a changed dataset is imported, and keeps it when the import fails', async () => {
+    const data = join(dir, 'kept-while.jsonl');
+    const db = join(dir, 'kept-while.sqlite');
+    const lines = readFileSync('examples/small-dataset.jsonl', 'utf8').trimEnd().split('\n');
+    writeFileSync(data, lines.join('\n'));
+    await (await startEmbeddedService({ data, db })).close();
+    const ash = '/v2/title_a/standard/profile/pc_store_a/ashplays';
+    writeFileSync(data, lines.filter((l) => !l.includes('76561198000000042')).join('\n'));
+    const service = await openEmbeddedService({ data, db });
+    expect(await profileStatus(service.url, ash)).toBe(200);
+    expect((await service.ready)?.taken).toBeGreaterThan(0);
+    expect(await profileStatus(service.url, ash)).toBe(404);
+    await service.close();
+
+    const broken = await openEmbeddedService({ data: join(dir, 'missing.jsonl'), db });
+    await expect(broken.ready).rejects.toThrow(/could not be imported/);
+    expect(broken.serving()).toBe(true);
+    expect(await profileStatus(broken.url, '/v2/title_a/standard/search?platform=pc_store_a&query=a')).toBe(200);
+    await broken.close();
   });
 });
