@@ -62,9 +62,9 @@ async function time(n: number, f: (i: number) => Promise<unknown>): Promise<{ p5
   return quantiles(samples);
 }
 
-async function writeDataset(path: string, matches: number): Promise<void> {
+async function writeDataset(path: string, matches: number, lines: Iterable<string> = scaleLines(matches)): Promise<void> {
   const out = createWriteStream(path);
-  for (const line of scaleLines(matches)) if (!out.write(`${line}\n`)) await once(out, 'drain');
+  for (const line of lines) if (!out.write(`${line}\n`)) await once(out, 'drain');
   out.end();
   await once(out, 'finish');
 }
@@ -159,6 +159,28 @@ async function measure(n: number, kind: 'sqlite' | 'postgres', data: string): Pr
       const q = await time(500, f);
       record({ matches: n, store: kind, figure: `${name} p50`, value: q.p50, unit: 'ms', target: name.startsWith('search') ? undefined : 'well under 1 ms at 1M' });
       record({ matches: n, store: kind, figure: `${name} p99`, value: q.p99, unit: 'ms' });
+    }
+    // Into the store as it is: a tenth as many new matches, then a tenth replacing stored ones (the
+    // same ids, other numbers): what each costs should be what it imports, not what is stored.
+    // SQLite only (a PostgreSQL import of that size takes minutes here).
+    const tenth = Math.max(1, Math.round(n / 10));
+    const more = (seed: number, rename: boolean) =>
+      (function* () {
+        for (const line of scaleLines(tenth, seed)) if (line.includes('"type":"match"')) yield rename ? line.replace(/"id":"(\w)-/, '"id":"$1-n') : line;
+      })();
+    for (const [what, lines] of (kind === 'postgres' ? [] : [
+      ['new', more(12, true)],
+      ['replacing stored ones', more(13, false)],
+    ]) as [string, Iterable<string>][]) {
+      const file = join(dir, `more-${what.replaceAll(' ', '-')}.jsonl`);
+      await writeDataset(file, tenth, lines);
+      const t = performance.now();
+      const c = process.cpuUsage();
+      await importFile(store, file);
+      const u = process.cpuUsage(c);
+      const label = `import into the full store, ${tenth} matches ${what}`;
+      record({ matches: n, store: kind, figure: label, value: Math.round(tenth / ((performance.now() - t) / 1000)), unit: 'matches/s' });
+      record({ matches: n, store: kind, figure: `${label}, per CPU second`, value: Math.round(tenth / ((u.user + u.system) / 1e6)), unit: 'matches/s' });
     }
     await store.close();
   } finally {
