@@ -4,19 +4,15 @@
 // a rate-limit handler looked up or made per interaction id, headers and URL built anew, and a card
 // travelling as FormData -> Blob -> web stream -> ArrayBuffer before a byte was sent. Callbacks carry
 // the interaction's token in the path, need no Authorization and are outside the bot's global rate
-// limit, so there is no queue to keep. discord.js still builds the body (and keeps the interaction's
-// replied/deferred state); what Discord answers is read the way discord.js reads it. A 429, a 5xx or
-// a connection failure goes to discord.js' own path, which waits and retries as it always did.
+// limit, so there is no queue to keep. What Discord answers is read the way discord.js reads it. A
+// 429, a 5xx or a connection failure goes to discord.js' own path, which waits and retries.
 import { randomBytes } from 'node:crypto';
 
-import { DefaultUserAgent, DiscordAPIError, RequestMethod, type Client } from 'discord.js';
+import { DefaultUserAgent, DiscordAPIError, Routes, type REST, type RawFile } from 'discord.js';
 import { Agent, request } from 'undici';
 
-const CALLBACK_ROUTE = /^\/interactions\/\d+\/[^/]+\/callback$/;
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
 
-type RestRequest = Parameters<Client['rest']['request']>[0];
-type RawFile = NonNullable<RestRequest['files']>[number];
 
 /** A form field's quoted value: no quote or line break can end the header early. */
 const quoted = (value: string) => `"${value.replace(/["\r\n]/g, (c) => encodeURIComponent(c))}"`;
@@ -43,45 +39,54 @@ export function multipart(json: unknown, files: readonly RawFile[]): { body: Buf
   return { body: Buffer.concat(parts), contentType: `multipart/form-data; boundary=${boundary}` };
 }
 
+/** Sends interaction callbacks: the first answer of a gateway interaction. */
+export interface CallbackSender {
+  /** Posts `body` (and `files`, as multipart) to the interaction's callback route; rejects with Discord's error. */
+  send(interactionId: string, token: string, body: unknown, files?: readonly RawFile[]): Promise<unknown>;
+  /** Closes the connection pool. */
+  close(): Promise<void>;
+}
+
 /**
- * Sends the client's interaction callbacks directly from now on; every other REST call goes through
- * discord.js as before. Returns a function that closes the connection pool.
+ * Callbacks straight over a keep-alive pool to `rest`'s API; a 429, a 5xx or a connection failure
+ * goes through `rest` itself (discord.js' queue), which waits as Discord asks and retries.
  */
-export function sendCallbacksDirectly(client: Client): () => Promise<void> {
-  const rest = client.rest;
-  const queued = rest.request.bind(rest);
+export function createCallbackSender(rest: REST): CallbackSender {
   // Discord's own deadline for a callback is the interaction's 3 s; past 15 s, as discord.js, give up.
   const agent = new Agent({ keepAliveTimeout: 30_000, connections: 64, headersTimeout: 15_000, bodyTimeout: 15_000 });
   const userAgent = `${DefaultUserAgent} ${rest.options.userAgentAppendix}`.trim();
-  rest.request = async (options) => {
-    if (options.method !== RequestMethod.Post || options.auth !== false || options.appendToFormData || options.passThroughBody || !CALLBACK_ROUTE.test(options.fullRoute)) return queued(options);
-    const query = options.query?.toString();
-    const url = `${rest.options.api}/v${rest.options.version}${options.fullRoute}${query ? `?${query}` : ''}`;
-    const headers: Record<string, string> = { 'user-agent': userAgent };
-    let body: string | Buffer | undefined;
-    if (options.files?.length) {
-      const form = multipart(options.body ?? undefined, options.files);
-      body = form.body;
-      headers['content-type'] = form.contentType;
-    } else if (options.body != null) {
-      body = JSON.stringify(options.body);
-      headers['content-type'] = 'application/json';
-    }
-    let res;
-    try {
-      res = await request(url, { method: 'POST', headers, body, dispatcher: agent });
-    } catch {
-      return queued(options);
-    }
-    const type = String(res.headers['content-type'] ?? '');
-    if (res.statusCode === 429 || res.statusCode >= 500) {
-      await res.body.dump();
-      return queued(options);
-    }
-    const data: unknown = type.startsWith('application/json') ? await res.body.json() : await res.body.arrayBuffer();
-    if (res.statusCode >= 200 && res.statusCode < 300) return data;
-    const raw = (data && typeof data === 'object' && !(data instanceof ArrayBuffer) ? data : { message: `${res.statusCode}`, code: 0 }) as ConstructorParameters<typeof DiscordAPIError>[0];
-    throw new DiscordAPIError(raw, 'code' in raw ? raw.code : res.statusCode, res.statusCode, 'POST', url, { files: options.files, body: options.body });
+  const base = `${rest.options.api}/v${rest.options.version}`;
+  const queued = (route: `/${string}`, body: unknown, files: readonly RawFile[]) => rest.post(route, { body, files: [...files], auth: false });
+  return {
+    async send(interactionId, token, body, files = []) {
+      const route = Routes.interactionCallback(interactionId, token);
+      const url = `${base}${route}`;
+      const headers: Record<string, string> = { 'user-agent': userAgent };
+      let payload: string | Buffer;
+      if (files.length) {
+        const form = multipart(body, files);
+        payload = form.body;
+        headers['content-type'] = form.contentType;
+      } else {
+        payload = JSON.stringify(body);
+        headers['content-type'] = 'application/json';
+      }
+      let res;
+      try {
+        res = await request(url, { method: 'POST', headers, body: payload, dispatcher: agent });
+      } catch {
+        return queued(route, body, files);
+      }
+      if (res.statusCode === 429 || res.statusCode >= 500) {
+        await res.body.dump();
+        return queued(route, body, files);
+      }
+      const type = String(res.headers['content-type'] ?? '');
+      const data: unknown = type.startsWith('application/json') ? await res.body.json() : await res.body.arrayBuffer();
+      if (res.statusCode >= 200 && res.statusCode < 300) return data;
+      const raw = (data && typeof data === 'object' && !(data instanceof ArrayBuffer) ? data : { message: `${res.statusCode}`, code: 0 }) as ConstructorParameters<typeof DiscordAPIError>[0];
+      throw new DiscordAPIError(raw, 'code' in raw ? raw.code : res.statusCode, res.statusCode, 'POST', url, { files: [...files], body });
+    },
+    close: () => agent.close(),
   };
-  return () => agent.close();
 }
