@@ -22,6 +22,7 @@ let seen: Seen[] = [];
 let answers: { status: number; headers?: Record<string, string>; body?: unknown }[] = [];
 let client: Client;
 let sender: CallbackSender;
+let viaQueue = 0;
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -38,6 +39,12 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   client = new Client({ intents: [], rest: { api: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`, retries: 1 } });
   client.rest.setToken('a-token-for-the-other-routes');
+  // Counts what goes through discord.js' queue: only a 429, a 5xx or a failed connection should.
+  const queuedPost = client.rest.post.bind(client.rest);
+  client.rest.post = (...args: Parameters<typeof queuedPost>) => {
+    viaQueue++;
+    return queuedPost(...args);
+  };
   sender = createCallbackSender(client.rest);
 });
 
@@ -48,6 +55,7 @@ afterAll(async () => {
 });
 
 beforeEach(() => {
+  viaQueue = 0;
   seen = [];
   answers = [];
 });
@@ -66,6 +74,7 @@ describe('interaction callbacks sent directly', () => {
     expect(call?.headers['user-agent']).toMatch(/^DiscordBot \(/);
     expect(call?.headers['content-type']).toBe('application/json');
     expect(JSON.parse(call!.body.toString())).toEqual({ type: 4, data: { content: 'hi', allowed_mentions: { parse: [] } } });
+    expect(viaQueue).toBe(0);
   });
 
   it('sends files as multipart Discord reads: payload_json and files[n], a PNG typed as one', async () => {
@@ -79,6 +88,7 @@ describe('interaction callbacks sent directly', () => {
     expect(file.name).toBe('card.png');
     expect(file.type).toBe('image/png');
     expect(Buffer.from(await file.arrayBuffer()).equals(png)).toBe(true);
+    expect(viaQueue).toBe(0);
   });
 
   it('keeps a file name from ending its header early, and makes a new boundary each time', () => {
@@ -100,6 +110,7 @@ describe('interaction callbacks sent directly', () => {
     answers = [{ status: 429, headers: { 'retry-after': '0.05', 'x-ratelimit-scope': 'shared' }, body: { message: 'You are being rate limited.', retry_after: 0.05, global: false } }, { status: 429, headers: { 'retry-after': '0.05', 'x-ratelimit-scope': 'shared' }, body: { message: 'You are being rate limited.', retry_after: 0.05, global: false } }, { status: 204 }];
     await post({ type: 4, data: { content: 'late' } });
     expect(seen.map((s) => s.url.endsWith('/callback'))).toEqual([true, true, true]);
+    expect(viaQueue).toBe(1);
     expect(JSON.parse(seen[2]!.body.toString())).toEqual({ type: 4, data: { content: 'late' } });
   });
 });
