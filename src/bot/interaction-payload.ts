@@ -118,9 +118,9 @@ export function actionOf(raw: RawInteraction): Action | string {
   }
   if (raw.type === InteractionTypes.component) {
     if (!isObject(data) || typeof data.custom_id !== 'string' || data.custom_id.length > 100 || typeof data.component_type !== 'number') return 'malformed component data';
-    const values = data.values;
-    if (values !== undefined && values !== null && !(Array.isArray(values) && values.every(isString))) return 'malformed component data';
-    return { kind: 'component', customId: data.custom_id, values: data.component_type === 3 ? ((values ?? undefined) as string[] | undefined) : undefined, userId, locale: raw.locale };
+    const values = optional(data.values, (v): v is string[] => Array.isArray(v) && v.every(isString));
+    if (values === false) return 'malformed component data';
+    return { kind: 'component', customId: data.custom_id, values: data.component_type === 3 ? values : undefined, userId, locale: raw.locale };
   }
   return `interaction type ${raw.type} is not answered by this bot`;
 }
