@@ -32,15 +32,21 @@ export class BodyError extends Error {
 // the form encoding, and a bound so that a runaway client cannot eat the test process's memory.
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
-async function readAll(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new BodyError(413, 40005, 'Request entity too large');
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
+function readAll(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        req.removeAllListeners('data');
+        req.resume();
+        reject(new BodyError(413, 40005, 'Request entity too large'));
+      } else chunks.push(chunk);
+    });
+    req.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
 }
 
 function parseJson(text: string): unknown {
