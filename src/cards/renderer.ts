@@ -102,6 +102,8 @@ export function createCardRenderer(options: CardRendererOptions = {}): CardRende
   const workerData = { family: FONT_FAMILY, fonts: fontFiles() };
 
   const cache = new Map<string, Buffer>();
+  /** The content key of a model already seen (the same object comes back for a cached lookup's card). */
+  const keys = new WeakMap<CardModel, string>();
   let cachedBytes = 0;
   /** Cards queued or being drawn, by content key. */
   const jobs = new Map<string, Job>();
@@ -233,7 +235,8 @@ export function createCardRenderer(options: CardRendererOptions = {}): CardRende
     render(model, renderOptions = {}) {
       if (closed) return refuse('closed', 'the card renderer is stopped');
       const waitMs = Math.min(deadlineMs, renderOptions.waitMs ?? deadlineMs);
-      const key = createHash('sha256').update(JSON.stringify(model)).digest('base64url');
+      let key = keys.get(model);
+      if (key === undefined) keys.set(model, (key = createHash('sha256').update(JSON.stringify(model)).digest('base64url')));
       const hit = cache.get(key);
       if (hit) {
         counts.cacheHits += 1;
