@@ -64,6 +64,9 @@ async function main(): Promise<void> {
     exitWith(`Could not start: ${(e as Error).message}`, 1);
   }
   const cards = config.CARDS === 'on' ? createCardRenderer({ workers: config.CARD_WORKERS }) : undefined;
+  // The card workers load their fonts and draw once before the first interaction can arrive: a
+  // cold worker made the first profiles after a start wait for their cards.
+  await cards?.warm().catch((e: unknown) => logger.warn({ err: (e as Error).message }, 'the card workers did not warm up; the first cards may be late'));
   // Channel posts (the session feed, and /track's check that it may post) go through REST with the
   // bot's token, in either mode: an HTTP worker has no gateway client, but the same token.
   const channelRest = new REST({ api: config.DISCORD_API_URL, timeout: 10_000 }).setToken(config.DISCORD_TOKEN);

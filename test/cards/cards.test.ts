@@ -322,6 +322,32 @@ describe('falling back to the text reply', () => {
     }
   });
 
+  it('refuses at once a card that would come after its answer stopped waiting (busy), and queues one that would not', async () => {
+    const hanging = createCardRenderer({ deadlineMs: 1000, workerUrl: new URL('./hanging-worker.mjs', import.meta.url) });
+    try {
+      const drawing = hanging.render({ ...PROFILE, name: '1' }, { waitMs: 200 });
+      const queued = hanging.render({ ...PROFILE, name: '2' }, { waitMs: 200 });
+      // Two ahead of it at about 10 ms each (no card measured yet): 30 ms it cannot spare.
+      await expect(hanging.render({ ...PROFILE, name: '3' }, { waitMs: 15 })).rejects.toMatchObject({ reason: 'busy' });
+      expect(hanging.stats().queued).toBe(1);
+      await expect(drawing).rejects.toMatchObject({ reason: 'timeout' });
+      await expect(queued).rejects.toMatchObject({ reason: 'timeout' });
+    } finally {
+      await hanging.close();
+    }
+  });
+
+  it('warms up before the first answer: its workers started and one card drawn', async () => {
+    const fresh = createCardRenderer();
+    try {
+      await fresh.warm();
+      expect(fresh.stats()).toMatchObject({ rendered: 1, cached: 1 });
+      expect(decode(await fresh.render(PROFILE)).width).toBe(CARD_WIDTH);
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('falls back when the worker cannot start, and says why', async () => {
     const broken = createCardRenderer({ deadlineMs: 2000, workerUrl: new URL('./broken-worker.mjs', import.meta.url) });
     const { logger, lines } = capture();
