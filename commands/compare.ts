@@ -47,7 +47,7 @@ export const compare = {
     const [a, b] = await Promise.all([side(title, first, deps, input.locale), side(title, second, deps, input.locale)]);
     if (isReply(a)) return a;
     if (isReply(b)) return b;
-    return withCard(compareReply(title, a, b, input.locale), compareCard(title, a.profile, b.profile, input.locale), deps, input.options.card === false);
+    return withCard(compareReply(title, a, b, input.locale), () => compareCard(title, a.profile, b.profile, input.locale), deps, input.options.card === false);
   },
 
   async autocomplete(input: AutocompleteInput, deps: Deps): Promise<Choice[]> {

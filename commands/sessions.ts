@@ -30,7 +30,7 @@ async function render(view: SessionsView, stateId: string, page: number, deps: D
     locale,
     onward: onwardOf(view, stateId, locale),
   });
-  return withCard(reply, sessionCard(r.data.items, view.title, view.platform, view.handle ?? view.player, career.data, locale), deps, view.textOnly);
+  return withCard(reply, () => sessionCard(r.data.items, view.title, view.platform, view.handle ?? view.player, career.data, locale), deps, view.textOnly);
 }
 
 export const sessionsView: ViewHandler<SessionsView> = { render };

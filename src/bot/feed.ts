@@ -378,7 +378,7 @@ export class FeedPoller {
       career: career ? overviewOf(career.segments)?.stats : undefined,
       fromProfile: session.matches.length === 0,
     });
-    return withCard(reply, sessionCard([session], f.title, account.platform, account.handle, career), { cards: this.o.cards, logger: this.o.logger });
+    return withCard(reply, () => sessionCard([session], f.title, account.platform, account.handle, career), { cards: this.o.cards, logger: this.o.logger });
   }
 
   /** The service refuses or fails: wait (429: what it asks, at least 30 s), longer each time; a missing player is looked at rarely. */

@@ -2,7 +2,7 @@
 // service unless LOOKUP_BASE_URL is set), connects to Discord's gateway (its shards SHARD_IDS of
 // SHARD_COUNT) or, with INTERACTIONS_MODE=http, listens for Discord's signed interaction requests,
 // and answers interactions until SIGINT/SIGTERM, then finishes what is in flight and exits.
-import { Events, REST } from 'discord.js';
+import { Events, GatewayDispatchEvents, REST } from 'discord.js';
 import { pino } from 'pino';
 
 import { createCardRenderer } from '../cards/index.js';
@@ -11,7 +11,7 @@ import { openLookupsOrExit } from '../compose.js';
 import { loadBotConfig, loadDotEnv } from '../config.js';
 import { startHealthServer, type HealthServer, type ReadinessCheck } from '../observe/health-server.js';
 import { createDiscordClient } from './client.js';
-import { sendCallbacksDirectly } from './direct-callbacks.js';
+import { createCallbackSender } from './direct-callbacks.js';
 import { FeedPoller, feedClock, restPoster } from './feed.js';
 import { createBotMetrics } from './metrics.js';
 import { fromGateway } from './gateway.js';
@@ -68,6 +68,9 @@ async function main(): Promise<void> {
     exitWith(`Could not start: ${(e as Error).message}`, 1);
   }
   const cards = config.CARDS === 'on' ? createCardRenderer({ workers: config.CARD_WORKERS }) : undefined;
+  // The card workers load their fonts and draw once before the first interaction can arrive: a
+  // cold worker made the first profiles after a start wait for their cards.
+  await cards?.warm().catch((e: unknown) => logger.warn({ err: (e as Error).message }, 'the card workers did not warm up; the first cards may be late'));
   // Channel posts (the session feed, and /track's check that it may post) go through REST with the
   // bot's token, in either mode: an HTTP worker has no gateway client, but the same token.
   const channelRest = new REST({ api: config.DISCORD_API_URL, timeout: 10_000 }).setToken(config.DISCORD_TOKEN);
@@ -150,10 +153,10 @@ async function main(): Promise<void> {
   }
 
   const client = createDiscordClient(config.DISCORD_API_URL, config.SHARD_COUNT === undefined ? undefined : { count: config.SHARD_COUNT, ids: config.SHARD_IDS });
-  const closeCallbacks = sendCallbacksDirectly(client);
+  const callbacks = createCallbackSender(client.rest);
   closeTransport = async () => {
     await client.destroy();
-    await closeCallbacks();
+    await callbacks.close();
   };
   const shardsDown = new Set<number>();
   const gatewayUp = () => client.isReady() && shardsDown.size === 0;
@@ -163,9 +166,10 @@ async function main(): Promise<void> {
   readinessChecks.unshift({ name: 'gateway', check: () => (gatewayUp() ? undefined : Promise.reject(new Error('the Discord gateway is not connected'))) });
   metrics?.watchDiscord(client, gatewayUp);
   await startHealth();
-  client.on(Events.InteractionCreate, (interaction) => {
-    const incoming = fromGateway(interaction);
-    if (incoming) void router.handle(incoming);
+  client.ws.on(GatewayDispatchEvents.InteractionCreate, (payload: unknown) => {
+    const incoming = fromGateway(payload, callbacks, client.rest);
+    if (typeof incoming === 'string') logger.debug({ reason: incoming }, 'interaction not answered');
+    else void router.handle(incoming);
   });
   client.once(Events.ClientReady, (c) => {
     logger.info({ user: c.user.tag, ...ready, mode: 'gateway', shards: c.ws.shards.map((shard) => shard.id), shardCount: config.SHARD_COUNT ?? 1 }, 'ready');

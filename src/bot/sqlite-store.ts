@@ -4,12 +4,23 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 import Database from 'better-sqlite3';
+import { LRUCache } from 'lru-cache';
+
+/** Keys whose stored text (or absence) is kept in memory: a profile reads its viewer's link every time. */
+const READ_CACHE_ENTRIES = 10_000;
+
+const NONE = { none: true } as const;
 
 export class SqliteKeyvStore {
   private readonly db: Database.Database;
   private readonly s;
   /** Keyv sets this; keys already carry it as a prefix. */
   namespace?: string;
+  /**
+   * What was last read or written per key (`null`: no row). Exact, since one process owns the file
+   * (a second process on the same LINKS_DB is not supported); bounded, least recently used out first.
+   */
+  private readonly read = new LRUCache<string, string | { none: true }>({ max: READ_CACHE_ENTRIES });
 
   constructor(path: string) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -29,19 +40,30 @@ export class SqliteKeyvStore {
   }
 
   get(key: string): string | undefined {
-    return this.s.get.get(key) as string | undefined;
+    const known = this.read.get(key);
+    if (known !== undefined) return typeof known === 'string' ? known : undefined;
+    const value = this.s.get.get(key) as string | undefined;
+    this.read.set(key, value ?? NONE);
+    return value;
   }
 
   set(key: string, value: string): this {
+    // A failed write leaves the cache without the key: the next read asks the file.
+    this.read.delete(key);
     this.s.set.run(key, value);
+    this.read.set(key, value);
     return this;
   }
 
   delete(key: string): boolean {
-    return this.s.delete.run(key).changes > 0;
+    this.read.delete(key);
+    const deleted = this.s.delete.run(key).changes > 0;
+    this.read.set(key, NONE);
+    return deleted;
   }
 
   clear(): void {
+    this.read.clear();
     this.s.clear.run();
   }
 

@@ -21,16 +21,28 @@ export interface CardDeps {
   cardWaitMs?: (() => number) | undefined;
 }
 
-/** `reply` with `model` drawn as its embed's image; `reply` itself when there is nothing to draw or drawing fails. */
-export async function withCard(reply: Reply, model: CardModel | undefined, deps: CardDeps, textOnly = false): Promise<Reply> {
+/**
+ * `reply` with the card `model()` drawn as its embed's image; `reply` itself when there is nothing
+ * to draw or drawing fails. The model is made only when a card will be drawn.
+ */
+export async function withCard(reply: Reply, model: () => CardModel | undefined, deps: CardDeps, textOnly = false): Promise<Reply> {
   const first = reply.embeds[0];
-  if (!model || !deps.cards || textOnly || !first) return reply;
+  if (!deps.cards || textOnly || !first) return reply;
+  let drawn: CardModel | undefined;
   try {
-    const data = await deps.cards.render(model, deps.cardWaitMs ? { waitMs: deps.cardWaitMs() } : {});
+    drawn = model();
+  } catch (e) {
+    deps.logger.warn({ reason: 'model', err: (e as Error).message }, 'card not drawn; sending the text reply');
+    return reply;
+  }
+  if (!drawn) return reply;
+  const cardModel = drawn;
+  try {
+    const data = await deps.cards.render(cardModel, deps.cardWaitMs ? { waitMs: deps.cardWaitMs() } : {});
     return { ...reply, embeds: [{ ...first, image: { url: `attachment://${CARD_FILE}` } }, ...reply.embeds.slice(1)], files: [{ name: CARD_FILE, data }] };
   } catch (e) {
     const reason = e instanceof CardRenderError ? e.reason : 'failed';
-    deps.logger.warn({ card: model.kind, reason, err: (e as Error).message }, 'card not drawn; sending the text reply');
+    deps.logger.warn({ card: cardModel.kind, reason, err: (e as Error).message }, 'card not drawn; sending the text reply');
     return reply;
   }
 }

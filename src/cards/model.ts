@@ -91,6 +91,20 @@ function subtitle(title: TitleSlug, platform: string | null, ...more: (string | 
 
 /** A profile's card; undefined when it has no stats to draw. */
 export function profileCard(profile: StatsProfile, title: TitleSlug, locale?: string): ProfileCardModel | undefined {
+  // A cached lookup hands back the same profile object: its card, per title and language, is made once.
+  const key = `${title}|${languageOf(locale)}`;
+  let made = madeProfileCards.get(profile);
+  if (!made) madeProfileCards.set(profile, (made = new Map()));
+  if (made.has(key)) return made.get(key);
+  const model = makeProfileCard(profile, title, locale);
+  made.set(key, model);
+  return model;
+}
+
+/** Profile card models by profile object (dropped with it), then title and language. Models are never changed once made. */
+const madeProfileCards = new WeakMap<StatsProfile, Map<string, ProfileCardModel | undefined>>();
+
+function makeProfileCard(profile: StatsProfile, title: TitleSlug, locale?: string): ProfileCardModel | undefined {
   const stats = overviewOf(profile.segments)?.stats;
   if (!stats) return undefined;
   const lead = LEAD.flatMap((f) => cardFigure(stats, title, f, locale) ?? []);

@@ -64,6 +64,11 @@ export interface CardRendererStats {
 export interface CardRenderer {
   /** The card as PNG bytes; rejects with CardRenderError. */
   render(model: CardModel, options?: RenderOptions): Promise<Buffer>;
+  /**
+   * Starts every worker and draws one card in each, so that the first answers after a start do not
+   * wait for a worker to load its fonts and warm up (the bot calls it before it connects).
+   */
+  warm(): Promise<void>;
   stats(): CardRendererStats;
   /** Stops the workers; cards in flight or queued reject with `closed`. */
   close(): Promise<void>;
@@ -75,12 +80,32 @@ interface Waiter {
   timer: NodeJS.Timeout;
 }
 
+/** What a card took in a worker before any was measured (a profile card draws in a few ms). */
+const FIRST_GUESS_MS = 10;
+
+/** Drawn by `warm()`: every kind of text a card has, in the shipped fonts. */
+const WARM_UP: CardModel = {
+  kind: 'profile',
+  title: 'title_c',
+  language: 'en',
+  name: 'Warm-up Łódź Ωμέγα Жук',
+  subtitle: 'Title C · Console A',
+  tier: 'Diamond 1',
+  lead: [
+    { label: 'K/D', value: '1.50', percentile: 67.5 },
+    { label: 'Win rate', value: '49.5%', percentile: 55 },
+  ],
+  figures: [{ label: 'Matches', value: '91', percentile: null }],
+};
+
 /** One card to draw, shared by every caller asking for the same model meanwhile. */
 interface Job {
   id: number;
   key: string;
   payload: { id: number; node: unknown; width: number; height: number };
   waiters: Set<Waiter>;
+  /** When a worker took it (performance.now()). */
+  startedAt?: number;
   /** Set while a worker draws it: the guard against a worker stuck on it. */
   stuck?: NodeJS.Timeout;
 }
@@ -102,6 +127,8 @@ export function createCardRenderer(options: CardRendererOptions = {}): CardRende
   const workerData = { family: FONT_FAMILY, fonts: fontFiles() };
 
   const cache = new Map<string, Buffer>();
+  /** The content key of a model already seen (the same object comes back for a cached lookup's card). */
+  const keys = new WeakMap<CardModel, string>();
   let cachedBytes = 0;
   /** Cards queued or being drawn, by content key. */
   const jobs = new Map<string, Job>();
@@ -110,6 +137,8 @@ export function createCardRenderer(options: CardRendererOptions = {}): CardRende
   const counts: CardRendererStats = { rendered: 0, cacheHits: 0, failures: { busy: 0, timeout: 0, late: 0, failed: 0, closed: 0 }, dropped: 0, restarted: 0, cached: 0, cachedBytes: 0, queued: 0 };
   let nextId = 1;
   let closed = false;
+  /** What a card takes in a worker lately (a moving average): how long a new one would wait. */
+  let drawMs = FIRST_GUESS_MS;
 
   function remember(key: string, png: Buffer): void {
     if (png.length > cacheBytes) return;
@@ -155,6 +184,7 @@ export function createCardRenderer(options: CardRendererOptions = {}): CardRende
       if ('error' in m) settle(job, { reason: 'failed', message: `the card could not be drawn: ${m.error}` });
       else {
         counts.rendered += 1;
+        if (job.startedAt !== undefined) drawMs = 0.9 * drawMs + 0.1 * (performance.now() - job.startedAt);
         // Kept even when nobody waits any more: the next ask for this card is a hit.
         const png = Buffer.from(m.png.buffer, m.png.byteOffset, m.png.byteLength);
         remember(job.key, png);
@@ -202,6 +232,7 @@ export function createCardRenderer(options: CardRendererOptions = {}): CardRende
       }, deadlineMs);
       job.stuck.unref();
       slot.worker.ref();
+      job.startedAt = performance.now();
       slot.worker.postMessage(job.payload);
     }
   }
@@ -233,7 +264,8 @@ export function createCardRenderer(options: CardRendererOptions = {}): CardRende
     render(model, renderOptions = {}) {
       if (closed) return refuse('closed', 'the card renderer is stopped');
       const waitMs = Math.min(deadlineMs, renderOptions.waitMs ?? deadlineMs);
-      const key = createHash('sha256').update(JSON.stringify(model)).digest('base64url');
+      let key = keys.get(model);
+      if (key === undefined) keys.set(model, (key = createHash('sha256').update(JSON.stringify(model)).digest('base64url')));
       const hit = cache.get(key);
       if (hit) {
         counts.cacheHits += 1;
@@ -246,6 +278,11 @@ export function createCardRenderer(options: CardRendererOptions = {}): CardRende
       let job = jobs.get(key);
       if (!job) {
         if (queue.length >= queueLimit && slots.length >= size && slots.every((s) => s.job)) return refuse('busy', `${queue.length} cards are waiting already`);
+        // A card that would come after its answer stopped waiting is not queued at all: the answer
+        // goes now, as text, instead of after a wait that ends without the picture.
+        const drawing = slots.filter((s) => s.job).length;
+        const expectedMs = ((queue.length + drawing + 1) / size) * drawMs;
+        if (expectedMs > waitMs && queue.length + drawing >= size) return refuse('busy', `${queue.length} cards are waiting already (about ${Math.round(expectedMs)} ms, ${waitMs} ms to spare)`);
         const { node, width, height } = cardLayout(model);
         const id = nextId++;
         job = { id, key, payload: { id, node, width, height }, waiters: new Set() };
@@ -255,6 +292,10 @@ export function createCardRenderer(options: CardRendererOptions = {}): CardRende
       const waiting = wait(job, waitMs);
       pump();
       return waiting;
+    },
+    async warm() {
+      while (slots.length < size && !closed) slots.push(spawn());
+      await this.render(WARM_UP);
     },
     stats() {
       return { ...counts, failures: { ...counts.failures }, cached: cache.size, cachedBytes, queued: queue.length };

@@ -24,9 +24,10 @@ export const DISCORD_LOCALES: Record<Exclude<Language, 'en'>, readonly string[]>
 
 /** `de`, `es-419`, `pt-BR` -> the language with a file; anything else reads English. */
 export function languageOf(locale: string | null | undefined): Language {
-  if (!locale) return 'en';
+  if (!locale || locale === 'en-US' || locale === 'en-GB') return 'en';
   if (locale === 'pt-BR') return 'pt-BR';
-  const base = locale.split('-')[0];
+  const dash = locale.indexOf('-');
+  const base = dash < 0 ? locale : locale.slice(0, dash);
   return base === 'de' || base === 'fr' || base === 'es' ? base : 'en';
 }
 
@@ -34,6 +35,7 @@ export type Vars = Readonly<Record<string, string | number>>;
 
 /** Puts `vars` into `{name}` places; a place with no value stays as it is (a test catches it). */
 export function fill(template: string, vars: Vars = {}): string {
+  if (!template.includes('{')) return template;
   return template.replace(/\{(\w+)\}/g, (whole, name: string) => {
     const value = vars[name];
     return value === undefined ? whole : String(value);

@@ -1,3 +1,4 @@
+import { Events, GatewayDispatchEvents } from 'discord.js';
 import { describe, expect, it } from 'vitest';
 
 import { createDiscordClient } from '../../src/bot/client.js';
@@ -8,6 +9,24 @@ describe('the discord.js client', () => {
     try {
       expect(client.rest.options.handlerSweepInterval).toBe(60_000);
       expect(client.rest.options.globalRequestsPerSecond).toBe(500);
+    } finally {
+      await client.destroy();
+    }
+  });
+
+  it('hands interactions over raw and builds no interaction object of its own (a discord.js upgrade that moves its action fails here)', async () => {
+    const client = createDiscordClient('http://127.0.0.1:1/api');
+    try {
+      const raw: unknown[] = [];
+      const built: unknown[] = [];
+      client.ws.on(GatewayDispatchEvents.InteractionCreate, (data: unknown) => raw.push(data));
+      client.on(Events.InteractionCreate, (i) => built.push(i));
+      const payload = { id: '1180000000000000001', application_id: '1180000000000000002', type: 4, token: 't', user: { id: '1180000000000000003', username: 'a', discriminator: '0', avatar: null }, data: { id: '1', name: 'stats', type: 1, options: [] }, locale: 'en-US' };
+      // What discord.js does with a dispatch: emits it raw on client.ws, then runs its packet handler.
+      client.ws.emit(GatewayDispatchEvents.InteractionCreate, payload, 0);
+      (client as unknown as { actions: { InteractionCreate: { handle(d: unknown): unknown } } }).actions.InteractionCreate.handle(payload);
+      expect(raw).toEqual([payload]);
+      expect(built).toEqual([]);
     } finally {
       await client.destroy();
     }

@@ -237,7 +237,7 @@ describe('falling back to the text reply', () => {
 
   it('attaches the card as the embed image through attachment://', async () => {
     const { logger } = capture();
-    const out = await withCard(reply, PROFILE, { cards: renderer, logger });
+    const out = await withCard(reply, () => PROFILE, { cards: renderer, logger });
     expect(out.embeds[0]?.image).toEqual({ url: `attachment://${CARD_FILE}` });
     expect(out.embeds[0]?.title).toBe('Nova');
     expect(out.files?.[0]?.name).toBe(CARD_FILE);
@@ -246,8 +246,8 @@ describe('falling back to the text reply', () => {
 
   it('sends text only when asked to, or when cards are off', async () => {
     const { logger } = capture();
-    expect(await withCard(reply, PROFILE, { cards: renderer, logger }, true)).toBe(reply);
-    expect(await withCard(reply, PROFILE, { logger })).toBe(reply);
+    expect(await withCard(reply, () => PROFILE, { cards: renderer, logger }, true)).toBe(reply);
+    expect(await withCard(reply, () => PROFILE, { logger })).toBe(reply);
   });
 
   it('gives a card up at its deadline and logs it', async () => {
@@ -255,7 +255,7 @@ describe('falling back to the text reply', () => {
     const { logger, lines } = capture();
     try {
       const started = Date.now();
-      const out = await withCard(reply, PROFILE, { cards: hanging, logger });
+      const out = await withCard(reply, () => PROFILE, { cards: hanging, logger });
       expect(Date.now() - started).toBeLessThan(2000);
       expect(out).toBe(reply);
       expect(lines).toEqual([expect.objectContaining({ msg: 'card not drawn; sending the text reply', reason: 'timeout', card: 'profile' })]);
@@ -270,7 +270,7 @@ describe('falling back to the text reply', () => {
     const { logger, lines } = capture();
     try {
       const started = Date.now();
-      const out = await withCard(reply, PROFILE, { cards: hanging, logger, cardWaitMs: () => 150 });
+      const out = await withCard(reply, () => PROFILE, { cards: hanging, logger, cardWaitMs: () => 150 });
       expect(out).toBe(reply);
       // Far below the renderer's 20 s: the answer's 150 ms decided (generous bound for a busy machine).
       expect(Date.now() - started).toBeLessThan(10_000);
@@ -286,7 +286,7 @@ describe('falling back to the text reply', () => {
     const fresh = createCardRenderer();
     const { logger, lines } = capture();
     try {
-      const out = await withCard(reply, { ...PROFILE, name: 'Late' }, { cards: fresh, logger, cardWaitMs: () => -5 });
+      const out = await withCard(reply, () => ({ ...PROFILE, name: 'Late' }), { cards: fresh, logger, cardWaitMs: () => -5 });
       expect(out).toBe(reply);
       expect(lines).toEqual([expect.objectContaining({ reason: 'late' })]);
       expect(fresh.stats()).toMatchObject({ rendered: 0, queued: 0, failures: expect.objectContaining({ late: 1 }) as unknown });
@@ -322,11 +322,37 @@ describe('falling back to the text reply', () => {
     }
   });
 
+  it('refuses at once a card that would come after its answer stopped waiting (busy), and queues one that would not', async () => {
+    const hanging = createCardRenderer({ deadlineMs: 1000, workerUrl: new URL('./hanging-worker.mjs', import.meta.url) });
+    try {
+      const drawing = hanging.render({ ...PROFILE, name: '1' }, { waitMs: 200 });
+      const queued = hanging.render({ ...PROFILE, name: '2' }, { waitMs: 200 });
+      // Two ahead of it at about 10 ms each (no card measured yet): 30 ms it cannot spare.
+      await expect(hanging.render({ ...PROFILE, name: '3' }, { waitMs: 15 })).rejects.toMatchObject({ reason: 'busy' });
+      expect(hanging.stats().queued).toBe(1);
+      await expect(drawing).rejects.toMatchObject({ reason: 'timeout' });
+      await expect(queued).rejects.toMatchObject({ reason: 'timeout' });
+    } finally {
+      await hanging.close();
+    }
+  });
+
+  it('warms up before the first answer: its workers started and one card drawn', async () => {
+    const fresh = createCardRenderer();
+    try {
+      await fresh.warm();
+      expect(fresh.stats()).toMatchObject({ rendered: 1, cached: 1 });
+      expect(decode(await fresh.render(PROFILE)).width).toBe(CARD_WIDTH);
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('falls back when the worker cannot start, and says why', async () => {
     const broken = createCardRenderer({ deadlineMs: 2000, workerUrl: new URL('./broken-worker.mjs', import.meta.url) });
     const { logger, lines } = capture();
     try {
-      const out = await withCard(reply, SESSION, { cards: broken, logger });
+      const out = await withCard(reply, () => SESSION, { cards: broken, logger });
       expect(out).toBe(reply);
       expect(lines[0]).toMatchObject({ reason: 'failed', err: expect.stringContaining('fonts missing') as unknown });
     } finally {

@@ -19,9 +19,13 @@ export function snowflake(at: number = Date.now()): Snowflake {
   return (((BigInt(at) - DISCORD_EPOCH) << 22n) | (1n << 17n) | (1n << 12n) | increment).toString();
 }
 
-/** An interaction token: opaque to the bot, long and URL-safe like Discord's. */
+/** Random once per process: tokens differ between runs, and within one by a counter (no entropy per token). */
+const TOKEN_PREFIX = `aW50ZXJhY3Rpb246${randomBytes(84).toString('base64url')}`;
+let tokens = 0;
+
+/** An interaction token: opaque to the bot, long and URL-safe like Discord's, never the same twice. */
 export function interactionToken(): string {
-  return `aW50ZXJhY3Rpb246${randomBytes(96).toString('base64url')}`;
+  return `${TOKEN_PREFIX}${(++tokens).toString(36).padStart(16, '0')}`;
 }
 
 // On Discord a bot user's id is its application's id; keeping that true here matters because

@@ -252,6 +252,8 @@ interface Tracked {
   shard: number | null;
   /** Set while its HTTP POST awaits the endpoint's answer: webhook calls wait for it, as on Discord. */
   httpPending?: Promise<unknown>;
+  /** Waiting on this interaction's calls alone: told when a call for it arrives, not on every event. */
+  waiters?: Set<Listener>;
 }
 
 interface Frame {
@@ -348,6 +350,8 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
   const sessions = new Map<string, Session>();
   const conns = new Set<Conn>();
   const listeners = new Set<Listener>();
+  /** Every wait scoped to one interaction, so that closing the double fails them too. */
+  const allScoped = new Set<Listener>();
   const counts: Omit<DoubleStats, 'liveShards'> = { identifies: 0, resumes: 0, connections: 0, heartbeats: 0, filtered: 0 };
   /** The live session of each shard. */
   const current = new Map<number, Session>();
@@ -357,19 +361,25 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
   // Posts kept per channel at most, so that a long run cannot grow the double.
   const CHANNEL_POSTS_LIMIT = 1000;
 
-  function notify(): void {
+  /** Re-probes the waits: every global one, and those on `t`'s calls. */
+  function notify(t?: Tracked): void {
     for (const l of [...listeners]) l.check();
+    if (t?.waiters) for (const l of [...t.waiters]) l.check();
   }
 
-  /** Resolves with probe()'s first defined value, re-probing after every REST call and gateway event. */
-  function waitUntil<T>(probe: () => T | undefined, timeoutMs: number, what: () => string): Promise<T> {
+  /**
+   * Resolves with probe()'s first defined value, re-probing after every REST call and gateway event
+   * (or, with `scope`, only when notified for what the scope belongs to).
+   */
+  function waitUntil<T>(probe: () => T | undefined, timeoutMs: number, what: () => string, scope: Set<Listener> = listeners): Promise<T> {
     const now = probe();
     if (now !== undefined) return Promise.resolve(now);
     if (closed) return Promise.reject(new Error(`the Discord double is closed (was waiting for ${what()})`));
     return new Promise<T>((resolve, reject) => {
       const done = () => {
         clearTimeout(timer);
-        listeners.delete(listener);
+        scope.delete(listener);
+        allScoped.delete(listener);
       };
       const listener: Listener = {
         check() {
@@ -387,7 +397,8 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
         done();
         reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what()}`));
       }, timeoutMs);
-      listeners.add(listener);
+      scope.add(listener);
+      if (scope !== listeners) allScoped.add(listener);
     });
   }
 
@@ -739,10 +750,14 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
 
   async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const at = performance.now();
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    // Split by hand: a URL object per request was a measurable part of the double under load.
+    const target = req.url ?? '/';
+    const q = target.indexOf('?');
+    const pathname = q < 0 ? target : target.slice(0, q);
+    const searchParams = new URLSearchParams(q < 0 ? '' : target.slice(q + 1));
     const prefix = '/api/v10';
-    const versioned = url.pathname === prefix || url.pathname.startsWith(`${prefix}/`);
-    const rawPath = versioned ? url.pathname.slice(prefix.length) || '/' : url.pathname;
+    const versioned = pathname === prefix || pathname.startsWith(`${prefix}/`);
+    const rawPath = versioned ? pathname.slice(prefix.length) || '/' : pathname;
     let segments: string[];
     try {
       segments = rawPath.split('/').filter(Boolean).map(decodeURIComponent);
@@ -753,7 +768,7 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
       method: req.method ?? 'GET',
       path: `/${segments.join('/')}`,
       rawPath,
-      query: Object.fromEntries(url.searchParams),
+      query: Object.fromEntries(searchParams),
       headers: headersOf(req),
       body: undefined,
       at,
@@ -777,7 +792,7 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
     outcome.interaction?.calls.push(call);
     if (outcome.body === undefined) res.writeHead(outcome.status).end();
     else res.writeHead(outcome.status, { 'content-type': 'application/json' }).end(JSON.stringify(outcome.body));
-    notify();
+    notify(outcome.interaction);
   }
 
   // ---- gateway ------------------------------------------------------------------------------
@@ -1012,7 +1027,7 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
     );
     t.httpPending = http.finally(() => {
       delete t.httpPending;
-      notify();
+      notify(t);
     });
     return Object.assign(handleFor(t), { http });
   }
@@ -1028,12 +1043,13 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
       shard: t.shard,
       responses: () => [...t.calls],
       firstResponse: (timeoutMs = DEFAULT_WAIT_MS) =>
-        waitUntil(() => t.calls[0], timeoutMs, () => `a response to interaction ${t.id} (got nothing)`),
+        waitUntil(() => t.calls[0], timeoutMs, () => `a response to interaction ${t.id} (got nothing)`, (t.waiters ??= new Set())),
       waitForResponses: (n, timeoutMs = DEFAULT_WAIT_MS) =>
         waitUntil(
           () => (t.calls.length >= n ? [...t.calls] : undefined),
           timeoutMs,
           () => `${n} responses to interaction ${t.id} (got ${received()})`,
+          (t.waiters ??= new Set()),
         ),
     };
   }
@@ -1112,7 +1128,7 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
       if (closed) return;
       closed = true;
       const error = new Error('the Discord double was closed');
-      for (const l of [...listeners]) l.fail(error);
+      for (const l of [...listeners, ...allScoped]) l.fail(error);
       for (const conn of conns) conn.ws.terminate();
       await new Promise<void>((resolve) => wss.close(() => resolve()));
       server.closeAllConnections();

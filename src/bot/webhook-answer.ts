@@ -1,0 +1,129 @@
+// How an interaction is answered with nothing but its id and token, whichever transport brought it:
+// the first answer (the interaction callback) goes the transport's way (the HTTP response, or a
+// POST to the callback route for a gateway interaction), and everything after it (edits,
+// follow-ups, deleting the original) through the interaction webhook, which needs the token only.
+import { Routes, type REST } from 'discord.js';
+
+import type { Choice } from '../../commands/index.js';
+import type { Reply } from '../embeds/index.js';
+import type { Answer } from './router.js';
+
+const EPHEMERAL = 64;
+
+export interface UploadFile {
+  name: string;
+  data: Buffer;
+}
+
+/** A reply as Discord's message JSON (no mentions ever) and the files it uploads. */
+export function messageOf(reply: Reply, withFlags: boolean): { body: Record<string, unknown>; files: UploadFile[] } {
+  const files = reply.files ?? [];
+  return {
+    body: {
+      content: reply.content ?? '',
+      embeds: reply.embeds,
+      components: reply.components,
+      allowed_mentions: { parse: [] },
+      // Files replace the message's attachments: a page without a card drops the old one.
+      attachments: files.map((f, i) => ({ id: i, filename: f.name })),
+      ...(withFlags && reply.ephemeral ? { flags: EPHEMERAL } : {}),
+    },
+    files: files.map((f) => ({ name: f.name, data: f.data })),
+  };
+}
+
+/**
+ * Sends the interaction's first answer (a callback body, and files when the way carries them);
+ * rejects with Discord's error when it refuses.
+ */
+export type FirstAnswer = (body: unknown, files: readonly UploadFile[]) => Promise<void>;
+
+export class WebhookAnswer implements Answer {
+  /** True once the first answer went out. */
+  acknowledged = false;
+  private acking = false;
+  private readonly sent: Promise<void>;
+  private resolveSent!: () => void;
+
+  /**
+   * `carriesFiles`: whether the first answer may upload files (a callback POST may; an HTTP response,
+   * JSON only, may not: a reply with a card is then deferred and its card sent by an edit).
+   */
+  constructor(
+    private readonly first: FirstAnswer,
+    private readonly carriesFiles: boolean,
+    private readonly rest: REST,
+    private readonly applicationId: string,
+    private readonly token: string,
+  ) {
+    this.sent = new Promise((resolve) => (this.resolveSent = resolve));
+  }
+
+  /** Resolves once the first answer is sent, or failed, or was abandoned. */
+  get answered(): Promise<void> {
+    return this.sent;
+  }
+
+  private async ack(body: unknown, files: readonly UploadFile[] = []): Promise<void> {
+    if (this.acking) throw new Error('the interaction was already acknowledged');
+    this.acking = true;
+    try {
+      await this.first(body, files);
+      this.acknowledged = true;
+    } finally {
+      this.resolveSent();
+    }
+  }
+
+  /** Gives up on answering (nothing was acknowledged). */
+  abandon(): void {
+    this.resolveSent();
+  }
+
+  async reply(reply: Reply): Promise<void> {
+    const { body, files } = messageOf(reply, true);
+    if (files.length && !this.carriesFiles) {
+      await this.ack({ type: 5, data: reply.ephemeral ? { flags: EPHEMERAL } : {} });
+      return this.edit(reply);
+    }
+    return this.ack({ type: 4, data: body }, files);
+  }
+
+  async update(reply: Reply): Promise<void> {
+    const { body, files } = messageOf(reply, false);
+    if (files.length && !this.carriesFiles) {
+      await this.ack({ type: 6 });
+      return this.edit(reply);
+    }
+    return this.ack({ type: 7, data: body }, files);
+  }
+
+  defer(ephemeral: boolean): Promise<void> {
+    return this.ack({ type: 5, data: ephemeral ? { flags: EPHEMERAL } : {} });
+  }
+
+  deferUpdate(): Promise<void> {
+    return this.ack({ type: 6 });
+  }
+
+  choices(choices: Choice[]): Promise<void> {
+    return this.ack({ type: 8, data: { choices } });
+  }
+
+  async edit(reply: Reply): Promise<void> {
+    await this.sent;
+    const { body, files } = messageOf(reply, false);
+    await this.rest.patch(Routes.webhookMessage(this.applicationId, this.token, '@original'), { body, files, auth: false });
+  }
+
+  async followUp(reply: Reply): Promise<void> {
+    await this.sent;
+    const { body, files } = messageOf(reply, true);
+    await this.rest.post(Routes.webhook(this.applicationId, this.token), { body, files, auth: false });
+  }
+
+  async deleteOriginal(): Promise<void> {
+    await this.sent;
+    await this.rest.delete(Routes.webhookMessage(this.applicationId, this.token, '@original'), { auth: false });
+  }
+}
