@@ -1,6 +1,7 @@
 // Importing a dataset: JSON Lines read as a stream, each line checked on its own. A bad line is
 // reported with its number and reason and the rest goes on; the summary counts both.
 import { createReadStream, statSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
 import { createInterface } from 'node:readline';
 import { Worker } from 'node:worker_threads';
 
@@ -28,6 +29,12 @@ export interface ImportOptions {
   onRefused?: (refused: RefusedLine) => void;
   /** Called after each batch with the lines read so far. */
   onProgress?: (linesRead: number) => void;
+  /**
+   * Parse a file in a worker thread beside the writer (SQLite only). By default only when a core is
+   * free (the load average below the cores less one): on a busy machine the hand-over between the
+   * threads costs more than the second thread gains.
+   */
+  worker?: boolean;
 }
 
 const MAX_REPORTED = 100;
@@ -91,7 +98,7 @@ export async function importFile(
   options: ImportOptions & { onBytes?: (read: number, total: number) => void } = {},
 ): Promise<ImportSummary> {
   const total = statSync(path).size;
-  if (isPreparedWriter(store)) return importInWorker(store, path, total, options);
+  if (isPreparedWriter(store) && (options.worker ?? coreToSpare())) return importInWorker(store, path, total, options);
   const stream = createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 20 });
   const lines = createInterface({ input: stream, crlfDelay: Infinity });
   return importLines(store, lines, {
@@ -102,6 +109,9 @@ export async function importFile(
     },
   });
 }
+
+/** Whether a core is free for a parse worker, going by the last minute's load. */
+const coreToSpare = () => availableParallelism() > 1 && (loadavg()[0] ?? 0) < availableParallelism() - 1;
 
 /** A store that takes prepared matches (the SQLite one): a file is then parsed in a worker thread. */
 interface PreparedWriter extends Store {

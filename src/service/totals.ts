@@ -43,21 +43,26 @@ export interface TotalsRow {
 
 /** Changes to players' totals gathered over an import and written in one go per flush. */
 export class TotalsDeltas {
-  private readonly deltas = new Map<string, Delta>();
+  /** By title, platform and player: nested maps, since a joined key string costs more than the sums (an import adds ten rows a match). */
+  private readonly deltas = new Map<string, Map<string, Map<string, Delta>>>();
+  private count = 0;
   /** Stat names by slot, and slots by name: a delta keeps its sums in a flat array (a few hundred bytes a player). */
   private names: string[] = [];
   private slots = new Map<string, number>();
 
   get size(): number {
-    return this.deltas.size;
+    return this.count;
   }
 
   /** Adds (`sign` 1) or takes away (`sign` -1) one match row; true when the player was not touched since the last flush. */
   add(title: string, platform: string, player: string, row: TotalsRow, sign: 1 | -1): boolean {
-    const k = `${title}\u0000${platform}\u0000${player}`;
-    let d = this.deltas.get(k);
+    const players = this.playersOf(title, platform);
+    let d = players.get(player);
     const first = d === undefined;
-    if (!d) this.deltas.set(k, (d = { title, platform, player, matchesPlayed: 0, wins: 0, losses: 0, timePlayed: 0, sums: [] }));
+    if (!d) {
+      players.set(player, (d = { title, platform, player, matchesPlayed: 0, wins: 0, losses: 0, timePlayed: 0, sums: [] }));
+      this.count++;
+    }
     d.matchesPlayed += sign;
     if (row.result === 'win') d.wins += sign;
     else if (row.result === 'loss') d.losses += sign;
@@ -84,10 +89,23 @@ export class TotalsDeltas {
     return first;
   }
 
+  private playersOf(title: string, platform: string): Map<string, Delta> {
+    let platforms = this.deltas.get(title);
+    if (!platforms) this.deltas.set(title, (platforms = new Map<string, Map<string, Delta>>()));
+    let players = platforms.get(platform);
+    if (!players) platforms.set(platform, (players = new Map<string, Delta>()));
+    return players;
+  }
+
+  private *all(): Iterable<Delta> {
+    for (const platforms of this.deltas.values()) for (const players of platforms.values()) yield* players.values();
+  }
+
   /** The deltas as plain data (for another thread), forgotten here. */
   take(): DeltasExport {
-    const out: DeltasExport = { names: this.names, deltas: [...this.deltas.values()] };
+    const out: DeltasExport = { names: this.names, deltas: [...this.all()] };
     this.deltas.clear();
+    this.count = 0;
     this.names = [];
     this.slots = new Map();
     return out;
@@ -105,8 +123,8 @@ export class TotalsDeltas {
       return slot;
     });
     for (const o of x.deltas) {
-      const k = `${o.title}\u0000${o.platform}\u0000${o.player}`;
-      const d = this.deltas.get(k);
+      const players = this.playersOf(o.title, o.platform);
+      const d = players.get(o.player);
       if (!d) {
         const sums: number[] = [];
         for (let i = 0; 2 * i < o.sums.length; i++) {
@@ -115,7 +133,8 @@ export class TotalsDeltas {
           sums[at] = o.sums[2 * i] ?? 0;
           sums[at + 1] = o.sums[2 * i + 1] ?? 0;
         }
-        this.deltas.set(k, { ...o, sums });
+        players.set(o.player, { ...o, sums });
+        this.count++;
         continue;
       }
       d.matchesPlayed += o.matchesPlayed;
@@ -133,7 +152,7 @@ export class TotalsDeltas {
 
   /** The titles touched since the last flush. */
   titles(): Set<string> {
-    return new Set([...this.deltas.values()].map((d) => d.title));
+    return new Set(this.deltas.keys());
   }
 
   /**
@@ -143,8 +162,9 @@ export class TotalsDeltas {
   drain(apply: (title: string, platform: string, player: string, merge: (stored: string | undefined) => string | null) => void): void {
     const names = this.names;
     const sorted = names.map((_, slot) => slot).sort((a, b) => byCodeUnits(names[a] ?? '', names[b] ?? ''));
-    for (const d of this.deltas.values()) apply(d.title, d.platform, d.player, (stored) => mergeTotals(stored, d, names, sorted));
+    for (const d of this.all()) apply(d.title, d.platform, d.player, (stored) => mergeTotals(stored, d, names, sorted));
     this.deltas.clear();
+    this.count = 0;
     this.names = [];
     this.slots = new Map();
   }

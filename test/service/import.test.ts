@@ -189,20 +189,20 @@ describe('importing a dataset', () => {
     const expected = await importLines(memory, lines, { batchSize: 40, onRefused: (r) => refusedInMemory.push(r) });
     const file = new StatsStore(join(dir, 'store.sqlite'));
     const refused: { line: number; reason: string }[] = [];
-    const summary = await importFile(file, data, { batchSize: 40, onRefused: (r) => refused.push(r) });
+    const summary = await importFile(file, data, { batchSize: 40, worker: true, onRefused: (r) => refused.push(r) });
     expect(summary).toEqual(expected);
     expect(refused).toEqual(refusedInMemory);
     expect(await snapshot(file)).toEqual(await snapshot(memory));
     // The same file again changes nothing; a second file of changed and new matches is taken in.
     const before = await snapshot(file);
-    await importFile(file, data, { batchSize: 40 });
+    await importFile(file, data, { batchSize: 40, worker: true });
     expect(await snapshot(file)).toEqual(before);
     const second = join(dir, 'second.jsonl');
     // Other numbers under the same match ids (replacements), and the same under new ids.
     const replacing = [...scaleLines(120, 5)].filter((l) => l.includes('"type":"match"'));
     const more = [...lines.filter((_, i) => i % 7 === 0), ...replacing, ...replacing.map((l) => l.replace(/"id":"(\w)-/, '"id":"$1-x'))];
     writeFileSync(second, more.join('\n'));
-    await importFile(file, second, { batchSize: 25 });
+    await importFile(file, second, { batchSize: 25, worker: true });
     await importLines(memory, more, { batchSize: 25 });
     expect(await file.sql("SELECT COUNT(*) AS n FROM matches WHERE id LIKE '_-x%'")).toEqual([{ n: 120 }]);
     expect(await snapshot(file)).toEqual(await snapshot(memory));
