@@ -250,6 +250,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       cardsNotDrawn: cardsShed,
     };
   } finally {
+    if (process.env.SOAK_DEBUG) process.stderr.write(`--- bot output ---\n${output.slice(-6_000)}\n`);
     if (child.exitCode === null) {
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');

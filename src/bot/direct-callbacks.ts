@@ -94,8 +94,10 @@ function post(pool: Pool, path: string, headers: Record<string, string>, body: s
 /**
  * Callbacks straight over a keep-alive pool to `rest`'s API; a 429, a 5xx or a connection failure
  * goes through `rest` itself (discord.js' queue), which waits as Discord asks and retries.
+ * `observe` hears each callback this way answered (accepted or refused); those handed to `rest` are
+ * counted there.
  */
-export function createCallbackSender(rest: REST): CallbackSender {
+export function createCallbackSender(rest: REST, observe?: (ok: boolean) => void): CallbackSender {
   const api = new URL(`${rest.options.api}/v${rest.options.version}`);
   // Discord's own deadline for a callback is the interaction's 3 s; past 15 s, as discord.js, give up.
   const pool = new Pool(api.origin, { keepAliveTimeout: 30_000, connections: 64, headersTimeout: 15_000, bodyTimeout: 15_000 });
@@ -126,7 +128,9 @@ export function createCallbackSender(rest: REST): CallbackSender {
           data = answer.body;
         }
       }
-      if (answer.status >= 200 && answer.status < 300) return data;
+      const ok = answer.status >= 200 && answer.status < 300;
+      observe?.(ok);
+      if (ok) return data;
       const raw = (data && typeof data === 'object' && !Buffer.isBuffer(data) ? data : { message: `${answer.status}`, code: 0 }) as ConstructorParameters<typeof DiscordAPIError>[0];
       throw new DiscordAPIError(raw, 'code' in raw ? raw.code : answer.status, answer.status, 'POST', `${api.origin}${base}${route}`, { files: [...files], body });
     },

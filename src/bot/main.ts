@@ -153,18 +153,17 @@ async function main(): Promise<void> {
   }
 
   const client = createDiscordClient(config.DISCORD_API_URL, config.SHARD_COUNT === undefined ? undefined : { count: config.SHARD_COUNT, ids: config.SHARD_IDS });
-  const callbacks = createCallbackSender(client.rest);
-  closeTransport = async () => {
-    await client.destroy();
-    await callbacks.close();
-  };
   const shardsDown = new Set<number>();
   const gatewayUp = () => client.isReady() && shardsDown.size === 0;
   client.on(Events.ShardReconnecting, (id) => shardsDown.add(id));
   client.on(Events.ShardReady, (id) => shardsDown.delete(id));
   client.on(Events.ShardResume, (id) => shardsDown.delete(id));
   readinessChecks.unshift({ name: 'gateway', check: () => (gatewayUp() ? undefined : Promise.reject(new Error('the Discord gateway is not connected'))) });
-  metrics?.watchDiscord(client, gatewayUp);
+  const callbacks = createCallbackSender(client.rest, metrics?.watchDiscord(client, gatewayUp));
+  closeTransport = async () => {
+    await client.destroy();
+    await callbacks.close();
+  };
   await startHealth();
   client.ws.on(GatewayDispatchEvents.InteractionCreate, (payload: unknown) => {
     const incoming = fromGateway(payload, callbacks, client.rest);

@@ -51,8 +51,11 @@ export interface BotMetrics {
   registry: Registry;
   interactions: InteractionObserver;
   lookups: LookupObserver;
-  /** Follows the Discord client: gateway state and REST requests waiting or in flight. */
-  watchDiscord(client: Client, gatewayUp: () => boolean): void;
+  /**
+   * Follows the Discord client: gateway state and REST requests waiting or in flight. Returns what
+   * counts the interaction callbacks sent beside discord.js (src/bot/direct-callbacks.ts).
+   */
+  watchDiscord(client: Client, gatewayUp: () => boolean): (ok: boolean) => void;
   /** Follows the card renderer's counts. */
   watchCards(cards: CardRenderer): void;
 }
@@ -154,6 +157,7 @@ export function createBotMetrics(): BotMetrics {
         }
       };
       rest.on('rateLimited', () => rateLimited.inc());
+      return (sent) => (sent ? ok : failed).inc();
     },
     watchCards(cards) {
       new Gauge({

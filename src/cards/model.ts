@@ -94,7 +94,7 @@ export function profileCard(profile: StatsProfile, title: TitleSlug, locale?: st
   // A cached lookup hands back the same profile object: its card, per title and language, is made once.
   const key = `${title}|${languageOf(locale)}`;
   let made = madeProfileCards.get(profile);
-  if (!made) madeProfileCards.set(profile, (made = new Map()));
+  if (!made) madeProfileCards.set(profile, (made = new Map<string, ProfileCardModel | undefined>()));
   if (made.has(key)) return made.get(key);
   const model = makeProfileCard(profile, title, locale);
   made.set(key, model);

@@ -1,5 +1,5 @@
 import { PROFILE_FIGURES, type TitleSlug } from '../catalog/index.js';
-import { say, type TextKey } from '../locales/index.js';
+import { languageOf, say, type TextKey } from '../locales/index.js';
 import type { LookupMeta } from '../lookup/client.js';
 import { overviewOf, type StatsProfile } from '../lookup/schemas.js';
 import { goButtons, rows } from './controls.js';
@@ -30,7 +30,27 @@ const CHARACTER_LABELS: Record<(typeof CHARACTER_KEYS)[number], TextKey> = { mai
  * figures that suit the title, each with its place only where the place is worth saying.
  */
 export function profileReply(profile: StatsProfile, title: TitleSlug, meta: LookupMeta, options: ProfileOptions = {}): Reply {
-  const { locale } = options;
+  const components = rows(options.onward ? goButtons(options.onward.stateId, options.onward.targets) : null);
+  // With no "since" lines the embed depends on the profile object, the title, the data's age and
+  // source and the language only: a cached lookup hands back the same object, so it is written once.
+  if (options.since && options.since.length > 0) return { ...profileEmbed(profile, title, meta, options.locale, options.since), components };
+  const key = `${title}|${languageOf(options.locale)}|${meta.source}|${meta.fetchedAt}|${meta.staleBecause?.kind ?? ''}`;
+  let written = writtenEmbeds.get(profile);
+  if (!written) writtenEmbeds.set(profile, (written = new Map<string, Reply>()));
+  let reply = written.get(key);
+  if (!reply) {
+    reply = profileEmbed(profile, title, meta, options.locale, undefined);
+    // A few ages and sources per cached object at most; bounded all the same.
+    if (written.size >= 16) written.clear();
+    written.set(key, reply);
+  }
+  return { ...reply, components };
+}
+
+/** Profile replies without their buttons, by profile object (dropped with it). Never changed once written. */
+const writtenEmbeds = new WeakMap<StatsProfile, Map<string, Reply>>();
+
+function profileEmbed(profile: StatsProfile, title: TitleSlug, meta: LookupMeta, locale: string | undefined, since: readonly string[] | undefined): Reply {
   const handle = safeText(profile.platformInfo.platformUserHandle);
   const stats = overviewOf(profile.segments)?.stats ?? {};
   const kd = figure(stats, title, 'kd');
@@ -82,12 +102,12 @@ export function profileReply(profile: StatsProfile, title: TitleSlug, meta: Look
         lastPlayed,
         rest.length > 0 ? `\n${rest.join('\n')}` : null,
         empty ? say(locale, 'profile.noStats') : null,
-        options.since && options.since.length > 0 ? `\n${options.since.join('\n')}` : null,
+        since && since.length > 0 ? `\n${since.join('\n')}` : null,
       ),
       footer: footerOf(title, profile.platformInfo.platformSlug),
       timestamp: dataTime(meta),
     },
-    rows(options.onward ? goButtons(options.onward.stateId, options.onward.targets) : null),
+    [],
     false,
     meta.source,
   );
