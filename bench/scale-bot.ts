@@ -43,7 +43,11 @@ export async function botWhileImporting(data: string, record: (f: BotFigure) => 
     await double.waitForReady(120_000);
     const connected = performance.now();
     const loaded = () => output.includes('embedded stats service loaded');
-    if (loaded()) throw new Error('the store was loaded before the bot connected: use a larger dataset');
+    if (loaded()) {
+      // A small dataset is loaded before the bot connects: nothing to time while it imports.
+      record({ figure: 'store loaded before the bot connected, seconds after its start', value: round((connected - started) / 1000, 1), unit: 's' });
+      return;
+    }
     const platform = () => autocomplete({ group: 'title_b', subcommand: 'segments', options: { platform: 'c' }, focused: 'platform' });
     // The host's monotonic clock, which the bot's log lines use: performance.now() counts from this process's start on it.
     const monotonicOffset = Number(process.hrtime.bigint()) / 1e6 - performance.now();
