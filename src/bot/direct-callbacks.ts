@@ -13,7 +13,6 @@ import { Pool } from 'undici';
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
 
-
 /** A form field's quoted value: no quote or line break can end the header early. */
 const quoted = (value: string) => `"${value.replace(/["\r\n]/g, (c) => encodeURIComponent(c))}"`;
 

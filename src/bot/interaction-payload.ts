@@ -2,12 +2,10 @@
 // signed POST to the interactions endpoint) read into what the router takes: what the user did,
 // who did it, where and in which language. One reading for both transports, so that a command
 // means the same whichever way it came; discord.js' interaction objects are not built at all.
+import { PermissionFlagsBits, SnowflakeUtil } from 'discord.js';
+
 import type { CommandInput, OptionValue } from '../../commands/index.js';
 import type { Action } from './router.js';
-
-/** Discord's permission bit for Manage Server (1 << 5). */
-const MANAGE_GUILD = 1n << 5n;
-const DISCORD_EPOCH = 1_420_070_400_000n;
 
 /** The envelope's fields the bot reads, checked (what else Discord sends is left alone). */
 export interface RawInteraction {
@@ -44,10 +42,10 @@ const isUser = (v: unknown): v is { id: string } => isObject(v) && isSnowflake(v
 export const InteractionTypes = { ping: 1, command: 2, component: 3, autocomplete: 4 } as const;
 
 /** Whether a member's permission bits (Discord's decimal string) include Manage Server. */
-const manageServer = (permissions: string | undefined): boolean => permissions !== undefined && (BigInt(permissions) & MANAGE_GUILD) !== 0n;
+const manageServer = (permissions: string | undefined): boolean => permissions !== undefined && (BigInt(permissions) & PermissionFlagsBits.ManageGuild) !== 0n;
 
 /** When Discord made the interaction, from its snowflake id. */
-export const createdAt = (id: string): number => Number((BigInt(id) >> 22n) + DISCORD_EPOCH);
+export const createdAt = (id: string): number => SnowflakeUtil.timestampFrom(id);
 
 interface ReadOptions {
   group: string | null;
