@@ -4,6 +4,7 @@
 import { FIGURE_INFO, formatDuration, formatStatValue, parseTimeSpan, type Figure, type TitleSlug } from '../catalog/index.js';
 import { compareRows, tallyOf, type Better } from '../embeds/compare.js';
 import { figure, ratingTier } from '../embeds/figures.js';
+import { madeOnce } from '../embeds/once.js';
 import { figureLabel, platformName, titleName } from '../embeds/format.js';
 import { languageOf, say, sayCount, type Language, type TextKey } from '../locales/index.js';
 import { overviewOf, type Session, type Stats, type StatsProfile } from '../lookup/schemas.js';
@@ -92,17 +93,10 @@ function subtitle(title: TitleSlug, platform: string | null, ...more: (string | 
 /** A profile's card; undefined when it has no stats to draw. */
 export function profileCard(profile: StatsProfile, title: TitleSlug, locale?: string): ProfileCardModel | undefined {
   // A cached lookup hands back the same profile object: its card, per title and language, is made once.
-  const key = `${title}|${languageOf(locale)}`;
-  let made = madeProfileCards.get(profile);
-  if (!made) madeProfileCards.set(profile, (made = new Map<string, ProfileCardModel | undefined>()));
-  if (made.has(key)) return made.get(key);
-  const model = makeProfileCard(profile, title, locale);
-  made.set(key, model);
-  return model;
+  return madeCards(profile, `${title}|${languageOf(locale)}`, () => makeProfileCard(profile, title, locale));
 }
 
-/** Profile card models by profile object (dropped with it), then title and language. Models are never changed once made. */
-const madeProfileCards = new WeakMap<StatsProfile, Map<string, ProfileCardModel | undefined>>();
+const madeCards = madeOnce<StatsProfile, ProfileCardModel | undefined>();
 
 function makeProfileCard(profile: StatsProfile, title: TitleSlug, locale?: string): ProfileCardModel | undefined {
   const stats = overviewOf(profile.segments)?.stats;

@@ -5,6 +5,7 @@ import { overviewOf, type StatsProfile } from '../lookup/schemas.js';
 import { goButtons, rows } from './controls.js';
 import { figure, figures, ratingTier } from './figures.js';
 import { TITLE_COLORS, dataTime, describe, figureLabel, footerOf, place, relativeTime, statValue, titleName } from './format.js';
+import { madeOnce } from './once.js';
 import { embedReply, safeText, type Reply } from './reply.js';
 
 /** Where a reply can go next: buttons to the player's other views (the command decides which exist). */
@@ -35,20 +36,11 @@ export function profileReply(profile: StatsProfile, title: TitleSlug, meta: Look
   // source and the language only: a cached lookup hands back the same object, so it is written once.
   if (options.since && options.since.length > 0) return { ...profileEmbed(profile, title, meta, options.locale, options.since), components };
   const key = `${title}|${languageOf(options.locale)}|${meta.source}|${meta.fetchedAt}|${meta.staleBecause?.kind ?? ''}`;
-  let written = writtenEmbeds.get(profile);
-  if (!written) writtenEmbeds.set(profile, (written = new Map<string, Reply>()));
-  let reply = written.get(key);
-  if (!reply) {
-    reply = profileEmbed(profile, title, meta, options.locale, undefined);
-    // A few ages and sources per cached object at most; bounded all the same.
-    if (written.size >= 16) written.clear();
-    written.set(key, reply);
-  }
-  return { ...reply, components };
+  return { ...writtenOnce(profile, key, () => profileEmbed(profile, title, meta, options.locale, undefined)), components };
 }
 
-/** Profile replies without their buttons, by profile object (dropped with it). Never changed once written. */
-const writtenEmbeds = new WeakMap<StatsProfile, Map<string, Reply>>();
+/** Profile replies without their buttons, by profile object, then title, language, source and age. */
+const writtenOnce = madeOnce<StatsProfile, Reply>();
 
 function profileEmbed(profile: StatsProfile, title: TitleSlug, meta: LookupMeta, locale: string | undefined, since: readonly string[] | undefined): Reply {
   const handle = safeText(profile.platformInfo.platformUserHandle);
