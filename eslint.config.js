@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   // bench/card-libraries.mjs measures packages that are not dependencies (installed for its run only): untyped.
-  { ignores: ['node_modules/**', 'coverage/**', 'bench/results/**', 'bench/card-libraries.mjs'] },
+  { ignores: ['node_modules/**', 'dist/**', 'coverage/**', 'bench/results/**', 'bench/card-libraries.mjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

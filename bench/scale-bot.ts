@@ -6,7 +6,7 @@
 // answer as the double records it; then as many again once loaded, for comparison. A profile asked
 // during the import shows what a user reads then.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -14,9 +14,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { autocomplete, chatInput, startDiscordDouble, type InteractionHandle } from '../test/discord-double/index.js';
 import { cleanEnv, tempLinksDb } from '../test/helpers/bot.js';
 import { settled } from '../test/helpers/interactions.js';
+import { SHIPPED_FLAGS, shippedBot } from './shipped-bot.js';
 
 const TOKEN = 'MTE4MDAwMDAwMDAwMDAwMDAwMQ.Zx9aBQ.bench-token-abcdefghijklmnopqrstuv';
-const SHIPPED_FLAGS = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start.split(' ').filter((w) => w.startsWith('--max-'));
 
 export interface BotFigure {
   figure: string;
@@ -32,7 +32,7 @@ export async function botWhileImporting(data: string, record: (f: BotFigure) => 
   const dir = mkdtempSync(join(tmpdir(), 'scale-bot-'));
   const double = await startDiscordDouble({ token: TOKEN });
   let output = '';
-  const child = spawn(process.execPath, [...SHIPPED_FLAGS, '--import', 'tsx', 'src/bot/main.ts'], {
+  const child = spawn(process.execPath, [...SHIPPED_FLAGS, shippedBot()], {
     env: { ...cleanEnv(), DISCORD_TOKEN: TOKEN, DISCORD_API_URL: double.apiUrl, LINKS_DB: tempLinksDb(), STATS_DATASET: data, STATS_STORE: join(dir, 'store.sqlite'), LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -12,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { demoLines } from '../src/service/demo.js';
 import { autocomplete, chatInput, component, startDiscordDouble, type InteractionHandle, type RestCall } from '../test/discord-double/index.js';
 import { cleanEnv, tempLinksDb } from '../test/helpers/bot.js';
+import { shippedBot } from './shipped-bot.js';
 
 export interface SoakOptions {
   seconds: number;
@@ -113,7 +114,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const proxy = await startDelayingProxy(options.serviceUrl, 12, 1_000);
   const double = await startDiscordDouble({ token: options.token });
   let output = '';
-  const child: ChildProcess = spawn(process.execPath, [...options.nodeFlags, '--import', './bench/memory-probe.mjs', '--import', 'tsx', 'src/bot/main.ts'], {
+  const child: ChildProcess = spawn(process.execPath, [...options.nodeFlags, '--import', './bench/memory-probe.mjs', shippedBot()], {
     env: { ...cleanEnv(), LOG_LEVEL: 'warn', DISCORD_TOKEN: options.token, DISCORD_API_URL: double.apiUrl, LOOKUP_BASE_URL: proxy.url, LINKS_DB: tempLinksDb(), CONTROLS_TTL_MS: '60000' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -186,8 +187,14 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     };
 
     const rss: SoakResult['rss'] = [];
+    let died: string | undefined;
     const started = performance.now();
     const sample = (phase: 'traffic' | 'idle') => {
+      // A bot that died (killed, crashed) has no RSS to read: the soak stops there and says why.
+      if (child.exitCode !== null || child.signalCode !== null) {
+        died ??= `the bot exited during the soak (${child.exitCode ?? child.signalCode}); its output:\n${output.slice(-4000)}`;
+        return;
+      }
       const mb = rssMb(pid);
       const at = Math.round((performance.now() - started) / 1000);
       rss.push({ at, mb, phase });
@@ -201,6 +208,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     let next = started;
     let scanned = started;
     while (performance.now() < end) {
+      if (died) break;
       const now = performance.now();
       // Open loop: as many as the rate asks for by now, whatever the bot's pace.
       while (next <= now) {
@@ -216,17 +224,17 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       await sleep(10);
     }
     const trafficSeconds = (performance.now() - started) / 1000;
-    while (open.size > 0) {
+    while (open.size > 0 && !died) {
       const now = performance.now();
       for (const h of open) check(h, now);
       await sleep(50);
     }
     // Idle: traffic has stopped; memory should hold or come down, never climb.
     const idleUntil = performance.now() + 30_000;
-    while (performance.now() < idleUntil) await sleep(500);
+    while (performance.now() < idleUntil && !died) await sleep(500);
     clearInterval(sampler);
     sample('idle');
-    if (child.exitCode !== null) throw new Error(`the bot exited during the soak: ${output.slice(-2_000)}`);
+    if (died) throw new Error(died);
     const traffic = rss.filter((s) => s.phase === 'traffic');
     const half = options.seconds / 2;
     const sorted = [...latencies].sort((a, b) => a - b);

@@ -20,7 +20,15 @@ describe('the process recipes', () => {
   });
 
   it('the service unit runs npm run service’s script', () => {
-    expect(unitLine('deploy/player-stats-service.service').slice(1, 4)).toEqual(scripts.service!.replace(/^tsx /, '--import tsx ').split(' '));
+    const service = scripts.service!.split(' ').slice(1);
+    expect(unitLine('deploy/player-stats-service.service').slice(1, 1 + service.length)).toEqual(service);
+  });
+
+  it('npm start and npm run service build what they run first; the image builds it once', () => {
+    expect(scripts.prestart).toBe('npm run build');
+    expect(scripts.preservice).toBe('npm run build');
+    expect(start.at(-1)).toMatch(/^dist\//);
+    expect(readFileSync('Dockerfile', 'utf8')).toMatch(/^RUN npm run build && npm prune --omit=dev/m);
   });
 
   it('the image runs npm start’s command as a non-root user, with the data volume and a health check', () => {

@@ -139,9 +139,11 @@ class SwappableStore {
  * already holds this dataset.
  */
 function importInChild(db: string, data: string | undefined, logger?: Logger): Promise<ImportSummary | null> {
-  const script = fileURLToPath(new URL('./import-process.ts', import.meta.url));
+  // Built (dist/), the compiled script; from the sources, the TypeScript one through tsx.
+  const compiled = import.meta.url.endsWith('.js');
+  const script = fileURLToPath(new URL(compiled ? './import-process.js' : './import-process.ts', import.meta.url));
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', script, db, ...(data ? [data] : [])], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...(compiled ? [] : ['--import', 'tsx']), script, db, ...(data ? [data] : [])], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));

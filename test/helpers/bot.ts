@@ -1,9 +1,17 @@
-// Starts the real bot process (`src/bot/main.ts`, as `npm start` runs it) for a test, with only the
-// settings the test gives: none of the machine's own LOOKUP_/CACHE_/DISCORD_ variables leak in.
-import { spawn, type ChildProcess } from 'node:child_process';
+// Starts the real bot process for a test (its sources through tsx, or the build `npm start` runs),
+// with only the settings the test gives: none of the machine's own LOOKUP_/CACHE_/DISCORD_ variables leak in.
+import { spawn, spawnSync, type ChildProcess, type SpawnSyncReturns } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
+/**
+ * `npm run build` as `npm start` runs it first: the bot and the service compiled into dist/
+ * (tsconfig.build.json). The compiler's run, for its status and output.
+ */
+export function buildDist(): SpawnSyncReturns<string> {
+  return spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { encoding: 'utf8', timeout: 170_000 });
+}
 
 /** The environment without the project's own settings. */
 export function cleanEnv(): Record<string, string | undefined> {
@@ -19,9 +27,10 @@ export interface BotProcess {
   output(): string;
 }
 
-export function startBot(env: Record<string, string>): BotProcess {
+/** `script`: the sources through tsx by default, or the built bot (`dist/src/bot/main.js`, what `npm start` runs). */
+export function startBot(env: Record<string, string>, script = 'src/bot/main.ts'): BotProcess {
   let output = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/bot/main.ts'], {
+  const child = spawn(process.execPath, script.endsWith('.ts') ? ['--import', 'tsx', script] : [script], {
     env: { ...cleanEnv(), LINKS_DB: tempLinksDb(), LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
