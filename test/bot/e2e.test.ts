@@ -273,7 +273,7 @@ describe('the bot process against the Discord double', () => {
     const started = performance.now();
     expect(await exited).toBe(0);
     expect(performance.now() - started).toBeLessThan(5_000);
-    expect(output()).toContain('"msg":"stopped"');
+    expect(await running.printed('"msg":"stopped"')).toContain('"msg":"stopped"');
     expect(output()).not.toContain(TOKEN);
   });
 });

@@ -229,7 +229,7 @@ describe('commands, autocomplete and components over HTTP', () => {
     const exited = new Promise<number | null>((resolve) => first.bot.child.once('exit', resolve));
     first.bot.child.kill('SIGTERM');
     expect(await exited).toBe(0);
-    expect(first.bot.output()).toContain('"msg":"stopped"');
+    expect(await first.bot.printed('"msg":"stopped"')).toContain('"msg":"stopped"');
     await expect(fetch(first.url, { method: 'POST', body: '{}' })).rejects.toThrow();
     const still = await send(chatInput({ group: 'title_b', subcommand: 'search', options: { query: 'W', platform: 'pc_store_b' } }), second.url);
     expect(still.callback.type).toBe(4);

@@ -25,6 +25,11 @@ export interface BotProcess {
   child: ChildProcess;
   /** Everything it printed, stdout and stderr. */
   output(): string;
+  /**
+   * Everything it printed, once that holds `text` or after `timeoutMs`. A log line travels through a
+   * pipe (pino writes off the main thread): it may arrive a moment after the reply it goes with.
+   */
+  printed(text: string, timeoutMs?: number): Promise<string>;
 }
 
 /** `script`: the sources through tsx by default, or the built bot (`dist/src/bot/main.js`, what `npm start` runs). */
@@ -36,5 +41,9 @@ export function startBot(env: Record<string, string>, script = 'src/bot/main.ts'
   });
   child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
-  return { child, output: () => output };
+  const printed = async (text: string, timeoutMs = 5_000): Promise<string> => {
+    for (const until = Date.now() + timeoutMs; !output.includes(text) && Date.now() < until; ) await new Promise((r) => setTimeout(r, 25));
+    return output;
+  };
+  return { child, output: () => output, printed };
 }

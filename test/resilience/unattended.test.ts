@@ -117,7 +117,7 @@ describe('links in SQLite', () => {
       holder.close();
     }
     expect(finalMessage(await settled(double.dispatchInteraction(link()))).embeds?.length).toBe(1);
-    expect(stack.bot.output()).toContain('link or view store unavailable');
+    expect(await stack.bot.printed('link or view store unavailable')).toContain('link or view store unavailable');
   }, 30_000);
 });
 
@@ -258,8 +258,7 @@ describe('start-up', () => {
     const bot = startBot({ DISCORD_TOKEN: STACK_TOKEN, DISCORD_API_URL: double.apiUrl, LOOKUP_BASE_URL: service.url.replace('http://', 'http://operator:hunter2-secret@'), LOG_LEVEL: 'info' });
     try {
       await double.waitForReady(30_000);
-      for (let i = 0; i < 40 && !bot.output().includes('"msg":"ready"'); i++) await sleep(50);
-      expect(bot.output()).toContain('"msg":"ready"');
+      expect(await bot.printed('"msg":"ready"')).toContain('"msg":"ready"');
       expect(bot.output()).not.toContain('hunter2-secret');
     } finally {
       bot.child.kill('SIGKILL');
@@ -280,7 +279,7 @@ describe('start-up', () => {
       stack = await startStack({ LINKS_DB: file, CACHE_URL: `redis://127.0.0.1:${port}`, LOG_LEVEL: 'info' });
       const profile = finalMessage(await settled(stack.double.dispatchInteraction(linkedProfile(user))));
       expect(profile.embeds).toHaveLength(1);
-      expect(stack.bot.output()).toContain('links moved from LINKS_DB to Redis');
+      expect(await stack.bot.printed('links moved from LINKS_DB to Redis')).toContain('links moved from LINKS_DB to Redis');
       expect(existsSync(file)).toBe(false);
       expect(existsSync(`${file}.moved-to-redis`)).toBe(true);
     } finally {
