@@ -8,7 +8,7 @@
 // 429, a 5xx or a connection failure goes to discord.js' own path, which waits and retries.
 import { randomBytes } from 'node:crypto';
 
-import { DefaultUserAgent, DiscordAPIError, Routes, type REST, type RawFile } from 'discord.js';
+import { DefaultUserAgent, DiscordAPIError, InteractionResponseType, Routes, type REST, type RawFile } from 'discord.js';
 import { Pool } from 'undici';
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
@@ -100,6 +100,9 @@ export function createCallbackSender(rest: REST, observe?: (ok: boolean) => void
   const api = new URL(`${rest.options.api}/v${rest.options.version}`);
   // Discord's own deadline for a callback is the interaction's 3 s; past 15 s, as discord.js, give up.
   const pool = new Pool(api.origin, { keepAliveTimeout: 30_000, connections: 64, headersTimeout: 15_000, bodyTimeout: 15_000 });
+  // Autocomplete choices cannot be deferred and are a few hundred bytes: their own connections, so
+  // that they never queue behind replies carrying cards while every connection of the pool is busy.
+  const choicesPool = new Pool(api.origin, { keepAliveTimeout: 30_000, connections: 8, headersTimeout: 15_000, bodyTimeout: 15_000 });
   const userAgent = `${DefaultUserAgent} ${rest.options.userAgentAppendix}`.trim();
   const base = api.pathname.replace(/\/$/, '');
   const jsonHeaders = { 'user-agent': userAgent, 'content-type': 'application/json' };
@@ -113,7 +116,8 @@ export function createCallbackSender(rest: REST, observe?: (ok: boolean) => void
           const form = multipart(body, files);
           answer = await post(pool, `${base}${route}`, { 'user-agent': userAgent, 'content-type': form.contentType }, form.body);
         } else {
-          answer = await post(pool, `${base}${route}`, jsonHeaders, JSON.stringify(body));
+          const choices = (body as { type?: unknown } | undefined)?.type === InteractionResponseType.ApplicationCommandAutocompleteResult;
+          answer = await post(choices ? choicesPool : pool, `${base}${route}`, jsonHeaders, JSON.stringify(body));
         }
       } catch {
         return queued(route, body, files);
@@ -133,6 +137,6 @@ export function createCallbackSender(rest: REST, observe?: (ok: boolean) => void
       const raw = (data && typeof data === 'object' && !Buffer.isBuffer(data) ? data : { message: `${answer.status}`, code: 0 }) as ConstructorParameters<typeof DiscordAPIError>[0];
       throw new DiscordAPIError(raw, 'code' in raw ? raw.code : answer.status, answer.status, 'POST', `${api.origin}${base}${route}`, { files: [...files], body });
     },
-    close: () => pool.close(),
+    close: () => Promise.all([pool.close(), choicesPool.close()]).then(() => undefined),
   };
 }

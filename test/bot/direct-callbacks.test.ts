@@ -23,6 +23,9 @@ let answers: { status: number; headers?: Record<string, string>; body?: unknown 
 let client: Client;
 let sender: CallbackSender;
 let viaQueue = 0;
+/** While set, replies (anything but autocomplete choices) get no answer until released. */
+let holdReplies = false;
+let held: (() => void)[] = [];
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -30,6 +33,10 @@ beforeAll(async () => {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) });
+      if (holdReplies && !Buffer.concat(chunks).toString().startsWith('{"type":8')) {
+        held.push(() => res.writeHead(204).end());
+        return;
+      }
       const answer = answers.shift() ?? { status: 204 };
       const text = answer.body === undefined ? '' : JSON.stringify(answer.body);
       res.writeHead(answer.status, { ...(text ? { 'content-type': 'application/json' } : {}), ...answer.headers });
@@ -55,6 +62,8 @@ afterAll(async () => {
 });
 
 beforeEach(() => {
+  holdReplies = false;
+  held = [];
   viaQueue = 0;
   seen = [];
   answers = [];
@@ -112,5 +121,23 @@ describe('interaction callbacks sent directly', () => {
     expect(seen.map((s) => s.url.endsWith('/callback'))).toEqual([true, true, true]);
     expect(viaQueue).toBe(1);
     expect(JSON.parse(seen[2]!.body.toString())).toEqual({ type: 4, data: { content: 'late' } });
+  });
+  it('sends autocomplete choices on connections of their own: never queued behind replies that every connection is busy with', async () => {
+    holdReplies = true;
+    // 80 replies (cards, slow uploads) in flight: more than the pool's 64 connections, so 16 wait in its queue.
+    const replies = Array.from({ length: 80 }, () => post({ type: 4, data: { content: 'slow' } }));
+    for (let i = 0; i < 200 && seen.length < 64; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(seen).toHaveLength(64);
+    await post({ type: 8, data: { choices: [{ name: 'Nova', value: 'Nova' }] } });
+    expect(seen).toHaveLength(65);
+    expect(JSON.parse(seen[64]!.body.toString()) as unknown).toMatchObject({ type: 8 });
+    holdReplies = false;
+    for (const release of held.splice(0)) release();
+    for (let i = 0; i < 200 && held.length + seen.length < 81; i++) {
+      for (const release of held.splice(0)) release();
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    await Promise.all(replies);
+    expect(seen).toHaveLength(81);
   });
 });
