@@ -1,11 +1,11 @@
 // Importing a dataset: JSON Lines read as a stream, each line checked on its own. A bad line is
 // reported with its number and reason and the rest goes on; the summary counts both.
-import { createReadStream, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
-import { createInterface } from 'node:readline';
 import { Worker } from 'node:worker_threads';
 
 import { parseDatasetLine, type DatasetRecord, type MatchRecord, type PlayerRecord, type RefusedLine } from './dataset.js';
+import { fileLineChunks } from './file-lines.js';
 import type { Store } from './store-api.js';
 import type { ParseMessage, ParseWorkerData } from './parse-worker.js';
 import type { PreparedMatch } from './prepared.js';
@@ -99,13 +99,18 @@ export async function importFile(
 ): Promise<ImportSummary> {
   const total = statSync(path).size;
   if (isPreparedWriter(store) && (options.worker ?? coreToSpare())) return importInWorker(store, path, total, options);
-  const stream = createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 20 });
-  const lines = createInterface({ input: stream, crlfDelay: Infinity });
+  let bytesRead = 0;
+  const lines = (async function* () {
+    for await (const chunk of fileLineChunks(path)) {
+      bytesRead = chunk.bytesRead;
+      yield* chunk.lines;
+    }
+  })();
   return importLines(store, lines, {
     ...options,
     onProgress: (n) => {
       options.onProgress?.(n);
-      options.onBytes?.(stream.bytesRead, total);
+      options.onBytes?.(bytesRead, total);
     },
   });
 }

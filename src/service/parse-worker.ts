@@ -2,11 +2,10 @@
 // that reading, parsing, validating and preparing matches (src/service/prepared.ts) use the
 // machine's second core while the store's thread writes. The writer acknowledges each batch; at
 // most a few are in flight, so a slow writer holds the reader back instead of filling memory.
-import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { parentPort, workerData } from 'node:worker_threads';
 
 import { parseDatasetLine, type PlayerRecord, type RefusedLine } from './dataset.js';
+import { fileLineChunks } from './file-lines.js';
 import { prepareMatch, textDigest, type PreparedMatch } from './prepared.js';
 import { TotalsDeltas, type DeltasExport } from './totals.js';
 
@@ -41,15 +40,14 @@ export async function runParseWorker(): Promise<void> {
     resume = undefined;
   });
   try {
-    const stream = createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 20 });
-    const lines = createInterface({ input: stream, crlfDelay: Infinity });
     const deltas = new TotalsDeltas();
     let n = 0;
     let players: PlayerRecord[] = [];
     let matches: PreparedMatch[] = [];
     let refused: RefusedLine[] = [];
+    let bytes = 0;
     const flush = async () => {
-      post({ kind: 'batch', lines: n, bytes: stream.bytesRead, players, matches, refused });
+      post({ kind: 'batch', lines: n, bytes, players, matches, refused });
       players = [];
       matches = [];
       refused = [];
@@ -58,20 +56,23 @@ export async function runParseWorker(): Promise<void> {
       inFlight++;
       while (inFlight >= IN_FLIGHT) await new Promise<void>((r) => (resume = r));
     };
-    for await (const raw of lines) {
-      n++;
-      // Editors on some systems start a UTF-8 file with a byte-order mark: it is not part of line 1.
-      const text = n === 1 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
-      if (text.trim().length === 0) continue;
-      const parsed = parseDatasetLine(text);
-      if ('reason' in parsed) refused.push({ line: n, reason: parsed.reason });
-      else if (parsed.record.type === 'player') players.push(parsed.record);
-      else matches.push(prepareMatch(parsed.record, textDigest(text), deltas));
-      if (players.length + matches.length + refused.length >= batchSize) await flush();
+    for await (const chunk of fileLineChunks(path)) {
+      bytes = chunk.bytesRead;
+      for (const raw of chunk.lines) {
+        n++;
+        // Editors on some systems start a UTF-8 file with a byte-order mark: it is not part of line 1.
+        const text = n === 1 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
+        if (text.trim().length === 0) continue;
+        const parsed = parseDatasetLine(text);
+        if ('reason' in parsed) refused.push({ line: n, reason: parsed.reason });
+        else if (parsed.record.type === 'player') players.push(parsed.record);
+        else matches.push(prepareMatch(parsed.record, textDigest(text), deltas));
+        if (players.length + matches.length + refused.length >= batchSize) await flush();
+      }
     }
-    post({ kind: 'batch', lines: n, bytes: stream.bytesRead, players, matches, refused });
+    post({ kind: 'batch', lines: n, bytes, players, matches, refused });
     post({ kind: 'totals', totals: deltas.take() });
-    post({ kind: 'done', lines: n, bytes: stream.bytesRead });
+    post({ kind: 'done', lines: n, bytes });
   } catch (e) {
     post({ kind: 'error', message: (e as Error).message });
   } finally {

@@ -102,7 +102,10 @@ describe('the fast path for match records', () => {
   it('agrees with the schema on every mutation of a plain record', () => {
     const taken = MUTATIONS.map((m) => agree({ ...base, ...m }));
     expect(taken[0]).toBe('fast');
-    expect(taken.filter((t) => t === 'fast').length).toBeGreaterThan(10);
+    // A key the schema does not know is left to the schema (which drops it): the fast path takes a
+    // record as it was parsed, without a copy.
+    expect(taken[MUTATIONS.findIndex((m) => 'extra' in m)]).toBe('schema');
+    expect(taken.filter((t) => t === 'fast').length).toBeGreaterThan(8);
     expect(taken.filter((t) => t === 'schema').length).toBeGreaterThan(30);
   });
 

@@ -209,14 +209,50 @@ describe('importing a dataset', () => {
     await Promise.all([memory.close(), file.close()]);
   });
 
+  it.runIf(TEST_STORE === 'sqlite')('stores each row as its record says, stats and weapons as their JSON, no weapons as NULL, in memory and in a new file', async () => {
+    const lines = [...smallLines(), ...scaleLines(40)];
+    // A match id twice (the small dataset's and the generated ones share a few): the later one is stored.
+    const byId = new Map(
+      lines.map((l) => parseDatasetLine(l)).flatMap((p) => ('record' in p && p.record.type === 'match' ? [[`${p.record.title} ${p.record.id}`, p.record] as const] : [])),
+    );
+    const expected = [...byId.values()]
+      .flatMap((m) =>
+        m.players.map((p) => ({
+          title: m.title,
+          match_id: m.id,
+          platform: p.platform,
+          player: p.id.normalize('NFC').toLowerCase(),
+          team: p.team ?? null,
+          result: p.result ?? null,
+          hero: p.hero ?? null,
+          legend: p.legend ?? null,
+          map: m.map ?? null,
+          season: m.season ?? null,
+          stats: JSON.stringify(p.stats),
+          weapons: p.weapons ? JSON.stringify(p.weapons) : null,
+        })),
+      )
+      .sort((a, b) => `${a.title} ${a.match_id} ${a.platform} ${a.player}`.localeCompare(`${b.title} ${b.match_id} ${b.platform} ${b.player}`));
+    expect(expected.some((r) => r.weapons === null) && expected.some((r) => r.weapons !== null) && expected.some((r) => r.hero !== null)).toBe(true);
+    const file = new StatsStore(join(mkdtempSync(join(tmpdir(), 'stats-rows-')), 'store.sqlite'));
+    for (const store of [new StatsStore(), file]) {
+      await importLines(store, lines, { batchSize: 30 });
+      const rows = await store.sql('SELECT title, match_id, platform, player, team, result, hero, legend, map, season, stats, weapons FROM match_players');
+      rows.sort((a, b) => `${String(a.title)} ${String(a.match_id)} ${String(a.platform)} ${String(a.player)}`.localeCompare(`${String(b.title)} ${String(b.match_id)} ${String(b.platform)} ${String(b.player)}`));
+      expect(rows).toEqual(expected);
+      await store.close();
+    }
+  });
+
   it.runIf(TEST_STORE === 'sqlite')('refuses to open a new file whose bulk load stopped half-way, saying what to do', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'stats-bulk-')), 'store.sqlite');
     const store = new StatsStore(path);
     const [player, match] = [parseDatasetLine(smallLines()[0]!), parseDatasetLine(smallLines().find((l) => l.includes('"type":"match"'))!)];
     if (!('record' in player) || player.record.type !== 'player' || !('record' in match) || match.record.type !== 'match') throw new Error('fixture');
     await store.writeBatch([player.record], [match.record]);
-    // Staged outside the store's file while the load runs.
+    // Staged outside the store's file while the load runs; matches appended, their index built when it ends.
     expect(store.db.prepare("SELECT COUNT(*) FROM temp.sqlite_master WHERE name = 'match_rows_stage'").pluck().get()).toBe(1);
+    expect(store.db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE name = 'matches_by_id'").pluck().get()).toBe(0);
     await store.close();
     expect(() => new StatsStore(path)).toThrow(/stopped half-way.*delete the file and import again/);
   });
