@@ -3,13 +3,13 @@
 // SHARD_COUNT) or, with INTERACTIONS_MODE=http, listens for Discord's signed interaction requests,
 // and answers interactions until SIGINT/SIGTERM, then finishes what is in flight and exits.
 import { Events, GatewayDispatchEvents, REST } from 'discord.js';
-import { pino } from 'pino';
 
 import { createCardRenderer } from '../cards/index.js';
 import { configOrExit, exitWith } from '../cli.js';
 import { openLookupsOrExit } from '../compose.js';
 import { loadBotConfig, loadDotEnv } from '../config.js';
 import { startHealthServer, type HealthServer, type ReadinessCheck } from '../observe/health-server.js';
+import { createLogger, passwordOf, withoutCredentials } from '../observe/logger.js';
 import { createDiscordClient } from './client.js';
 import { createCallbackSender } from './direct-callbacks.js';
 import { FeedPoller, feedClock, restPoster } from './feed.js';
@@ -33,20 +33,10 @@ const FATAL_CLOSES: Record<number, string> = {
   4014: 'disallowed intents: a privileged intent is not enabled for this application',
 };
 
-/** A URL for a log line: a user or password in it (https://user:secret@host) never reaches the log. */
-function withoutCredentials(url: string): string {
-  const u = new URL(url);
-  if (u.username || u.password) {
-    u.username = '[redacted]';
-    u.password = '';
-  }
-  return u.toString();
-}
-
 async function main(): Promise<void> {
   configOrExit(() => loadDotEnv());
   const config = configOrExit(loadBotConfig);
-  const logger = pino({ level: config.LOG_LEVEL, redact: { paths: ['token', '*.token', 'headers.authorization', '*.headers.authorization'], censor: '[redacted]' } });
+  const logger = createLogger(config.LOG_LEVEL, [config.DISCORD_TOKEN, config.LOOKUP_API_KEY, passwordOf(config.CACHE_URL), passwordOf(config.LOOKUP_BASE_URL)]);
 
   const metrics = config.METRICS_PORT ? createBotMetrics() : undefined;
   // The embedded service loads its store in its child process: a small dataset before the bot logs
