@@ -619,7 +619,7 @@ async function main(): Promise<void> {
   const seconds = Number(values.seconds);
   const rate = Number(values.rate);
   if (!Number.isInteger(seconds) || seconds < 10 || !Number.isInteger(rate) || rate < 1) {
-    process.stderr.write('usage: npm run bench [-- soak | cards] [--seconds 120 (the soak, at least 10)] [--rate 500] [--compare-semi-space | --compare-flags "<node flags>"]\n');
+    process.stderr.write('usage: npm run bench [-- soak | cards | throughput | memory] [--seconds 120 (the soak, at least 10)] [--rate 500] [--compare-semi-space | --compare-flags="<node flags>"]\n');
     process.exit(2);
   }
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${round(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}`;
@@ -638,6 +638,14 @@ async function main(): Promise<void> {
     // The same with metrics on: they must not cost measurable throughput.
     await throughput('bot', serviceUrl, ' (METRICS_PORT set)', { METRICS_PORT: String(await freePort()) });
     await throughput('baseline', serviceUrl);
+    process.stdout.write(`${table()}\n`);
+    if (serviceChild) await stop(serviceChild);
+    process.exit(0);
+  }
+  if (positionals.includes('memory')) {
+    // `npm run bench -- memory`: section 5 alone (resident memory idle and after 2,500 guilds).
+    const serviceUrl = await serviceAlone(false);
+    for (const kind of ['bot', 'baseline'] as const) await memory(kind, serviceUrl);
     process.stdout.write(`${table()}\n`);
     if (serviceChild) await stop(serviceChild);
     process.exit(0);
