@@ -1,5 +1,5 @@
 // Card model -> the node tree the renderer draws (flex boxes and text, as CSS). Pure and cheap: it
-// runs on the event loop; the drawing runs in a worker. Sizes are for a card shown about 400 px
+// runs in the card worker (render-worker.mjs), just before the drawing. Sizes are for a card shown about 400 px
 // wide on a phone (about half size): no text under 24 px at the card's size, values 30 px and up, the headline 64 px.
 import type { Node } from '@takumi-rs/core';
 

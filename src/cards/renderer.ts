@@ -7,7 +7,6 @@ import { createHash } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 
 import { FONT_FAMILY, fontFiles } from './fonts.js';
-import { cardLayout } from './layout.js';
 import type { CardModel } from './model.js';
 
 export type CardFailure = 'busy' | 'timeout' | 'late' | 'failed' | 'closed';
@@ -102,7 +101,8 @@ const WARM_UP: CardModel = {
 interface Job {
   id: number;
   key: string;
-  payload: { id: number; node: unknown; width: number; height: number };
+  /** What the worker is sent: the model, which it lays out itself (a few hundred bytes to copy, not the node tree's few thousand, and nothing big held on this heap while the card waits). */
+  payload: { id: number; model: CardModel };
   waiters: Set<Waiter>;
   /** When a worker took it (performance.now()). */
   startedAt?: number;
@@ -283,9 +283,8 @@ export function createCardRenderer(options: CardRendererOptions = {}): CardRende
         const drawing = slots.filter((s) => s.job).length;
         const expectedMs = ((queue.length + drawing + 1) / size) * drawMs;
         if (expectedMs > waitMs && queue.length + drawing >= size) return refuse('busy', `${queue.length} cards are waiting already (about ${Math.round(expectedMs)} ms, ${waitMs} ms to spare)`);
-        const { node, width, height } = cardLayout(model);
         const id = nextId++;
-        job = { id, key, payload: { id, node, width, height }, waiters: new Set() };
+        job = { id, key, payload: { id, model }, waiters: new Set() };
         jobs.set(key, job);
         queue.push(job);
       }
