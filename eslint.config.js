@@ -10,7 +10,7 @@ export default tseslint.config(
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: { allowDefaultProject: ['*.js', 'src/cards/*.mjs', 'src/service/*.mjs', 'test/cards/*.mjs', 'deploy/*.mjs', 'bench/memory-probe.mjs'] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: { projectService: { allowDefaultProject: ['*.js', 'src/*.mjs', 'src/cards/*.mjs', 'src/service/*.mjs', 'test/cards/*.mjs', 'deploy/*.mjs', 'bench/memory-probe.mjs'] }, tsconfigRootDir: import.meta.dirname },
     },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',

@@ -1,8 +1,8 @@
 // A match record turned into what the SQLite store writes: its columns, its players' key list, its
 // fingerprint and its rows as one JSON text, from which SQLite takes each row's columns itself (one
-// value to hand over and bind instead of a hundred, and no JSON text made per stats object). Building this is the import's JavaScript work
-// (with parsing and validation), so it can run in a worker thread beside the writer
-// (src/service/parse-worker.ts); the writer then only runs statements.
+// value to hand over and bind instead of a hundred, and no JSON text made per stats object).
+// Building this is the import's JavaScript work (with parsing and validation), so it can run in a
+// worker thread beside the writer (src/service/parse-worker.ts); the writer then only runs statements.
 import { createHash } from 'node:crypto';
 
 import type { MatchRecord } from './dataset.js';

@@ -1,0 +1,18 @@
+// A worker thread does not inherit the process's TypeScript loader on Node 20, so a worker's plain
+// entry module loads its TypeScript through this: the compiled module beside it when built (`npm
+// run build`, dist/), else the TypeScript one through tsx's API (tests, `npm run preview`).
+import { existsSync } from 'node:fs';
+import { URL } from 'node:url';
+
+/**
+ * The module `name` beside `base` (an `import.meta.url`): `name.js` when there is one, else `name.ts`.
+ * @param {string} base
+ * @param {string} name
+ * @returns {Promise<unknown>}
+ */
+export async function importBeside(base, name) {
+  const compiled = new URL(`./${name}.js`, base);
+  if (existsSync(compiled)) return import(compiled.href);
+  const { tsImport } = await import('tsx/esm/api');
+  return tsImport(`./${name}.ts`, base);
+}
