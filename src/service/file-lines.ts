@@ -13,12 +13,24 @@ export async function* fileLineChunks(path: string, chunkBytes = CHUNK): AsyncGe
   let rest: Buffer | undefined;
   let bytesRead = 0;
   for await (const chunk of createReadStream(path, { highWaterMark: chunkBytes })) {
-    bytesRead += (chunk as Buffer).length;
-    // A \n byte is never part of a longer UTF-8 sequence: cutting there never splits a character.
-    const buf = rest ? Buffer.concat([rest, chunk as Buffer]) : (chunk as Buffer);
+    const buf = chunk as Buffer;
+    bytesRead += buf.length;
     const lines: string[] = [];
     let start = 0;
-    for (let nl = buf.indexOf(NEWLINE); nl !== -1; nl = buf.indexOf(NEWLINE, start)) {
+    // A \n byte is never part of a longer UTF-8 sequence: cutting there never splits a character.
+    // The line that straddles two chunks is joined on its own (copying whole chunks to join it cost
+    // a memory copy of the file).
+    if (rest && rest.length > 0) {
+      const nl = buf.indexOf(NEWLINE);
+      if (nl === -1) {
+        rest = Buffer.concat([rest, buf]);
+        yield { lines, bytesRead };
+        continue;
+      }
+      cut(Buffer.concat([rest, buf.subarray(0, nl)]).toString('utf8'), lines);
+      start = nl + 1;
+    }
+    for (let nl = buf.indexOf(NEWLINE, start); nl !== -1; nl = buf.indexOf(NEWLINE, start)) {
       cut(buf.toString('utf8', start, nl), lines);
       start = nl + 1;
     }

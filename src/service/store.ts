@@ -78,9 +78,10 @@ const ROW_COLUMNS =
 export const MAX_CHAR = '\u{10FFFF}';
 
 /**
- * Players whose totals changes are held in memory before they are written: about 300 bytes each,
- * so ~90 MB at most, and a million-match import (half a million players) writes them two or three
- * times rather than thirty.
+ * Players whose totals changes are held in memory before they are written, in an import into a
+ * store that holds data: about 300 bytes each, so ~90 MB at most, and a million-match import (half
+ * a million players) writes them two or three times rather than thirty. A bulk load (a fresh file)
+ * holds them all and writes each player's totals once, at its end.
  */
 export const TOTALS_FLUSH_PLAYERS = 300_000;
 /** Matches staged before their rows join the table (bounds the import's memory). */
@@ -228,7 +229,7 @@ export class StatsStore implements Store {
   writeBatch(players: readonly PlayerRecord[], matches: readonly MatchRecord[], digests?: readonly string[]): Promise<void> {
     const prepared = matches.map((m, n) => prepareMatch(m, digests?.[n] ?? matchDigest(m), this.deltas));
     this.writePrepared(players, prepared);
-    if (this.deltas.size >= TOTALS_FLUSH_PLAYERS) this.db.transaction(() => this.flushTotals())();
+    if (!this.bulk && this.deltas.size >= TOTALS_FLUSH_PLAYERS) this.db.transaction(() => this.flushTotals())();
     return Promise.resolve();
   }
 
@@ -289,6 +290,14 @@ export class StatsStore implements Store {
       }
       if (this.staged.size >= STAGE_LIMIT) this.mergeStage();
     })();
+  }
+
+  /**
+   * Whether the import under way, or the next one, is a bulk load into a fresh file (see
+   * beginImport): its totals are then held until its end, each player's written once.
+   */
+  bulkLoads(): boolean {
+    return this.importing ? this.bulk : !this.db.memory && this.s.anyData.get() === 0;
   }
 
   /** Adds a parse worker's totals deltas (for matches already written) and writes them with this store's own. */
