@@ -5,7 +5,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
 
 import { parseDatasetLine, type DatasetRecord, type MatchRecord, type PlayerRecord, type RefusedLine } from './dataset.js';
-import { fileLineChunks } from './file-lines.js';
+import { CHUNK_BYTES, fileLineChunks } from './file-lines.js';
 import type { Store } from './store-api.js';
 import type { ParseMessage, ParseWorkerData } from './parse-worker.js';
 import type { PreparedMatch } from './prepared.js';
@@ -30,11 +30,13 @@ export interface ImportOptions {
   /** Called after each batch with the lines read so far. */
   onProgress?: (linesRead: number) => void;
   /**
-   * Parse a file in a worker thread beside the writer (SQLite only). By default only when a core is
-   * free (the load average below the cores less one): on a busy machine the hand-over between the
-   * threads costs more than the second thread gains.
+   * Parse a file in this many worker threads beside the writer (SQLite only; 0: in this thread). By
+   * default two, and only when a core is free (the load average below the cores less one): on a
+   * busy machine the hand-over between the threads costs more than the other threads gain.
    */
-  worker?: boolean;
+  workers?: number;
+  /** Bytes of a file read at a time (4 MB). */
+  chunkBytes?: number;
 }
 
 const MAX_REPORTED = 100;
@@ -98,10 +100,11 @@ export async function importFile(
   options: ImportOptions & { onBytes?: (read: number, total: number) => void } = {},
 ): Promise<ImportSummary> {
   const total = statSync(path).size;
-  if (isPreparedWriter(store) && (options.worker ?? coreToSpare())) return importInWorker(store, path, total, options);
+  const readers = options.workers ?? (coreToSpare() ? PARSE_WORKERS : 0);
+  if (isPreparedWriter(store) && readers > 0) return importInWorkers(store, path, total, readers, options);
   let bytesRead = 0;
   const lines = (async function* () {
-    for await (const chunk of fileLineChunks(path)) {
+    for await (const chunk of fileLineChunks(path, options.chunkBytes)) {
       bytesRead = chunk.bytesRead;
       yield* chunk.lines;
     }
@@ -115,82 +118,118 @@ export async function importFile(
   });
 }
 
+/**
+ * Parse workers when a core is free. Two on two cores: one worker was the import's bottleneck (the
+ * writer idle about half the time while it parsed), and two use that time.
+ */
+const PARSE_WORKERS = 2;
+
 /** Whether a core is free for a parse worker, going by the last minute's load. */
 const coreToSpare = () => availableParallelism() > 1 && (loadavg()[0] ?? 0) < availableParallelism() - 1;
 
 /** A store that takes prepared matches (the SQLite one): a file is then parsed in a worker thread. */
 interface PreparedWriter extends Store {
   writePrepared(players: readonly PlayerRecord[], matches: readonly PreparedMatch[]): void;
-  absorbTotals(totals: DeltasExport): void;
+  absorbTotals(totals: readonly DeltasExport[]): void;
   bulkLoads(): boolean;
 }
 
 const isPreparedWriter = (store: Store): store is PreparedWriter => 'writePrepared' in store && 'absorbTotals' in store && 'bulkLoads' in store;
 
 /**
- * The file read, parsed and prepared in a worker thread (src/service/parse-worker.ts) while this
- * thread writes: the same records, refusals and summary as importLines.
+ * The file read, parsed and prepared in worker threads (src/service/parse-worker.ts) while this
+ * thread writes their batches in file order: the same records, refusals and summary as importLines.
  */
-function importInWorker(
+function importInWorkers(
   store: PreparedWriter,
   path: string,
   total: number,
+  readers: number,
   options: ImportOptions & { onBytes?: (read: number, total: number) => void },
 ): Promise<ImportSummary> {
   const summary: ImportSummary = { lines: 0, taken: 0, refused: 0, players: 0, matches: 0, refusedLines: [] };
   // A bulk load's totals are held to its end: each player's written once, and given a record once.
   const flushPlayers = store.bulkLoads() ? Infinity : TOTALS_FLUSH_PLAYERS;
-  const workerData: ParseWorkerData = { path, batchSize: options.batchSize ?? 2_000, flushPlayers };
-  // A young generation of 64 MB: the worker makes a match's garbage at a high rate, and with the
+  const common = { path, batchSize: options.batchSize ?? 2_000, flushPlayers, chunkBytes: options.chunkBytes ?? CHUNK_BYTES, readers };
+  // A young generation of 64 MB: a worker makes a match's garbage at a high rate, and with the
   // default its collector took a fifth of its time (100,000 matches: 1.4 to 1.6 s of 7.9 to 8.3,
   // against 0.9 to 1.0 of 7.1 to 7.4).
-  const worker = new Worker(new URL('./parse-worker.mjs', import.meta.url), { workerData, resourceLimits: { maxYoungGenerationSizeMb: 64 } });
+  const workers = Array.from({ length: readers }, (_, reader) => {
+    const workerData: ParseWorkerData = { ...common, reader };
+    return new Worker(new URL('./parse-worker.mjs', import.meta.url), { workerData, resourceLimits: { maxYoungGenerationSizeMb: 64 } });
+  });
+  type Batch = Extract<ParseMessage, { kind: 'batch' }>;
+  /** Batches by chunk, waiting for the chunks before theirs. */
+  const waiting = new Map<number, Batch[]>();
+  let next = 0;
+  const done: Extract<ParseMessage, { kind: 'done' }>[] = [];
+  const finished = workers.map(() => false);
   return new Promise<ImportSummary>((resolve, reject) => {
     let settled = false;
     const fail = (e: Error) => {
       if (settled) return;
       settled = true;
-      void worker.terminate();
+      for (const w of workers) void w.terminate();
       reject(e);
     };
-    const receive = (m: ParseMessage) => {
+    const write = (m: Batch) => {
+      store.writePrepared(m.players, m.matches);
+      workers[m.chunk % readers]?.postMessage('ack');
+      summary.lines = m.lines;
+      summary.players += m.players.length;
+      summary.matches += m.matches.length;
+      summary.taken += m.players.length + m.matches.length;
+      for (const refused of m.refused) {
+        summary.refused++;
+        if (summary.refusedLines.length < MAX_REPORTED) summary.refusedLines.push(refused);
+        options.onRefused?.(refused);
+      }
+      if (m.totals) store.absorbTotals([m.totals]);
+      options.onProgress?.(m.lines);
+      options.onBytes?.(m.bytes, total);
+    };
+    const receive = (m: ParseMessage, reader: number) => {
       switch (m.kind) {
-        case 'batch':
-          store.writePrepared(m.players, m.matches);
-          worker.postMessage('ack');
-          summary.lines = m.lines;
-          summary.players += m.players.length;
-          summary.matches += m.matches.length;
-          summary.taken += m.players.length + m.matches.length;
-          for (const refused of m.refused) {
-            summary.refused++;
-            if (summary.refusedLines.length < MAX_REPORTED) summary.refusedLines.push(refused);
-            options.onRefused?.(refused);
+        case 'batch': {
+          const queue = waiting.get(m.chunk) ?? [];
+          queue.push(m);
+          waiting.set(m.chunk, queue);
+          // Whatever is next in the file is written; the rest waits for the chunks before it.
+          for (let batch = waiting.get(next)?.shift(); batch; batch = waiting.get(next)?.shift()) {
+            write(batch);
+            if (batch.end) waiting.delete(next++);
           }
-          options.onProgress?.(m.lines);
-          options.onBytes?.(m.bytes, total);
-          return;
-        case 'totals':
-          store.absorbTotals(m.totals);
-          return;
+          break;
+        }
         case 'done':
-          summary.lines = m.lines;
-          settled = true;
-          void worker.terminate();
-          store.finishImport().then(() => resolve(summary), reject);
-          return;
+          done.push(m);
+          finished[reader] = true;
+          break;
         case 'error':
           return fail(new Error(m.message));
       }
-    };
-    worker.on('message', (m: ParseMessage) => {
-      try {
-        receive(m);
-      } catch (e) {
-        fail(e as Error);
+      const chunks = done[0]?.chunks;
+      if (done.length === readers && chunks !== undefined && next >= chunks) {
+        settled = true;
+        for (const w of workers) void w.terminate();
+        summary.lines = done[0]?.lines ?? summary.lines;
+        store.absorbTotals(done.map((d) => d.totals));
+        store.finishImport().then(() => resolve(summary), reject);
       }
+    };
+    workers.forEach((worker, reader) => {
+      worker.on('message', (m: ParseMessage) => {
+        try {
+          receive(m, reader);
+        } catch (e) {
+          fail(e as Error);
+        }
+      });
+      worker.on('error', fail);
+      // A worker ends once it has said done; before that, its end is the import's failure.
+      worker.on('exit', (code) => {
+        if (!finished[reader]) fail(new Error(`the import's parse worker stopped (exit ${code})`));
+      });
     });
-    worker.on('error', fail);
-    worker.on('exit', (code) => fail(new Error(`the import's parse worker stopped (exit ${code})`)));
   });
 }

@@ -1,7 +1,9 @@
-// The parsing half of a file import, run in a worker thread (started through parse-worker.mjs) so
+// The parsing half of a file import, run in worker threads (started through parse-worker.mjs) so
 // that reading, parsing, validating and preparing matches (src/service/prepared.ts) use the
-// machine's second core while the store's thread writes. The writer acknowledges each batch; at
-// most a few are in flight, so a slow writer holds the reader back instead of filling memory.
+// machine's other cores while the store's thread writes. Each worker reads the whole file and
+// parses every other chunk of it (one chunk in `readers`); the writer puts their batches back in
+// file order. It acknowledges each batch; at most a few are in flight from a worker, so a slow
+// writer holds the readers back instead of filling memory.
 import { parentPort, workerData } from 'node:worker_threads';
 
 import { parseDatasetLine, type PlayerRecord, type RefusedLine } from './dataset.js';
@@ -11,17 +13,37 @@ import { TotalsDeltas, type DeltasExport } from './totals.js';
 
 export interface ParseWorkerData {
   path: string;
-  /** Records a batch carries. */
+  /** Records a batch carries at most. */
   batchSize: number;
   /** Players whose totals the worker holds before handing them over. */
   flushPlayers: number;
+  /** Bytes read at a time. */
+  chunkBytes: number;
+  /** This worker's number among `readers`: it parses the chunks whose number divided by `readers` leaves it. */
+  reader: number;
+  readers: number;
 }
 
-/** What the worker posts: batches in file order, totals after the batches they cover, then the end. */
+/**
+ * What a worker posts: for each of its chunks, in order, one or more batches, the last marked `end`
+ * and carrying the totals it hands over after them, if any; then, after its last chunk, `done` with
+ * the totals it still holds. Lines are numbered through the whole file (the other workers' chunks
+ * are counted, not parsed).
+ */
 export type ParseMessage =
-  | { kind: 'batch'; lines: number; bytes: number; players: PlayerRecord[]; matches: PreparedMatch[]; refused: RefusedLine[] }
-  | { kind: 'totals'; totals: DeltasExport }
-  | { kind: 'done'; lines: number; bytes: number }
+  | {
+      kind: 'batch';
+      chunk: number;
+      end: boolean;
+      /** Lines read up to this batch's end. */
+      lines: number;
+      bytes: number;
+      players: PlayerRecord[];
+      matches: PreparedMatch[];
+      refused: RefusedLine[];
+      totals?: DeltasExport;
+    }
+  | { kind: 'done'; chunks: number; lines: number; bytes: number; totals: DeltasExport }
   | { kind: 'error'; message: string };
 
 /** Batches not yet acknowledged by the writer, at most. */
@@ -30,7 +52,7 @@ const IN_FLIGHT = 4;
 export async function runParseWorker(): Promise<void> {
   const port = parentPort;
   if (!port) throw new Error('parse-worker runs in a worker thread');
-  const { path, batchSize, flushPlayers } = workerData as ParseWorkerData;
+  const { path, batchSize, flushPlayers, chunkBytes, reader, readers } = workerData as ParseWorkerData;
   const post = (m: ParseMessage) => port.postMessage(m);
   let inFlight = 0;
   let resume: (() => void) | undefined;
@@ -42,22 +64,28 @@ export async function runParseWorker(): Promise<void> {
   try {
     const deltas = new TotalsDeltas();
     let n = 0;
+    let chunks = 0;
+    let bytes = 0;
     let players: PlayerRecord[] = [];
     let matches: PreparedMatch[] = [];
     let refused: RefusedLine[] = [];
-    let bytes = 0;
-    const flush = async () => {
-      post({ kind: 'batch', lines: n, bytes, players, matches, refused });
+    const flush = async (chunk: number, end: boolean) => {
+      // Totals go after the batches whose rows they hold: the writer corrects them per batch.
+      const totals = end && deltas.size >= flushPlayers ? deltas.take() : undefined;
+      post({ kind: 'batch', chunk, end, lines: n, bytes, players, matches, refused, ...(totals ? { totals } : {}) });
       players = [];
       matches = [];
       refused = [];
-      // Totals go after the batches whose rows they hold: the writer corrects them per batch.
-      if (deltas.size >= flushPlayers) post({ kind: 'totals', totals: deltas.take() });
       inFlight++;
       while (inFlight >= IN_FLIGHT) await new Promise<void>((r) => (resume = r));
     };
-    for await (const chunk of fileLineChunks(path)) {
+    for await (const chunk of fileLineChunks(path, chunkBytes, (index) => index % readers === reader)) {
       bytes = chunk.bytesRead;
+      chunks = chunk.index + 1;
+      if (chunk.index % readers !== reader) {
+        n += chunk.count;
+        continue;
+      }
       for (const raw of chunk.lines) {
         n++;
         // Editors on some systems start a UTF-8 file with a byte-order mark: it is not part of line 1.
@@ -67,12 +95,11 @@ export async function runParseWorker(): Promise<void> {
         if ('reason' in parsed) refused.push({ line: n, reason: parsed.reason });
         else if (parsed.record.type === 'player') players.push(parsed.record);
         else matches.push(prepareMatch(parsed.record, textDigest(text), deltas));
-        if (players.length + matches.length + refused.length >= batchSize) await flush();
+        if (players.length + matches.length + refused.length >= batchSize) await flush(chunk.index, false);
       }
+      await flush(chunk.index, true);
     }
-    post({ kind: 'batch', lines: n, bytes, players, matches, refused });
-    post({ kind: 'totals', totals: deltas.take() });
-    post({ kind: 'done', lines: n, bytes });
+    post({ kind: 'done', chunks, lines: n, bytes, totals: deltas.take() });
   } catch (e) {
     post({ kind: 'error', message: (e as Error).message });
   } finally {

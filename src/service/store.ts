@@ -300,9 +300,9 @@ export class StatsStore implements Store {
     return this.importing ? this.bulk : !this.db.memory && this.s.anyData.get() === 0;
   }
 
-  /** Adds a parse worker's totals deltas (for matches already written) and writes them with this store's own. */
-  absorbTotals(x: DeltasExport): void {
-    this.deltas.absorb(x);
+  /** Adds parse workers' totals deltas (for matches already written) and writes them with this store's own. */
+  absorbTotals(xs: readonly DeltasExport[]): void {
+    for (const x of xs) this.deltas.absorb(x);
     this.db.transaction(() => this.flushTotals())();
   }
 

@@ -30,4 +30,28 @@ describe('reading a dataset file a chunk at a time', () => {
       expect(bytes).toBe(Buffer.byteLength(text));
     }
   });
+
+  it('numbers the lines of the chunks it only counts as it numbers those it decodes, so readers sharing a file see each line once, at its place', async () => {
+    const text = 'a\r\nb\rc\n\nd\r\re\n𝄞 f\n' + 'x'.repeat(50) + '\r\ng\r';
+    const path = join(mkdtempSync(join(tmpdir(), 'file-lines-')), 'data.jsonl');
+    writeFileSync(path, text);
+    const expected = await readlineLines(path);
+    for (const size of [1, 2, 3, 5, 16, 64]) {
+      for (const readers of [2, 3]) {
+        const seen: [number, string][] = [];
+        for (let reader = 0; reader < readers; reader++) {
+          let n = 0;
+          for await (const chunk of fileLineChunks(path, size, (index) => index % readers === reader)) {
+            if (chunk.index % readers === reader) {
+              expect(chunk.lines).toHaveLength(chunk.count);
+              chunk.lines.forEach((line, i) => seen.push([n + i, line]));
+            } else expect(chunk.lines).toEqual([]);
+            n += chunk.count;
+          }
+          expect(n, `${readers} readers, chunks of ${size} bytes`).toBe(expected.length);
+        }
+        expect(seen.sort((a, b) => a[0] - b[0])).toEqual(expected.map((line, i) => [i, line]));
+      }
+    }
+  });
 });

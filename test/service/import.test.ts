@@ -175,7 +175,7 @@ describe('importing a dataset', () => {
     await Promise.all([memory.close(), file.close()]);
   });
 
-  it.runIf(TEST_STORE === 'sqlite')('parses a file in a worker thread to the same store, refusals and summary as an import of its lines', async () => {
+  it.runIf(TEST_STORE === 'sqlite')('parses a file in worker threads to the same store, refusals and summary as an import of its lines', async () => {
     const lines = [...scaleLines(300), ...smallLines(), '{not json', ''];
     const changed = JSON.parse(lines.find((l) => l.includes('"type":"match"'))!) as { players: { stats: Record<string, number> }[] };
     for (const p of changed.players) p.stats = { ...p.stats, kills: 99 };
@@ -189,20 +189,21 @@ describe('importing a dataset', () => {
     const expected = await importLines(memory, lines, { batchSize: 40, onRefused: (r) => refusedInMemory.push(r) });
     const file = new StatsStore(join(dir, 'store.sqlite'));
     const refused: { line: number; reason: string }[] = [];
-    const summary = await importFile(file, data, { batchSize: 40, worker: true, onRefused: (r) => refused.push(r) });
+    // Small chunks, so that each worker parses many and the writer puts them back in order.
+    const summary = await importFile(file, data, { batchSize: 40, workers: 2, chunkBytes: 4096, onRefused: (r) => refused.push(r) });
     expect(summary).toEqual(expected);
     expect(refused).toEqual(refusedInMemory);
     expect(await snapshot(file)).toEqual(await snapshot(memory));
     // The same file again changes nothing; a second file of changed and new matches is taken in.
     const before = await snapshot(file);
-    await importFile(file, data, { batchSize: 40, worker: true });
+    await importFile(file, data, { batchSize: 40, workers: 3, chunkBytes: 5000 });
     expect(await snapshot(file)).toEqual(before);
     const second = join(dir, 'second.jsonl');
     // Other numbers under the same match ids (replacements), and the same under new ids.
     const replacing = [...scaleLines(120, 5)].filter((l) => l.includes('"type":"match"'));
     const more = [...lines.filter((_, i) => i % 7 === 0), ...replacing, ...replacing.map((l) => l.replace(/"id":"(\w)-/, '"id":"$1-x'))];
     writeFileSync(second, more.join('\n'));
-    await importFile(file, second, { batchSize: 25, worker: true });
+    await importFile(file, second, { batchSize: 25, workers: 2, chunkBytes: 3000 });
     await importLines(memory, more, { batchSize: 25 });
     expect(await file.sql("SELECT COUNT(*) AS n FROM matches WHERE id LIKE '_-x%'")).toEqual([{ n: 120 }]);
     expect(await snapshot(file)).toEqual(await snapshot(memory));
