@@ -1,4 +1,4 @@
-// `npm run bench:scale [-- --matches 10000,100000] [--stores sqlite,postgres]`: the service at
+// `npm run bench:scale [-- --matches 10000,100000] [--stores sqlite,postgres] [--workers 2]`: the service at
 // scale, on generated datasets (bench/scale-data.ts; nothing committed). For each size and store:
 // the import rate from a dataset file, the store's size, the first profile after the store is
 // opened again (a start), and p50/p99 of each lookup for a typical and the busiest player, in
@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 
 import pg from 'pg';
 
-import { importFile } from '../src/service/import.js';
+import { defaultParseWorkers, importFile } from '../src/service/import.js';
 import { Memo, matchReport, matches, profile, search, segments, sessions, type LookupContext } from '../src/service/lookups.js';
 import { PgStore } from '../src/service/pg-store.js';
 import type { Store } from '../src/service/store-api.js';
@@ -27,8 +27,11 @@ const { values: args } = parseArgs({
     matches: { type: 'string', default: '10000,100000' },
     stores: { type: 'string', default: 'sqlite,postgres' },
     pg: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/test' },
+    // Parse worker threads of an SQLite import (the service's default otherwise).
+    workers: { type: 'string' },
   },
 });
+const workersArg = args.workers === undefined ? undefined : Number(args.workers);
 const sizes = args.matches.split(',').map(Number);
 const kinds = args.stores.split(',') as ('sqlite' | 'postgres' | 'bot')[];
 
@@ -100,13 +103,15 @@ async function measure(n: number, kind: 'sqlite' | 'postgres', data: string): Pr
     let store = await openStore(kind, dir, schema);
     const started = performance.now();
     const cpu = process.cpuUsage();
-    const summary = await importFile(store, data);
+    const workers = kind === 'sqlite' ? (workersArg ?? defaultParseWorkers()) : 0;
+    const summary = await importFile(store, data, { workers });
     const seconds = (performance.now() - started) / 1000;
     const used = process.cpuUsage(cpu);
     const cpuSeconds = (used.user + used.system) / 1e6;
     if (summary.refused > 0) throw new Error(`the generated dataset was refused: ${JSON.stringify(summary.refusedLines[0])}`);
     record({ matches: n, store: kind, figure: 'import', value: Math.round(n / seconds), unit: 'matches/s', target: kind === 'sqlite' ? '>= 20000 at 1M' : undefined });
     record({ matches: n, store: kind, figure: 'import, wall time', value: round(seconds, 1), unit: 's' });
+    if (kind === 'sqlite') record({ matches: n, store: kind, figure: 'import, parse worker threads', value: workers, unit: '' });
     // On a shared machine the wall clock counts others' work too; this process's CPU time does not
     // (for PostgreSQL it leaves out the server's share).
     record({ matches: n, store: kind, figure: 'import, per CPU second of the importing process', value: Math.round(n / cpuSeconds), unit: 'matches/s' });
