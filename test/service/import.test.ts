@@ -210,6 +210,20 @@ describe('importing a dataset', () => {
     await Promise.all([memory.close(), file.close()]);
   });
 
+  it.runIf(TEST_STORE === 'sqlite')('fails an import whose workers cannot read the file with the reason, and leaves the store as it was', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'stats-unreadable-'));
+    const store = new StatsStore(join(dir, 'store.sqlite'));
+    // A directory: it has a size, but reading it fails in each worker.
+    await expect(importFile(store, dir, { workers: 2 })).rejects.toThrow(/EISDIR/);
+    expect(await store.counts()).toEqual({ players: 0, matches: 0 });
+    // The store takes the next import as before.
+    const data = join(dir, 'data.jsonl');
+    writeFileSync(data, smallLines().join('\n'));
+    await importFile(store, data, { workers: 2 });
+    expect((await store.counts()).matches).toBeGreaterThan(0);
+    await store.close();
+  });
+
   it.runIf(TEST_STORE === 'sqlite')('stores each row as its record says, stats and weapons as their JSON, no weapons as NULL, in memory and in a new file', async () => {
     const lines = [...smallLines(), ...scaleLines(40)];
     // A match id twice (the small dataset's and the generated ones share a few): the later one is stored.
