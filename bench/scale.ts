@@ -32,6 +32,10 @@ const { values: args } = parseArgs({
   },
 });
 const workersArg = args.workers === undefined ? undefined : Number(args.workers);
+if (workersArg !== undefined && !(Number.isInteger(workersArg) && workersArg >= 0)) {
+  process.stderr.write(`--workers takes a whole number of threads (0: parse in the writer's thread), not ${JSON.stringify(args.workers)}\n`);
+  process.exit(2);
+}
 const sizes = args.matches.split(',').map(Number);
 const kinds = args.stores.split(',') as ('sqlite' | 'postgres' | 'bot')[];
 

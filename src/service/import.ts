@@ -126,7 +126,7 @@ export function defaultParseWorkers(): number {
   return availableParallelism() > 1 ? 2 : 0;
 }
 
-/** A store that takes prepared matches (the SQLite one): a file is then parsed in a worker thread. */
+/** A store that takes prepared matches (the SQLite one): a file is then parsed in worker threads. */
 interface PreparedWriter extends Store {
   writePrepared(players: readonly PlayerRecord[], matches: readonly PreparedMatch[]): void;
   absorbTotals(totals: readonly DeltasExport[]): void;
@@ -161,8 +161,8 @@ function importInWorkers(
   /** Batches by chunk, waiting for the chunks before theirs. */
   const waiting = new Map<number, Batch[]>();
   let next = 0;
-  const done: Extract<ParseMessage, { kind: 'done' }>[] = [];
-  const finished = workers.map(() => false);
+  /** Each worker's last word, by worker: what it read in all, and the totals it still held. */
+  const done: (Extract<ParseMessage, { kind: 'done' }> | undefined)[] = workers.map(() => undefined);
   return new Promise<ImportSummary>((resolve, reject) => {
     let settled = false;
     const fail = (e: Error) => {
@@ -201,18 +201,18 @@ function importInWorkers(
           break;
         }
         case 'done':
-          done.push(m);
-          finished[reader] = true;
+          done[reader] = m;
           break;
         case 'error':
           return fail(new Error(m.message));
       }
-      const chunks = done[0]?.chunks;
-      if (done.length === readers && chunks !== undefined && next >= chunks) {
+      const ends = done.filter((d) => d !== undefined);
+      const last = ends[0];
+      if (ends.length === readers && last && next >= last.chunks) {
         settled = true;
         for (const w of workers) void w.terminate();
-        summary.lines = done[0]?.lines ?? summary.lines;
-        store.absorbTotals(done.map((d) => d.totals));
+        summary.lines = last.lines;
+        store.absorbTotals(ends.map((d) => d.totals));
         store.finishImport().then(() => resolve(summary), reject);
       }
     };
@@ -227,7 +227,7 @@ function importInWorkers(
       worker.on('error', fail);
       // A worker ends once it has said done; before that, its end is the import's failure.
       worker.on('exit', (code) => {
-        if (!finished[reader]) fail(new Error(`the import's parse worker stopped (exit ${code})`));
+        if (!done[reader]) fail(new Error(`the import's parse worker stopped (exit ${code})`));
       });
     });
   });
