@@ -4,7 +4,7 @@ import { bench, describe } from 'vitest';
 
 import { createLookupCache, type LookupCache } from '../src/lookup/cache.js';
 import { LookupClient } from '../src/lookup/client.js';
-import { startEmbeddedService } from '../src/service/embedded.js';
+import { startEmbeddedService } from '../src/service/embedded-thread.js';
 
 const service = await startEmbeddedService({});
 const never: LookupCache = { get: () => Promise.resolve(undefined), set: () => Promise.resolve(), healthy: true, close: () => Promise.resolve() };

@@ -10,14 +10,13 @@ import { exitWith } from './cli.js';
 import { ConfigError, type LookupConfig } from './config.js';
 import { createLookupCache, type LookupCache } from './lookup/cache.js';
 import { LookupClient, type LookupObserver } from './lookup/client.js';
-import { openEmbeddedService, startEmbeddedService } from './service/embedded.js';
-import type { RunningService } from './service/server.js';
+import { openEmbeddedService, startEmbeddedService, type EmbeddedService } from './service/embedded-thread.js';
 
 export interface Lookups {
   client: LookupClient;
   cache: LookupCache;
   /** The embedded service, when no LOOKUP_BASE_URL was configured. */
-  embedded: RunningService | undefined;
+  embedded: EmbeddedService | undefined;
   /** Where the lookups go, for a log line (never with the API key). */
   baseUrl: string;
   close(): Promise<void>;
@@ -26,7 +25,7 @@ export interface Lookups {
 export interface LookupsOptions {
   /**
    * Wait at most this long for the embedded service's store; past it the store goes on loading in
-   * its child process while the caller goes on (the bot logs in and answers), and lookups meanwhile
+   * its child process (the service itself runs in a worker thread of its own) while the caller goes on (the bot logs in and answers), and lookups meanwhile
    * answer "still loading" (or from the store kept from the last start). When that import fails with
    * nothing to serve, the process exits. Without it, opening the lookups waits for the store.
    */
@@ -53,7 +52,7 @@ export function pathValues(pairs: Readonly<Record<string, string>>): Partial<Rec
 
 export async function openLookups(config: LookupConfig, logger: Logger, observer?: LookupObserver, options: LookupsOptions = {}): Promise<Lookups> {
   const embedded = config.LOOKUP_BASE_URL ? undefined : await openEmbedded(config, logger, options);
-  const baseUrl = config.LOOKUP_BASE_URL ?? (embedded as RunningService).url;
+  const baseUrl = config.LOOKUP_BASE_URL ?? (embedded as EmbeddedService).url;
   const cache = await createLookupCache({ url: config.CACHE_URL, namespace: config.CACHE_NAMESPACE, logger, maxBytes: config.CACHE_MAX_MB * 2 ** 20 });
   const client = new LookupClient({
     baseUrl,
@@ -77,7 +76,7 @@ export async function openLookups(config: LookupConfig, logger: Logger, observer
   };
 }
 
-async function openEmbedded(config: LookupConfig, logger: Logger, options: LookupsOptions): Promise<RunningService> {
+async function openEmbedded(config: LookupConfig, logger: Logger, options: LookupsOptions): Promise<EmbeddedService> {
   const source = { data: config.STATS_DATASET, db: config.STATS_STORE };
   if (options.storeWaitMs === undefined) return startEmbeddedService(source, logger);
   const service = await openEmbeddedService(source, logger);

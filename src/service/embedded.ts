@@ -1,78 +1,24 @@
-// The service as a part of another process: the store loaded from a dataset file, a file store, or
-// the demo data, and served on a loopback port. The service CLI and the bot start it the same way.
+// The service as a part of another process: the store loaded from a dataset file (in a child
+// process), a file store, or the demo data, and served on a loopback port. The bot serves it from a
+// worker thread of its own (src/service/embedded-thread.ts starts one, and runEmbeddedWorker below
+// runs in it), so that no lookup ever holds up the bot's event loop. Only what serves is loaded
+// here: the import's modules (parsing, PostgreSQL) load in the child process that imports.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { parentPort, workerData } from 'node:worker_threads';
 
-import type { Logger } from 'pino';
+import { pino, type Level, type Logger } from 'pino';
 
-import { demoLines } from './demo.js';
 import { ERROR_CODES, ServiceError } from './errors.js';
-import { importFile, importLines, type ImportOptions, type ImportSummary } from './import.js';
+import type { ImportSummary } from './import.js';
+import type { StoreSource } from './open-store.js';
 import { startStatsServer, type RunningService } from './server.js';
-import { PgStore } from './pg-store.js';
 import type { Store } from './store-api.js';
 import { StatsStore } from './store.js';
-
-export interface StoreSource {
-  /** A JSON Lines dataset to import; without it, the demo dataset (unless `db` already holds data). */
-  data?: string | undefined;
-  /** Keep the store in this SQLite file, or in PostgreSQL at this postgres:// URL; default in memory. */
-  db?: string | undefined;
-}
-
-const isPostgres = (db: string | undefined): db is string => db !== undefined && /^postgres(ql)?:\/\//i.test(db);
-
-/**
- * Opens the store a `--db` value names: a postgres:// URL (`?schema=name` keeps the tables in that
- * schema), an SQLite file, or (undefined) memory.
- */
-export async function openStore(db: string | undefined): Promise<Store> {
-  if (!isPostgres(db)) return new StatsStore(db ?? ':memory:');
-  const url = new URL(db);
-  const schema = url.searchParams.get('schema') ?? undefined;
-  url.searchParams.delete('schema');
-  return PgStore.open({ url: url.toString(), ...(schema ? { schema } : {}) });
-}
-
-/** A `--db` value fit for a log line: a URL's password never appears. */
-export function describeStore(db: string): string {
-  if (!isPostgres(db)) return db;
-  try {
-    const url = new URL(db);
-    if (url.password) url.password = '***';
-    return url.toString();
-  } catch {
-    return 'postgres://(unreadable URL)';
-  }
-}
-
-/**
- * Opens the store and fills it: from `data` when given, else from the demo dataset unless the `db`
- * file already holds matches (then it is served as it is, and `summary` is null).
- */
-export async function loadStore(
-  source: StoreSource,
-  options: ImportOptions & { onBytes?: (read: number, total: number) => void } = {},
-): Promise<{ store: Store; summary: ImportSummary | null }> {
-  const store = await openStore(source.db);
-  try {
-    if (source.data) return { store, summary: await importFile(store, source.data, options) };
-    if (source.db && (await store.counts()).matches > 0) return { store, summary: null };
-    return { store, summary: await importLines(store, demoLines(), options) };
-  } catch (e) {
-    await store.close();
-    throw e;
-  }
-}
-
-export interface EmbeddedService extends RunningService {
-  store: StatsStore;
-  summary: ImportSummary | null;
-}
 
 /** The embedded service as soon as it listens, before its store is loaded (see openEmbeddedService). */
 export interface LoadingService extends RunningService {
@@ -170,36 +116,18 @@ function importInChild(db: string, data: string | undefined, logger?: Logger): P
 }
 
 /**
- * Loads the store and serves it on 127.0.0.1 on a free port, open (no keys, no rate limit). The
- * import runs in a child process into a file (a temporary one unless `db` names one); this process
- * then serves that file, keeping only SQLite's page cache in memory. A `db` file kept from an
- * earlier start is imported again only when the dataset changed. Resolves once the store is loaded.
- */
-export async function startEmbeddedService(source: StoreSource, logger?: Logger): Promise<EmbeddedService> {
-  const service = await openEmbeddedService(source, logger);
-  try {
-    const summary = await service.ready;
-    return { ...service, store: service.current() as StatsStore, summary };
-  } catch (e) {
-    await service.close();
-    throw e;
-  }
-}
-
-/**
- * The embedded service, listening at once while its store loads in the child process: the caller
- * (the bot) goes on with its own start and answers its users meanwhile. Until a store is loaded,
+ * The embedded service on 127.0.0.1 (on `port`, by default a free one), open (no keys, no rate
+ * limit), listening at once while its store loads in a child process: the import runs there into
+ * a file (a temporary one unless `db` names one), and this thread then serves that file, keeping
+ * only SQLite's page cache in memory. A `db` file kept from an earlier start is imported again only
+ * when the dataset changed. The caller goes on with its own start meanwhile. Until a store is loaded,
  * a lookup waits up to `holdMs` (LOADING_HOLD_MS) for it, then answers 503 `ServiceLoading` ("still
  * loading, try again in a moment") with Retry-After; a
  * `db` file kept from an earlier start is served meanwhile (whole: the child imports a changed
  * dataset into a new file, which replaces it only once complete). When the import fails, `ready`
  * rejects and the kept file, if any, goes on being served.
  */
-export async function openEmbeddedService(
-  source: StoreSource,
-  logger?: Logger,
-  options: { holdMs?: number } = {},
-): Promise<LoadingService & { current(): StatsStore | undefined }> {
+export async function serveEmbedded(source: StoreSource, logger?: Logger, options: { holdMs?: number; port?: number } = {}): Promise<LoadingService> {
   const temp = source.db ? undefined : mkdtempSync(join(tmpdir(), 'player-stats-'));
   const db = source.db ?? join(temp as string, 'store.sqlite');
   const swappable = new SwappableStore(options.holdMs ?? LOADING_HOLD_MS);
@@ -213,7 +141,7 @@ export async function openEmbeddedService(
   }
   let running: RunningService;
   try {
-    running = await startStatsServer({ store: swappable.store, port: 0, host: '127.0.0.1', logger });
+    running = await startStatsServer({ store: swappable.store, port: options.port ?? 0, host: '127.0.0.1', logger });
   } catch (e) {
     await swappable.swap(undefined)?.close();
     if (temp) rmSync(temp, { recursive: true, force: true });
@@ -235,7 +163,6 @@ export async function openEmbeddedService(
   return {
     ...running,
     ready,
-    current: () => swappable.current,
     serving: () => swappable.current !== undefined,
     close: async () => {
       closed = true;
@@ -246,4 +173,45 @@ export async function openEmbeddedService(
       if (temp) rmSync(temp, { recursive: true, force: true });
     },
   };
+}
+
+/** What the thread that serves the embedded service is started with (src/service/embedded-thread.ts). */
+export interface EmbeddedWorkerData {
+  source: StoreSource;
+  holdMs?: number | undefined;
+  /** 0: a free one; a restarted thread listens where its predecessor did. */
+  port: number;
+  /** The bot's log level: the thread's lines go to the bot's logger (message `log`). */
+  logLevel: Level | 'silent';
+}
+
+/** What the serving thread tells the thread that started it. */
+export type EmbeddedMessage =
+  | { kind: 'listening'; url: string; port: number; serving: boolean }
+  | { kind: 'ready'; summary: ImportSummary | null; serving: boolean }
+  | { kind: 'failed'; message: string; serving: boolean }
+  /** A finished pino line, for the bot's logger to write. */
+  | { kind: 'log'; line: string }
+  | { kind: 'closed' };
+
+/** Serves the embedded service from the worker thread it runs in (through embedded-worker.mjs) until told `close`. */
+export async function runEmbeddedWorker(): Promise<void> {
+  const port = parentPort;
+  if (!port) throw new Error('embedded-worker runs in a worker thread');
+  const { source, holdMs, port: listenPort, logLevel } = workerData as EmbeddedWorkerData;
+  const post = (m: EmbeddedMessage) => port.postMessage(m);
+  const logger = logLevel === 'silent' ? undefined : pino({ level: logLevel }, { write: (line: string) => post({ kind: 'log', line }) });
+  const service = await serveEmbedded(source, logger, { ...(holdMs !== undefined ? { holdMs } : {}), port: listenPort });
+  port.on('message', (m: { kind: 'close' }) => {
+    if (m.kind !== 'close') return;
+    service
+      .close()
+      .catch((e: unknown) => logger?.error({ err: (e as Error).message }, 'the embedded stats service did not close cleanly'))
+      .finally(() => post({ kind: 'closed' }));
+  });
+  post({ kind: 'listening', url: service.url, port: service.port, serving: service.serving() });
+  service.ready.then(
+    (summary) => post({ kind: 'ready', summary, serving: service.serving() }),
+    (e: unknown) => post({ kind: 'failed', message: (e as Error).message, serving: service.serving() }),
+  );
 }

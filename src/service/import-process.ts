@@ -13,7 +13,7 @@ import { createReadStream, existsSync, renameSync, rmSync } from 'node:fs';
 import { setPriority } from 'node:os';
 
 import { demoLines } from './demo.js';
-import { loadStore } from './embedded.js';
+import { loadStore } from './open-store.js';
 import { StatsStore } from './store.js';
 
 /** Bumped when the store's layout changes, so that an older file is imported again. */

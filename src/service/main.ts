@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import { configOrExit, exitWith } from '../cli.js';
 import { loadServiceConfig } from '../config.js';
 import { startHealthServer, type HealthServer } from '../observe/health-server.js';
-import { describeStore, loadStore } from './embedded.js';
+import { describeStore, loadStore } from './open-store.js';
 import { createServiceMetrics } from './metrics.js';
 import { startStatsServer, storeReadiness } from './server.js';
 
