@@ -82,7 +82,7 @@ const url = (field: string) =>
 // ---------------------------------------------------------------------------------------------
 // Stats
 
-const StatInput = z.looseObject({
+export const StatInput = z.looseObject({
   rank: num('stat.rank'),
   percentile: num('stat.percentile'),
   displayName: text('stat.displayName'),
@@ -109,14 +109,55 @@ export interface Stat {
   [extra: string]: unknown;
 }
 
+type StatFields = z.output<typeof StatInput>;
+const STAT_NUMBERS = ['rank', 'percentile', 'value'] as const;
+const STAT_TEXTS = ['displayName', 'displayCategory', 'category', 'displayValue', 'displayType'] as const;
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * A stat read without zod when each of its known fields is missing, null or of its type (every
+ * stat of a well-formed answer): what StatInput makes of it, at a fraction of the cost (a busy
+ * player's sessions carry thousands of stats). Anything else is undefined, and StatInput reads it
+ * and notes what fell back.
+ */
+export function plainStat(raw: unknown): StatFields | undefined {
+  if (!isRecord(raw)) return undefined;
+  for (const k of STAT_NUMBERS) {
+    const v = raw[k];
+    if (v !== undefined && v !== null && !(typeof v === 'number' && Number.isFinite(v))) return undefined;
+  }
+  for (const k of STAT_TEXTS) {
+    const v = raw[k];
+    if (v !== undefined && v !== null && typeof v !== 'string') return undefined;
+  }
+  const metadata = raw.metadata;
+  if (metadata !== undefined && metadata !== null && !isRecord(metadata)) return undefined;
+  return {
+    ...raw,
+    rank: (raw.rank as number | null | undefined) ?? null,
+    percentile: (raw.percentile as number | null | undefined) ?? null,
+    displayName: (raw.displayName as string | null | undefined) ?? null,
+    displayCategory: (raw.displayCategory as string | null | undefined) ?? null,
+    category: (raw.category as string | null | undefined) ?? null,
+    metadata: metadata ? { ...metadata } : {},
+    value: (raw.value as number | null | undefined) ?? null,
+    displayValue: (raw.displayValue as string | null | undefined) ?? null,
+    displayType: (raw.displayType as string | null | undefined) ?? null,
+  };
+}
+
 /**
  * A stat needs a value or a display value to be shown; the rest is filled in: a name from its key
  * (`headshotPct` -> "Headshot Pct"), a display value from its value.
  */
 function readStat(key: string, raw: unknown): Stat | undefined {
-  const parsed = StatInput.safeParse(raw);
-  if (!parsed.success) return undefined;
-  const s = parsed.data;
+  let s = plainStat(raw);
+  if (!s) {
+    const parsed = StatInput.safeParse(raw);
+    if (!parsed.success) return undefined;
+    s = parsed.data;
+  }
   if (s.value === null && (s.displayValue === null || s.displayValue === '')) return undefined;
   const displayType = s.displayType ?? 'Unspecified';
   return {
