@@ -208,7 +208,7 @@ async function main(): Promise<void> {
       await writeDataset(data, n);
       record({ matches: n, store: '-', figure: 'dataset file', value: round(statSync(data).size / 2 ** 20, 1), unit: 'MB' });
       for (const kind of kinds)
-        if (kind === 'bot') await botWhileImporting(data, (f) => record({ matches: n, store: 'bot', ...f }));
+        if (kind === 'bot') await botWhileImporting(data, n, (f) => record({ matches: n, store: 'bot', ...f }));
         else await measure(n, kind, data);
     } finally {
       rmSync(dir, { recursive: true, force: true });
