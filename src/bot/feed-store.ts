@@ -11,7 +11,6 @@ import { z } from 'zod';
 
 import { StoreUnavailableError, type FeedStore, type FeedSubscription, type GuildFeed } from '../../commands/index.js';
 import { TITLE_SLUGS, isTitle } from '../catalog/index.js';
-import { redisClient } from '../lookup/cache.js';
 import { withTimeout } from '../lookup/within.js';
 import type { TextKey } from '../locales/index.js';
 
@@ -129,7 +128,8 @@ const RENEW = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('
 const RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
 
 /** The feed in Redis, shared by every bot process: opt-ins in sets, posts and the lock by SET NX. */
-export function redisFeedStore(url: string, namespace: string, timeoutMs: number): FeedStore & { close(): Promise<void>; ready: Promise<unknown> } {
+export async function redisFeedStore(url: string, namespace: string, timeoutMs: number): Promise<FeedStore & { close(): Promise<void>; ready: Promise<unknown> }> {
+  const { redisClient } = await import('../lookup/redis.js');
   const { client, ready } = redisClient(url);
   const run = guard(timeoutMs);
   const k = {

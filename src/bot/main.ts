@@ -13,7 +13,6 @@ import { createLogger, passwordOf, withoutCredentials } from '../observe/logger.
 import { createDiscordClient } from './client.js';
 import { createCallbackSender } from './direct-callbacks.js';
 import { FeedPoller, feedClock, restPoster } from './feed.js';
-import { createBotMetrics } from './metrics.js';
 import { fromGateway } from './gateway.js';
 import { startInteractionsServer } from './http-interactions.js';
 import { Router } from './router.js';
@@ -38,7 +37,8 @@ async function main(): Promise<void> {
   const config = configOrExit(loadBotConfig);
   const logger = createLogger(config.LOG_LEVEL, [config.DISCORD_TOKEN, config.LOOKUP_API_KEY, passwordOf(config.CACHE_URL), passwordOf(config.LOOKUP_BASE_URL)]);
 
-  const metrics = config.METRICS_PORT ? createBotMetrics() : undefined;
+  // prom-client is loaded only when metrics are asked for.
+  const metrics = config.METRICS_PORT ? (await import('./metrics.js')).createBotMetrics() : undefined;
   // The embedded service loads its store in its child process: a small dataset before the bot logs
   // in, a large one while the bot answers (lookups say "still loading" meanwhile).
   const lookups = await openLookupsOrExit(config, logger, metrics?.lookups, { storeWaitMs: EMBEDDED_STORE_WAIT_MS });

@@ -12,7 +12,6 @@ import { z } from 'zod';
 
 import { StoreUnavailableError, type FeedStore, type LinkStore, type MemberStore, type SnapshotStore, type View, type ViewStore } from '../../commands/index.js';
 import { PLATFORM_SLUGS, TITLE_SLUGS, type TitleSlug } from '../catalog/index.js';
-import { keyvOnRedis } from '../lookup/cache.js';
 import { withTimeout } from '../lookup/within.js';
 import { BoundedMemoryStore } from '../lookup/memory-store.js';
 import { moveFeedToRedis, redisFeedStore, sqliteFeedStore } from './feed-store.js';
@@ -95,9 +94,10 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
   const viewTtlMs = options.viewTtlMs ?? VIEW_TTL_MS;
   const timeoutMs = options.operationTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
   if (options.redisUrl) {
+    const { keyvOnRedis } = await import('../lookup/redis.js');
     const opened = ['links', 'views', 'snapshots', 'members'].map((name) => keyvOnRedis(options.redisUrl!, `${options.namespace}-${name}`));
     [linksKeyv, viewsKeyv, snapshotsKeyv, membersKeyv] = opened.map((o) => o.keyv) as [Keyv, Keyv, Keyv, Keyv];
-    const redisFeed = redisFeedStore(options.redisUrl, options.namespace, timeoutMs);
+    const redisFeed = await redisFeedStore(options.redisUrl, options.namespace, timeoutMs);
     feed = redisFeed;
     closers.push(...opened.map((o) => o.close), () => redisFeed.close());
     try {

@@ -1,7 +1,7 @@
 // The lookup cache: Keyv in memory by default, or Redis (`CACHE_URL=redis://...`) shared by several
 // bot processes. A cache failure is a miss, never a user error: when Redis is unreachable, lookups
 // go on uncached, the failure is logged once, and caching resumes by itself when Redis is back.
-import KeyvRedis, { createClient } from '@keyv/redis';
+// The Redis client (./redis.ts) is loaded only when a Redis URL is configured.
 import { Keyv } from 'keyv';
 import type { Logger } from 'pino';
 
@@ -126,6 +126,7 @@ export async function createLookupCache(options: CacheOptions & { connectTimeout
       store.close();
     }, true);
   }
+  const { keyvOnRedis } = await import('./redis.js');
   const { keyv, ready, close } = keyvOnRedis(options.url, namespace);
   const cache = new GuardedCache(keyv, guard, close);
   try {
@@ -134,45 +135,4 @@ export async function createLookupCache(options: CacheOptions & { connectTimeout
     cache.markDown((e as Error).message);
   }
   return cache;
-}
-
-/**
- * A Redis client as this project uses them: commands fail at once while disconnected (no offline
- * queue), reconnecting forever. `ready` settles with the first connection.
- */
-export function redisClient(url: string) {
-  const client = createClient({
-    url,
-    disableOfflineQueue: true,
-    socket: { connectTimeout: 1_000, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** Math.min(retries, 5), 2_000) },
-  });
-  // node-redis reports every failed reconnect as an 'error' event; callers log the state changes.
-  client.on('error', () => undefined);
-  const ready = client.connect();
-  ready.catch(() => undefined);
-  return { client, ready };
-}
-
-/**
- * Keyv on Redis, as this project uses it (the lookup cache, the bot's links and views): its own
- * client whose commands fail at once while disconnected (no offline queue, so nothing waits on a
- * dead Redis), reconnecting forever so that everything resumes when Redis is back. `ready` settles
- * with the first connection; `close` drops the client (not a graceful close: that would wait for a
- * connection that may never come back).
- */
-export function keyvOnRedis(url: string, namespace: string): { keyv: Keyv; ready: Promise<unknown>; close: () => Promise<void> } {
-  const { client, ready } = redisClient(url);
-  const store = new KeyvRedis(client, { throwOnConnectError: true, throwOnErrors: true });
-  store.on('error', () => undefined);
-  // Keyv hands its namespace to the adapter, which prefixes keys with it (`<namespace>::<key>`).
-  const keyv = new Keyv({ store, namespace, useKeyPrefix: false, throwOnErrors: true });
-  keyv.on('error', () => undefined);
-  return {
-    keyv,
-    ready,
-    close: () => {
-      if (client.isOpen) client.destroy();
-      return Promise.resolve();
-    },
-  };
 }

@@ -40,8 +40,8 @@ async function pair(kind: 'sqlite' | 'redis'): Promise<{ a: FeedStore; b: FeedSt
   }
   const ns = `feed-store-${randomUUID()}`;
   namespaces.push(ns);
-  const a = redisFeedStore('redis://127.0.0.1:6379', ns, 1_000);
-  const b = redisFeedStore('redis://127.0.0.1:6379', ns, 1_000);
+  const a = await redisFeedStore('redis://127.0.0.1:6379', ns, 1_000);
+  const b = await redisFeedStore('redis://127.0.0.1:6379', ns, 1_000);
   await Promise.all([a.ready, b.ready]);
   return { a, b, close: async () => (await a.close(), await b.close()) };
 }
