@@ -22,6 +22,7 @@ import {
   type TitleSlug,
 } from '../catalog/index.js';
 import type { LookupCache } from './cache.js';
+import { knownJsonLength } from './memory-store.js';
 import { within } from './within.js';
 import { allowsStale, errorFromResponse, isRetryable, lookupError, LookupErrorSchema, parseRetryAfter, type LookupError, type LookupErrorKind } from './errors.js';
 import {
@@ -396,7 +397,9 @@ export class LookupClient {
         meta,
       };
     }
-    return { data: this.neutralSlugs(req.endpoint.kind, parsed.data), meta };
+    const data = this.neutralSlugs(req.endpoint.kind, parsed.data);
+    if (typeof data === 'object' && data !== null) knownJsonLength(data, text.length);
+    return { data, meta };
   }
 
   /** The value a deployment's service uses for a neutral title or platform name. */

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 
 import { createBotStores } from '../../src/bot/stores.js';
 import { createLookupCache } from '../../src/lookup/cache.js';
-import { BoundedMemoryStore } from '../../src/lookup/memory-store.js';
+import { BoundedMemoryStore, heapBytes, knownJsonLength } from '../../src/lookup/memory-store.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -60,6 +60,21 @@ describe('the in-memory lookup cache', () => {
     } finally {
       await cache.close();
     }
+  });
+});
+
+describe('the heap cost of an entry', () => {
+  it("takes a value read from a body by that body's length, without serialising it again, and counts the rest", () => {
+    const payload = { items: Array.from({ length: 200 }, (_, i) => ({ id: `m${i}`, stats: { kills: { value: i, displayValue: String(i) } } })) };
+    const entry = { v: 1, fetchedAt: 1, freshUntil: 2, payload };
+    const serialised = heapBytes(entry);
+    knownJsonLength(payload, JSON.stringify(payload).length);
+    // The same estimate, whether the payload is serialised or its length known.
+    expect(heapBytes(entry)).toBe(serialised);
+    // The known length stands for the value: a value told a larger length counts it.
+    const other = { items: [] };
+    knownJsonLength(other, 1_000_000);
+    expect(heapBytes({ wrapper: other })).toBeGreaterThan(1_500_000);
   });
 });
 
