@@ -141,8 +141,12 @@ export function openEmbeddedService(
 }
 
 /** The embedded service once its store is loaded, with the import summary (null: the kept file already held this dataset). */
-export async function startEmbeddedService(source: StoreSource, logger?: Logger): Promise<EmbeddedService & { summary: ImportSummary | null }> {
-  const service = await openEmbeddedService(source, logger);
+export async function startEmbeddedService(
+  source: StoreSource,
+  logger?: Logger,
+  options: Parameters<typeof openEmbeddedService>[2] = {},
+): Promise<EmbeddedService & { summary: ImportSummary | null }> {
+  const service = await openEmbeddedService(source, logger, options);
   try {
     return { ...service, summary: await service.ready };
   } catch (e) {

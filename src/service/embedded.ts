@@ -5,7 +5,7 @@
 // here: the import's modules (parsing, PostgreSQL) load in the child process that imports.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -194,12 +194,22 @@ export type EmbeddedMessage =
   | { kind: 'log'; line: string }
   | { kind: 'closed' };
 
+/** The serving thread's nice value (the bot's main thread keeps 0). */
+export const LOOKUP_THREAD_NICE = 10;
+
 /** Serves the embedded service from the worker thread it runs in (through embedded-worker.mjs) until told `close`. */
 export async function runEmbeddedWorker(): Promise<void> {
   const port = parentPort;
   if (!port) throw new Error('embedded-worker runs in a worker thread');
   const { source, holdMs, port: listenPort, logLevel } = workerData as EmbeddedWorkerData;
   const post = (m: EmbeddedMessage) => port.postMessage(m);
+  // This thread gives way to the bot's when both want a core: on Linux a nice value belongs to the
+  // thread that sets it, so the bot's main thread keeps its priority.
+  try {
+    setPriority(LOOKUP_THREAD_NICE);
+  } catch {
+    // Not allowed here: the service answers at the usual priority.
+  }
   const logger = logLevel === 'silent' ? undefined : pino({ level: logLevel }, { write: (line: string) => post({ kind: 'log', line }) });
   const service = await serveEmbedded(source, logger, { ...(holdMs !== undefined ? { holdMs } : {}), port: listenPort });
   port.on('message', (m: { kind: 'close' }) => {

@@ -1,6 +1,6 @@
 // The bot's embedded service keeps its store in a file across restarts and imports again only when
 // the dataset changed; then the store holds exactly the new dataset.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -14,7 +14,7 @@ import { heavyMatches } from '../../bench/heavy-player.js';
 
 import { errorReply } from '../../src/embeds/errors.js';
 import { errorFromResponse, isRetryable } from '../../src/lookup/errors.js';
-import { LOADING_MESSAGE } from '../../src/service/embedded.js';
+import { LOADING_MESSAGE, LOOKUP_THREAD_NICE } from '../../src/service/embedded.js';
 import { openEmbeddedService, startEmbeddedService } from '../../src/service/embedded-thread.js';
 import { StatsStore } from '../../src/service/store.js';
 
@@ -137,6 +137,21 @@ describe('the embedded service with a kept store', () => {
     // is the lookups' whole time (75 to 86 ms of 112).
     expect(busyMs).toBeGreaterThan(30);
     expect(stalls.max / 1e6).toBeLessThan(busyMs / 3);
+  });
+
+  it.runIf(process.platform === 'linux')("gives way to the thread that started it: its thread runs at a lower priority, the caller's does not", async () => {
+    const nice = (tid: string) => {
+      const stat = readFileSync(`/proc/${process.pid}/task/${tid}/stat`, 'utf8');
+      // Field 19 (nice), the 17th after the parenthesised command name.
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+    };
+    const before = new Set(readdirSync(`/proc/${process.pid}/task`));
+    const threads: Worker[] = [];
+    const service = await startEmbeddedService({}, undefined, { onThread: (w) => threads.push(w) });
+    const started = readdirSync(`/proc/${process.pid}/task`).filter((tid) => !before.has(tid));
+    expect(started.map(nice)).toContain(LOOKUP_THREAD_NICE);
+    expect(nice(String(process.pid))).toBe(0);
+    await service.close();
   });
 
   it('tells the operator when its thread stops and serves again on the same port', async () => {
