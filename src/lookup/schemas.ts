@@ -159,13 +159,14 @@ function readStat(key: string, raw: unknown): Stat | undefined {
     s = parsed.data;
   }
   if (s.value === null && (s.displayValue === null || s.displayValue === '')) return undefined;
+  // Filled in place: `s` is a new object of this read's own (a copy of a busy player's thousands of
+  // stats was the largest part of what reading their sessions left to the garbage collector).
   const displayType = s.displayType ?? 'Unspecified';
-  return {
-    ...s,
-    displayName: s.displayName ?? readableStatName(key),
-    displayValue: s.displayValue ?? formatStatValue(s.value, isDisplayType(displayType) ? displayType : 'Unspecified'),
-    displayType,
-  };
+  const stat = s as Stat;
+  stat.displayName = s.displayName ?? readableStatName(key);
+  stat.displayValue = s.displayValue ?? formatStatValue(s.value, isDisplayType(displayType) ? displayType : 'Unspecified');
+  stat.displayType = displayType;
+  return stat;
 }
 
 /** Stats by key. A stat that cannot be shown is dropped and noted; a missing map is empty. */
