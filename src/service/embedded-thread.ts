@@ -3,6 +3,9 @@
 // tens of thousands of matches takes hundreds of milliseconds at a million) never holds up the
 // bot's event loop, and the bot talks to it over loopback HTTP as to any service. Only types are
 // imported from the service here: its modules load in that thread, not in the bot's.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 
 import type { Level, Logger } from 'pino';
@@ -60,6 +63,13 @@ export function openEmbeddedService(
   options: { holdMs?: number; /** Told of each thread started (tests stop one to see it started again). */ onThread?: (worker: Worker) => void } = {},
 ): Promise<EmbeddedService> {
   const relay = logger ? relayTo(logger) : () => undefined;
+  // Without a `db` file, a temporary one, kept here rather than in the thread: a thread started again
+  // serves the same file at once (its dataset already imported), and the file goes when this closes.
+  const temp = source.db ? undefined : mkdtempSync(join(tmpdir(), 'player-stats-'));
+  const threadSource: StoreSource = temp ? { ...source, db: join(temp, 'store.sqlite') } : source;
+  const removeTemp = () => {
+    if (temp) rmSync(temp, { recursive: true, force: true });
+  };
   let serving = false;
   let closing = false;
   let worker: Worker | undefined;
@@ -73,12 +83,12 @@ export function openEmbeddedService(
   // The caller may not wait for it: a failure is theirs to read from `ready`, never an unhandled rejection.
   ready.catch(() => undefined);
   let closed: () => void = () => undefined;
-  const whenClosed = new Promise<void>((resolve) => (closed = resolve));
+  const whenClosed = new Promise<void>((resolve) => (closed = resolve)).then(removeTemp);
 
   return new Promise<EmbeddedService>((resolveOpen, rejectOpen) => {
     let opened = false;
     const spawn = () => {
-      const workerData: EmbeddedWorkerData = { source, holdMs: options.holdMs, port: listenPort, logLevel: (logger?.level ?? 'silent') as Level | 'silent' };
+      const workerData: EmbeddedWorkerData = { source: threadSource, holdMs: options.holdMs, port: listenPort, logLevel: (logger?.level ?? 'silent') as Level | 'silent' };
       const w = new Worker(new URL('./embedded-worker.mjs', import.meta.url), { workerData });
       worker = w;
       options.onThread?.(w);
@@ -113,7 +123,10 @@ export function openEmbeddedService(
         serving = false;
         if (closing) return closed();
         const reason = failure?.message ?? `exit code ${code}`;
-        if (!opened) return rejectOpen(new Error(`the embedded stats service did not start: ${reason}`));
+        if (!opened) {
+          removeTemp();
+          return rejectOpen(new Error(`the embedded stats service did not start: ${reason}`));
+        }
         restartMs = performance.now() - startedAt > SERVED_WELL_MS ? RESTART_FIRST_MS : restartMs;
         const wait = restartMs;
         restartMs = Math.min(restartMs * 2, RESTART_MAX_MS);

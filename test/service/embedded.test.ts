@@ -168,6 +168,8 @@ describe('the embedded service with a kept store', () => {
     await expect.poll(() => lines.some((l) => l.includes('is serving again')), { timeout: 20_000 }).toBe(true);
     expect(lines.some((l) => l.includes('the embedded stats service stopped') && l.includes('"restartInMs":1000'))).toBe(true);
     expect(threads).toHaveLength(2);
+    // The new thread serves the store file of the first at once: nothing is imported again.
+    expect(service.serving()).toBe(true);
     expect(await profileStatus(service.url, ash)).toBe(200);
     await service.close();
   });
