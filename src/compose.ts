@@ -25,9 +25,10 @@ export interface Lookups {
 export interface LookupsOptions {
   /**
    * Wait at most this long for the embedded service's store; past it the store goes on loading in
-   * its child process (the service itself runs in a worker thread of its own) while the caller goes on (the bot logs in and answers), and lookups meanwhile
-   * answer "still loading" (or from the store kept from the last start). When that import fails with
-   * nothing to serve, the process exits. Without it, opening the lookups waits for the store.
+   * its child process (the service itself answers from a worker thread) while the caller goes on
+   * (the bot logs in and answers), and lookups meanwhile answer "still loading" (or from the store
+   * kept from the last start). When that import fails with nothing to serve, the process exits.
+   * Without it, opening the lookups waits for the store.
    */
   storeWaitMs?: number;
 }

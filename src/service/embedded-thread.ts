@@ -10,7 +10,7 @@ import { Worker } from 'node:worker_threads';
 
 import type { Level, Logger } from 'pino';
 
-import type { EmbeddedMessage, EmbeddedWorkerData } from './embedded.js';
+import type { EmbeddedMessage, EmbeddedSource, EmbeddedWorkerData } from './embedded.js';
 import type { StoreSource } from './open-store.js';
 import type { ImportSummary } from './import.js';
 
@@ -66,7 +66,7 @@ export function openEmbeddedService(
   // Without a `db` file, a temporary one, kept here rather than in the thread: a thread started again
   // serves the same file at once (its dataset already imported), and the file goes when this closes.
   const temp = source.db ? undefined : mkdtempSync(join(tmpdir(), 'player-stats-'));
-  const threadSource: StoreSource = temp ? { ...source, db: join(temp, 'store.sqlite') } : source;
+  const threadSource: EmbeddedSource = { ...source, db: source.db ?? join(temp as string, 'store.sqlite') };
   const removeTemp = () => {
     if (temp) rmSync(temp, { recursive: true, force: true });
   };

@@ -4,9 +4,8 @@
 // runs in it), so that no lookup ever holds up the bot's event loop. Only what serves is loaded
 // here: the import's modules (parsing, PostgreSQL) load in the child process that imports.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { setPriority, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -14,19 +13,18 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { pino, type Level, type Logger } from 'pino';
 
 import { ERROR_CODES, ServiceError } from './errors.js';
+import type { EmbeddedService } from './embedded-thread.js';
 import type { ImportSummary } from './import.js';
 import type { StoreSource } from './open-store.js';
 import { startStatsServer, type RunningService } from './server.js';
 import type { Store } from './store-api.js';
 import { StatsStore } from './store.js';
 
-/** The embedded service as soon as it listens, before its store is loaded (see openEmbeddedService). */
-export interface LoadingService extends RunningService {
-  /** Settles when the store is loaded: the import summary, or null when the kept file already held this dataset. */
-  ready: Promise<ImportSummary | null>;
-  /** Whether lookups are answered from a store (the new one, or meanwhile the one kept from an earlier start). */
-  serving(): boolean;
-}
+/** The embedded service as soon as it listens, before its store is loaded (see serveEmbedded). */
+export type LoadingService = RunningService & EmbeddedService;
+
+/** Where the embedded service's store comes from: always a file (a temporary one is the starting thread's to make and remove). */
+export type EmbeddedSource = StoreSource & { db: string };
 
 /** What every lookup answers while no store is loaded yet. */
 export const LOADING_MESSAGE = 'The stats service is still loading its data; try again in a moment.';
@@ -118,7 +116,7 @@ function importInChild(db: string, data: string | undefined, logger?: Logger): P
 /**
  * The embedded service on 127.0.0.1 (on `port`, by default a free one), open (no keys, no rate
  * limit), listening at once while its store loads in a child process: the import runs there into
- * a file (a temporary one unless `db` names one), and this thread then serves that file, keeping
+ * the `db` file, and this thread then serves that file, keeping
  * only SQLite's page cache in memory. A `db` file kept from an earlier start is imported again only
  * when the dataset changed. The caller goes on with its own start meanwhile. Until a store is loaded,
  * a lookup waits up to `holdMs` (LOADING_HOLD_MS) for it, then answers 503 `ServiceLoading` ("still
@@ -127,9 +125,8 @@ function importInChild(db: string, data: string | undefined, logger?: Logger): P
  * dataset into a new file, which replaces it only once complete). When the import fails, `ready`
  * rejects and the kept file, if any, goes on being served.
  */
-export async function serveEmbedded(source: StoreSource, logger?: Logger, options: { holdMs?: number; port?: number } = {}): Promise<LoadingService> {
-  const temp = source.db ? undefined : mkdtempSync(join(tmpdir(), 'player-stats-'));
-  const db = source.db ?? join(temp as string, 'store.sqlite');
+export async function serveEmbedded(source: EmbeddedSource, logger?: Logger, options: { holdMs?: number; port?: number } = {}): Promise<LoadingService> {
+  const db = source.db;
   const swappable = new SwappableStore(options.holdMs ?? LOADING_HOLD_MS);
   if (existsSync(db)) {
     try {
@@ -144,7 +141,6 @@ export async function serveEmbedded(source: StoreSource, logger?: Logger, option
     running = await startStatsServer({ store: swappable.store, port: options.port ?? 0, host: '127.0.0.1', logger });
   } catch (e) {
     await swappable.swap(undefined)?.close();
-    if (temp) rmSync(temp, { recursive: true, force: true });
     throw e;
   }
   let closed = false;
@@ -167,17 +163,16 @@ export async function serveEmbedded(source: StoreSource, logger?: Logger, option
     close: async () => {
       closed = true;
       await running.close();
-      // An import still running finishes in its child; its file is removed with the temporary directory.
+      // An import still running finishes in its child, so that its file is whole.
       await ready.catch(() => undefined);
       await swappable.swap(undefined)?.close();
-      if (temp) rmSync(temp, { recursive: true, force: true });
     },
   };
 }
 
 /** What the thread that serves the embedded service is started with (src/service/embedded-thread.ts). */
 export interface EmbeddedWorkerData {
-  source: StoreSource;
+  source: EmbeddedSource;
   holdMs?: number | undefined;
   /** 0: a free one; a restarted thread listens where its predecessor did. */
   port: number;
