@@ -33,19 +33,24 @@ function lax<T extends z.ZodType>(field: string, schema: T, fallback: z.output<T
 }
 
 /** A list whose entries are read one by one: an entry that cannot be read is dropped and noted. */
-function laxList<T extends z.ZodType>(field: string, entry: T) {
-  return z.array(z.unknown()).transform((items) =>
-    items.flatMap((item, i) => {
+function laxList<T extends z.ZodType>(field: string, entry: T, plain?: (item: unknown) => z.output<T> | undefined) {
+  return z.array(z.unknown()).transform((items) => {
+    const read: z.output<T>[] = [];
+    items.forEach((item, i) => {
+      // An entry in its plain form is read by hand (see plainSessionMatch); the schema decides the rest.
+      const quick = plain?.(item);
+      if (quick !== undefined) return void read.push(quick);
       const parsed = entry.safeParse(item);
-      if (parsed.success) return [parsed.data];
-      note(`${field}.${i}`, parsed.error.issues[0]?.message ?? 'unreadable entry');
-      return [];
-    }),
-  );
+      if (parsed.success) read.push(parsed.data);
+      else note(`${field}.${i}`, parsed.error.issues[0]?.message ?? 'unreadable entry');
+    });
+    return read;
+  });
 }
 
 /** Same as `laxList`, but a missing or non-list value reads as an empty list. */
-const optionalList = <T extends z.ZodType>(field: string, entry: T) => lax(field, laxList(field, entry), []);
+const optionalList = <T extends z.ZodType>(field: string, entry: T, plain?: (item: unknown) => z.output<T> | undefined) =>
+  lax(field, laxList(field, entry, plain), []);
 
 const isoDate = z.string().refine((s) => !Number.isNaN(Date.parse(s)), 'an ISO date');
 const text = (field: string) => lax(field, z.string().nullable(), null);
@@ -118,8 +123,11 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 /**
  * A stat read without zod when each of its known fields is missing, null or of its type (every
  * stat of a well-formed answer): what StatInput makes of it, at a fraction of the cost (a busy
- * player's sessions carry thousands of stats). Anything else is undefined, and StatInput reads it
- * and notes what fell back.
+ * player's sessions carry thousands of stats). It is filled in place (a missing field null, a
+ * missing metadata `{}`), not copied: `raw` is what the caller parsed for this read, and a copy of
+ * each of a busy player's thousands of stats was most of what reading their sessions left to the
+ * garbage collector. Anything else is undefined and untouched, and StatInput reads it and notes
+ * what fell back.
  */
 export function plainStat(raw: unknown): StatFields | undefined {
   if (!isRecord(raw)) return undefined;
@@ -133,18 +141,10 @@ export function plainStat(raw: unknown): StatFields | undefined {
   }
   const metadata = raw.metadata;
   if (metadata !== undefined && metadata !== null && !isRecord(metadata)) return undefined;
-  return {
-    ...raw,
-    rank: (raw.rank as number | null | undefined) ?? null,
-    percentile: (raw.percentile as number | null | undefined) ?? null,
-    displayName: (raw.displayName as string | null | undefined) ?? null,
-    displayCategory: (raw.displayCategory as string | null | undefined) ?? null,
-    category: (raw.category as string | null | undefined) ?? null,
-    metadata: metadata ? { ...metadata } : {},
-    value: (raw.value as number | null | undefined) ?? null,
-    displayValue: (raw.displayValue as string | null | undefined) ?? null,
-    displayType: (raw.displayType as string | null | undefined) ?? null,
-  };
+  for (const k of STAT_NUMBERS) raw[k] ??= null;
+  for (const k of STAT_TEXTS) raw[k] ??= null;
+  raw.metadata = metadata ?? {};
+  return raw as StatFields;
 }
 
 /**
@@ -170,19 +170,17 @@ function readStat(key: string, raw: unknown): Stat | undefined {
 }
 
 /** Stats by key. A stat that cannot be shown is dropped and noted; a missing map is empty. */
-export const StatsSchema = lax(
-  'stats',
-  z.record(z.string(), z.unknown()).transform((input) => {
-    const stats: Record<string, Stat> = {};
-    for (const key of Object.keys(input)) {
-      const stat = readStat(key, input[key]);
-      if (stat) stats[key] = stat;
-      else note(`stats.${key}`, 'neither a value nor a display value');
-    }
-    return stats;
-  }),
-  {},
-);
+export const StatsSchema = lax('stats', z.record(z.string(), z.unknown()).transform(readStats), {});
+
+function readStats(input: Record<string, unknown>): Record<string, Stat> {
+  const stats: Record<string, Stat> = {};
+  for (const key of Object.keys(input)) {
+    const stat = readStat(key, input[key]);
+    if (stat) stats[key] = stat;
+    else note(`stats.${key}`, 'neither a value nor a display value');
+  }
+  return stats;
+}
 export type Stats = Record<string, Stat>;
 
 // ---------------------------------------------------------------------------------------------
@@ -341,6 +339,39 @@ export const SessionMatchSchema = z
   .transform((m) => ({ ...m, id: m.id ?? (typeof m.attributes?.id === 'string' ? m.attributes.id : null) }));
 export type SessionMatch = z.infer<typeof SessionMatchSchema>;
 
+const isDate = (v: unknown) => typeof v === 'string' && !Number.isNaN(Date.parse(v));
+const isTextOrNull = (v: unknown) => v === null || typeof v === 'string';
+/** A `{ value, displayValue }` field that valued() reads as it is (or as null) without a note. */
+const plainValued = (v: unknown, ok: (value: unknown) => boolean) =>
+  v === undefined || v === null || (isRecord(v) && ok(v.value) && (v.displayValue === undefined || isTextOrNull(v.displayValue)));
+const MATCH_FIELDS = [
+  ['startDate', isDate],
+  ['endDate', isDate],
+  ['result', isTextOrNull],
+  ['character', isTextOrNull],
+] as const;
+
+/**
+ * A session's match read without zod when it is in its plain form (a string id, no `attributes`,
+ * metadata fields as `{ value, displayValue }`, stats a map): what SessionMatchSchema makes of it,
+ * filled in place like plainStat. A busy player's sessions list a thousand of them, and the schema's
+ * copy of each (and of each of its fields) cost the bot's event loop more than parsing the answer
+ * did. Anything else is undefined and untouched, for the schema to read and note.
+ */
+export function plainSessionMatch(raw: unknown): SessionMatch | undefined {
+  if (!isRecord(raw)) return undefined;
+  const { id, metadata, stats } = raw;
+  if (typeof id !== 'string' || raw.attributes !== undefined || !isRecord(metadata) || !isRecord(stats)) return undefined;
+  for (const [k, ok] of MATCH_FIELDS) if (!plainValued(metadata[k], ok)) return undefined;
+  for (const [k] of MATCH_FIELDS) {
+    const v = metadata[k] as Record<string, unknown> | null | undefined;
+    if (!v) metadata[k] = null;
+    else v.displayValue ??= null;
+  }
+  raw.stats = readStats(stats);
+  return raw as SessionMatch;
+}
+
 export const SessionSchema = z.looseObject({
   metadata: lax(
     'session.metadata',
@@ -354,7 +385,7 @@ export const SessionSchema = z.looseObject({
     { startDate: null, endDate: null, duration: null, isActive: null },
   ),
   stats: StatsSchema,
-  matches: optionalList('session.matches', SessionMatchSchema),
+  matches: optionalList('session.matches', SessionMatchSchema, plainSessionMatch),
 });
 export type Session = z.infer<typeof SessionSchema>;
 

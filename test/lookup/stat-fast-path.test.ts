@@ -1,21 +1,32 @@
-// The lookup client's fast path for stats (a busy player's sessions carry thousands) must never
-// accept what the schema would read differently or note, and must read what it accepts exactly as
-// the schema does.
+// The lookup client's fast paths for stats and session matches (a busy player's sessions carry a
+// thousand matches and thousands of stats) must never accept what the schema would read differently
+// or note, must read what they accept exactly as the schema does, and must leave what they refuse
+// untouched for the schema (they fill what they accept in place).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 
-import { SessionListSchema, StatInput, plainStat, readPayload } from '../../src/lookup/schemas.js';
+import { SessionListSchema, SessionMatchSchema, StatInput, plainSessionMatch, plainStat, readPayload } from '../../src/lookup/schemas.js';
 import { fullSessions, minimalSessions } from '../fixtures/real-shapes.js';
 
-function agree(raw: unknown): 'fast' | 'schema' {
-  const fast = plainStat(raw);
-  if (!fast) return 'schema';
-  const schema = readPayload(StatInput, raw);
-  if (!schema.success) throw new Error(`the fast path read a stat the schema refuses: ${JSON.stringify(raw)}`);
-  expect(schema.degraded).toEqual([]);
-  expect(fast).toEqual(schema.data);
+/**
+ * Which path read `raw`. The schema reads a copy first, since the fast path fills what it takes in
+ * place; both read inside readPayload, so that what they note is compared too.
+ */
+function agreeOn<T>(schema: z.ZodType<T>, plain: (raw: unknown) => T | undefined, raw: unknown): 'fast' | 'schema' {
+  const before = structuredClone(raw);
+  const read = readPayload(schema, structuredClone(raw));
+  const fast = readPayload(z.unknown().transform((v) => plain(v)), raw);
+  if (!fast.success || fast.data === undefined) {
+    expect(raw).toEqual(before);
+    return 'schema';
+  }
+  if (!read.success) throw new Error(`the fast path read what the schema refuses: ${JSON.stringify(before)}`);
+  expect(fast.degraded).toEqual(read.degraded);
+  expect(fast.data).toEqual(read.data);
   return 'fast';
 }
+const agree = (raw: unknown) => agreeOn(StatInput, plainStat, raw);
 
 const fieldValue = fc.oneof(
   fc.constant(undefined),
@@ -76,5 +87,63 @@ describe('stats read without zod', () => {
       expect(read.success).toBe(true);
       expect(read.degraded).toEqual([]);
     }
+  });
+});
+
+/** Nearly always what the field should hold: a match takes the fast path only when every field does. */
+const mostly = (wellFormed: fc.Arbitrary<unknown>) => fc.oneof({ weight: 30, arbitrary: wellFormed }, { weight: 1, arbitrary: fieldValue });
+const valuedField = (value: fc.Arbitrary<unknown>) =>
+  field(fc.record({ value, displayValue: fc.oneof(fc.string({ maxLength: 6 }), fc.constant(null)) }, { requiredKeys: ['value'] }));
+const date = fc.date({ min: new Date('2020-01-01'), max: new Date('2030-01-01'), noInvalidDate: true }).map((d) => d.toISOString());
+const sessionMatch = fc.record(
+  {
+    id: mostly(fc.string({ maxLength: 6 })),
+    attributes: fc.oneof({ weight: 8, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.record({ id: fc.string({ maxLength: 4 }) }) }),
+    metadata: mostly(
+      fc.record(
+        {
+          startDate: valuedField(fc.oneof({ weight: 10, arbitrary: date }, { weight: 1, arbitrary: fc.constantFrom('yesterday', '') })),
+          endDate: valuedField(date),
+          result: valuedField(fc.oneof(fc.constantFrom('win', 'loss'), fc.constant(null))),
+          character: valuedField(fc.string({ maxLength: 6 })),
+          legend: fc.jsonValue({ maxDepth: 1 }),
+        },
+        { requiredKeys: [] },
+      ),
+    ),
+    stats: mostly(fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }), fc.oneof(statFields, fieldValue), { maxKeys: 4 })),
+    extra: fc.jsonValue({ maxDepth: 1 }),
+  },
+  { requiredKeys: [] },
+);
+
+describe('session matches read without zod', () => {
+  it('agree with the schema on any mix of field shapes, and leave what they refuse untouched', () => {
+    let fast = 0;
+    let schema = 0;
+    fc.assert(
+      fc.property(sessionMatch, (raw) => {
+        if (agreeOn(SessionMatchSchema, plainSessionMatch, raw) === 'fast') fast++;
+        else schema++;
+      }),
+      { numRuns: 2_000 },
+    );
+    expect(fast).toBeGreaterThan(200);
+    expect(schema).toBeGreaterThan(200);
+  });
+
+  it('note a stat dropped inside a match read by hand, as the schema does', () => {
+    const raw = { id: 'm1', metadata: { endDate: { value: '2025-01-01T00:00:00Z' } }, stats: { kills: { value: 3 }, empty: { displayName: 'x' } } };
+    const viaList = readPayload(SessionListSchema, { items: [{ matches: [raw] }] });
+    const stats = viaList.success ? viaList.data.items[0]?.matches[0]?.stats : undefined;
+    expect(Object.keys(stats ?? {})).toEqual(['kills']);
+    expect(stats?.kills).toMatchObject({ value: 3, displayValue: '3', displayName: 'Kills' });
+    expect(viaList.degraded).toEqual([{ field: 'stats.empty', issue: 'neither a value nor a display value' }]);
+  });
+
+  it('read every match of the real-shaped answers by hand', () => {
+    const matches = (fullSessions() as { items: { matches?: unknown[] }[] }).items.flatMap((s) => s.matches ?? []);
+    expect(matches.length).toBeGreaterThan(0);
+    for (const m of matches) expect(agreeOn(SessionMatchSchema, plainSessionMatch, m)).toBe('fast');
   });
 });
