@@ -23,6 +23,7 @@ import {
 } from '../catalog/index.js';
 import type { LookupCache } from './cache.js';
 import { knownJsonLength } from './memory-store.js';
+import { PAYLOAD_LISTS, SLICED_ANSWER_CHARS, readInSlices } from './slices.js';
 import { within } from './within.js';
 import { allowsStale, errorFromResponse, isRetryable, lookupError, LookupErrorSchema, parseRetryAfter, type LookupError, type LookupErrorKind } from './errors.js';
 import {
@@ -36,6 +37,18 @@ import {
   type StatisticalObject,
   type StatsProfile,
 } from './schemas.js';
+
+/**
+ * A response body as text, decoded chunk by chunk as it arrives: undici's `text()` joins the
+ * chunks and decodes them in one go at the end, a block of the event loop that grows with the
+ * answer (a few milliseconds for a busy player's sessions).
+ */
+async function bodyText(body: AsyncIterable<Uint8Array>): Promise<string> {
+  const decoder = new TextDecoder();
+  let text = '';
+  for await (const chunk of body) text += decoder.decode(chunk, { stream: true });
+  return text + decoder.decode();
+}
 
 /** Where an answer came from. `local`: refused before sending, the catalog says it cannot succeed. */
 export type LookupSource = 'network' | 'cache' | 'stale' | 'local';
@@ -356,12 +369,12 @@ export class LookupClient {
     try {
       const res = await this.dispatcher.request({ origin: this.base.origin, path, method: 'GET', headers, signal: controller.signal });
       status = res.statusCode;
-      const text = await res.body.text();
+      const text = await bodyText(res.body);
       const retryAfter = res.headers['retry-after'];
       const retryAfterMs = parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter, this.now());
       this.options.logger?.debug({ endpoint: `${req.endpoint.title}.${req.endpoint.kind}`, status, ms: this.now() - started }, 'lookup');
       if (status < 200 || status >= 300) return { errors: [this.redact(errorFromResponse(status, text, retryAfterMs))], meta: meta() };
-      return this.parsePayload(req, text, meta());
+      return await this.parsePayload(req, text, meta());
     } catch (e) {
       const timedOut = controller.signal.aborted;
       this.options.logger?.debug({ endpoint: `${req.endpoint.title}.${req.endpoint.kind}`, status, failure: timedOut ? 'timeout' : (e as Error).message }, 'lookup failed');
@@ -378,15 +391,21 @@ export class LookupClient {
     }
   }
 
-  private parsePayload<T>(req: Request<T>, text: string, meta: LookupMeta): ApiResponse<T> {
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      return { errors: [lookupError('invalid_response', 'The stats service sent an answer that is not JSON.', { status: 200 })], meta };
+  private async parsePayload<T>(req: Request<T>, text: string, meta: LookupMeta): Promise<ApiResponse<T>> {
+    // A large answer whose payload is a list (a busy player's sessions) is read a slice at a time,
+    // so that the event loop answers others between them (src/lookup/slices.ts).
+    const listed = text.length >= SLICED_ANSWER_CHARS ? PAYLOAD_LISTS[req.endpoint.payload] : undefined;
+    let parsed = listed ? await readInSlices(text, req.schema, listed) : undefined;
+    if (!parsed) {
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        return { errors: [lookupError('invalid_response', 'The stats service sent an answer that is not JSON.', { status: 200 })], meta };
+      }
+      const body = json as { data?: unknown } | null;
+      parsed = readPayload(req.schema, body && typeof body === 'object' ? body.data : undefined);
     }
-    const body = json as { data?: unknown } | null;
-    const parsed = readPayload(req.schema, body && typeof body === 'object' ? body.data : undefined);
     // A field of a shape we did not expect costs that field, not the answer; it is worth knowing of.
     if (parsed.degraded.length > 0)
       this.options.logger?.debug({ endpoint: `${req.endpoint.title}.${req.endpoint.kind}`, degraded: parsed.degraded.slice(0, 20) }, 'answer read with fields left out');
