@@ -2,7 +2,9 @@
 // is sent (layout.ts) and draws it into a PNG, one at a time. Plain JavaScript so that it starts the
 // same under Node, tsx and vitest (a worker does not inherit the TypeScript loader on Node 20); the
 // layout comes through importBeside. The pool in renderer.ts owns deadlines, queueing and restarts.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
+import { pid, platform } from 'node:process';
 import { parentPort, workerData } from 'node:worker_threads';
 
 import { Renderer } from '@takumi-rs/core';
@@ -15,6 +17,64 @@ const renderer = new Renderer();
 // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- workerData is what renderer.ts sends: the family and the font files
 const { family, fonts } = /** @type {{ family: string, fonts: { path: string, weight: number, unicodeRange: [number, number][] }[] }} */ (workerData);
 for (const f of fonts) await renderer.registerFont({ name: family, data: readFileSync(f.path), weight: f.weight, unicodeRange: f.unicodeRange });
+
+/** The nice value of the threads that draw: the bot's event loop gets a core before a card does. */
+const DRAWING_NICE = 10;
+/** Cards drawn at once to find the drawing threads: twice libuv's default pool of 4, so that each of its threads draws. */
+const PROBE_CARDS = 8;
+
+/**
+ * CPU time each thread of this process has had, in ns, by thread id (Linux; empty elsewhere).
+ * @returns {Map<number, number>}
+ */
+function threadTimes() {
+  /** @type {Map<number, number>} */
+  const times = new Map();
+  try {
+    for (const tid of readdirSync('/proc/self/task')) times.set(Number(tid), Number(readFileSync(`/proc/self/task/${tid}/schedstat`, 'utf8').split(' ')[0]));
+  } catch {
+    // No /proc: the threads keep their priority.
+  }
+  return times;
+}
+
+/**
+ * Lowers the priority of this thread and of the threads that draw. Takumi draws on libuv's thread
+ * pool, not on this thread, so a nice value set here alone would not reach the drawing; the pool's
+ * threads are found by what they do: a few cards are drawn at once, and the threads whose CPU time
+ * grew by a good share of it are the pool's. (On Linux a nice value is a thread's own; the pool
+ * serves the rest of the process too, which the bot uses little: its files are read at start.)
+ * Returns how many threads were lowered besides this one.
+ * @param {import('@takumi-rs/core').Node} node a card's laid-out tree
+ * @param {{ width: number, height: number }} size
+ * @returns {Promise<number>}
+ */
+async function lowerDrawingThreads(node, size) {
+  // Elsewhere a nice value is the whole process's: the bot's own thread would be lowered with these.
+  if (platform !== 'linux') return 0;
+  let self;
+  try {
+    self = Number(/task\/(\d+)/.exec(readlinkSync('/proc/thread-self'))?.[1]);
+    setPriority(0, DRAWING_NICE);
+  } catch {
+    return 0;
+  }
+  const before = threadTimes();
+  await Promise.all(Array.from({ length: PROBE_CARDS }, () => renderer.render(node, { ...size, format: 'png' })));
+  /** @type {[tid: number, ns: number][]} */
+  const grew = [...threadTimes()].map(([tid, ns]) => /** @type {[number, number]} */ ([tid, ns - (before.get(tid) ?? ns)])).filter(([tid]) => tid !== pid && tid !== self);
+  const most = Math.max(0, ...grew.map(([, ns]) => ns));
+  let lowered = 0;
+  for (const [tid, ns] of grew)
+    if (ns > 0 && ns >= most / 4)
+      try {
+        setPriority(tid, DRAWING_NICE);
+        lowered++;
+      } catch {
+        // The thread ended meanwhile.
+      }
+  return lowered;
+}
 
 parentPort?.on('message', (/** @type {{ id: number, model: import('./model.ts').CardModel }} */ job) => {
   let layout;
@@ -29,4 +89,8 @@ parentPort?.on('message', (/** @type {{ id: number, model: import('./model.ts').
     (/** @type {unknown} */ e) => parentPort?.postMessage({ id: job.id, error: e instanceof Error ? e.message : String(e) }),
   );
 });
-parentPort?.postMessage({ ready: true });
+// eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- workerData is what renderer.ts sends
+const { probe } = /** @type {{ probe: import('./model.ts').CardModel }} */ (workerData);
+const probeLayout = cardLayout(probe);
+const lowered = await lowerDrawingThreads(probeLayout.node, { width: probeLayout.width, height: probeLayout.height });
+parentPort?.postMessage({ ready: true, lowered });

@@ -115,7 +115,7 @@ interface Slot {
   job: Job | undefined;
 }
 
-type WorkerMessage = { ready: true } | { id: number; png: Uint8Array } | { id: number; error: string };
+type WorkerMessage = { ready: true; lowered: number } | { id: number; png: Uint8Array } | { id: number; error: string };
 
 export function createCardRenderer(options: CardRendererOptions = {}): CardRenderer {
   const size = Math.max(1, options.workers ?? 1);
@@ -124,7 +124,7 @@ export function createCardRenderer(options: CardRendererOptions = {}): CardRende
   const cacheEntries = options.cacheEntries ?? 256;
   const cacheBytes = options.cacheBytes ?? 16 * 1024 * 1024;
   const workerUrl = options.workerUrl ?? new URL('./render-worker.mjs', import.meta.url);
-  const workerData = { family: FONT_FAMILY, fonts: fontFiles() };
+  const workerData = { family: FONT_FAMILY, fonts: fontFiles(), probe: WARM_UP };
 
   const cache = new Map<string, Buffer>();
   /** The content key of a model already seen (the same object comes back for a cached lookup's card). */

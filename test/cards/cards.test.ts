@@ -1,6 +1,6 @@
 // Cards: the model chosen by meaning, the PNG the worker pool draws (decodes, its size, not blank,
 // like the golden image), the cache, and every way drawing can fail falling back to the text reply.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 
 import { pino } from 'pino';
@@ -343,6 +343,35 @@ describe('falling back to the text reply', () => {
       await fresh.warm();
       expect(fresh.stats()).toMatchObject({ rendered: 1, cached: 1 });
       expect(decode(await fresh.render(PROFILE)).width).toBe(CARD_WIDTH);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it.runIf(process.platform === 'linux')('draws at a lower priority than the thread asking for cards: the drawing threads are found and lowered, the caller is not', async () => {
+    const tasks = `/proc/${process.pid}/task`;
+    const nice = (tid: string) => {
+      const stat = readFileSync(`${tasks}/${tid}/stat`, 'utf8');
+      // Field 19 (nice), the 17th after the parenthesised command name.
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+    };
+    const cpu = () => new Map(readdirSync(tasks).map((tid) => [tid, Number(readFileSync(`${tasks}/${tid}/schedstat`, 'utf8').split(' ')[0])]));
+    const fresh = createCardRenderer();
+    try {
+      await fresh.warm();
+      const before = cpu();
+      for (let i = 0; i < 20; i++) await fresh.render({ ...PROFILE, name: `Lowered ${i}` });
+      // The CPU time the cards took, by the priority of the threads that spent it (this one aside).
+      let lowered = 0;
+      let normal = 0;
+      for (const [tid, ns] of cpu()) {
+        if (tid === String(process.pid)) continue;
+        const spent = ns - (before.get(tid) ?? ns);
+        if (nice(tid) === 10) lowered += spent;
+        else normal += spent;
+      }
+      expect(lowered).toBeGreaterThan(4 * normal);
+      expect(nice(String(process.pid))).toBe(0);
     } finally {
       await fresh.close();
     }
