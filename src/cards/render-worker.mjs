@@ -2,6 +2,7 @@
 // is sent (layout.ts) and draws it into a PNG, one at a time. Plain JavaScript so that it starts the
 // same under Node, tsx and vitest (a worker does not inherit the TypeScript loader on Node 20); the
 // layout comes through importBeside. The pool in renderer.ts owns deadlines, queueing and restarts.
+import { pbkdf2 } from 'node:crypto';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { pid, platform } from 'node:process';
@@ -20,8 +21,8 @@ for (const f of fonts) await renderer.registerFont({ name: family, data: readFil
 
 /** The nice value of the threads that draw: the bot's event loop gets a core before a card does. */
 const DRAWING_NICE = 10;
-/** Cards drawn at once to find the drawing threads: twice libuv's default pool of 4, so that each of its threads draws. */
-const PROBE_CARDS = 8;
+/** Tasks given the thread pool at once to find its threads: twice libuv's default pool of 4, so that each of them takes one. */
+const PROBE_TASKS = 8;
 
 /**
  * CPU time each thread of this process has had, in ns, by thread id (Linux; empty elsewhere).
@@ -38,18 +39,20 @@ function threadTimes() {
   return times;
 }
 
+/** A few milliseconds of work on libuv's thread pool (a key derivation). */
+const poolWork = () => new Promise((resolve) => pbkdf2('probe', 'salt', 20_000, 32, 'sha256', resolve));
+
 /**
  * Lowers the priority of this thread and of the threads that draw. Takumi draws on libuv's thread
- * pool, not on this thread, so a nice value set here alone would not reach the drawing; the pool's
- * threads are found by what they do: a few cards are drawn at once, and the threads whose CPU time
- * grew by a good share of it are the pool's. (On Linux a nice value is a thread's own; the pool
- * serves the rest of the process too, which the bot uses little: its files are read at start.)
- * Returns how many threads were lowered besides this one.
- * @param {import('@takumi-rs/core').Node} node a card's laid-out tree
- * @param {{ width: number, height: number }} size
+ * pool, not on this thread, so a nice value set here alone would not reach the drawing. The pool's
+ * threads are found by what they do: they are given a little work at once (key derivations, not
+ * cards: drawing on every pool thread at once left about 20 MB more resident), and the threads
+ * whose CPU time grew by a good share of it are the pool's. On Linux a nice value is a thread's
+ * own; the pool serves the rest of the process too, which the bot uses little (its files are read
+ * at start). Returns how many threads were lowered besides this one.
  * @returns {Promise<number>}
  */
-async function lowerDrawingThreads(node, size) {
+async function lowerDrawingThreads() {
   // Elsewhere a nice value is the whole process's: the bot's own thread would be lowered with these.
   if (platform !== 'linux') return 0;
   let self;
@@ -60,7 +63,7 @@ async function lowerDrawingThreads(node, size) {
     return 0;
   }
   const before = threadTimes();
-  await Promise.all(Array.from({ length: PROBE_CARDS }, () => renderer.render(node, { ...size, format: 'png' })));
+  await Promise.all(Array.from({ length: PROBE_TASKS }, poolWork));
   /** @type {[tid: number, ns: number][]} */
   const grew = [...threadTimes()].map(([tid, ns]) => /** @type {[number, number]} */ ([tid, ns - (before.get(tid) ?? ns)])).filter(([tid]) => tid !== pid && tid !== self);
   const most = Math.max(0, ...grew.map(([, ns]) => ns));
@@ -89,8 +92,5 @@ parentPort?.on('message', (/** @type {{ id: number, model: import('./model.ts').
     (/** @type {unknown} */ e) => parentPort?.postMessage({ id: job.id, error: e instanceof Error ? e.message : String(e) }),
   );
 });
-// eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- workerData is what renderer.ts sends
-const { probe } = /** @type {{ probe: import('./model.ts').CardModel }} */ (workerData);
-const probeLayout = cardLayout(probe);
-const lowered = await lowerDrawingThreads(probeLayout.node, { width: probeLayout.width, height: probeLayout.height });
+const lowered = await lowerDrawingThreads();
 parentPort?.postMessage({ ready: true, lowered });

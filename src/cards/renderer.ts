@@ -124,7 +124,7 @@ export function createCardRenderer(options: CardRendererOptions = {}): CardRende
   const cacheEntries = options.cacheEntries ?? 256;
   const cacheBytes = options.cacheBytes ?? 16 * 1024 * 1024;
   const workerUrl = options.workerUrl ?? new URL('./render-worker.mjs', import.meta.url);
-  const workerData = { family: FONT_FAMILY, fonts: fontFiles(), probe: WARM_UP };
+  const workerData = { family: FONT_FAMILY, fonts: fontFiles() };
 
   const cache = new Map<string, Buffer>();
   /** The content key of a model already seen (the same object comes back for a cached lookup's card). */
