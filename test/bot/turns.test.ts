@@ -5,18 +5,8 @@ import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 
 import { FULL, Turns } from '../../src/bot/turns.js';
+import { turnCounter } from '../helpers/turns.js';
 
-/** Counts turns of the event loop: a setImmediate that queues itself runs once a turn. */
-function turnCounter() {
-  let turn = 0;
-  let on = true;
-  const tick = () => {
-    turn++;
-    if (on) setImmediate(tick);
-  };
-  setImmediate(tick);
-  return { now: () => turn, stop: () => (on = false) };
-}
 
 describe('Turns', () => {
   it('lets waiters go in order, one a turn of the event loop, never two in the same turn', async () => {

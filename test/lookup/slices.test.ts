@@ -13,6 +13,7 @@ import { LookupClient } from '../../src/lookup/client.js';
 import { MatchResultSchema, SegmentListSchema, SessionListSchema, readPayload, type Degradation } from '../../src/lookup/schemas.js';
 import { PAYLOAD_LISTS, SLICED_ANSWER_CHARS, readInSlices, scanList } from '../../src/lookup/slices.js';
 import { fullSessions, minimalSessions } from '../fixtures/real-shapes.js';
+import { turnCounter } from '../helpers/turns.js';
 
 const ranges = (text: string, path: string[]) => {
   const scan = scanList(text, path);
@@ -106,18 +107,12 @@ describe('a large answer read in slices', () => {
     const session = (fullSessions() as { items: unknown[] }).items[0];
     const text = JSON.stringify({ data: { items: Array.from({ length: 400 }, () => session), expiryDate: null } });
     expect(text.length).toBeGreaterThan(2 * SLICED_ANSWER_CHARS);
-    let turns = 0;
-    let counting = true;
-    const count = () => {
-      turns++;
-      if (counting) setImmediate(count);
-    };
-    setImmediate(count);
+    const turns = turnCounter();
     const read = await readInSlices(text, SessionListSchema, sessions);
-    counting = false;
+    turns.stop();
     expect(read?.success && read.data.items.length).toBe(400);
     // A turn for each slice of 128 K characters scanned, and more while the entries are read.
-    expect(turns).toBeGreaterThan(Math.floor(text.length / (128 * 1024)));
+    expect(turns.now()).toBeGreaterThan(Math.floor(text.length / (128 * 1024)));
   });
 
   it('hands back what it cannot read for the whole read to decide', async () => {

@@ -28,6 +28,17 @@ function agreeOn<T>(schema: z.ZodType<T>, plain: (raw: unknown) => T | undefined
 }
 const agree = (raw: unknown) => agreeOn(StatInput, plainStat, raw);
 
+/** `check` over `runs` generated values; each path must have been taken at least `least` times, so that the comparison was exercised, not skipped. */
+function agreeOnMany<T>(values: fc.Arbitrary<T>, check: (value: T) => 'fast' | 'schema', runs: number, least: number): void {
+  const taken = { fast: 0, schema: 0 };
+  fc.assert(
+    fc.property(values, (value) => void taken[check(value)]++),
+    { numRuns: runs },
+  );
+  expect(taken.fast).toBeGreaterThan(least);
+  expect(taken.schema).toBeGreaterThan(least);
+}
+
 const fieldValue = fc.oneof(
   fc.constant(undefined),
   fc.constant(null),
@@ -55,18 +66,8 @@ const statFields = fc.record(
 
 describe('stats read without zod', () => {
   it('agree with the schema on any mix of field shapes, and take the fast path only where the schema notes nothing', () => {
-    let fast = 0;
-    let schema = 0;
-    fc.assert(
-      fc.property(statFields, fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 2 }), (known, extra) => {
-        if (agree({ ...extra, ...known }) === 'fast') fast++;
-        else schema++;
-      }),
-      { numRuns: 3_000 },
-    );
-    // Both paths were taken many times: the comparison was exercised, not skipped.
-    expect(fast).toBeGreaterThan(300);
-    expect(schema).toBeGreaterThan(300);
+    const stat = fc.tuple(statFields, fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 2 })).map(([known, extra]) => ({ ...extra, ...known }));
+    agreeOnMany(stat, agree, 3_000, 300);
   });
 
   it('refuses what is not an object, and reads a stat of the service, a real answer and a bare value alike', () => {
@@ -119,17 +120,7 @@ const sessionMatch = fc.record(
 
 describe('session matches read without zod', () => {
   it('agree with the schema on any mix of field shapes, and leave what they refuse untouched', () => {
-    let fast = 0;
-    let schema = 0;
-    fc.assert(
-      fc.property(sessionMatch, (raw) => {
-        if (agreeOn(SessionMatchSchema, plainSessionMatch, raw) === 'fast') fast++;
-        else schema++;
-      }),
-      { numRuns: 2_000 },
-    );
-    expect(fast).toBeGreaterThan(200);
-    expect(schema).toBeGreaterThan(200);
+    agreeOnMany(sessionMatch, (raw) => agreeOn(SessionMatchSchema, plainSessionMatch, raw), 2_000, 200);
   });
 
   it('note a stat dropped inside a match read by hand, as the schema does', () => {
