@@ -52,7 +52,9 @@ function laxList<T extends z.ZodType>(field: string, entry: T, plain?: (item: un
 const optionalList = <T extends z.ZodType>(field: string, entry: T, plain?: (item: unknown) => z.output<T> | undefined) =>
   lax(field, laxList(field, entry, plain), []);
 
-const isoDate = z.string().refine((s) => !Number.isNaN(Date.parse(s)), 'an ISO date');
+/** A text Date.parse reads: what isoDate takes, and what a session match read by hand takes as a date. */
+const isDate = (v: unknown): v is string => typeof v === 'string' && !Number.isNaN(Date.parse(v));
+const isoDate = z.string().refine(isDate, 'an ISO date');
 const text = (field: string) => lax(field, z.string().nullable(), null);
 const num = (field: string) => lax(field, z.number().nullable(), null);
 const record = (field: string) => lax(field, z.record(z.string(), z.unknown()), {});
@@ -159,8 +161,9 @@ function readStat(key: string, raw: unknown): Stat | undefined {
     s = parsed.data;
   }
   if (s.value === null && (s.displayValue === null || s.displayValue === '')) return undefined;
-  // Filled in place: `s` is a new object of this read's own (a copy of a busy player's thousands of
-  // stats was the largest part of what reading their sessions left to the garbage collector).
+  // Filled in place: `s` is the stat as parsed for this read (plainStat) or zod's copy of it (a copy
+  // of a busy player's thousands of stats was most of what reading their sessions left to the
+  // garbage collector).
   const displayType = s.displayType ?? 'Unspecified';
   const stat = s as Stat;
   stat.displayName = s.displayName ?? readableStatName(key);
@@ -339,7 +342,6 @@ export const SessionMatchSchema = z
   .transform((m) => ({ ...m, id: m.id ?? (typeof m.attributes?.id === 'string' ? m.attributes.id : null) }));
 export type SessionMatch = z.infer<typeof SessionMatchSchema>;
 
-const isDate = (v: unknown) => typeof v === 'string' && !Number.isNaN(Date.parse(v));
 const isTextOrNull = (v: unknown) => v === null || typeof v === 'string';
 /** A `{ value, displayValue }` field that valued() reads as it is (or as null) without a note. */
 const plainValued = (v: unknown, ok: (value: unknown) => boolean) =>

@@ -199,12 +199,14 @@ export async function runEmbeddedWorker(): Promise<void> {
   const { source, holdMs, port: listenPort, logLevel } = workerData as EmbeddedWorkerData;
   const post = (m: EmbeddedMessage) => port.postMessage(m);
   // This thread gives way to the bot's when both want a core: on Linux a nice value belongs to the
-  // thread that sets it, so the bot's main thread keeps its priority.
-  try {
-    setPriority(LOOKUP_THREAD_NICE);
-  } catch {
-    // Not allowed here: the service answers at the usual priority.
-  }
+  // thread that sets it, so the bot's main thread keeps its priority. Elsewhere it is the whole
+  // process's, and the bot's own thread would be lowered with this one: left as it is.
+  if (process.platform === 'linux')
+    try {
+      setPriority(LOOKUP_THREAD_NICE);
+    } catch {
+      // Not allowed here: the service answers at the usual priority.
+    }
   const logger = logLevel === 'silent' ? undefined : pino({ level: logLevel }, { write: (line: string) => post({ kind: 'log', line }) });
   const service = await serveEmbedded(source, logger, { ...(holdMs !== undefined ? { holdMs } : {}), port: listenPort });
   port.on('message', (m: { kind: 'close' }) => {
