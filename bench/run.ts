@@ -4,7 +4,7 @@
 // Not part of `npm test`: it takes a few minutes and wants the machine to itself.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -20,6 +20,7 @@ import { cleanEnv, tempLinksDb } from '../test/helpers/bot.js';
 import { startFaultProxy } from '../test/helpers/fault-proxy.js';
 import { freePort } from '../test/helpers/redis.js';
 import { settled } from '../test/helpers/interactions.js';
+import { describeMachine } from './machine.js';
 import { heavyMatches } from './heavy-player.js';
 import { SHIPPED_FLAGS, shippedBot } from './shipped-bot.js';
 import { runSoak } from './soak.js';
@@ -623,7 +624,7 @@ async function main(): Promise<void> {
     process.stderr.write('usage: npm run bench [-- soak | cards | throughput | memory] [--seconds 120 (the soak, at least 10)] [--rate 500] [--compare-semi-space | --compare-flags="<node flags>"]\n');
     process.exit(2);
   }
-  const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${round(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}`;
+  const machine = await describeMachine();
   process.stderr.write(`npm run bench on ${machine}\n`);
   if (positionals.includes('cards')) {
     // `npm run bench -- cards`: the cards section alone.

@@ -7,7 +7,7 @@
 // service imports the dataset (bench/scale-bot.ts). Writes bench/results/scale-<sizes>.json and
 // prints a table.
 import { createWriteStream, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync, readdirSync } from 'node:fs';
-import { cpus, tmpdir, totalmem, loadavg } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
@@ -19,6 +19,7 @@ import { Memo, matchReport, matches, profile, search, segments, sessions, type L
 import { PgStore } from '../src/service/pg-store.js';
 import type { Store } from '../src/service/store-api.js';
 import { StatsStore } from '../src/service/store.js';
+import { describeMachine, describeReferenceLoop } from './machine.js';
 import { botWhileImporting } from './scale-bot.js';
 import { benchPlayers, scaleLines, scalePlayer } from './scale-data.js';
 
@@ -199,7 +200,7 @@ async function measure(n: number, kind: 'sqlite' | 'postgres', data: string): Pr
 }
 
 async function main(): Promise<void> {
-  const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${round(totalmem() / 2 ** 30, 1)} GB, Node ${process.version}, load average at start ${loadavg().map((l) => round(l, 1)).join(' ')}`;
+  const machine = `${await describeMachine()} (at the start)`;
   process.stderr.write(`scale bench on ${machine}\n`);
   for (const n of sizes) {
     const dir = mkdtempSync(join(tmpdir(), 'scale-data-'));
@@ -227,7 +228,9 @@ async function main(): Promise<void> {
     });
     lines.push(`| ${f} | ${cells.join(' | ')} | ${rows.find((x) => x.figure === f && x.target)?.target ?? ''} |`);
   }
-  process.stdout.write(`${machine}\n\n${lines.join('\n')}\n`);
+  // The machine's speed moves over a long run: the reference loop again, at the end.
+  const atEnd = `at the end ${describeReferenceLoop()}, load average ${loadavg().map((l) => round(l, 1)).join(' ')}`;
+  process.stdout.write(`${machine}; ${atEnd}\n\n${lines.join('\n')}\n`);
 }
 
 await main();
