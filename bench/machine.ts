@@ -1,6 +1,6 @@
 // What the benches print about the machine they ran on: its cores, memory and Node, and how fast
 // and how steady it was at the time. The same two-core virtual machine ran the same import 40 %
-// slower from one day to the next, and an idle process on it sees its timers fire up to 5 ms late:
+// slower from one day to the next, and an idle process on it sees its timers fire up to 9 ms late:
 // figures from different days compare only beside these two numbers.
 import { createHash } from 'node:crypto';
 import { cpus, loadavg, totalmem } from 'node:os';
