@@ -1,6 +1,6 @@
 // What the benches print about the machine they ran on: its cores, memory and Node, and how fast
-// and how steady it was at the time. The same two-core virtual machine ran the same import 40 %
-// slower from one day to the next, and an idle process on it sees its timers fire up to 9 ms late:
+// and how steady it was at the time. The same two-core virtual machine ran the same import 40 to
+// 50 % slower from one day to the next, and an idle process on it sees its timers fire up to 9 ms late:
 // figures from different days compare only beside these two numbers.
 import { createHash } from 'node:crypto';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -34,7 +34,7 @@ function referenceLoopOnce(): number {
  * The reference loop run five times (about 1.5 s): its median and range in ms. The machine's speed
  * moves from second to second (the same process: 427 to 646 ms for one loop twice as long as this).
  */
-export function referenceLoopMs(): { median: number; min: number; max: number } {
+function referenceLoopMs(): { median: number; min: number; max: number } {
   const runs = Array.from({ length: 5 }, referenceLoopOnce).sort((a, b) => a - b);
   return { median: round(runs[2] ?? 0, 0), min: round(runs[0] ?? 0, 0), max: round(runs[4] ?? 0, 0) };
 }
