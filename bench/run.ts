@@ -506,6 +506,7 @@ async function cards(): Promise<void> {
       const roundTrip: number[] = [];
       const untilSent: number[] = [];
       const inBot: number[] = [];
+      const afterSent: number[] = [];
       typed.forEach((h, i) => {
         // Those typed after the last profile was answered are not during the burst.
         if (h.dispatchedAt > lastReplyAt) return;
@@ -515,6 +516,7 @@ async function cards(): Promise<void> {
         if (!s) return;
         untilSent.push(s.sentAt - (h.dispatchedAt + monotonicOffset));
         inBot.push(s.sentAt - s.readAt);
+        if (answer) afterSent.push(answer.at + monotonicOffset - s.sentAt);
       });
       const missing = answers.filter((a) => !a).length;
       process.stderr.write(`  burst${env.CARDS === 'off' ? ' (CARDS=off)' : ''}: last reply ${round(lastReply, 0)} ms, ${unanswered} unanswered, ${cardsSent} with a card, cards not drawn ${JSON.stringify(shed)}; ${typed.length} autocompletes, ${missing} unanswered\n`);
@@ -522,6 +524,7 @@ async function cards(): Promise<void> {
         roundTrip,
         untilSent,
         inBot,
+        afterSent,
         harnessLoop: { p99: round(loop.percentile(99) / 1e6, 1), max: round(loop.max / 1e6, 1) },
         lastReply: round(lastReply, 0),
         cpu,
@@ -544,6 +547,7 @@ async function cards(): Promise<void> {
       roundTrip: stats(all.flatMap((r) => r.roundTrip)),
       untilSent: stats(all.flatMap((r) => r.untilSent)),
       inBot: stats(all.flatMap((r) => r.inBot)),
+      afterSent: stats(all.flatMap((r) => r.afterSent)),
       harnessLoop: { p99: Math.max(...all.map((r) => r.harnessLoop.p99)), max: Math.max(...all.map((r) => r.harnessLoop.max)) },
       lastReply: Math.round(sum((r) => r.lastReply) / rounds),
       cpu: Math.round(sum((r) => r.cpu) / rounds),
@@ -560,6 +564,8 @@ async function cards(): Promise<void> {
   record({ section, name: 'autocomplete p50 during the burst, dispatch to answer sent', value: on.untilSent.p50, unit: 'ms', baseline: off.untilSent.p50 });
   record({ section, name: 'autocomplete p99 during the burst, round trip as the Discord double sees it', value: on.roundTrip.p99, unit: 'ms', target, baseline: off.roundTrip.p99, note: `n=${on.roundTrip.n}; the double shares the bench process with the burst it receives (its event loop delay p99 ${on.harnessLoop.p99} ms, max ${on.harnessLoop.max} ms)` });
   record({ section, name: 'autocomplete p50 during the burst, round trip', value: on.roundTrip.p50, unit: 'ms', baseline: off.roundTrip.p50 });
+  // The round trip's second hop: what the bench process (the double) adds after the bot has sent.
+  record({ section, name: 'autocomplete p99 during the burst, answer sent by the bot to the double stamping it', value: on.afterSent.p99, unit: 'ms', baseline: off.afterSent.p99, note: `p50 ${on.afterSent.p50} ms; the double's share of the round trip (the bot's clock and the bench's are the same monotonic clock)` });
   record({ section, name: 'autocomplete p99 during the burst, in the bot: frame read to answer sent', value: on.inBot.p99, unit: 'ms', baseline: off.inBot.p99, note: `p50 ${on.inBot.p50} ms` });
   record({
     section,
