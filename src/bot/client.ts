@@ -1,5 +1,26 @@
 // The discord.js client: no gateway intents (interactions need none), small caches, no mentions.
-import { Client, Options } from 'discord.js';
+import { Client, Options, REST } from 'discord.js';
+
+/**
+ * discord.js' REST settings, for the gateway client and for the HTTP interactions' REST client alike.
+ * The running bot calls interaction endpoints only (callbacks, edits, follow-ups), which Discord
+ * does not bind to the bot's global rate limit; discord.js' client-side one (50 a second) would
+ * hold deferred answers back under load. Discord's own 429s are still obeyed.
+ * Each deferred answer's edits and follow-ups get a rate-limit queue of their own (keyed by the
+ * interaction's token), which discord.js keeps until its hourly sweep: at ten deferrals a second
+ * that is tens of thousands of dead queues. A token is good for 15 minutes; sweep every minute.
+ */
+export function restOptions(apiUrl: string): { api: string; globalRequestsPerSecond: number; handlerSweepInterval: number } {
+  return { api: apiUrl, globalRequestsPerSecond: 500, handlerSweepInterval: 60_000 };
+}
+
+/**
+ * The REST client of HTTP interactions mode: interaction webhooks authenticate with the
+ * interaction's token, so it needs no bot token; the same settings as the gateway client's.
+ */
+export function createInteractionsRest(apiUrl: string): REST {
+  return new REST({ ...restOptions(apiUrl), timeout: 10_000 });
+}
 
 /**
  * `shards`: the shards this process runs (`ids`, all of them unset) of `count` in all; unset, one
@@ -10,13 +31,7 @@ export function createDiscordClient(apiUrl: string, shards?: { count: number; id
   const client = new Client({
     intents: [],
     ...(shards ? { shardCount: shards.count, shards: shards.ids ?? Array.from({ length: shards.count }, (_, i) => i) } : {}),
-    // The running bot calls interaction endpoints only (callbacks, edits, follow-ups), which Discord
-    // does not bind to the bot's global rate limit; discord.js' client-side one (50 a second) would
-    // hold deferred answers back under load. Discord's own 429s are still obeyed.
-    // Each deferred answer's edits and follow-ups get a rate-limit queue of their own (keyed by the
-    // interaction's token), which discord.js keeps until its hourly sweep: at ten deferrals a second
-    // that is tens of thousands of dead queues. A token is good for 15 minutes; sweep every minute.
-    rest: { api: apiUrl, globalRequestsPerSecond: 500, handlerSweepInterval: 60_000 },
+    rest: restOptions(apiUrl),
     allowedMentions: { parse: [] },
     // The bot reads nothing but interactions: nothing else needs caching, whatever the gateway sends.
     makeCache: Options.cacheWithLimits({

@@ -10,7 +10,7 @@ import { openLookupsOrExit } from '../compose.js';
 import { loadBotConfig, loadDotEnv } from '../config.js';
 import { startHealthServer, type HealthServer, type ReadinessCheck } from '../observe/health-server.js';
 import { createLogger, passwordOf, withoutCredentials } from '../observe/logger.js';
-import { createDiscordClient } from './client.js';
+import { createDiscordClient, createInteractionsRest } from './client.js';
 import { createCallbackSender } from './direct-callbacks.js';
 import { FeedPoller, feedClock, restPoster } from './feed.js';
 import { fromGateway } from './gateway.js';
@@ -125,8 +125,7 @@ async function main(): Promise<void> {
   const ready = { lookups: lookups.embedded ? 'embedded service' : withoutCredentials(lookups.baseUrl), cache: config.CACHE_URL ? 'redis' : 'memory' };
 
   if (config.INTERACTIONS_MODE === 'http') {
-    // Interaction webhooks authenticate with the interaction's token: the REST client needs no bot token.
-    const rest = new REST({ api: config.DISCORD_API_URL, globalRequestsPerSecond: 500, timeout: 10_000 });
+    const rest = createInteractionsRest(config.DISCORD_API_URL);
     try {
       const server = await startInteractionsServer({ host: config.INTERACTIONS_HOST, port: config.INTERACTIONS_PORT, publicKey: config.DISCORD_PUBLIC_KEY ?? '', router, rest, logger });
       closeTransport = () => server.close();

@@ -170,6 +170,13 @@ export interface LookupStats {
 }
 
 const MIN_TTL_MS = 5_000;
+/**
+ * Failures that are the operator's to fix, not the user's (the service down or slow, the key
+ * refused or over its quota, answers that cannot be read): each user gets a notice, and the log a
+ * warning, at most one a kind a minute, saying how many alike it left out.
+ */
+const OPERATOR_FAILURES: readonly LookupErrorKind[] = ['unauthorized', 'rate_limited', 'timeout', 'unavailable', 'invalid_response'];
+export const FAILURE_WARNING_INTERVAL_MS = 60_000;
 const MAX_TTL_MS = 24 * 3_600_000;
 
 export class LookupClient {
@@ -181,6 +188,8 @@ export class LookupClient {
   private readonly now: () => number;
   private readonly random: () => number;
   readonly stats: LookupStats = { requests: 0, cacheHits: 0, staleServed: 0, joined: 0 };
+  /** By kind of failure (OPERATOR_FAILURES, so at most five): when the next warning may go, and how many were left out since the last. */
+  private readonly warned = new Map<LookupErrorKind, { next: number; left: number }>();
 
   constructor(private readonly options: LookupClientOptions) {
     this.base = new URL(options.baseUrl.endsWith('/') ? options.baseUrl.slice(0, -1) : options.baseUrl);
@@ -260,6 +269,23 @@ export class LookupClient {
     return this.within(flight, deadline);
   }
 
+  private warnOperator(req: Request<unknown>, error: LookupError): void {
+    const logger = this.options.logger;
+    if (!logger) return;
+    const now = this.now();
+    const last = this.warned.get(error.kind);
+    if (last && now < last.next) {
+      last.left++;
+      return;
+    }
+    this.warned.set(error.kind, { next: now + FAILURE_WARNING_INTERVAL_MS, left: 0 });
+    // The error as the client made it: the API key is never part of it (redact()).
+    logger.warn(
+      { kind: error.kind, status: error.status ?? null, code: error.code ?? null, endpoint: `${req.endpoint.title}.${req.endpoint.kind}`, message: error.message, alikeLeftOut: last?.left ?? 0 },
+      'lookups are failing: users get a notice',
+    );
+  }
+
   /** A joined flight may have been started with a longer deadline than this caller has. */
   private async within<T>(flight: Promise<ApiResponse<T>>, deadline: number): Promise<ApiResponse<T>> {
     const result = await within(flight, deadline - this.now());
@@ -285,6 +311,8 @@ export class LookupClient {
       return fetched;
     }
     const error = fetched.errors?.[0];
+    // The embedded service loading its data after a start is no failure: it says so itself.
+    if (error && OPERATOR_FAILURES.includes(error.kind) && error.code !== 'ServiceLoading') this.warnOperator(req, error);
     if (error?.kind === 'not_found') {
       await this.options.cache.set(req.cacheKey, { v: 1, fetchedAt: fetched.meta.fetchedAt, freshUntil: fetched.meta.fetchedAt + DEFAULT_TTL_MS.not_found, error } satisfies CachedEntry, DEFAULT_TTL_MS.not_found);
     }

@@ -84,7 +84,7 @@ function querySchema(options: readonly QueryOption[]): Route['query'] {
       const allowed = o.required ? o.values : ['', ...o.values];
       field = z.string().refine((v) => allowed.includes(v), { message: `must be one of: ${o.values.join(', ')}${o.required ? '' : ' (or empty)'}` });
     } else if (o.kind === 'integer') {
-      field = z.string().regex(/^(\d{1,5})?$/, 'must be a whole number');
+      field = z.string().regex(/^(\d{1,5})?$/, 'must be a whole number of at most 5 digits');
     } else {
       field = z.string().max(300, 'is too long');
     }

@@ -1,7 +1,7 @@
 import { Events, GatewayDispatchEvents } from 'discord.js';
 import { describe, expect, it } from 'vitest';
 
-import { createDiscordClient } from '../../src/bot/client.js';
+import { createDiscordClient, createInteractionsRest } from '../../src/bot/client.js';
 
 describe('the discord.js client', () => {
   it('sweeps the rate-limit queues of answered interactions every minute, not every hour', async () => {
@@ -12,6 +12,13 @@ describe('the discord.js client', () => {
     } finally {
       await client.destroy();
     }
+  });
+
+  it('sweeps them every minute in HTTP interactions mode too (its REST client is its own)', () => {
+    const rest = createInteractionsRest('http://127.0.0.1:1/api');
+    expect(rest.options.handlerSweepInterval).toBe(60_000);
+    expect(rest.options.globalRequestsPerSecond).toBe(500);
+    expect(rest.options.api).toBe('http://127.0.0.1:1/api');
   });
 
   it('hands interactions over raw and builds no interaction object of its own (a discord.js upgrade that moves its action fails here)', async () => {

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import { createLookupCache, type LookupCache } from '../../src/lookup/cache.js';
+import { FAILURE_WARNING_INTERVAL_MS } from '../../src/lookup/client.js';
 import type { StatsProfile } from '../../src/lookup/schemas.js';
 import { smallLines } from '../fixtures/small-dataset.js';
 import { startFaultServer, type FaultServer } from '../helpers/fault-server.js';
@@ -328,6 +329,40 @@ describe('single flight and cache', () => {
     expect(r.data?.platformInfo.platformUserHandle).toBe('Ash');
     expect(fault.requests).toHaveLength(2);
     expect(t.logs()).toContain('no longer fits its schema');
+    await t.client.close();
+  });
+});
+
+describe('what the operator hears', () => {
+  const warnings = (logs: string) =>
+    logs
+      .split('\n')
+      .filter((l) => l.includes('lookups are failing'))
+      .map((l) => JSON.parse(l) as { level: number; kind: string; status: number | null; alikeLeftOut: number; endpoint: string });
+
+  it('warns of a refused key at most once a minute a kind, counting those it left out, and never of a missing player', async () => {
+    fault.setDefault({ status: 401, body: { message: 'Invalid authentication credentials' } });
+    const t = await lookup({ apiKey: 'sekrit-api-key-123' });
+    for (const id of ['a', 'b', 'c']) expect((await t.client.profile('title_a', 'pc_store_a', id)).errors?.[0]?.kind).toBe('unauthorized');
+    let w = warnings(t.logs());
+    expect(w).toHaveLength(1);
+    expect(w[0]).toMatchObject({ level: 40, kind: 'unauthorized', status: 401, endpoint: 'title_a.profile', alikeLeftOut: 0 });
+    // Another kind is told at once; the first kind again only once its minute is past.
+    fault.setDefault({ status: 503, body: { errors: [{ code: 'Internal', message: 'down' }] } });
+    await t.client.profile('title_a', 'pc_store_a', 'd');
+    fault.setDefault({ status: 401, body: { message: 'Invalid authentication credentials' } });
+    t.advance(FAILURE_WARNING_INTERVAL_MS);
+    await t.client.profile('title_a', 'pc_store_a', 'e');
+    w = warnings(t.logs());
+    expect(w.map((x) => [x.kind, x.alikeLeftOut])).toEqual([
+      ['unauthorized', 0],
+      ['unavailable', 0],
+      ['unauthorized', 2],
+    ]);
+    fault.setDefault({ status: 404, body: { errors: [{ code: 'CollectorResultStatus::NotFound', message: 'no such player' }] } });
+    await t.client.profile('title_a', 'pc_store_a', 'f');
+    expect(warnings(t.logs())).toHaveLength(3);
+    expect(t.logs()).not.toContain('sekrit-api-key-123');
     await t.client.close();
   });
 });

@@ -177,6 +177,8 @@ describe('segments', () => {
     expect(q.message).toContain('ranked, social');
     for (const season of ['two', '-1', '1.5', '0', '123456'])
       expect((await error(`${A}/profile/pc_store_a/76561198000000042/segments/map?season=${season}`, 400)).data.parameter).toBe('season');
+    // A whole number too long is told so, not that it is no whole number.
+    expect((await error(`${A}/profile/pc_store_a/76561198000000042/segments/map?season=123456`, 400)).message).toContain('at most 5 digits');
     const c = await error('/v2/title_c/standard/profile/pc_store_c/Ember%234471/segments/legend', 400);
     expect(c.data.allowed).toEqual(['hero']);
   });
