@@ -260,7 +260,11 @@ export class Router {
     const deps = this.answering(started);
     this.counts.components++;
     const action = parseCustomId(pressed.customId);
-    if (!action) return { outcome: 'not ours' };
+    // A control of another version of the bot (or made up): told, like an expired one, never left unanswered.
+    if (!action) {
+      await answer.reply(notice(say(pressed.locale, 'bot.expired')));
+      return { outcome: 'not ours' };
+    }
     const view = await this.deps.views.load(action.stateId);
     if (!view || this.closing) {
       await answer.reply(notice(say(pressed.locale, view ? 'bot.restarting' : 'bot.expired')));
@@ -270,7 +274,11 @@ export class Router {
     const locale = pressed.locale;
     if (action.kind === 'open') {
       const value = pressed.values?.[0];
-      if (!value) return { outcome: 'nothing picked' };
+      if (!value) {
+        // Acknowledged, the message left as it is: Discord would otherwise show the press as failed.
+        await answer.deferUpdate();
+        return { outcome: 'nothing picked' };
+      }
       return this.answerComponent(answer, openFromView(view, action.stateId, value, deps, locale), 'reply', !owner);
     }
     // A way onward replaces the owner's message with the player's other view; anyone else gets it privately.

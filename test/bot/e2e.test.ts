@@ -208,6 +208,17 @@ describe('the bot process against the Discord double', () => {
     const stale = await send(component({ customId: 'pg:gone-state-id:2' }));
     expect(stale.callback).toMatchObject({ type: 4, data: { flags: EPHEMERAL } });
     expect(stale.callback.data?.content).toContain('expired');
+    // A control this bot never made (another version's, or made up) is told the same, not left unanswered.
+    const strange = await send(component({ customId: 'zz:not-a-control' }));
+    expect(strange.callback).toMatchObject({ type: 4, data: { flags: EPHEMERAL } });
+    expect(strange.callback.data?.content).toContain('expired');
+  });
+
+  it('acknowledges a menu sent with nothing picked, leaving the message as it is', async () => {
+    const list = await send(chatInput({ group: 'title_a', subcommand: 'matches', options: { platform: 'pc_store_a', player: 'novaplays' }, user: OWNER }));
+    const menu = list.callback.data?.components?.flatMap((r) => r.components).find((c) => c.custom_id?.startsWith('op:'));
+    const empty = await send(component({ customId: menu!.custom_id!, values: [], user: OWNER }));
+    expect(empty.callback.type).toBe(6);
   });
 
   it('links an account and uses it when player is left out', async () => {
