@@ -8,6 +8,11 @@ import { LRUCache } from 'lru-cache';
 
 /** Keys whose stored text (or absence) is kept in memory: a profile reads its viewer's link every time. */
 const READ_CACHE_ENTRIES = 10_000;
+/**
+ * And their text at most, in characters: a link is a hundred, but a server's member list (the same
+ * store) can be 20 K, and 10,000 of those would be 200 MB.
+ */
+export const READ_CACHE_CHARS = 8_000_000;
 
 const NONE = { none: true } as const;
 
@@ -20,7 +25,12 @@ export class SqliteKeyvStore {
    * What was last read or written per key (`null`: no row). Exact, since one process owns the file
    * (a second process on the same LINKS_DB is not supported); bounded, least recently used out first.
    */
-  private readonly read = new LRUCache<string, string | { none: true }>({ max: READ_CACHE_ENTRIES });
+  private readonly read = new LRUCache<string, string | { none: true }>({
+    max: READ_CACHE_ENTRIES,
+    maxSize: READ_CACHE_CHARS,
+    // A text longer than the whole budget is not kept (lru-cache refuses it) and is read from the file each time.
+    sizeCalculation: (value, key) => key.length + (typeof value === 'string' ? value.length : 1),
+  });
 
   constructor(path: string) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
