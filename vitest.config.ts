@@ -17,7 +17,7 @@ export default defineConfig({
           name: 'postgres',
           include: ['test/service/**/*.test.ts'],
           // These never touch a store, or always the same one (the CLI over files and over PostgreSQL, the bot's embedded store).
-          exclude: ['test/service/{aggregate,sessions,cli,embedded,dataset-fast-path,postgres-cli,file-lines}.test.ts'],
+          exclude: ['test/service/{aggregate,sessions,cli,embedded,dataset-fast-path,postgres-cli,postgres-silent,file-lines}.test.ts'],
           env: { TEST_STORE: 'postgres' },
         },
       },

@@ -49,7 +49,7 @@ async function main(): Promise<void> {
   let loaded;
   try {
     loaded = await loadStore(
-      { data: args.data, db: args.db },
+      { data: args.data, db: args.db, logger },
       {
         onRefused: (r) => {
           if (reportedRefusals++ < 20) process.stderr.write(`line ${r.line}: ${r.reason}\n`);

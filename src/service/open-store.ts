@@ -2,7 +2,7 @@
 // import process do: a dataset file, a kept SQLite file or PostgreSQL database, or the demo data.
 import { demoLines } from './demo.js';
 import { importFile, importLines, type ImportOptions, type ImportSummary } from './import.js';
-import { PgStore } from './pg-store.js';
+import { PgStore, type PgStoreOptions } from './pg-store.js';
 import type { Store } from './store-api.js';
 import { StatsStore } from './store.js';
 
@@ -11,6 +11,8 @@ export interface StoreSource {
   data?: string | undefined;
   /** Keep the store in this SQLite file, or in PostgreSQL at this postgres:// URL; default in memory. */
   db?: string | undefined;
+  /** Hears what a PostgreSQL store cannot tell a caller (see PgStoreOptions). */
+  logger?: PgStoreOptions['logger'];
 }
 
 const isPostgres = (db: string | undefined): db is string => db !== undefined && /^postgres(ql)?:\/\//i.test(db);
@@ -19,12 +21,12 @@ const isPostgres = (db: string | undefined): db is string => db !== undefined &&
  * Opens the store a `--db` value names: a postgres:// URL (`?schema=name` keeps the tables in that
  * schema), an SQLite file, or (undefined) memory.
  */
-export async function openStore(db: string | undefined): Promise<Store> {
+export async function openStore(db: string | undefined, logger?: PgStoreOptions['logger']): Promise<Store> {
   if (!isPostgres(db)) return new StatsStore(db ?? ':memory:');
   const url = new URL(db);
   const schema = url.searchParams.get('schema') ?? undefined;
   url.searchParams.delete('schema');
-  return PgStore.open({ url: url.toString(), ...(schema ? { schema } : {}) });
+  return PgStore.open({ url: url.toString(), ...(schema ? { schema } : {}), logger });
 }
 
 /** A `--db` value fit for a log line: a URL's password never appears. */
@@ -47,7 +49,7 @@ export async function loadStore(
   source: StoreSource,
   options: ImportOptions & { onBytes?: (read: number, total: number) => void } = {},
 ): Promise<{ store: Store; summary: ImportSummary | null }> {
-  const store = await openStore(source.db);
+  const store = await openStore(source.db, source.logger);
   try {
     if (source.data) return { store, summary: await importFile(store, source.data, options) };
     if (source.db && (await store.counts()).matches > 0) return { store, summary: null };

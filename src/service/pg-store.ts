@@ -4,6 +4,7 @@
 // other processes read is always whole; rank material is rebuilt when the import ends, and every
 // process notices a new import through the `generation` it polls.
 import pg from 'pg';
+import type { Logger } from 'pino';
 
 import type { PlatformSlug, SegmentDimension, TitleSlug } from '../catalog/index.js';
 import type { AggregateRow, MatchRow } from './aggregate.js';
@@ -102,6 +103,11 @@ export interface PgStoreOptions {
   /** Deadline of one statement of a lookup (an import's statements get longer). */
   statementTimeoutMs?: number;
   poolSize?: number;
+  /**
+   * Hears what the store cannot tell a caller: an idle connection that failed, the check of other
+   * processes' imports failing (they go unseen meanwhile) and coming back.
+   */
+  logger?: Pick<Logger, 'warn' | 'info'> | undefined;
 }
 
 const int8 = (v: string | null) => (v === null ? null : Number(v));
@@ -116,7 +122,18 @@ export class PgStore implements Store {
   private importing = false;
   private poll: NodeJS.Timeout | undefined;
 
-  private constructor(pool: pg.Pool) {
+  /** Whether the last check of the import generation failed (told once when it starts failing, once when it is back). */
+  private generationFailing = false;
+
+  private constructor(
+    pool: pg.Pool,
+    /**
+     * A lookup's statement waits at most this long for its answer on this side too: the server's
+     * statement_timeout cannot end a wait on a connection that died without a word.
+     */
+    private readonly readTimeoutMs: number,
+    private readonly logger: PgStoreOptions['logger'],
+  ) {
     this.pool = pool;
   }
 
@@ -125,18 +142,19 @@ export class PgStore implements Store {
     const types = new pg.TypeOverrides();
     types.setTypeParser(20, int8); // BIGINT and COUNT(*): numbers, as SQLite gives them
     const schema = options.schema;
+    const statementTimeoutMs = options.statementTimeoutMs ?? 10_000;
     const pool = new pg.Pool({
       connectionString: options.url,
       max: options.poolSize ?? 8,
       connectionTimeoutMillis: 5_000,
-      statement_timeout: options.statementTimeoutMs ?? 10_000,
+      statement_timeout: statementTimeoutMs,
       idleTimeoutMillis: 30_000,
       types,
       ...(schema ? { options: `-c search_path=${schema}` } : {}),
     });
-    // An idle client's error (the server restarted) would otherwise end the process.
-    pool.on('error', () => undefined);
-    const store = new PgStore(pool);
+    // An idle client's error (the server restarted) would otherwise end the process; the pool drops that client.
+    pool.on('error', (e) => options.logger?.warn({ err: e.message }, 'an idle PostgreSQL connection failed; the pool drops it'));
+    const store = new PgStore(pool, statementTimeoutMs + 2_000, options.logger);
     try {
       if (schema) await pool.query(`CREATE SCHEMA IF NOT EXISTS ${pg.escapeIdentifier(schema)}`);
       await pool.query(SCHEMA);
@@ -145,13 +163,31 @@ export class PgStore implements Store {
       await pool.end();
       throw e;
     }
-    store.poll = setInterval(() => void store.readGeneration().catch(() => undefined), GENERATION_POLL_MS);
+    store.poll = setInterval(() => void store.followGeneration(), GENERATION_POLL_MS);
     store.poll.unref();
     return store;
   }
 
+  /** A query whose answer is waited for at most readTimeoutMs (node-postgres' `query_timeout`, which its types leave out). */
+  private deadlined<C extends pg.QueryConfig>(config: C): C {
+    return Object.assign(config, { query_timeout: this.readTimeoutMs });
+  }
+
+  /** The poll's step: a failure is told when it starts and when it ends, not every 2 s. */
+  private async followGeneration(): Promise<void> {
+    try {
+      await this.readGeneration();
+      if (this.generationFailing) this.logger?.info('PostgreSQL answers again: other processes\' imports are seen again');
+      this.generationFailing = false;
+    } catch (e) {
+      if (!this.generationFailing)
+        this.logger?.warn({ err: (e as Error).message }, 'cannot read the import generation from PostgreSQL: other processes\' imports go unseen until it answers');
+      this.generationFailing = true;
+    }
+  }
+
   private async readGeneration(): Promise<void> {
-    const { rows } = await this.pool.query<{ value: string }>("SELECT value FROM meta WHERE key = 'generation'");
+    const { rows } = await this.pool.query<{ value: string }>(this.deadlined({ text: "SELECT value FROM meta WHERE key = 'generation'" }));
     const g = Number(rows[0]?.value ?? 0);
     if (g !== this.generation) this.generation = g;
   }
@@ -377,8 +413,8 @@ export class PgStore implements Store {
 
   private async rows<R>(sql: string, params: unknown[], arrays = false): Promise<R[]> {
     const result = arrays
-      ? await this.pool.query({ text: sql, values: params, rowMode: 'array' })
-      : await this.pool.query(sql, params);
+      ? await this.pool.query(this.deadlined({ text: sql, values: params, rowMode: 'array' as const }))
+      : await this.pool.query(this.deadlined({ text: sql, values: params }));
     return result.rows as R[];
   }
 
