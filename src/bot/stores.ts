@@ -100,15 +100,22 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
     const redisFeed = await redisFeedStore(options.redisUrl, options.namespace, timeoutMs);
     feed = redisFeed;
     closers.push(...opened.map((o) => o.close), () => redisFeed.close());
+    let connected = false;
     try {
       await withTimeout(Promise.all([...opened.map((o) => o.ready), redisFeed.ready]), options.connectTimeoutMs ?? 2_000, 'connecting to Redis');
-      if (existsSync(options.linksPath)) {
-        const moved = await moveFeedToRedis(options.linksPath, feed);
-        options.logger?.info(moved, 'session feed settings moved from LINKS_DB to Redis');
-        await moveLinksToRedis(options.linksPath, `${options.namespace}-links`, linksKeyv, options.logger);
-      }
+      connected = true;
     } catch (e) {
       options.logger?.warn({ reason: (e as Error).message }, 'Redis unavailable: links and paged replies fail until it is back');
+    }
+    if (connected && existsSync(options.linksPath)) {
+      try {
+        const moved = await moveFeedToRedis(options.linksPath, feed);
+        options.logger?.info(moved, 'session feed settings moved from LINKS_DB to Redis');
+        await moveLinksToRedis(options.linksPath, `${options.namespace}-links`, linksKeyv, timeoutMs, options.logger);
+      } catch (e) {
+        // The file keeps its name until every link is across, so the next start carries on.
+        options.logger?.warn({ file: options.linksPath, reason: (e as Error).message }, 'LINKS_DB not moved to Redis: tried again at the next start');
+      }
     }
   } else {
     let file: SqliteKeyvStore;
@@ -206,7 +213,7 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
  * Moves the links kept in the SQLite file into Redis, once: a link already in Redis wins, and the
  * file is renamed to `<file>.moved-to-redis` so that a link removed later does not come back.
  */
-async function moveLinksToRedis(path: string, namespace: string, redis: Keyv, logger: Logger | undefined): Promise<void> {
+async function moveLinksToRedis(path: string, namespace: string, redis: Keyv, timeoutMs: number, logger: Logger | undefined): Promise<void> {
   let file: SqliteKeyvStore;
   try {
     file = new SqliteKeyvStore(path);
@@ -223,9 +230,9 @@ async function moveLinksToRedis(path: string, namespace: string, redis: Keyv, lo
       const link = LinkedAccountSchema.safeParse((JSON.parse(text) as { value?: unknown }).value);
       if (!link.success) continue;
       const id = key.slice(prefix.length);
-      if ((await redis.get(id)) !== undefined) kept++;
+      if ((await withTimeout(redis.get(id), timeoutMs, 'reading a link from Redis')) !== undefined) kept++;
       else {
-        await redis.set(id, link.data);
+        await withTimeout(redis.set(id, link.data), timeoutMs, 'writing a link to Redis');
         moved++;
       }
     }
