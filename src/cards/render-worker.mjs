@@ -14,11 +14,6 @@ import { importBeside } from '../module-beside.mjs';
 
 const { cardLayout } = /** @type {typeof import('./layout.ts')} */ (await importBeside(import.meta.url, 'layout'));
 
-const renderer = new Renderer();
-// eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- workerData is what renderer.ts sends: the family and the font files
-const { family, fonts } = /** @type {{ family: string, fonts: { path: string, weight: number, unicodeRange: [number, number][] }[] }} */ (workerData);
-for (const f of fonts) await renderer.registerFont({ name: family, data: readFileSync(f.path), weight: f.weight, unicodeRange: f.unicodeRange });
-
 /** The nice value of the threads that draw: the bot's event loop gets a core before a card does. */
 const DRAWING_NICE = 10;
 /** Tasks given the thread pool at once to find its threads: twice libuv's default pool of 4, so that each of them takes one. */
@@ -79,6 +74,16 @@ async function lowerDrawingThreads() {
   return lowered;
 }
 
+// Lowered first, before takumi starts: the threads it makes of its own (a pool for drawing in
+// parallel) take the nice value of the thread that makes them, and would otherwise draw at the
+// normal priority for the life of the process.
+const lowered = await lowerDrawingThreads();
+
+const renderer = new Renderer();
+// eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- workerData is what renderer.ts sends: the family and the font files
+const { family, fonts } = /** @type {{ family: string, fonts: { path: string, weight: number, unicodeRange: [number, number][] }[] }} */ (workerData);
+for (const f of fonts) await renderer.registerFont({ name: family, data: readFileSync(f.path), weight: f.weight, unicodeRange: f.unicodeRange });
+
 parentPort?.on('message', (/** @type {{ id: number, model: import('./model.ts').CardModel }} */ job) => {
   let layout;
   try {
@@ -92,5 +97,4 @@ parentPort?.on('message', (/** @type {{ id: number, model: import('./model.ts').
     (/** @type {unknown} */ e) => parentPort?.postMessage({ id: job.id, error: e instanceof Error ? e.message : String(e) }),
   );
 });
-const lowered = await lowerDrawingThreads();
 parentPort?.postMessage({ ready: true, lowered });
