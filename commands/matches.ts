@@ -10,15 +10,20 @@ import { say } from '../src/locales/index.js';
 type MatchesView = Extract<View, { kind: 'matches' }>;
 
 const call = { deadlineMs: COMMAND_DEADLINE_MS };
+/** What is left of one deadline for a walk of several lookups, at least 1 ms (then each step gives up at once). */
+const until = (deadline: number) => ({ deadlineMs: Math.max(1, deadline - Date.now()) });
 /** The service pages 20 matches with a cursor; a reply page shows 10. */
 const SERVICE_PAGE = 20;
 
 async function render(view: MatchesView, stateId: string, page: number, deps: Deps, locale?: string): Promise<Reply> {
-  // Walk the cursors (cached) to the service page that holds this reply page.
+  // Walk the cursors (cached) to the service page that holds this reply page, within one deadline
+  // for the whole walk: a page far along (a custom id can name page 9999) costs a timeout, not
+  // thousands of lookups one after the other.
   const perService = SERVICE_PAGE / MATCHES_PER_PAGE;
   const servicePage = Math.floor(page / perService);
-  let r = await deps.lookup.matches(view.title, view.platform, view.player, undefined, call);
-  for (let i = 0; i < servicePage && r.data?.metadata.next; i++) r = await deps.lookup.matches(view.title, view.platform, view.player, r.data.metadata.next, call);
+  const deadline = Date.now() + COMMAND_DEADLINE_MS;
+  let r = await deps.lookup.matches(view.title, view.platform, view.player, undefined, until(deadline));
+  for (let i = 0; i < servicePage && r.data?.metadata.next; i++) r = await deps.lookup.matches(view.title, view.platform, view.player, r.data.metadata.next, until(deadline));
   if (r.errors) return errorReply(r.errors[0]!, { title: view.title, platform: view.platform, player: view.handle ?? view.player, locale });
   const offset = (page % perService) * MATCHES_PER_PAGE;
   const shown = r.data.matches.slice(offset, offset + MATCHES_PER_PAGE);

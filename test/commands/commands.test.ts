@@ -7,7 +7,12 @@ import type { APIApplicationCommandOption } from 'discord.js';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { setTimeout as sleep } from 'node:timers/promises';
+
 import { commands, findCommand, goFromView, openFromView, stats, type Deps } from '../../commands/index.js';
+import { matchesView } from '../../commands/matches.js';
+import { COMMAND_DEADLINE_MS } from '../../commands/types.js';
+import { lookupError } from '../../src/lookup/errors.js';
 import { parseCustomId } from '../../src/embeds/index.js';
 import { messageErrors } from '../discord-double/validate.js';
 import { ENDPOINTS, TITLES, TITLE_SLUGS } from '../../src/catalog/index.js';
@@ -401,4 +406,28 @@ describe('/leaderboard', () => {
     const empty = await run({ title: 'title_a' }, 'b1', 'g-empty');
     expect(empty.embeds[0]!.description).toContain('Nobody to rank yet');
   });
+});
+
+describe('a match list paged far along', () => {
+  it('walks the cursors within one deadline for the whole walk, not one for each step', async () => {
+    // A player with no end of matches: every page names a next one, each answered in 20 ms.
+    let calls = 0;
+    const endless = {
+      matches: async (_title: string, _platform: string, _player: string, next: string | undefined, options?: { deadlineMs?: number }) => {
+        calls++;
+        const meta = { source: 'network' as const, fetchedAt: Date.now(), ageMs: 0 };
+        if ((options?.deadlineMs ?? Infinity) < 20) return { errors: [lookupError('timeout', 'The stats service did not answer in time.')], meta };
+        await sleep(20);
+        return { data: { matches: [], metadata: { next: `${next ?? ''}+` } }, meta };
+      },
+    };
+    const view = { kind: 'matches' as const, title: 'title_a' as const, platform: 'pc_store_a' as const, player: 'novaplays', ownerId: 'u1' };
+    const started = Date.now();
+    // Page 9999 is 5,000 service pages along: at 20 ms each, 100 s one after the other.
+    const reply = await matchesView.render(view, 'state', 9999, { ...deps, lookup: endless as unknown as Deps['lookup'] });
+    const ms = Date.now() - started;
+    expect(ms).toBeLessThan(COMMAND_DEADLINE_MS + 2_000);
+    expect(calls).toBeLessThan(COMMAND_DEADLINE_MS / 20 + 10);
+    expect(textOf(reply)).toMatch(/did not answer in time|time/i);
+  }, 20_000);
 });
