@@ -18,6 +18,10 @@ const { cardLayout } = /** @type {typeof import('./layout.ts')} */ (await import
 const DRAWING_NICE = 10;
 /** Tasks given the thread pool at once to find its threads: twice libuv's default pool of 4, so that each of them takes one. */
 const PROBE_TASKS = 8;
+/** libuv's pool: its default 4 threads (the bot sets no other size; a larger pool is found in part). */
+const POOL_THREADS = 4;
+/** Probing rounds at most. */
+const PROBE_ROUNDS = 5;
 
 /**
  * CPU time each thread of this process has had, in ns, by thread id (Linux; empty elsewhere).
@@ -57,21 +61,27 @@ async function lowerDrawingThreads() {
   } catch {
     return 0;
   }
-  const before = threadTimes();
-  await Promise.all(Array.from({ length: PROBE_TASKS }, poolWork));
-  /** @type {[tid: number, ns: number][]} */
-  const grew = [...threadTimes()].map(([tid, ns]) => /** @type {[number, number]} */ ([tid, ns - (before.get(tid) ?? ns)])).filter(([tid]) => tid !== pid && tid !== self);
-  const most = Math.max(0, ...grew.map(([, ns]) => ns));
-  let lowered = 0;
-  for (const [tid, ns] of grew)
-    if (ns > 0 && ns >= most / 4)
-      try {
-        setPriority(tid, DRAWING_NICE);
-        lowered++;
-      } catch {
-        // The thread ended meanwhile.
-      }
-  return lowered;
+  // On a busy machine one round can leave a pool thread with too small a share to be told from the
+  // rest (it stayed at the normal priority and drew there): rounds go on until the pool's threads
+  // are all found, a few at most.
+  /** @type {Set<number>} */
+  const lowered = new Set();
+  for (let round = 0; round < PROBE_ROUNDS && lowered.size < POOL_THREADS; round++) {
+    const before = threadTimes();
+    await Promise.all(Array.from({ length: PROBE_TASKS }, poolWork));
+    /** @type {[tid: number, ns: number][]} */
+    const grew = [...threadTimes()].map(([tid, ns]) => /** @type {[number, number]} */ ([tid, ns - (before.get(tid) ?? ns)])).filter(([tid]) => tid !== pid && tid !== self);
+    const most = Math.max(0, ...grew.map(([, ns]) => ns));
+    for (const [tid, ns] of grew)
+      if (ns > 0 && ns >= most / 4 && !lowered.has(tid))
+        try {
+          setPriority(tid, DRAWING_NICE);
+          lowered.add(tid);
+        } catch {
+          // The thread ended meanwhile.
+        }
+  }
+  return lowered.size;
 }
 
 // Lowered first, before takumi starts: the threads it makes of its own (a pool for drawing in
