@@ -25,7 +25,7 @@ import type { LookupCache } from './cache.js';
 import { knownJsonLength } from './memory-store.js';
 import { PAYLOAD_LISTS, SLICED_ANSWER_CHARS, readInSlices } from './slices.js';
 import { within } from './within.js';
-import { allowsStale, errorFromResponse, isRetryable, lookupError, LookupErrorSchema, parseRetryAfter, type LookupError, type LookupErrorKind } from './errors.js';
+import { allowsStale, errorFromResponse, isOperatorFailure, isRetryable, lookupError, LookupErrorSchema, parseRetryAfter, type LookupError, type LookupErrorKind } from './errors.js';
 import {
   PAYLOAD_SCHEMAS,
   expiryOf,
@@ -170,14 +170,12 @@ export interface LookupStats {
 }
 
 const MIN_TTL_MS = 5_000;
-/**
- * Failures that are the operator's to fix, not the user's (the service down or slow, the key
- * refused or over its quota, answers that cannot be read): each user gets a notice, and the log a
- * warning, at most one a kind a minute, saying how many alike it left out.
- */
-const OPERATOR_FAILURES: readonly LookupErrorKind[] = ['unauthorized', 'rate_limited', 'timeout', 'unavailable', 'invalid_response'];
-export const FAILURE_WARNING_INTERVAL_MS = 60_000;
 const MAX_TTL_MS = 24 * 3_600_000;
+/**
+ * A failure the operator has to fix (isOperatorFailure) gets each user a notice, and the log a
+ * warning at most once a kind in this long, saying how many alike it left out.
+ */
+export const FAILURE_WARNING_INTERVAL_MS = 60_000;
 
 export class LookupClient {
   private readonly base: URL;
@@ -188,7 +186,7 @@ export class LookupClient {
   private readonly now: () => number;
   private readonly random: () => number;
   readonly stats: LookupStats = { requests: 0, cacheHits: 0, staleServed: 0, joined: 0 };
-  /** By kind of failure (OPERATOR_FAILURES, so at most five): when the next warning may go, and how many were left out since the last. */
+  /** By kind of failure (five kinds at most, isOperatorFailure): when the next warning may go, and how many were left out since the last. */
   private readonly warned = new Map<LookupErrorKind, { next: number; left: number }>();
 
   constructor(private readonly options: LookupClientOptions) {
@@ -311,8 +309,7 @@ export class LookupClient {
       return fetched;
     }
     const error = fetched.errors?.[0];
-    // The embedded service loading its data after a start is no failure: it says so itself.
-    if (error && OPERATOR_FAILURES.includes(error.kind) && error.code !== 'ServiceLoading') this.warnOperator(req, error);
+    if (error && isOperatorFailure(error)) this.warnOperator(req, error);
     if (error?.kind === 'not_found') {
       await this.options.cache.set(req.cacheKey, { v: 1, fetchedAt: fetched.meta.fetchedAt, freshUntil: fetched.meta.fetchedAt + DEFAULT_TTL_MS.not_found, error } satisfies CachedEntry, DEFAULT_TTL_MS.not_found);
     }

@@ -37,6 +37,15 @@ export function isRetryable(error: LookupError): boolean {
   return (error.kind === 'unavailable' && error.code !== 'ServiceLoading') || error.kind === 'rate_limited';
 }
 
+/**
+ * Whether the operator, not the user, has this to fix (the service down or slow, the key refused or
+ * over its quota, answers that cannot be read); a service still loading its data says so itself.
+ */
+export function isOperatorFailure(error: LookupError): boolean {
+  if (error.code === 'ServiceLoading') return false;
+  return ['unauthorized', 'rate_limited', 'timeout', 'unavailable', 'invalid_response'].includes(error.kind);
+}
+
 /** Whether a cached answer that has expired is still worth showing instead of this error. */
 export function allowsStale(error: LookupError): boolean {
   return error.kind === 'unavailable' || error.kind === 'rate_limited' || error.kind === 'timeout';
