@@ -8,7 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 
 import { parseDatasetLine, type PlayerRecord, type RefusedLine } from './dataset.js';
 import { fileLineChunks } from './file-lines.js';
-import { prepareMatch, textDigest, type PreparedMatch } from './prepared.js';
+import { packTexts, prepareMatch, textDigest, type PreparedMatch } from './prepared.js';
 import { TotalsDeltas, type DeltasExport } from './totals.js';
 
 export interface ParseWorkerData {
@@ -72,7 +72,8 @@ export async function runParseWorker(): Promise<void> {
     const flush = async (chunk: number, end: boolean) => {
       // Totals go after the batches whose rows they hold: the writer corrects them per batch.
       const totals = end && deltas.size >= flushPlayers ? deltas.take() : undefined;
-      post({ kind: 'batch', chunk, end, lines: n, bytes, players, matches, refused, ...(totals ? { totals } : {}) });
+      const packed = packTexts(matches);
+      port.postMessage({ kind: 'batch', chunk, end, lines: n, bytes, players, matches, refused, ...(totals ? { totals } : {}) } satisfies ParseMessage, [packed]);
       players = [];
       matches = [];
       refused = [];

@@ -11,7 +11,7 @@ import type { MatchRecord, PlayerRecord } from './dataset.js';
 import { normalizeIdentifier } from './identifiers.js';
 import { buildRankChunks, placeInChunk } from './ranks.js';
 import type { MatchFilter, Place, PlayerRow, PlayerSummary, Store, StoredMatch, StoredMatchPlayer } from './store-api.js';
-import { matchDigest, prepareMatch, type PreparedMatch } from './prepared.js';
+import { keysText, matchDigest, prepareMatch, type PreparedMatch } from './prepared.js';
 import { TotalsDeltas, storedValues, type DeltasExport, type TotalsRow } from './totals.js';
 
 export type { MatchFilter, Place, PlayerRow, PlayerSummary, Store, StoredMatch, StoredMatchPlayer } from './store-api.js';
@@ -182,13 +182,14 @@ export class StatsStore implements Store {
       ),
       upsertMatch: db.prepare(`
         INSERT OR REPLACE INTO matches (title, id, platform, started_at, duration_s, map, mode, playlist, queue, season, players, digest)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?)`),
       // A match's rows taken from their JSON by SQLite (src/service/prepared.ts): binding 17
-      // values a row from here cost more. JSONB, so that each element is a walk, not a parse.
+      // values a row from here cost more. JSONB, so that each element is a walk, not a parse. The
+      // JSON comes as text or as its UTF-8 bytes (a blob, which jsonb() would take for JSONB: cast).
       insertStage: db.prepare(`INSERT INTO match_rows_stage
         SELECT ?, r.value ->> 0, r.value ->> 1, ?, ?, ?, r.value ->> 2, r.value ->> 3, r.value ->> 4, r.value ->> 5, ?, ?, ?, ?, ?,
           r.value -> 6, r.value -> 7
-        FROM jsonb_each(jsonb(?)) r`),
+        FROM jsonb_each(jsonb(CAST(? AS TEXT))) r`),
       totalsJson: db.prepare('SELECT totals FROM player_totals WHERE title = ? AND platform = ? AND player = ?').pluck(),
       putTotals: db.prepare('INSERT OR REPLACE INTO player_totals (title, platform, player, totals) VALUES (?, ?, ?, ?)'),
       deleteTotals: db.prepare('DELETE FROM player_totals WHERE title = ? AND platform = ? AND player = ?'),
@@ -273,7 +274,7 @@ export class StatsStore implements Store {
           // Its rows may still be staged: they join the table first, to be read or taken out by key.
           if (this.staged.has(key)) this.mergeStage();
           const same = stored.digest === digest;
-          for (const [pf, player] of JSON.parse(same ? keys : stored.players) as [string, string][]) {
+          for (const [pf, player] of JSON.parse(same ? keysText(keys) : stored.players) as [string, string][]) {
             const old = s.oldParticipant.get(title, pf, player, stored.started_at, id) as TotalsRow | undefined;
             if (!old) continue;
             if (!same) s.deleteParticipant.run(title, pf, player, stored.started_at, id);

@@ -155,7 +155,7 @@ describe('importing a dataset', () => {
   it.runIf(TEST_STORE === 'sqlite')('bulk loads a fresh file to the same store as a row-by-row import, then is a normal store again', async () => {
     const lines = [...scaleLines(300), ...smallLines()];
     // The same match twice in the file, changed: the later one wins, as in any import.
-    const changed = JSON.parse(lines.find((l) => l.includes('"type":"match"'))!) as { players: { stats: Record<string, number> }[] };
+    const changed = JSON.parse(lines.find((l) => l.includes('"type":"match"'))!) as { players: { platform: string; id: string; stats: Record<string, number> }[] };
     for (const p of changed.players) p.stats = { ...p.stats, kills: 99 };
     lines.push(JSON.stringify(changed));
     const memory = new StatsStore();
@@ -177,10 +177,13 @@ describe('importing a dataset', () => {
 
   it.runIf(TEST_STORE === 'sqlite')('parses a file in worker threads to the same store, refusals and summary as an import of its lines', async () => {
     const lines = [...scaleLines(300), ...smallLines(), '{not json', ''];
-    const changed = JSON.parse(lines.find((l) => l.includes('"type":"match"'))!) as { players: { stats: Record<string, number> }[] };
+    const changed = JSON.parse(lines.find((l) => l.includes('"type":"match"'))!) as { players: { platform: string; id: string; stats: Record<string, number> }[] };
     for (const p of changed.players) p.stats = { ...p.stats, kills: 99 };
     // A match changed later in the same file, and an identical line again.
     lines.push(JSON.stringify(changed), lines.find((l) => l.includes('"type":"match"') && l.includes('"b-5"'))!);
+    // Text of more than one byte a character in UTF-8: the workers hand it over as bytes.
+    const accented = { ...changed, id: 'a-ünï', players: changed.players.map((p, i) => ({ ...p, id: `Jöhn✓${i}` })) };
+    lines.push(JSON.stringify(accented));
     const dir = mkdtempSync(join(tmpdir(), 'stats-worker-'));
     const data = join(dir, 'data.jsonl');
     writeFileSync(data, lines.join('\n'));
@@ -194,6 +197,10 @@ describe('importing a dataset', () => {
     expect(summary).toEqual(expected);
     expect(refused).toEqual(refusedInMemory);
     expect(await snapshot(file)).toEqual(await snapshot(memory));
+    // Stored as text, not as the bytes they came in.
+    expect(await file.sql('SELECT DISTINCT typeof(players) AS t FROM matches')).toEqual([{ t: 'text' }]);
+    expect(await file.sql('SELECT DISTINCT typeof(stats) AS t FROM match_players')).toEqual([{ t: 'text' }]);
+    expect(await file.sql("SELECT players FROM matches WHERE id = 'a-ünï'")).toEqual([{ players: JSON.stringify(accented.players.map((p) => [p.platform, p.id.toLowerCase()])) }]);
     // The same file again changes nothing; a second file of changed and new matches is taken in.
     const before = await snapshot(file);
     await importFile(file, data, { batchSize: 40, workers: 3, chunkBytes: 5000 });
