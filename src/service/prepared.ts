@@ -47,8 +47,9 @@ export const keysText = (keys: JsonText): string => (typeof keys === 'string' ? 
 /**
  * Puts the keys and rows of `matches` into one buffer, each match's now a view of it; returns the
  * buffer to transfer. Handed over as strings, a million matches made about 1.7 GB of strings in
- * the writer's heap, and its young-generation collections took 12 CPU seconds of a 62 s import
- * (57.7 and 58.6 s packed, against 60.9 to 63 s in five runs as strings).
+ * the writer's heap, and V8's helper threads (its young-generation collections, mostly) took 12.5
+ * to 13.5 CPU seconds of the import, against 4.8 to 6.4 this way; in runs back to back the import
+ * took 57.7, 58.6, 61.8 and 66.5 s this way, against 60.9 to 69.1 s as strings.
  */
 export function packTexts(matches: PreparedMatch[]): ArrayBuffer {
   let size = 0;
