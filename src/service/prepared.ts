@@ -47,7 +47,7 @@ export const keysText = (keys: JsonText): string => (typeof keys === 'string' ? 
 /**
  * Puts the keys and rows of `matches` into one buffer, each match's now a view of it; returns the
  * buffer to transfer. Handed over as strings, a million matches made about 1.7 GB of strings in
- * the writer's heap, and V8's helper threads (its young-generation collections, mostly) took 12.5
+ * the writer's heap, and V8's helper threads (its young-generation collections, mostly) took 12
  * to 13.5 CPU seconds of the import, against 4.8 to 6.4 this way; in runs back to back the import
  * took 57.7, 58.6, 61.8 and 66.5 s this way, against 60.9 to 69.1 s as strings.
  */
