@@ -127,6 +127,9 @@ const HOT = {
     'SELECT result, duration_s, stats FROM match_players WHERE title = ? AND platform = ? AND player = ? AND started_at = ? AND match_id = ?',
 } as const;
 
+/** The steps of an import timed apart (StatsStore.importSteps). */
+export type ImportStep = 'sorts' | 'totals' | 'ranks' | 'statistics';
+
 export class StatsStore implements Store {
   readonly kind = 'sqlite';
   readonly db: Database.Database;
@@ -146,6 +149,12 @@ export class StatsStore implements Store {
   private bulk = false;
   /** During a bulk load: the index of matches is built (it is dropped at its start, see beginImport). */
   private indexed = true;
+  /**
+   * Milliseconds the import under way (or the last one) has spent so far in each of the steps that
+   * are not writing its batches: the sorts into the tables (most of them at its end), the players'
+   * totals, the rank material and the planner's statistics. `npm run bench:scale` prints them.
+   */
+  readonly importSteps = new Map<ImportStep, number>();
 
   constructor(path = ':memory:') {
     this.db = new Database(path, { timeout: 5_000 });
@@ -306,7 +315,9 @@ export class StatsStore implements Store {
 
   /** Adds parse workers' totals deltas (for matches already written) and writes them with this store's own. */
   absorbTotals(xs: readonly DeltasExport[]): void {
-    for (const x of xs) this.deltas.absorb(x);
+    this.step('totals', () => {
+      for (const x of xs) this.deltas.absorb(x);
+    });
     this.db.transaction(() => this.flushTotals())();
   }
 
@@ -325,18 +336,32 @@ export class StatsStore implements Store {
 
   /** Runs a large sort; in a bulk load with the small page cache that suits SQLite's sorter (SORT_CACHE_KIB). */
   private sorting(sort: () => void): void {
-    if (!this.bulk) return sort();
-    this.db.pragma(`cache_size = -${SORT_CACHE_KIB}`);
-    sort();
-    this.db.pragma(`cache_size = -${BULK_CACHE_KIB}`);
+    this.step('sorts', () => {
+      if (!this.bulk) return sort();
+      this.db.pragma(`cache_size = -${SORT_CACHE_KIB}`);
+      sort();
+      this.db.pragma(`cache_size = -${BULK_CACHE_KIB}`);
+    });
+  }
+
+  /** Runs `f`, its time added to `step` in importSteps. */
+  private step<T>(step: ImportStep, f: () => T): T {
+    const started = performance.now();
+    try {
+      return f();
+    } finally {
+      this.importSteps.set(step, (this.importSteps.get(step) ?? 0) + performance.now() - started);
+    }
   }
 
   private flushTotals(): void {
-    this.deltas.drain((title, platform, player, merge) => {
-      const next = merge(this.s.totalsJson.get(title, platform, player) as string | undefined);
-      if (next === null) this.s.deleteTotals.run(title, platform, player);
-      else this.s.putTotals.run(title, platform, player, next);
-    });
+    this.step('totals', () =>
+      this.deltas.drain((title, platform, player, merge) => {
+        const next = merge(this.s.totalsJson.get(title, platform, player) as string | undefined);
+        if (next === null) this.s.deleteTotals.run(title, platform, player);
+        else this.s.putTotals.run(title, platform, player, next);
+      }),
+    );
   }
 
   /**
@@ -349,6 +374,7 @@ export class StatsStore implements Store {
    */
   private beginImport(): void {
     this.importing = true;
+    this.importSteps.clear();
     this.bulk = !this.db.memory && this.s.anyData.get() === 0;
     if (!this.bulk) return;
     this.db.pragma('journal_mode = MEMORY');
@@ -367,7 +393,7 @@ export class StatsStore implements Store {
       this.mergeStage();
       if (!this.indexed) this.buildMatchIndex();
       this.flushTotals();
-      for (const title of this.touchedTitles) this.rebuildRanks(title);
+      for (const title of this.touchedTitles) this.step('ranks', () => this.rebuildRanks(title));
       this.db.prepare("DELETE FROM meta WHERE key IN ('importing', 'bulk-load')").run();
     })();
     this.touchedTitles.clear();
@@ -383,7 +409,7 @@ export class StatsStore implements Store {
     this.bulk = false;
     // Planner statistics, sampled: the hot statements' plans must not depend on them, but the rest may.
     this.db.pragma('analysis_limit = 1000');
-    this.db.exec('ANALYZE');
+    this.step('statistics', () => this.db.exec('ANALYZE'));
     this.generation++;
     return Promise.resolve();
   }

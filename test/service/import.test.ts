@@ -164,6 +164,9 @@ describe('importing a dataset', () => {
     const dir = mkdtempSync(join(tmpdir(), 'stats-bulk-'));
     const file = new StatsStore(join(dir, 'store.sqlite'));
     await importLines(file, lines, { batchSize: 40 });
+    // The steps that follow the parsing, timed for the bench.
+    expect([...file.importSteps.keys()].sort()).toEqual(['ranks', 'sorts', 'statistics', 'totals']);
+    expect([...file.importSteps.values()].every((ms) => ms > 0)).toBe(true);
     expect(file.db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(await snapshot(file)).toEqual(await snapshot(memory));
     expect(await file.sql("SELECT COUNT(*) AS n FROM match_players WHERE stats LIKE '%\"kills\":99%'")).toEqual([{ n: changed.players.length }]);
