@@ -9,7 +9,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { parseDatasetLine, type PlayerRecord, type RefusedLine } from './dataset.js';
 import { fileLineChunks } from './file-lines.js';
 import { packTexts, prepareMatch, textDigest, type PreparedMatch } from './prepared.js';
-import { TotalsDeltas, type DeltasExport } from './totals.js';
+import { TotalsDeltas, exportBuffers, type DeltasExport } from './totals.js';
 
 export interface ParseWorkerData {
   path: string;
@@ -73,7 +73,8 @@ export async function runParseWorker(): Promise<void> {
       // Totals go after the batches whose rows they hold: the writer corrects them per batch.
       const totals = end && deltas.size >= flushPlayers ? deltas.take() : undefined;
       const packed = packTexts(matches);
-      port.postMessage({ kind: 'batch', chunk, end, lines: n, bytes, players, matches, refused, ...(totals ? { totals } : {}) } satisfies ParseMessage, [packed]);
+      const transfer = [packed, ...(totals ? exportBuffers(totals) : [])];
+      port.postMessage({ kind: 'batch', chunk, end, lines: n, bytes, players, matches, refused, ...(totals ? { totals } : {}) } satisfies ParseMessage, transfer);
       players = [];
       matches = [];
       refused = [];
@@ -100,7 +101,8 @@ export async function runParseWorker(): Promise<void> {
       }
       await flush(chunk.index, true);
     }
-    post({ kind: 'done', chunks, lines: n, bytes, totals: deltas.take() });
+    const totals = deltas.take();
+    port.postMessage({ kind: 'done', chunks, lines: n, bytes, totals } satisfies ParseMessage, exportBuffers(totals));
   } catch (e) {
     post({ kind: 'error', message: (e as Error).message });
   } finally {
