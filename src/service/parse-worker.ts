@@ -53,7 +53,7 @@ export async function runParseWorker(): Promise<void> {
   const port = parentPort;
   if (!port) throw new Error('parse-worker runs in a worker thread');
   const { path, batchSize, flushPlayers, chunkBytes, reader, readers } = workerData as ParseWorkerData;
-  const post = (m: ParseMessage) => port.postMessage(m);
+  const post = (m: ParseMessage, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
   let inFlight = 0;
   let resume: (() => void) | undefined;
   port.on('message', () => {
@@ -74,7 +74,7 @@ export async function runParseWorker(): Promise<void> {
       const totals = end && deltas.size >= flushPlayers ? deltas.take() : undefined;
       const packed = packTexts(matches);
       const transfer = [packed, ...(totals ? exportBuffers(totals) : [])];
-      port.postMessage({ kind: 'batch', chunk, end, lines: n, bytes, players, matches, refused, ...(totals ? { totals } : {}) } satisfies ParseMessage, transfer);
+      post({ kind: 'batch', chunk, end, lines: n, bytes, players, matches, refused, ...(totals ? { totals } : {}) }, transfer);
       players = [];
       matches = [];
       refused = [];
@@ -102,7 +102,7 @@ export async function runParseWorker(): Promise<void> {
       await flush(chunk.index, true);
     }
     const totals = deltas.take();
-    port.postMessage({ kind: 'done', chunks, lines: n, bytes, totals } satisfies ParseMessage, exportBuffers(totals));
+    post({ kind: 'done', chunks, lines: n, bytes, totals }, exportBuffers(totals));
   } catch (e) {
     post({ kind: 'error', message: (e as Error).message });
   } finally {

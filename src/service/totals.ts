@@ -69,13 +69,9 @@ export class TotalsDeltas {
 
   /** Adds (`sign` 1) or takes away (`sign` -1) one match row; true when the player was not touched since the last flush. */
   add(title: string, platform: string, player: string, row: TotalsRow, sign: 1 | -1): boolean {
-    const players = this.playersOf(title, platform);
-    let d = players.get(player);
-    const first = d === undefined;
-    if (!d) {
-      players.set(player, (d = { title, platform, player, matchesPlayed: 0, wins: 0, losses: 0, timePlayed: 0, sums: [] }));
-      this.count++;
-    }
+    const count = this.count;
+    const d = this.deltaOf(this.playersOf(title, platform), title, platform, player);
+    const first = this.count > count;
     d.matchesPlayed += sign;
     if (row.result === 'win') d.wins += sign;
     else if (row.result === 'loss') d.losses += sign;
@@ -100,6 +96,16 @@ export class TotalsDeltas {
       }
     }
     return first;
+  }
+
+  /** The player's delta among `players` (their title and platform's), made empty and counted if they had none. */
+  private deltaOf(players: Map<string, Delta>, title: string, platform: string, player: string): Delta {
+    let d = players.get(player);
+    if (!d) {
+      players.set(player, (d = { title, platform, player, matchesPlayed: 0, wins: 0, losses: 0, timePlayed: 0, sums: [] }));
+      this.count++;
+    }
+    return d;
   }
 
   private playersOf(title: string, platform: string): Map<string, Delta> {
@@ -164,11 +170,7 @@ export class TotalsDeltas {
       for (const player of keys) {
         const start = offsets[i] ?? 0;
         const end = offsets[++i] ?? start;
-        let d = players.get(player);
-        if (!d) {
-          players.set(player, (d = { title, platform, player, matchesPlayed: 0, wins: 0, losses: 0, timePlayed: 0, sums: [] }));
-          this.count++;
-        }
+        const d = this.deltaOf(players, title, platform, player);
         d.matchesPlayed += numbers[start] ?? 0;
         d.wins += numbers[start + 1] ?? 0;
         d.losses += numbers[start + 2] ?? 0;
