@@ -187,6 +187,15 @@ describe('importing a dataset', () => {
     // Text of more than one byte a character in UTF-8: the workers hand it over as bytes.
     const accented = { ...changed, id: 'a-ünï', players: changed.players.map((p, i) => ({ ...p, id: `Jöhn✓${i}` })) };
     lines.push(JSON.stringify(accented));
+    // Lines whose rows SQLite takes out of the line itself (ids in capitals, white space after
+    // colons) and lines it must not (a key twice, an escape), each under a match id of its own.
+    const variant = (id: string, patch: (line: string) => string) => patch(JSON.stringify({ ...changed, id, players: changed.players.map((p, i) => ({ ...p, id: `${id}P${i}` })) }));
+    lines.push(
+      variant('v-caps', (l) => l),
+      variant('v-spaced', (l) => l.replaceAll('":', '": ')),
+      variant('v-twice', (l) => l.replace('"id":"v-twiceP0"', '"id":"v-twiceP0","id":"v-twiceQ0"')),
+      variant('v-escaped', (l) => l.replace(/"map":"[^"]*"/, '"map":"Area \\"51\\""')),
+    );
     const dir = mkdtempSync(join(tmpdir(), 'stats-worker-'));
     const data = join(dir, 'data.jsonl');
     writeFileSync(data, lines.join('\n'));
@@ -204,6 +213,8 @@ describe('importing a dataset', () => {
     expect(await file.sql('SELECT DISTINCT typeof(players) AS t FROM matches')).toEqual([{ t: 'text' }]);
     expect(await file.sql('SELECT DISTINCT typeof(stats) AS t FROM match_players')).toEqual([{ t: 'text' }]);
     expect(await file.sql("SELECT players FROM matches WHERE id = 'a-ünï'")).toEqual([{ players: JSON.stringify(accented.players.map((p) => [p.platform, p.id.toLowerCase()])) }]);
+    expect(await file.sql("SELECT DISTINCT player FROM match_players WHERE match_id = 'v-twice' AND player LIKE 'v-twice_0'")).toEqual([{ player: 'v-twiceq0' }]);
+    expect(await file.sql("SELECT DISTINCT map FROM match_players WHERE match_id = 'v-escaped'")).toEqual([{ map: 'Area "51"' }]);
     // The same file again changes nothing; a second file of changed and new matches is taken in.
     const before = await snapshot(file);
     await importFile(file, data, { batchSize: 40, workers: 3, chunkBytes: 5000 });
