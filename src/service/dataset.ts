@@ -98,20 +98,16 @@ export interface RefusedLine {
   reason: string;
 }
 
-/**
- * Parses one line of a dataset; `reason` says what is wrong in one line of text. `verbatim`: the
- * line is a plain match record written as it reads (see isVerbatim), so a store may take the
- * match's rows out of the line itself rather than out of the record written out again.
- */
-export function parseDatasetLine(text: string): { record: DatasetRecord; verbatim?: boolean } | { reason: string } {
+/** Parses one line of a dataset; `reason` says what is wrong in one line of text. */
+export function parseDatasetLine(text: string): { record: DatasetRecord } | { reason: string } {
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (e) {
     return { reason: `not JSON: ${(e as Error).message}` };
   }
-  const keys = plainMatchKeys(json);
-  if (keys >= 0) return { record: json as MatchRecord, verbatim: isVerbatim(text, keys) };
+  const fast = fastMatchRecord(json);
+  if (fast) return { record: fast };
   const parsed = DatasetRecordSchema.safeParse(json);
   if (parsed.success) return { record: parsed.data };
   const issue = parsed.error.issues[0];
@@ -139,96 +135,58 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 const plainLabel = (v: unknown, max = 100): boolean =>
   v === undefined || v === null || (typeof v === 'string' && v.length >= 1 && v.length <= max && v.trim() === v);
 
-/** A map of names (1-`maxKey` characters) to finite numbers: how many; -1 when it is not one. */
-function plainNumbers(v: unknown, maxKey: number): number {
-  if (!isObject(v)) return -1;
-  let keys = 0;
+/** A map of names (1-`maxKey` characters) to finite numbers. */
+function plainNumbers(v: unknown, maxKey: number): boolean {
+  if (!isObject(v)) return false;
   for (const key in v) {
     const n = v[key];
-    if (key.length < 1 || key.length > maxKey || key === '__proto__') return -1;
-    if (typeof n !== 'number' || !Number.isFinite(n)) return -1;
-    keys++;
+    if (key.length < 1 || key.length > maxKey || key === '__proto__') return false;
+    if (typeof n !== 'number' || !Number.isFinite(n)) return false;
   }
-  return keys;
+  return true;
 }
 
-/** How many keys `v` has, all of them `known`; -1 when one is not. */
-const knownKeys = (v: Record<string, unknown>, known: Set<string>): number => {
-  let keys = 0;
-  for (const key in v) {
-    if (!known.has(key)) return -1;
-    keys++;
-  }
-  return keys;
+const onlyKeys = (v: Record<string, unknown>, known: Set<string>): boolean => {
+  for (const key in v) if (!known.has(key)) return false;
+  return true;
 };
 
 /** The match record when `json` is one in plain form (then `json` itself); undefined to let the schema decide. */
 export function fastMatchRecord(json: unknown): MatchRecord | undefined {
-  return plainMatchKeys(json) >= 0 ? (json as MatchRecord) : undefined;
-}
-
-/** Backslashes, and white space that may stand before a key's colon (a tab or a return in a string is escaped, so one is white space). */
-const NOT_VERBATIM = /[\\\t\r]| :/;
-
-/**
- * Whether a line holding a plain match record with `keys` keys (all its objects' together) reads
- * as that record: nothing escaped, and no key written twice (JSON.parse keeps the last of two,
- * SQLite's JSON functions find the first). With no backslash, every `"` opens or closes a string,
- * so `":` ends a key whose colon follows it at once; the line has as many of them as the record
- * has keys only when no key is written twice.
- */
-function isVerbatim(text: string, keys: number): boolean {
-  if (NOT_VERBATIM.test(text)) return false;
-  let written = 0;
-  for (let at = text.indexOf('":'); at !== -1; at = text.indexOf('":', at + 2)) if (++written > keys) return false;
-  return written === keys;
-}
-
-/** How many keys a plain match record holds, all its objects' together; -1 when `json` is not one. */
-function plainMatchKeys(json: unknown): number {
-  if (!isObject(json) || json.type !== 'match') return -1;
-  let keys = knownKeys(json, MATCH_KEYS);
-  if (keys < 0) return -1;
+  if (!isObject(json) || json.type !== 'match' || !onlyKeys(json, MATCH_KEYS)) return undefined;
   const { title, platform, id, startedAt, durationSeconds, queue, season, players } = json;
-  if (typeof title !== 'string' || !TITLE_SET.has(title)) return -1;
+  if (typeof title !== 'string' || !TITLE_SET.has(title)) return undefined;
   const allowed = ALLOWED.get(title as MatchRecord['title']);
-  if (typeof platform !== 'string' || !allowed?.has(platform)) return -1;
-  if (typeof id !== 'string' || matchIdProblem(id) !== null) return -1;
-  if (typeof startedAt !== 'string' || !DATE_TIME.test(startedAt)) return -1;
+  if (typeof platform !== 'string' || !allowed?.has(platform)) return undefined;
+  if (typeof id !== 'string' || matchIdProblem(id) !== null) return undefined;
+  if (typeof startedAt !== 'string' || !DATE_TIME.test(startedAt)) return undefined;
   const ms = Date.parse(startedAt);
-  if (!Number.isFinite(ms) || new Date(ms).toISOString().slice(0, 19) !== startedAt.slice(0, 19)) return -1;
-  if (typeof durationSeconds !== 'number' || !Number.isInteger(durationSeconds) || durationSeconds < 0 || durationSeconds > 86_400) return -1;
-  if (!plainLabel(json.map) || !plainLabel(json.mode) || !plainLabel(json.playlist)) return -1;
-  if (queue !== undefined && queue !== null && !(typeof queue === 'string' && QUEUE_SET.has(queue))) return -1;
+  if (!Number.isFinite(ms) || new Date(ms).toISOString().slice(0, 19) !== startedAt.slice(0, 19)) return undefined;
+  if (typeof durationSeconds !== 'number' || !Number.isInteger(durationSeconds) || durationSeconds < 0 || durationSeconds > 86_400) return undefined;
+  if (!plainLabel(json.map) || !plainLabel(json.mode) || !plainLabel(json.playlist)) return undefined;
+  if (queue !== undefined && queue !== null && !(typeof queue === 'string' && QUEUE_SET.has(queue))) return undefined;
   if (season !== undefined && season !== null && !(typeof season === 'number' && Number.isInteger(season) && season >= 1 && season <= 10_000))
-    return -1;
-  if (!Array.isArray(players) || players.length < 1 || players.length > 200) return -1;
+    return undefined;
+  if (!Array.isArray(players) || players.length < 1 || players.length > 200) return undefined;
   const seen = new Set<string>();
   for (const p of players as unknown[]) {
-    if (!isObject(p)) return -1;
-    const own = knownKeys(p, PLAYER_KEYS);
-    if (own < 0) return -1;
-    keys += own;
+    if (!isObject(p) || !onlyKeys(p, PLAYER_KEYS)) return undefined;
     const { id: pid, platform: pp, result } = p;
-    if (typeof pid !== 'string' || identifierProblem(pid) !== null) return -1;
-    if (typeof pp !== 'string' || !allowed.has(pp)) return -1;
+    if (typeof pid !== 'string' || identifierProblem(pid) !== null) return undefined;
+    if (typeof pp !== 'string' || !allowed.has(pp)) return undefined;
     const key = `${pp}:${pid.toLowerCase()}`;
-    if (seen.has(key)) return -1;
+    if (seen.has(key)) return undefined;
     seen.add(key);
-    if (!plainLabel(p.team, 50) || !plainLabel(p.hero) || !plainLabel(p.legend)) return -1;
-    if (result !== undefined && result !== null && !(typeof result === 'string' && RESULTS.has(result))) return -1;
-    const stats = plainNumbers(p.stats, 64);
-    if (stats < 0) return -1;
-    keys += stats;
+    if (!plainLabel(p.team, 50) || !plainLabel(p.hero) || !plainLabel(p.legend)) return undefined;
+    if (result !== undefined && result !== null && !(typeof result === 'string' && RESULTS.has(result))) return undefined;
+    if (!plainNumbers(p.stats, 64)) return undefined;
     if (p.weapons !== undefined) {
-      if (!isObject(p.weapons)) return -1;
+      if (!isObject(p.weapons)) return undefined;
       for (const name in p.weapons) {
-        if (name.length < 1 || name.length > 100 || name.trim() !== name || name === '__proto__') return -1;
-        const numbers = plainNumbers(p.weapons[name], 64);
-        if (numbers < 0) return -1;
-        keys += 1 + numbers;
+        if (name.length < 1 || name.length > 100 || name.trim() !== name || name === '__proto__') return undefined;
+        if (!plainNumbers(p.weapons[name], 64)) return undefined;
       }
     }
   }
-  return keys;
+  return json as MatchRecord;
 }

@@ -3,12 +3,9 @@
 
 export const MAX_IDENTIFIER_LENGTH = 199;
 
-/** Printable ASCII only: already NFC, and lower-cased alike by JavaScript and by SQLite's lower(). */
-export const isPlainAscii = (value: string): boolean => /^[\x20-\x7e]*$/.test(value);
-
 /** The key a player is stored and looked up under: NFC, lower case. */
 export function normalizeIdentifier(value: string): string {
-  return isPlainAscii(value) ? value.toLowerCase() : value.normalize('NFC').toLowerCase();
+  return value.normalize('NFC').toLowerCase();
 }
 
 /** Why an identifier can't be one, or null when it is fine. */

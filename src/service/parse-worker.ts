@@ -96,7 +96,7 @@ export async function runParseWorker(): Promise<void> {
         const parsed = parseDatasetLine(text);
         if ('reason' in parsed) refused.push({ line: n, reason: parsed.reason });
         else if (parsed.record.type === 'player') players.push(parsed.record);
-        else matches.push(prepareMatch(parsed.record, textDigest(text), deltas, parsed.verbatim ? text : undefined));
+        else matches.push(prepareMatch(parsed.record, textDigest(text), deltas));
         if (players.length + matches.length + refused.length >= batchSize) await flush(chunk.index, false);
       }
       await flush(chunk.index, true);

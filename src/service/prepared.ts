@@ -6,17 +6,16 @@
 import { createHash } from 'node:crypto';
 
 import type { MatchRecord } from './dataset.js';
-import { isPlainAscii, normalizeIdentifier } from './identifiers.js';
+import { normalizeIdentifier } from './identifiers.js';
 import type { TotalsDeltas } from './totals.js';
 
 /**
  * A prepared match: title, id, platform, start (epoch ms), duration, map, mode, playlist, queue,
  * season, its players' keys as JSON (`[platform, player][]`), its fingerprint, its rows as JSON
  * (`[platform, player key, team, result, hero, legend, stats, weapons?][]`, stats and weapons as
- * objects: SQLite writes their JSON text; a row without weapons ends after its stats) or, when
- * `fromLine`, the dataset line itself, then the players first seen by the deltas that took its
- * totals, three values each: platform, player key, identifier as written (for their implicit
- * player record), and whether `rows` is the line.
+ * objects: SQLite writes their JSON text; a row without weapons ends after its stats), then the
+ * players first seen by the deltas that took its totals, three values each: platform, player key,
+ * identifier as written (for their implicit player record).
  */
 export type PreparedMatch = [
   title: string,
@@ -33,7 +32,6 @@ export type PreparedMatch = [
   digest: string,
   rows: JsonText,
   implicit: string[],
-  fromLine: boolean,
 ];
 
 /**
@@ -100,34 +98,23 @@ export function matchColumns(m: MatchRecord) {
 
 /**
  * Prepares a match and adds its rows to `deltas` (the writer takes them out again when it finds the
- * match already stored as it is). `verbatimLine`: the dataset line the record was parsed from, when
- * it reads exactly as the record (parseDatasetLine's `verbatim`). If every player id in it is plain
- * ASCII too (so SQLite's lower() makes the same keys), SQLite takes the rows out of the line and
- * they are not written out again as JSON here. For 100,000 matches, in one thread: writing them out
- * took 1.4 to 1.6 s, checking the line takes 0.3 to 0.6; a worker's whole work went from 5.2 to 5.4 s
- * to 4.1 to 4.9 (three pairs), and SQLite's on the writer rose from 1.8 to 2 s to 2.2 to 2.3.
+ * match already stored as it is).
  */
-export function prepareMatch(m: MatchRecord, digest: string, deltas: TotalsDeltas, verbatimLine?: string): PreparedMatch {
+export function prepareMatch(m: MatchRecord, digest: string, deltas: TotalsDeltas): PreparedMatch {
   const c = matchColumns(m);
   const keys: [string, string][] = [];
+  const rows: unknown[][] = [];
   const implicit: string[] = [];
-  let fromLine = verbatimLine !== undefined;
   for (const p of m.players) {
     const player = normalizeIdentifier(p.id);
     keys.push([p.platform, player]);
-    if (fromLine && !isPlainAscii(p.id)) fromLine = false;
+    const row: unknown[] = [p.platform, player, p.team ?? null, p.result ?? null, p.hero ?? null, p.legend ?? null, p.stats];
+    if (p.weapons) row.push(p.weapons);
+    rows.push(row);
     // A player first seen since the deltas were last drained gets an implicit record (a player record wins over it).
     if (deltas.add(m.title, p.platform, player, { result: p.result ?? null, duration_s: m.durationSeconds, stats: p.stats }, 1)) implicit.push(p.platform, player, p.id);
   }
-  // Otherwise the record as checked, not the line it came from: the schema trims and drops what it
-  // does not know, and a key written twice counts once, as the totals took it.
-  const rows = fromLine ? (verbatimLine as string) : JSON.stringify(m.players.map(rowOf));
-  return [m.title, m.id, m.platform, c.started_at, m.durationSeconds, c.map, c.mode, c.playlist, c.queue, c.season, JSON.stringify(keys), digest, rows, implicit, fromLine];
-}
-
-/** A match player as a row of PreparedMatch's `rows`. */
-function rowOf(p: MatchRecord['players'][number]): unknown[] {
-  const row: unknown[] = [p.platform, normalizeIdentifier(p.id), p.team ?? null, p.result ?? null, p.hero ?? null, p.legend ?? null, p.stats];
-  if (p.weapons) row.push(p.weapons);
-  return row;
+  // The record as checked, not the line it came from: the schema trims and drops what it does not
+  // know, and a key written twice counts once, as the totals took it.
+  return [m.title, m.id, m.platform, c.started_at, m.durationSeconds, c.map, c.mode, c.playlist, c.queue, c.season, JSON.stringify(keys), digest, JSON.stringify(rows), implicit];
 }

@@ -199,11 +199,6 @@ export class StatsStore implements Store {
         SELECT ?, r.value ->> 0, r.value ->> 1, ?, ?, ?, r.value ->> 2, r.value ->> 3, r.value ->> 4, r.value ->> 5, ?, ?, ?, ?, ?,
           r.value -> 6, r.value -> 7
         FROM jsonb_each(jsonb(CAST(? AS TEXT))) r`),
-      // The same rows out of a verbatim dataset line (see prepareMatch), its players' ids plain ASCII.
-      insertStageFromLine: db.prepare(`INSERT INTO match_rows_stage
-        SELECT ?, r.value ->> 'platform', lower(r.value ->> 'id'), ?, ?, ?, r.value ->> 'team', r.value ->> 'result', r.value ->> 'hero',
-          r.value ->> 'legend', ?, ?, ?, ?, ?, r.value -> 'stats', r.value -> 'weapons'
-        FROM jsonb_each(jsonb(CAST(? AS TEXT)), '$.players') r`),
       totalsJson: db.prepare('SELECT totals FROM player_totals WHERE title = ? AND platform = ? AND player = ?').pluck(),
       putTotals: db.prepare('INSERT OR REPLACE INTO player_totals (title, platform, player, totals) VALUES (?, ?, ?, ?)'),
       deleteTotals: db.prepare('DELETE FROM player_totals WHERE title = ? AND platform = ? AND player = ?'),
@@ -278,7 +273,7 @@ export class StatsStore implements Store {
         );
       }
       for (const m of matches) {
-        const [title, id, platform, startedAt, duration, map, mode, playlist, queue, season, keys, digest, rows, implicit, fromLine] = m;
+        const [title, id, platform, startedAt, duration, map, mode, playlist, queue, season, keys, digest, rows, implicit] = m;
         const key = `${title}\u0000${id}`;
         // Into a fresh file a match this import has not written cannot be stored yet: no look-up.
         // A match twice in one file (rare): the index of matches is built now, for this look-up.
@@ -304,7 +299,7 @@ export class StatsStore implements Store {
           const player = implicit[i + 1] as string;
           s.implicitPlayer.run(title, implicit[i], player, implicit[i + 2], implicit[i + 2], player);
         }
-        (fromLine ? s.insertStageFromLine : s.insertStage).run(title, startedAt, id, duration, map, mode, playlist, queue, season, rows);
+        s.insertStage.run(title, startedAt, id, duration, map, mode, playlist, queue, season, rows);
       }
       if (this.staged.size >= STAGE_LIMIT) this.mergeStage();
     })();

@@ -187,8 +187,8 @@ describe('importing a dataset', () => {
     // Text of more than one byte a character in UTF-8: the workers hand it over as bytes.
     const accented = { ...changed, id: 'a-ünï', players: changed.players.map((p, i) => ({ ...p, id: `Jöhn✓${i}` })) };
     lines.push(JSON.stringify(accented));
-    // Lines whose rows SQLite takes out of the line itself (ids in capitals, white space after
-    // colons) and lines it must not (a key twice, an escape), each under a match id of its own.
+    // Lines written otherwise than JSON.stringify writes them, each under a match id of its own:
+    // ids in capitals, white space after colons, a key twice (the last counts), an escape.
     const variant = (id: string, patch: (line: string) => string) => patch(JSON.stringify({ ...changed, id, players: changed.players.map((p, i) => ({ ...p, id: `${id}P${i}` })) }));
     lines.push(
       variant('v-caps', (l) => l),
