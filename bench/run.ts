@@ -21,6 +21,7 @@ import { startFaultProxy } from '../test/helpers/fault-proxy.js';
 import { freePort } from '../test/helpers/redis.js';
 import { settled } from '../test/helpers/interactions.js';
 import { describeMachine } from './machine.js';
+import { canCapture, startCapture } from './wire.js';
 import { heavyMatches } from './heavy-player.js';
 import { SHIPPED_FLAGS, shippedBot } from './shipped-bot.js';
 import { runSoak } from './soak.js';
@@ -461,6 +462,9 @@ async function cards(): Promise<void> {
   }
 
   const players = demoPlayers();
+  // The round trip on the wire too, when asked (BENCH_WIRE=1) and tcpdump can capture loopback
+  // (bench/wire.ts): the capture takes CPU from the two cores, so the run's other figures are worse with it.
+  const wire = process.env.BENCH_WIRE === '1' && canCapture();
   const typing = () => autocomplete({ group: 'title_b', subcommand: 'segments', options: { platform: '' }, focused: 'platform' });
   // The host's monotonic clock, which the bot's log lines use: performance.now() counts from this process's start on it.
   const monotonicOffset = Number(process.hrtime.bigint()) / 1e6 - performance.now();
@@ -473,6 +477,7 @@ async function cards(): Promise<void> {
       for (const p of players) await timeOne(bot, chatInput({ group: p.title, subcommand: 'profile', options: { platform: p.platform, player: p.id, card: false } }));
       const loop = monitorEventLoopDelay({ resolution: 1 });
       loop.enable();
+      const capture = wire ? await startCapture(Number(new URL(bot.double.apiUrl).port)) : undefined;
       const cpuBefore = cpuMs(bot.child.pid!);
       const started = performance.now();
       const burst = players.map((p) => bot.double.dispatchInteraction(profileOf(p)));
@@ -490,6 +495,7 @@ async function cards(): Promise<void> {
       const cpu = cpuMs(bot.child.pid!) - cpuBefore;
       const answers = await Promise.all(typed.map((h) => h.firstResponse(15_000).catch(() => undefined)));
       loop.disable();
+      const onWire = await capture?.stop();
       const lastReplyAt = Math.max(started, ...burst.flatMap((h) => h.responses()[0]?.at ?? []));
       const lastReply = lastReplyAt - started;
       const unanswered = burst.filter((h) => h.responses().length === 0).length;
@@ -507,11 +513,14 @@ async function cards(): Promise<void> {
       const untilSent: number[] = [];
       const inBot: number[] = [];
       const afterSent: number[] = [];
+      const wireTrip: number[] = [];
       typed.forEach((h, i) => {
         // Those typed after the last profile was answered are not during the burst.
         if (h.dispatchedAt > lastReplyAt) return;
         const answer = answers[i];
         if (answer) roundTrip.push(answer.at - h.dispatchedAt);
+        const [frame, callback] = [onWire?.frames.get(h.id), onWire?.callbacks.get(h.id)];
+        if (frame !== undefined && callback !== undefined) wireTrip.push(callback - frame);
         const s = stamps.get(h.id);
         if (!s) return;
         untilSent.push(s.sentAt - (h.dispatchedAt + monotonicOffset));
@@ -522,6 +531,7 @@ async function cards(): Promise<void> {
       process.stderr.write(`  burst${env.CARDS === 'off' ? ' (CARDS=off)' : ''}: last reply ${round(lastReply, 0)} ms, ${unanswered} unanswered, ${cardsSent} with a card, cards not drawn ${JSON.stringify(shed)}; ${typed.length} autocompletes, ${missing} unanswered\n`);
       return {
         roundTrip,
+        wireTrip,
         untilSent,
         inBot,
         afterSent,
@@ -545,6 +555,7 @@ async function cards(): Promise<void> {
     const sum = (f: (r: (typeof all)[number]) => number) => all.reduce((a, r) => a + f(r), 0);
     return {
       roundTrip: stats(all.flatMap((r) => r.roundTrip)),
+      wireTrip: stats(all.flatMap((r) => r.wireTrip)),
       untilSent: stats(all.flatMap((r) => r.untilSent)),
       inBot: stats(all.flatMap((r) => r.inBot)),
       afterSent: stats(all.flatMap((r) => r.afterSent)),
@@ -564,6 +575,16 @@ async function cards(): Promise<void> {
   record({ section, name: 'autocomplete p50 during the burst, dispatch to answer sent', value: on.untilSent.p50, unit: 'ms', baseline: off.untilSent.p50 });
   record({ section, name: 'autocomplete p99 during the burst, round trip as the Discord double sees it', value: on.roundTrip.p99, unit: 'ms', target, baseline: off.roundTrip.p99, note: `n=${on.roundTrip.n}; the double shares the bench process with the burst it receives (its event loop delay p99 ${on.harnessLoop.p99} ms, max ${on.harnessLoop.max} ms)` });
   record({ section, name: 'autocomplete p50 during the burst, round trip', value: on.roundTrip.p50, unit: 'ms', baseline: off.roundTrip.p50 });
+  if (wire)
+    record({
+      section,
+      name: 'autocomplete p99 during the burst, round trip on the wire',
+      value: on.wireTrip.p99,
+      unit: 'ms',
+      baseline: off.wireTrip.p99,
+      note: `n=${on.wireTrip.n}, p50 ${on.wireTrip.p50} ms; a loopback capture (tcpdump): the double's gateway frame leaving to the bot's callback arriving, as the kernel stamped them, without the bench process's own delays`,
+    });
+  else if (process.env.BENCH_WIRE === '1') process.stderr.write('  the round trip on the wire is left out: tcpdump is not installed\n');
   // The round trip's second hop: what the bench process (the double) adds after the bot has sent.
   record({ section, name: 'autocomplete p99 during the burst, answer sent by the bot to the double stamping it', value: on.afterSent.p99, unit: 'ms', baseline: off.afterSent.p99, note: `p50 ${on.afterSent.p50} ms; the double's share of the round trip (the bot's clock and the bench's are the same monotonic clock)` });
   record({ section, name: 'autocomplete p99 during the burst, in the bot: frame read to answer sent', value: on.inBot.p99, unit: 'ms', baseline: off.inBot.p99, note: `p50 ${on.inBot.p50} ms` });
