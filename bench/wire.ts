@@ -28,7 +28,9 @@ export async function startCapture(port: number): Promise<Capture> {
   const file = join(dir, 'wire.pcap');
   // The first 2 KB of each packet: a frame's interaction id and a callback's path come first, and
   // the cards' uploads are not copied whole (the capture shares the two cores with what it times).
-  const child = spawn('tcpdump', ['-i', 'lo', '-s', '2048', '-B', '16384', '-n', '-w', file, `tcp port ${port}`], { stdio: ['ignore', 'ignore', 'pipe'] });
+  // Immediate mode: without it, the packets of the kernel's last unfilled block are lost at the stop.
+  const args = ['-i', 'lo', '--immediate-mode', '-s', '2048', '-B', '16384', '-n', '-w', file, `tcp port ${port}`];
+  const child = spawn('tcpdump', args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`tcpdump did not start: ${stderr.trim()}`)), 10_000);
