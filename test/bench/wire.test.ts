@@ -32,7 +32,7 @@ function pcap(records: { ms: number; data: Buffer }[]): Buffer {
   header.writeUInt32LE(0xa1b2c3d4, 0);
   header.writeUInt32LE(65535, 16);
   header.writeUInt32LE(1, 20);
-  const parts = [header];
+  const parts: Buffer[] = [header];
   for (const { ms, data } of records) {
     const r = Buffer.alloc(16);
     r.writeUInt32LE(Math.floor(ms / 1000), 0);
