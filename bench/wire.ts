@@ -29,7 +29,12 @@ export async function startCapture(port: number): Promise<Capture> {
   // The first 2 KB of each packet: a frame's interaction id and a callback's path come first, and
   // the cards' uploads are not copied whole (the capture shares the two cores with what it times).
   // Immediate mode: without it, the packets of the kernel's last unfilled block are lost at the stop.
-  const args = ['-i', 'lo', '--immediate-mode', '-s', '2048', '-B', '16384', '-n', '-w', file, `tcp port ${port}`];
+  // Only the segments that can start what it times, filtered in the kernel so that the others
+  // (the rest of each card's upload, the double's HTTP answers, acknowledgements) never wake it:
+  // those to the double starting "POST", those from it starting a WebSocket text frame (0x81).
+  const payload = '((tcp[12:1] & 0xf0) >> 2)';
+  const filter = `tcp and ((dst port ${port} and tcp[${payload}:4] = 0x504f5354) or (src port ${port} and tcp[${payload}:1] = 0x81))`;
+  const args = ['-i', 'lo', '--immediate-mode', '-s', '2048', '-B', '16384', '-n', '-w', file, filter];
   const child = spawn('tcpdump', args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   await new Promise<void>((resolve, reject) => {
