@@ -21,7 +21,7 @@ import { startFaultProxy } from '../test/helpers/fault-proxy.js';
 import { freePort } from '../test/helpers/redis.js';
 import { settled } from '../test/helpers/interactions.js';
 import { describeMachine } from './machine.js';
-import { canCapture, startCapture } from './wire.js';
+import { canCapture, startCapture, type Capture } from './wire.js';
 import { heavyMatches } from './heavy-player.js';
 import { SHIPPED_FLAGS, shippedBot } from './shipped-bot.js';
 import { runSoak } from './soak.js';
@@ -471,13 +471,14 @@ async function cards(): Promise<void> {
   const oneBurst = async (env: Record<string, string>) => {
     // LOG_LEVEL=info: each autocomplete's log line says when the bot read its frame and sent its answer.
     const bot = await startBotAgainst('bot', { LOG_LEVEL: 'info', ...env });
+    let capture: Capture | undefined;
     try {
       for (let i = 0; i < 50; i++) await timeOne(bot, typing());
       // Lookups warm (asked for once with card:false), cards cold: the burst is of cards, not of lookups.
       for (const p of players) await timeOne(bot, chatInput({ group: p.title, subcommand: 'profile', options: { platform: p.platform, player: p.id, card: false } }));
       const loop = monitorEventLoopDelay({ resolution: 1 });
       loop.enable();
-      const capture = wire ? await startCapture(Number(new URL(bot.double.apiUrl).port)) : undefined;
+      capture = wire ? await startCapture(Number(new URL(bot.double.apiUrl).port)) : undefined;
       const cpuBefore = cpuMs(bot.child.pid!);
       const started = performance.now();
       const burst = players.map((p) => bot.double.dispatchInteraction(profileOf(p)));
@@ -543,6 +544,8 @@ async function cards(): Promise<void> {
         shed,
       };
     } finally {
+      // A capture left running by a failure ends with its burst (tcpdump would outlive the bench).
+      await capture?.stop().catch(() => undefined);
       await closeBot(bot);
     }
   };

@@ -15,7 +15,7 @@ export interface WireTimes {
 }
 
 export interface Capture {
-  /** Stops the capture and reads what it caught. */
+  /** Stops the capture and reads what it caught (once: later calls get the same answer). */
   stop(): Promise<WireTimes>;
 }
 
@@ -51,17 +51,22 @@ export async function startCapture(port: number): Promise<Capture> {
       reject(new Error(`tcpdump stopped (exit ${code}): ${stderr.trim()}`));
     });
   });
+  let stopped: Promise<WireTimes> | undefined;
   return {
-    async stop() {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGINT');
-      await exited;
-      try {
-        return readWire(readFileSync(file), port);
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
-    },
+    // Once: a second call (the bench's clean-up after a failure) gets the first one's answer.
+    stop: () =>
+      (stopped ??= (async () => {
+        if (child.exitCode === null && child.signalCode === null) {
+          const exited = new Promise((resolve) => child.once('exit', resolve));
+          child.kill('SIGINT');
+          await exited;
+        }
+        try {
+          return readWire(readFileSync(file), port);
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+      })()),
   };
 }
 
