@@ -587,7 +587,7 @@ async function cards(): Promise<void> {
       baseline: off.wireTrip.p99,
       note: `n=${on.wireTrip.n}, p50 ${on.wireTrip.p50} ms; a loopback capture (tcpdump): the double's gateway frame leaving to the bot's callback arriving, as the kernel stamped them, without the bench process's own delays`,
     });
-  else if (process.env.BENCH_WIRE === '1') process.stderr.write('  the round trip on the wire is left out: tcpdump is not installed\n');
+  else if (process.env.BENCH_WIRE === '1') process.stderr.write('  the round trip on the wire is left out: tcpdump is not installed, or may not capture loopback here\n');
   // The round trip's second hop: what the bench process (the double) adds after the bot has sent.
   record({ section, name: 'autocomplete p99 during the burst, answer sent by the bot to the double stamping it', value: on.afterSent.p99, unit: 'ms', baseline: off.afterSent.p99, note: `p50 ${on.afterSent.p50} ms; the double's share of the round trip (the bot's clock and the bench's are the same monotonic clock)` });
   record({ section, name: 'autocomplete p99 during the burst, in the bot: frame read to answer sent', value: on.inBot.p99, unit: 'ms', baseline: off.inBot.p99, note: `p50 ${on.inBot.p50} ms` });

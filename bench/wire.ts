@@ -19,8 +19,11 @@ export interface Capture {
   stop(): Promise<WireTimes>;
 }
 
-/** Whether tcpdump is here to capture with (the figure is left out without it). */
-export const canCapture = (): boolean => spawnSync('tcpdump', ['--version'], { stdio: 'ignore' }).status === 0;
+/**
+ * Whether tcpdump is here and may capture loopback (the figure is left out otherwise): compiling a
+ * filter for `lo` opens it, which fails without the right to capture.
+ */
+export const canCapture = (): boolean => spawnSync('tcpdump', ['-i', 'lo', '-d', 'tcp'], { stdio: 'ignore' }).status === 0;
 
 /** Starts capturing TCP on loopback to and from `port`; resolves once tcpdump listens. */
 export async function startCapture(port: number): Promise<Capture> {
