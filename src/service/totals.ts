@@ -81,13 +81,7 @@ export class TotalsDeltas {
     for (const key in stats) {
       const value = stats[key];
       if (typeof value !== 'number') continue;
-      let slot = this.slots.get(key);
-      if (slot === undefined) {
-        slot = this.names.length;
-        this.slots.set(key, slot);
-        this.names.push(key);
-      }
-      const at = 2 * slot;
+      const at = 2 * this.slotOf(key);
       while (sums.length < at) sums.push(0, 0);
       if (sums.length === at) sums.push(sign * value, sign);
       else {
@@ -106,6 +100,25 @@ export class TotalsDeltas {
       this.count++;
     }
     return d;
+  }
+
+  /** The slot of a stat name, given the next one if it has none. */
+  private slotOf(name: string): number {
+    let slot = this.slots.get(name);
+    if (slot === undefined) {
+      slot = this.names.length;
+      this.slots.set(name, slot);
+      this.names.push(name);
+    }
+    return slot;
+  }
+
+  /** Forgets every delta and stat name (once they are taken or drained). */
+  private forget(): void {
+    this.deltas.clear();
+    this.count = 0;
+    this.names = [];
+    this.slots = new Map();
   }
 
   private playersOf(title: string, platform: string): Map<string, Delta> {
@@ -145,24 +158,13 @@ export class TotalsDeltas {
     }
     offsets[i] = at;
     const out: DeltasExport = { names: this.names, groups, numbers, offsets };
-    this.deltas.clear();
-    this.count = 0;
-    this.names = [];
-    this.slots = new Map();
+    this.forget();
     return out;
   }
 
   /** Adds deltas taken from another TotalsDeltas (a parse worker's) to these. */
   absorb(x: DeltasExport): void {
-    const slotOf = x.names.map((name) => {
-      let slot = this.slots.get(name);
-      if (slot === undefined) {
-        slot = this.names.length;
-        this.slots.set(name, slot);
-        this.names.push(name);
-      }
-      return slot;
-    });
+    const slotOf = x.names.map((name) => this.slotOf(name));
     const { numbers, offsets } = x;
     let i = 0;
     for (const { title, platform, players: keys } of x.groups) {
@@ -199,10 +201,7 @@ export class TotalsDeltas {
     const names = this.names;
     const sorted = names.map((_, slot) => slot).sort((a, b) => byCodeUnits(names[a] ?? '', names[b] ?? ''));
     for (const d of this.all()) apply(d.title, d.platform, d.player, (stored) => mergeTotals(stored, d, names, sorted));
-    this.deltas.clear();
-    this.count = 0;
-    this.names = [];
-    this.slots = new Map();
+    this.forget();
   }
 }
 
