@@ -103,7 +103,7 @@ export function createCallbackSender(rest: REST, observe?: (ok: boolean) => void
   // Autocomplete choices cannot be deferred and are a few hundred bytes: their own connections, so
   // that they never queue behind replies carrying cards while every connection of the pool is busy.
   // undici writes on a connection that sat idle only after a setImmediate (its check for a
-  // desynchronised response): under a burst the choices leave 0.55 to 0.68 ms p50 after they are
+  // desynchronised response): under a burst the choices leave 0.55 to 1.55 ms p50 after they are
   // made, not at once. Kept, not bypassed (the README's cards bench says why).
   const choicesPool = new Pool(api.origin, { keepAliveTimeout: 30_000, connections: 8, headersTimeout: 15_000, bodyTimeout: 15_000 });
   const userAgent = `${DefaultUserAgent} ${rest.options.userAgentAppendix}`.trim();
