@@ -24,9 +24,9 @@ function data() {
     .setDescription('Two players side by side; the other is your linked account unless you name one')
     .addStringOption((o) => o.setName('title').setDescription('The title').setRequired(true).addChoices(...titleChoices))
     .addStringOption((o) => o.setName('player').setDescription('A player (name or id)').setRequired(true).setMaxLength(200).setAutocomplete(true))
-    .addStringOption((o) => o.setName('platform').setDescription('Their platform').setAutocomplete(true))
+    .addStringOption((o) => o.setName('platform').setDescription('Their platform').setMaxLength(100).setAutocomplete(true))
     .addStringOption((o) => o.setName('other').setDescription('Compare with (default: your linked account)').setMaxLength(200).setAutocomplete(true))
-    .addStringOption((o) => o.setName('other_platform').setDescription('The other player’s platform (default: the first one’s)').setAutocomplete(true));
+    .addStringOption((o) => o.setName('other_platform').setDescription('The other player’s platform (default: the first one’s)').setMaxLength(100).setAutocomplete(true));
   cardOption(builder);
   return builder.toJSON();
 }

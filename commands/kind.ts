@@ -31,6 +31,7 @@ export function platformOption(sub: SlashCommandSubcommandBuilder, endpoint: End
       .setName('platform')
       .setDescription(`Platform: ${endpoint.platforms.map((p) => PLATFORMS[p].name).join(', ')}`)
       .setRequired(required)
+      .setMaxLength(100)
       .setAutocomplete(true),
   );
 }

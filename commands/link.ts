@@ -13,7 +13,8 @@ async function check(title: TitleSlug, platform: PlatformSlug, player: string, d
   const call = { deadlineMs: COMMAND_DEADLINE_MS };
   if (findEndpoint(title, 'profile')?.platforms.includes(platform)) {
     const r = await deps.lookup.profile(title, platform, player, call);
-    if (r.data) return { handle: r.data.platformInfo.platformUserHandle, identifier: r.data.platformInfo.platformUserIdentifier ?? player };
+    // An empty identifier or handle (a compatible service may send one) would make a link that reads back as none.
+    if (r.data) return { handle: r.data.platformInfo.platformUserHandle || player, identifier: r.data.platformInfo.platformUserIdentifier || player };
     const error = r.errors[0]!;
     return error.kind === 'private' ? { handle: player, identifier: player } : errorReply(error, { title, platform, player, locale });
   }
@@ -39,7 +40,7 @@ export const link = {
     .setName('link')
     .setDescription('Remember your player account for a title, so that you can leave `player` out')
     .addStringOption((o) => o.setName('title').setDescription('The title').setRequired(true).addChoices(...titleChoices))
-    .addStringOption((o) => o.setName('platform').setDescription('Your platform').setRequired(true).setAutocomplete(true))
+    .addStringOption((o) => o.setName('platform').setDescription('Your platform').setRequired(true).setMaxLength(100).setAutocomplete(true))
     .addStringOption((o) => o.setName('player').setDescription('Your name or id on that platform').setRequired(true).setMaxLength(200).setAutocomplete(true))
     .toJSON(),
 

@@ -51,6 +51,7 @@ export const segments = {
         .setName('segment')
         .setDescription(`Kind of segment: ${TITLES[endpoint.title].segmentTypes.map((s) => s.type).join(', ')}`)
         .setRequired(true)
+        .setMaxLength(100)
         .setAutocomplete(true),
     );
     playerOptions(sub, endpoint);

@@ -72,6 +72,8 @@ export interface Answer {
   deleteOriginal(): Promise<void>;
   /** Whether the interaction was acknowledged (then a failure is told by a follow-up). */
   readonly acknowledged: boolean;
+  /** Whether a public "thinking…" message stands (a public defer, nothing edited in yet). */
+  readonly placeholder: boolean;
 }
 
 /** What the user did. */
@@ -236,7 +238,11 @@ export class Router {
   private async autocomplete(input: AutocompleteInput, answer: Answer, id: string, log: Record<string, unknown>): Promise<number> {
     this.counts.autocompletes++;
     const command = findCommand(input.name);
-    const echo: Choice[] = input.focused.value && input.focused.name !== 'platform' && input.focused.name !== 'segment' ? [{ name: clip(input.focused.value, LIMITS.choiceName), value: clip(input.focused.value, LIMITS.choiceValue) }] : [];
+    // What was typed, as the choice of last resort: its value exactly as typed (a clipped one would
+    // look up someone else), so only when it fits a choice's value.
+    const typed = input.focused.value;
+    const echo: Choice[] =
+      typed && typed.length <= LIMITS.choiceValue && input.focused.name !== 'platform' && input.focused.name !== 'segment' ? [{ name: clip(typed, LIMITS.choiceName), value: typed }] : [];
     let choices: Choice[] = echo;
     if (command?.autocomplete && !this.closing) {
       try {
@@ -323,12 +329,23 @@ export class Router {
     const { action } = interaction;
     if (action.kind === 'autocomplete') return outcome;
     const message = notice(say(action.kind === 'component' ? action.locale : action.input.locale, store ? error.told : 'bot.failed'));
+    const { answer } = interaction;
     try {
-      if (interaction.answer.acknowledged) await interaction.answer.followUp(message);
-      else await interaction.answer.reply(message);
-    } catch {
-      // The interaction is gone: nothing more to tell the user.
+      if (answer.acknowledged) {
+        // The notice is the invoker's alone; a public "thinking…" left standing would read as a failure to everyone.
+        if (answer.placeholder) await answer.deleteOriginal().catch((e: unknown) => this.untold(log, e, 'could not delete the "thinking…" message'));
+        await answer.followUp(message);
+      } else await answer.reply(message);
+    } catch (e) {
+      this.untold(log, e, 'could not tell the user that the interaction failed');
     }
     return outcome;
+  }
+
+  /** A failure to tell the user: quiet when the interaction is gone, a warning otherwise. */
+  private untold(log: Record<string, unknown>, error: unknown, what: string): void {
+    const code = error instanceof DiscordAPIError ? error.code : undefined;
+    if (typeof code === 'number' && IGNORED_CODES.has(code)) this.logger.debug({ ...log, code }, 'interaction gone or already answered');
+    else this.logger.warn({ ...log, code: code ?? null, err: error instanceof Error ? error.message : String(error) }, what);
   }
 }

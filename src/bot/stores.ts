@@ -154,6 +154,8 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
         return parsed.success ? parsed.data : undefined;
       },
       async set(userId, title, account) {
+        // Checked as it will be read back: a link `get` would not read is not saved, and the user hears so.
+        if (!LinkedAccountSchema.safeParse(account).success) throw new StoreUnavailableError('store.linkNotSaved');
         const saved = await guarded(() => linksKeyv.set(linkKey(userId, title), account), 'store.linkNotSaved');
         if (!saved) throw new StoreUnavailableError('store.linkNotSaved');
       },

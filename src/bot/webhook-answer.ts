@@ -41,6 +41,8 @@ export type FirstAnswer = (body: unknown, files: readonly UploadFile[]) => Promi
 export class WebhookAnswer implements Answer {
   /** True once the first answer went out. */
   acknowledged = false;
+  /** True while a public "thinking…" message stands: a public defer, nothing edited in yet. */
+  placeholder = false;
   private acking = false;
   private readonly sent: Promise<void>;
   private resolveSent!: () => void;
@@ -70,6 +72,10 @@ export class WebhookAnswer implements Answer {
     try {
       await this.first(body, files);
       this.acknowledged = true;
+    } catch (e) {
+      // Refused (an answer Discord would not take): the interaction can still be answered, with a notice.
+      this.acking = false;
+      throw e;
     } finally {
       this.resolveSent();
     }
@@ -98,8 +104,9 @@ export class WebhookAnswer implements Answer {
     return this.ack({ type: 7, data: body }, files);
   }
 
-  defer(ephemeral: boolean): Promise<void> {
-    return this.ack({ type: 5, data: ephemeral ? { flags: EPHEMERAL } : {} });
+  async defer(ephemeral: boolean): Promise<void> {
+    await this.ack({ type: 5, data: ephemeral ? { flags: EPHEMERAL } : {} });
+    this.placeholder = !ephemeral;
   }
 
   deferUpdate(): Promise<void> {
@@ -114,6 +121,7 @@ export class WebhookAnswer implements Answer {
     await this.sent;
     const { body, files } = messageOf(reply, false);
     await this.rest.patch(Routes.webhookMessage(this.applicationId, this.token, '@original'), { body, files, auth: false });
+    this.placeholder = false;
   }
 
   async followUp(reply: Reply): Promise<void> {
@@ -125,5 +133,6 @@ export class WebhookAnswer implements Answer {
   async deleteOriginal(): Promise<void> {
     await this.sent;
     await this.rest.delete(Routes.webhookMessage(this.applicationId, this.token, '@original'), { auth: false });
+    this.placeholder = false;
   }
 }

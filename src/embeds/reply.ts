@@ -42,7 +42,11 @@ export const LIMITS = {
 /** Cuts text to `max` characters, marking the cut. */
 export function clip(text: string, max: number): string {
   if (text.length <= max) return text;
-  return `${text.slice(0, Math.max(0, max - 1))}…`;
+  let end = Math.max(0, max - 1);
+  // Never between the two halves of a surrogate pair (an emoji): Discord refuses a lone half.
+  const last = text.charCodeAt(end - 1);
+  if (end > 0 && last >= 0xd800 && last <= 0xdbff) end--;
+  return `${text.slice(0, end)}…`;
 }
 
 /** A player's name or any user text, safe to put in markdown: no formatting, no mentions. */

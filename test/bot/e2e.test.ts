@@ -167,6 +167,15 @@ describe('the bot process against the Discord double', () => {
     expect(platform.callback.data?.content).toContain('pc_store_c');
   });
 
+  it('answers a segment type of a thousand emoji with a notice Discord takes (no half emoji where it is cut)', async () => {
+    const handle = double.dispatchInteraction(chatInput({ group: 'title_d', subcommand: 'segments', options: { segment: '😀'.repeat(1001), player: 'novaplays' } }));
+    const calls = await settled(handle, 5_000);
+    expect(calls.map((c) => c.status)).toEqual([204]);
+    const notice = callbackOf(calls[0]!);
+    expect(notice.data?.flags).toBe(EPHEMERAL);
+    expect(notice.data?.content).toMatch(/…/);
+  });
+
   it('autocompletes platforms per endpoint, players from search, and segment types', async () => {
     const platforms = async (subcommand: string) =>
       (await send(autocomplete({ group: 'title_b', subcommand, options: {}, focused: 'platform' }))).callback.data?.choices?.map((c) => c.value);

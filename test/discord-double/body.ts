@@ -49,12 +49,28 @@ function readAll(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
+// Half a surrogate pair: a high half not followed by a low one, or a low half not after a high one.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Whether any string in `value` holds half a surrogate pair. */
+function hasLoneSurrogate(value: unknown): boolean {
+  if (typeof value === 'string') return LONE_SURROGATE.test(value);
+  if (Array.isArray(value)) return value.some(hasLoneSurrogate);
+  return typeof value === 'object' && value !== null && Object.entries(value).some(([k, v]) => LONE_SURROGATE.test(k) || hasLoneSurrogate(v));
+}
+
 function parseJson(text: string): unknown {
+  let body: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    body = JSON.parse(text) as unknown;
   } catch {
     throw new BodyError(400, 50109, 'The request body contains invalid JSON.');
   }
+  // Discord keeps text as UTF-8, where half a surrogate pair cannot be written, and refuses it (a 500
+  // has been seen for a custom_id: discord-api-docs#6561). JSON.stringify writes a lone half as an
+  // escape, so only a body with such an escape is walked.
+  if (/\\u[dD][89a-fA-F]/.test(text) && hasLoneSurrogate(body)) throw new BodyError(400, 50035, 'Invalid Form Body: a string is not valid UTF-8');
+  return body;
 }
 
 const CRLF = Buffer.from('\r\n');

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   LIMITS,
   clampEmbed,
+  clip,
   errorReply,
   matchReportReply,
   matchesReply,
@@ -162,6 +163,18 @@ describe('embeds from the service’s payloads', () => {
 });
 
 describe('limits and safety', () => {
+  it('clips text without cutting an emoji in half (Discord refuses half a surrogate pair)', () => {
+    const lone = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+    for (const max of [2, 99, 100, 101, 2000]) {
+      for (const text of ['😀'.repeat(1500), `a${'😀'.repeat(1500)}`]) {
+        const cut = clip(text, max);
+        expect(cut.length).toBeLessThanOrEqual(max);
+        expect(cut.endsWith('…')).toBe(true);
+        expect(lone.test(cut)).toBe(false);
+      }
+    }
+  });
+
   const longName = 'W'.repeat(400);
   const bigStats = (n: number) =>
     Object.fromEntries(Array.from({ length: n }, (_, i) => [`stat${i}`, { rank: 1, percentile: 99, displayName: `Stat ${i} ${'x'.repeat(300)}`, displayCategory: 'General', category: 'general', metadata: {}, value: i, displayValue: 'y'.repeat(2_000), displayType: 'Number' }]));
