@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 
 import { DefaultUserAgent, DiscordAPIError, InteractionResponseType, Routes, type REST, type RawFile } from 'discord.js';
+import type { Logger } from 'pino';
 import { Pool } from 'undici';
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
@@ -94,9 +95,9 @@ function post(pool: Pool, path: string, headers: Record<string, string>, body: s
  * Callbacks straight over a keep-alive pool to `rest`'s API; a 429, a 5xx or a connection failure
  * goes through `rest` itself (discord.js' queue), which waits as Discord asks and retries.
  * `observe` hears each callback this way answered (accepted or refused); those handed to `rest` are
- * counted there.
+ * counted there. `logger` hears, once a minute at most, that the direct way failed and the queue took over.
  */
-export function createCallbackSender(rest: REST, observe?: (ok: boolean) => void): CallbackSender {
+export function createCallbackSender(rest: REST, observe?: (ok: boolean) => void, logger?: Logger): CallbackSender {
   const api = new URL(`${rest.options.api}/v${rest.options.version}`);
   // Discord's own deadline for a callback is the interaction's 3 s; past 15 s, as discord.js, give up.
   const pool = new Pool(api.origin, { keepAliveTimeout: 30_000, connections: 64, headersTimeout: 15_000, bodyTimeout: 15_000 });
@@ -110,6 +111,13 @@ export function createCallbackSender(rest: REST, observe?: (ok: boolean) => void
   const base = api.pathname.replace(/\/$/, '');
   const jsonHeaders = { 'user-agent': userAgent, 'content-type': 'application/json' };
   const queued = (route: `/${string}`, body: unknown, files: readonly RawFile[]) => rest.post(route, { body, files: [...files], auth: false });
+  let warnedAt = 0;
+  const fellBack = (e: unknown) => {
+    if (Date.now() - warnedAt < 60_000) return;
+    warnedAt = Date.now();
+    // The route carries the interaction's token: only the cause is logged.
+    logger?.warn({ err: (e as Error).message, code: (e as { code?: string }).code ?? null }, 'interaction callback failed on its own connection; sent through the REST queue');
+  };
   return {
     async send(interactionId, token, body, files = []) {
       const route = Routes.interactionCallback(interactionId, token);
@@ -122,7 +130,8 @@ export function createCallbackSender(rest: REST, observe?: (ok: boolean) => void
           const choices = (body as { type?: unknown } | undefined)?.type === InteractionResponseType.ApplicationCommandAutocompleteResult;
           answer = await post(choices ? choicesPool : pool, `${base}${route}`, jsonHeaders, JSON.stringify(body));
         }
-      } catch {
+      } catch (e) {
+        fellBack(e);
         return queued(route, body, files);
       }
       if (answer.status === 429 || answer.status >= 500) return queued(route, body, files);

@@ -20,6 +20,11 @@ export const MAX_FEED_PER_SERVER = 1_000;
 export const MAX_FEED_SUBSCRIPTIONS = 20_000;
 /** How long a posted session is remembered: far longer than a session can be seen as new. */
 export const POSTED_TTL_MS = 30 * 24 * 3_600_000;
+/**
+ * How long the poller's last look at a player is kept after it was written: the poller writes it at
+ * every look (hourly at least), so only a player nobody follows any more is forgotten.
+ */
+export const PLAYER_STATE_TTL_MS = 30 * 24 * 3_600_000;
 
 const GuildFeedSchema = z.object({ channelId: z.string().min(1), on: z.boolean(), off: z.object({ code: z.number(), at: z.string() }).optional() });
 
@@ -50,10 +55,16 @@ export function sqliteFeedStore(path: string, timeoutMs: number): FeedStore & { 
   db.exec(`
     CREATE TABLE IF NOT EXISTS feed_guilds (guild_id TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS feed_subs (guild_id TEXT NOT NULL, user_id TEXT NOT NULL, title TEXT NOT NULL, PRIMARY KEY (guild_id, user_id, title)) WITHOUT ROWID;
-    CREATE TABLE IF NOT EXISTS feed_players (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS feed_players (key TEXT PRIMARY KEY, value TEXT NOT NULL, until INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS feed_posted (key TEXT PRIMARY KEY, until INTEGER NOT NULL) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS feed_lock (name TEXT PRIMARY KEY, owner TEXT NOT NULL, until INTEGER NOT NULL) WITHOUT ROWID;
   `);
+  // A file from before states expired: its states count as written now.
+  if (!db.prepare("SELECT 1 FROM pragma_table_info('feed_players') WHERE name = 'until'").get()) {
+    db.exec('ALTER TABLE feed_players ADD COLUMN until INTEGER NOT NULL DEFAULT 0');
+    db.prepare('UPDATE feed_players SET until = ?').run(Date.now() + PLAYER_STATE_TTL_MS);
+  }
+  let playerWrites = 0;
   const s = {
     guild: db.prepare('SELECT value FROM feed_guilds WHERE guild_id = ?').pluck(),
     setGuild: db.prepare('INSERT INTO feed_guilds (guild_id, value) VALUES (?, ?) ON CONFLICT (guild_id) DO UPDATE SET value = excluded.value'),
@@ -65,7 +76,8 @@ export function sqliteFeedStore(path: string, timeoutMs: number): FeedStore & { 
     following: db.prepare('SELECT title FROM feed_subs WHERE guild_id = ? AND user_id = ? ORDER BY title').pluck(),
     all: db.prepare('SELECT guild_id, user_id, title FROM feed_subs LIMIT ?').raw(),
     player: db.prepare('SELECT value FROM feed_players WHERE key = ?').pluck(),
-    setPlayer: db.prepare('INSERT INTO feed_players (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
+    setPlayer: db.prepare('INSERT INTO feed_players (key, value, until) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, until = excluded.until'),
+    sweepPlayers: db.prepare('DELETE FROM feed_players WHERE until < ?'),
     claim: db.prepare('INSERT INTO feed_posted (key, until) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET until = excluded.until WHERE feed_posted.until < ?'),
     unclaim: db.prepare('DELETE FROM feed_posted WHERE key = ?'),
     sweep: db.prepare('DELETE FROM feed_posted WHERE until < ?'),
@@ -105,7 +117,13 @@ export function sqliteFeedStore(path: string, timeoutMs: number): FeedStore & { 
         const text = s.player.get(key) as string | undefined;
         return text === undefined ? undefined : (JSON.parse(text) as unknown);
       }, TOLD.poller),
-    setPlayer: (key, state) => run(() => void s.setPlayer.run(key, JSON.stringify(state)), TOLD.poller),
+    setPlayer: (key, state) =>
+      run(() => {
+        const now = Date.now();
+        // The first write of a process and every hundredth after it take out what has lapsed.
+        if (playerWrites++ % 100 === 0) s.sweepPlayers.run(now);
+        s.setPlayer.run(key, JSON.stringify(state), now + PLAYER_STATE_TTL_MS);
+      }, TOLD.poller),
     claim: (key) =>
       run(() => {
         const now = Date.now();
@@ -192,7 +210,7 @@ export async function redisFeedStore(url: string, namespace: string, timeoutMs: 
         const text = await client.get(k.player(key));
         return text === null ? undefined : (JSON.parse(text) as unknown);
       }, TOLD.poller),
-    setPlayer: (key, state) => run(async () => void (await client.set(k.player(key), JSON.stringify(state))), TOLD.poller),
+    setPlayer: (key, state) => run(async () => void (await client.set(k.player(key), JSON.stringify(state), { PX: PLAYER_STATE_TTL_MS })), TOLD.poller),
     claim: (key) => run(async () => (await client.set(k.posted(key), String(Date.now()), { NX: true, PX: POSTED_TTL_MS })) === 'OK', TOLD.poller),
     unclaim: (key) => run(async () => void (await client.del(k.posted(key))), TOLD.poller),
     lock: (owner, ttlMs) =>

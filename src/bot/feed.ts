@@ -33,6 +33,8 @@ const POST_WINDOW_MS = 6 * 3_600_000;
 const REFRESH_MS = 5_000;
 /** Players looked at per tick at most, whatever the budget holds. */
 const CHECKS_PER_TICK = 8;
+/** A player whose look failed (a state that cannot be read, a post that cannot be made) waits this long. */
+const FAILED_LOOK_RETRY_MS = 5 * 60_000;
 /** A lookup's deadline: the poller waits on nobody's reply, but must not hold the lock long. */
 const LOOKUP_DEADLINE_MS = 4_000;
 
@@ -192,12 +194,7 @@ export class FeedPoller {
   start(): void {
     const tick = () => {
       this.running = this.tick()
-        .catch((e: unknown) => {
-          // A store that stays down fails every round: one line a minute says so.
-          if (Date.now() - this.warnedAt < 60_000) return;
-          this.warnedAt = Date.now();
-          this.o.logger.warn({ err: (e as Error).message, cause: ((e as Error).cause as Error | undefined)?.message }, 'session feed: a round failed; trying again every second');
-        })
+        .catch((e: unknown) => this.warn(e, 'session feed: a round failed; trying again every second'))
         .finally(() => {
           if (!this.stopped) this.timer = setTimeout(tick, this.o.tickMs ?? 1_000);
         });
@@ -210,7 +207,8 @@ export class FeedPoller {
     clearTimeout(this.timer);
     // A round in flight ends at its next lookup's deadline at worst; shutdown does not wait that long.
     if (this.running) await within(this.running, 2_000);
-    if (this.holding) await this.o.store.unlock(this.owner).catch(() => undefined);
+    // Not released, the lock lapses at its TTL: another process takes over that much later.
+    if (this.holding) await this.o.store.unlock(this.owner).catch((e: unknown) => this.o.logger.warn({ err: (e as Error).message }, 'session feed: the poller lock was not released; it lapses on its own'));
   }
 
   /** One round: keep the lock, read the opt-ins now and then, look at the players due. */
@@ -221,8 +219,24 @@ export class FeedPoller {
     const due = [...this.followed.values()].filter((f) => f.nextAt <= now).sort((a, b) => Number(b.playing) - Number(a.playing) || a.nextAt - b.nextAt);
     for (const f of due.slice(0, CHECKS_PER_TICK)) {
       if (this.stopped || Date.now() < this.pausedUntil || !(await this.keepLock())) return;
-      if (!(await this.look(f))) return;
+      let more: boolean;
+      try {
+        more = await this.look(f);
+      } catch (e) {
+        // One player's failure must not hold back the players due after them, round after round.
+        f.nextAt = this.o.now() + FAILED_LOOK_RETRY_MS;
+        this.warn(e, 'session feed: looking at a player failed; they wait 5 minutes', { user: f.userId, title: f.title });
+        continue;
+      }
+      if (!more) return;
     }
+  }
+
+  /** One line a minute at most: a store that stays down fails every round. */
+  private warn(e: unknown, what: string, extra: Record<string, unknown> = {}): void {
+    if (Date.now() - this.warnedAt < 60_000) return;
+    this.warnedAt = Date.now();
+    this.o.logger.warn({ ...extra, err: (e as Error).message, cause: ((e as Error).cause as Error | undefined)?.message }, what);
   }
 
   private async keepLock(): Promise<boolean> {

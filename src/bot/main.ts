@@ -148,7 +148,7 @@ async function main(): Promise<void> {
   client.on(Events.ShardReady, (id) => shardsDown.delete(id));
   client.on(Events.ShardResume, (id) => shardsDown.delete(id));
   readinessChecks.unshift({ name: 'gateway', check: () => (gatewayUp() ? undefined : Promise.reject(new Error('the Discord gateway is not connected'))) });
-  const callbacks = createCallbackSender(client.rest, metrics?.watchDiscord(client, gatewayUp));
+  const callbacks = createCallbackSender(client.rest, metrics?.watchDiscord(client, gatewayUp), logger);
   closeTransport = async () => {
     await client.destroy();
     await callbacks.close();

@@ -8,10 +8,11 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { createClient } from '@keyv/redis';
+import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import type { FeedStore } from '../../commands/index.js';
-import { redisFeedStore, sqliteFeedStore } from '../../src/bot/feed-store.js';
+import { PLAYER_STATE_TTL_MS, redisFeedStore, sqliteFeedStore } from '../../src/bot/feed-store.js';
 import { createBotStores } from '../../src/bot/stores.js';
 
 const namespaces: string[] = [];
@@ -117,6 +118,46 @@ describe('moving the links file to Redis', () => {
       expect(await redis.feed.claim('g1|u1|s:1')).toBe(false);
     } finally {
       await redis.close();
+    }
+  });
+});
+
+describe('the poller’s last look at a player', () => {
+  it('lapses in Redis 30 days after it was last written', async () => {
+    const { a, close } = await pair('redis');
+    try {
+      await a.setPlayer('1180000000000000401|title_b', { v: 1, nextAt: 0 });
+      const redis = createClient({ url: 'redis://127.0.0.1:6379' });
+      await redis.connect();
+      const ns = namespaces.at(-1)!;
+      const ttl = await redis.pTTL(`${ns}-feed:player:1180000000000000401|title_b`);
+      redis.destroy();
+      expect(ttl).toBeGreaterThan(PLAYER_STATE_TTL_MS - 60_000);
+      expect(ttl).toBeLessThanOrEqual(PLAYER_STATE_TTL_MS);
+    } finally {
+      await close();
+    }
+  });
+
+  it('lapses in SQLite too, and a file from before lapses keeps its states for 30 days', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'feed-store-')), 'links.sqlite');
+    // A file as the feed made it before states lapsed.
+    const old = new Database(path);
+    old.exec('CREATE TABLE feed_players (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID');
+    old.prepare('INSERT INTO feed_players (key, value) VALUES (?, ?)').run('kept|title_b', '{"v":1}');
+    old.close();
+    const store = sqliteFeedStore(path, 1_000);
+    try {
+      const until = () => Object.fromEntries(store.db.prepare('SELECT key, until FROM feed_players').raw().all() as [string, number][]);
+      expect(until()['kept|title_b']).toBeGreaterThan(Date.now() + PLAYER_STATE_TTL_MS - 60_000);
+      expect(await store.player('kept|title_b')).toEqual({ v: 1 });
+      // One nobody looked at for longer than that is taken out at the next write.
+      store.db.prepare('UPDATE feed_players SET until = ? WHERE key = ?').run(Date.now() - 1, 'kept|title_b');
+      await store.setPlayer('new|title_b', { v: 1, nextAt: 0 });
+      expect(Object.keys(until())).toEqual(['new|title_b']);
+      expect(until()['new|title_b']).toBeGreaterThan(Date.now() + PLAYER_STATE_TTL_MS - 60_000);
+    } finally {
+      store.close();
     }
   });
 });
