@@ -1,5 +1,7 @@
 // The command tree, and the handlers run against the real service (embedded on the small dataset).
 import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -164,6 +166,25 @@ describe('handlers', () => {
       expect(await again.links.get('u3', 'title_d')).toEqual({ platform: 'pc_store_a', identifier: '76561198000000077', handle: 'Dusty' });
     } finally {
       await again.close();
+    }
+  });
+
+  it('links by what was typed when a compatible service sends an empty identifier, and refuses to save a link that would not read back', async () => {
+    // The real service's answer for ember#4471, as another service might send it: its id empty.
+    const real = (await (await fetch(`${service.url}/v2/title_c/standard/profile/pc_store_c/ember%234471`)).json()) as { data: { platformInfo: Record<string, unknown> } };
+    real.data.platformInfo.platformUserIdentifier = '';
+    const other = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(real)));
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    const lookup = new LookupClient({ baseUrl: `http://127.0.0.1:${(other.address() as AddressInfo).port}`, cache: await createLookupCache() });
+    try {
+      const ok = await findCommand('link')!.execute({ name: 'link', group: null, subcommand: null, options: { title: 'title_c', platform: 'pc_store_c', player: 'ember#4471' }, userId: 'u4' }, { ...deps, lookup });
+      expect(textOf(ok)).toContain('Linked: Ember#4471');
+      expect(await stores.links.get('u4', 'title_c')).toMatchObject({ platform: 'pc_store_c', identifier: 'ember#4471' });
+      await expect(stores.links.set('u4', 'title_c', { platform: 'pc_store_c', identifier: '', handle: 'x' })).rejects.toMatchObject({ told: 'store.linkNotSaved' });
+      expect((await stores.links.get('u4', 'title_c'))?.identifier).toBe('ember#4471');
+    } finally {
+      await lookup.close();
+      other.close();
     }
   });
 });
