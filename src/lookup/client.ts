@@ -25,8 +25,20 @@ import type { LookupCache } from './cache.js';
 import { knownJsonLength } from './memory-store.js';
 import { PAYLOAD_LISTS, SLICED_ANSWER_CHARS, readInSlices } from './slices.js';
 import { within } from './within.js';
-import { allowsStale, errorFromResponse, isOperatorFailure, isRetryable, lookupError, LookupErrorSchema, parseRetryAfter, type LookupError, type LookupErrorKind } from './errors.js';
 import {
+  allowsStale,
+  errorFromResponse,
+  isOperatorFailure,
+  isRetryable,
+  lookupError,
+  LookupErrorSchema,
+  parseRetryAfter,
+  statusOfCode,
+  type LookupError,
+  type LookupErrorKind,
+} from './errors.js';
+import {
+  ErrorBodySchema,
   PAYLOAD_SCHEMAS,
   expiryOf,
   readPayload,
@@ -50,7 +62,10 @@ async function bodyText(body: AsyncIterable<Uint8Array>): Promise<string> {
   return text + decoder.decode();
 }
 
-/** Where an answer came from. `local`: refused before sending, the catalog says it cannot succeed. */
+/**
+ * Where an answer came from. `local`: refused before sending, because the catalog says it cannot
+ * succeed or the service asked to wait (`Retry-After`).
+ */
 export type LookupSource = 'network' | 'cache' | 'stale' | 'local';
 
 export interface LookupMeta {
@@ -75,7 +90,7 @@ export interface CallOptions {
 }
 
 /** Time to keep each kind of answer fresh when the payload carries no `expiryDate`. */
-export const DEFAULT_TTL_MS: Record<EndpointKind | 'not_found', number> = {
+export const DEFAULT_TTL_MS: Record<EndpointKind | 'not_found' | 'private', number> = {
   search: 60_000,
   profile: 5 * 60_000,
   segments: 5 * 60_000,
@@ -86,7 +101,15 @@ export const DEFAULT_TTL_MS: Record<EndpointKind | 'not_found', number> = {
   // Brief, so that a flood of lookups for a missing player does not reach the service, yet a new
   // player shows up soon.
   not_found: 30_000,
+  // The same for a player who hides their stats; one who has just shown them waits as briefly.
+  private: 30_000,
 };
+
+/**
+ * The longest a 429's `Retry-After` holds back every lookup to the service: one that asks for an
+ * hour (or names a date far off) is asked again after this.
+ */
+export const MAX_RATE_LIMIT_HOLD_MS = 60_000;
 
 /** How long past its freshness an answer may still be served stale, by default. */
 export const DEFAULT_STALE_WINDOW_MS = 3_600_000;
@@ -148,7 +171,7 @@ interface CachedEntry {
   v: 1;
   fetchedAt: number;
   freshUntil: number;
-  /** A payload, or the `not_found` error remembered briefly. */
+  /** A payload, or a `not_found` or `private` error remembered briefly. */
   payload?: unknown;
   error?: LookupError;
 }
@@ -169,6 +192,8 @@ export interface LookupStats {
   joined: number;
 }
 
+/** The share of a caller's budget a flight it joins may give up before it would. */
+const JOIN_TOLERANCE = 0.1;
 const MIN_TTL_MS = 5_000;
 const MAX_TTL_MS = 24 * 3_600_000;
 /**
@@ -181,7 +206,10 @@ export class LookupClient {
   private readonly base: URL;
   private readonly dispatcher: Dispatcher;
   private readonly ownsDispatcher: boolean;
-  private readonly inflight = new Map<string, Promise<ApiResponse<unknown>>>();
+  /** Lookups under way by cache key, with the deadline each runs to: one a key at most. */
+  private readonly inflight = new Map<string, { flight: Promise<ApiResponse<unknown>>; deadline: number }>();
+  /** Until when the service asked to be left alone (429 `Retry-After`, at most MAX_RATE_LIMIT_HOLD_MS ahead). */
+  private heldUntil = 0;
   private readonly keyPrefix: string;
   private readonly now: () => number;
   private readonly random: () => number;
@@ -258,12 +286,18 @@ export class LookupClient {
     const req: Request<PayloadOf<K>> = { endpoint, path, query: sent, schema, cacheKey: this.cacheKey(endpoint, platform, params, query) };
     const deadline = started + (options.deadlineMs ?? this.options.defaultDeadlineMs ?? 10_000);
 
-    let flight = this.inflight.get(req.cacheKey) as Promise<ApiResponse<PayloadOf<K>>> | undefined;
-    if (flight) this.stats.joined++;
-    else {
-      flight = this.cacheAside(req, deadline).finally(() => this.inflight.delete(req.cacheKey));
-      this.inflight.set(req.cacheKey, flight);
+    // A flight gives up at its starter's deadline: a caller who may wait longer starts its own, which
+    // later callers join instead. Within a tenth of its budget it joins: callers with the same budget
+    // a few milliseconds apart must not each send the request.
+    const joined = this.inflight.get(req.cacheKey);
+    if (joined && deadline - joined.deadline <= (deadline - started) * JOIN_TOLERANCE) {
+      this.stats.joined++;
+      return this.within(joined.flight as Promise<ApiResponse<PayloadOf<K>>>, deadline);
     }
+    const flight: Promise<ApiResponse<PayloadOf<K>>> = this.cacheAside(req, deadline).finally(() => {
+      if (this.inflight.get(req.cacheKey)?.flight === flight) this.inflight.delete(req.cacheKey);
+    });
+    this.inflight.set(req.cacheKey, { flight, deadline });
     return this.within(flight, deadline);
   }
 
@@ -300,7 +334,7 @@ export class LookupClient {
       const meta: LookupMeta = { source: 'cache', fetchedAt: cached.fetchedAt, ageMs: now - cached.fetchedAt };
       return cached.error ? { errors: [cached.error], meta } : { data: cached.payload as T, meta };
     }
-    const fetched = await this.fetchWithRetries(req, deadline);
+    const fetched = this.heldBack<T>() ?? (await this.fetchWithRetries(req, deadline));
     const observer = this.options.observer;
     if ('data' in fetched && fetched.data !== undefined) {
       const freshUntil = this.freshUntil(req.endpoint.kind, fetched.data);
@@ -310,8 +344,9 @@ export class LookupClient {
     }
     const error = fetched.errors?.[0];
     if (error && isOperatorFailure(error)) this.warnOperator(req, error);
-    if (error?.kind === 'not_found') {
-      await this.options.cache.set(req.cacheKey, { v: 1, fetchedAt: fetched.meta.fetchedAt, freshUntil: fetched.meta.fetchedAt + DEFAULT_TTL_MS.not_found, error } satisfies CachedEntry, DEFAULT_TTL_MS.not_found);
+    if (error?.kind === 'not_found' || error?.kind === 'private') {
+      const ttl = DEFAULT_TTL_MS[error.kind];
+      await this.options.cache.set(req.cacheKey, { v: 1, fetchedAt: fetched.meta.fetchedAt, freshUntil: fetched.meta.fetchedAt + ttl, error } satisfies CachedEntry, ttl);
     }
     const staleWindow = this.options.staleWindowMs ?? DEFAULT_STALE_WINDOW_MS;
     if (error && allowsStale(error) && cached?.payload !== undefined && this.now() < cached.freshUntil + staleWindow) {
@@ -321,6 +356,17 @@ export class LookupClient {
     }
     observer?.cache('miss');
     return fetched;
+  }
+
+  /**
+   * The answer while a 429's `Retry-After` runs: asking sooner would be refused again and spend the
+   * key's quota (the cache still answers, and a stale copy where allowsStale says so).
+   */
+  private heldBack<T>(): ApiResponse<T> | undefined {
+    const now = this.now();
+    if (now >= this.heldUntil) return undefined;
+    const error = lookupError('rate_limited', 'The stats service asked to wait before it is asked again.', { retryAfterMs: this.heldUntil - now });
+    return { errors: [error], meta: { source: 'local', fetchedAt: now, ageMs: 0 } };
   }
 
   /** Reads and re-validates an entry; one that no longer fits its schema is a miss. */
@@ -395,10 +441,18 @@ export class LookupClient {
       const res = await this.dispatcher.request({ origin: this.base.origin, path, method: 'GET', headers, signal: controller.signal });
       status = res.statusCode;
       const text = await bodyText(res.body);
-      const retryAfter = res.headers['retry-after'];
-      const retryAfterMs = parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter, this.now());
+      const header = (name: string) => {
+        const value = res.headers[name];
+        return Array.isArray(value) ? value[0] : value;
+      };
+      const retryAfterMs = parseRetryAfter(header('retry-after'), this.now());
       this.options.logger?.debug({ endpoint: `${req.endpoint.title}.${req.endpoint.kind}`, status, ms: this.now() - started }, 'lookup');
-      if (status < 200 || status >= 300) return { errors: [this.redact(errorFromResponse(status, text, retryAfterMs))], meta: meta() };
+      if (status < 200 || status >= 300) {
+        const error = this.redact(errorFromResponse(status, text, retryAfterMs, header('location')));
+        if (error.kind === 'rate_limited' && error.retryAfterMs !== undefined)
+          this.heldUntil = Math.max(this.heldUntil, this.now() + Math.min(error.retryAfterMs, MAX_RATE_LIMIT_HOLD_MS));
+        return { errors: [error], meta: meta() };
+      }
       return await this.parsePayload(req, text, meta());
     } catch (e) {
       const timedOut = controller.signal.aborted;
@@ -429,7 +483,11 @@ export class LookupClient {
         return { errors: [lookupError('invalid_response', 'The stats service sent an answer that is not JSON.', { status: 200 })], meta };
       }
       const body = json as { data?: unknown } | null;
-      parsed = readPayload(req.schema, body && typeof body === 'object' ? body.data : undefined);
+      const data = body && typeof body === 'object' ? body.data : undefined;
+      // An errors list without data is a failure, whatever the status said: read by the status its code implies.
+      const failed = data === undefined ? ErrorBodySchema.safeParse(json) : undefined;
+      if (failed?.success) return { errors: [this.redact(errorFromResponse(statusOfCode(failed.data.errors[0]?.code ?? null), text, undefined))], meta };
+      parsed = readPayload(req.schema, data);
     }
     // A field of a shape we did not expect costs that field, not the answer; it is worth knowing of.
     if (parsed.degraded.length > 0)

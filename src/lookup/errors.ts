@@ -30,11 +30,14 @@ export const LookupErrorSchema = z.object({
 export type LookupError = z.infer<typeof LookupErrorSchema>;
 
 /**
- * Whether another attempt may succeed: 5xx, connection failures and 429, never other 4xx; nor a
- * service still loading its data after a start (it asks to come back later than a lookup waits).
+ * Whether another attempt may succeed: 5xx, connection failures and 429, never other 4xx nor a 3xx
+ * (a wrong base URL stays wrong); nor a service still loading its data after a start (it asks to
+ * come back later than a lookup waits).
  */
 export function isRetryable(error: LookupError): boolean {
-  return (error.kind === 'unavailable' && error.code !== 'ServiceLoading') || error.kind === 'rate_limited';
+  if (error.kind === 'rate_limited') return true;
+  if (error.kind !== 'unavailable' || error.code === 'ServiceLoading') return false;
+  return error.status === null || error.status >= 500 || error.code === EXTERNAL_ERROR;
 }
 
 /**
@@ -66,18 +69,49 @@ export function parseRetryAfter(value: string | undefined, now: number): number 
 
 /** The codes a player's hidden stats come with (the second one on segments). */
 export const PRIVATE_CODES: readonly string[] = ['CollectorResultStatus::Private', 'StandardApiV2::Private'];
+const EXTERNAL_ERROR = 'CollectorResultStatus::ExternalError';
+/** Our service's code for a path it has no endpoint at (src/service/errors.ts `routeNotFound`). */
+const ROUTE_NOT_FOUND = 'NotFound';
 
-function kindOf(status: number, code: string | null): LookupErrorKind {
+/**
+ * The status each known code comes with (docs: response-shapes.md), for an `errors` list sent with
+ * HTTP 200; an unknown code is a failure of the service's.
+ */
+const CODE_STATUS: Readonly<Record<string, number>> = {
+  'CollectorResultStatus::NotFound': 404,
+  MatchNotFound: 404,
+  [ROUTE_NOT_FOUND]: 404,
+  'CollectorResultStatus::Private': 451,
+  'StandardApiV2::Private': 451,
+  [EXTERNAL_ERROR]: 502,
+  InvalidParameter: 400,
+  Unauthorized: 401,
+  MethodNotAllowed: 405,
+  RateLimited: 429,
+  RequestTimeout: 408,
+  Internal: 500,
+  ServiceLoading: 503,
+};
+export const statusOfCode = (code: string | null): number => (code !== null ? CODE_STATUS[code] : undefined) ?? 500;
+
+/** A 404 that names no player: no `errors` list (a gateway's or a web server's page), or our service's route miss. */
+const noEndpoint = (status: number, code: string | null, envelope: boolean) => status === 404 && (!envelope || code === ROUTE_NOT_FOUND);
+
+function kindOf(status: number, code: string | null, envelope: boolean): LookupErrorKind {
   // 451: the real service's status for a private profile, with or without an errors list.
   if ((code !== null && PRIVATE_CODES.includes(code)) || status === 451) return 'private';
-  if (code === 'CollectorResultStatus::ExternalError') return 'unavailable';
+  if (code === EXTERNAL_ERROR) return 'unavailable';
   // A 403 without a private code comes from the gateway in front: the key is refused, not the player.
   if (status === 401 || status === 403) return 'unauthorized';
+  // The base URL or the route is wrong: the operator's to fix, and no reason to remember the player as missing.
+  if (noEndpoint(status, code, envelope)) return 'unavailable';
   if (status === 404) return 'not_found';
   if (status === 429) return 'rate_limited';
   if (status >= 500) return 'unavailable';
   if (status === 408) return 'timeout';
-  return 'invalid_parameter';
+  if (status === 400 || status === 422 || code === 'InvalidParameter') return 'invalid_parameter';
+  // A redirect (undici does not follow one) or a status the interface does not use: the address is wrong.
+  return 'unavailable';
 }
 
 const GENERIC: Record<LookupErrorKind, string> = {
@@ -93,9 +127,10 @@ const GENERIC: Record<LookupErrorKind, string> = {
 
 /**
  * Reads a non-2xx answer: the `{ errors: [...] }` envelope of the service, or the `{ message }` a
- * gateway in front of it sends, or anything else (an HTML error page) by its status alone.
+ * gateway in front of it sends, or anything else (an HTML error page) by its status alone. An
+ * `errors` list that came with HTTP 200 is read with the status its code implies (statusOfCode).
  */
-export function errorFromResponse(status: number, bodyText: string, retryAfterMs: number | undefined): LookupError {
+export function errorFromResponse(status: number, bodyText: string, retryAfterMs: number | undefined, location?: string): LookupError {
   let json: unknown;
   try {
     json = JSON.parse(bodyText);
@@ -104,12 +139,18 @@ export function errorFromResponse(status: number, bodyText: string, retryAfterMs
   }
   const extra = { status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
   const envelope = ErrorBodySchema.safeParse(json);
-  if (envelope.success) {
-    const first = envelope.data.errors[0];
-    const code = first?.code ?? null;
-    return lookupError(kindOf(status, code), first?.message || GENERIC[kindOf(status, code)], { ...extra, code, data: first?.data ?? {} });
-  }
   const gateway = GatewayErrorBodySchema.safeParse(json);
-  const kind = kindOf(status, null);
-  return lookupError(kind, gateway.success ? gateway.data.message : `${GENERIC[kind]} (HTTP ${status})`, extra);
+  const first = envelope.success ? envelope.data.errors[0] : undefined;
+  const code = first?.code ?? null;
+  const kind = kindOf(status, code, envelope.success);
+  const data = { ...(first?.data ?? {}), ...(location !== undefined && status >= 300 && status < 400 ? { location: location.slice(0, 200) } : {}) };
+  if (noEndpoint(status, code, envelope.success)) {
+    const said = first?.message || (gateway.success ? gateway.data.message : '');
+    return lookupError(kind, `No endpoint answered at that address (HTTP 404${said ? `: ${said}` : ''}); check the stats service's base URL.`, { ...extra, code, data });
+  }
+  // undici follows no redirect: the base URL has moved (http to https, a new host).
+  if (status >= 300 && status < 400 && !envelope.success)
+    return lookupError(kind, `The stats service answered with a redirect (HTTP ${status}${location ? ` to ${location.slice(0, 200)}` : ''}); check its base URL.`, { ...extra, data });
+  if (envelope.success) return lookupError(kind, first?.message || GENERIC[kind], { ...extra, code, data });
+  return lookupError(kind, gateway.success ? gateway.data.message : `${GENERIC[kind]} (HTTP ${status})`, { ...extra, data });
 }

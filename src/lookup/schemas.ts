@@ -9,7 +9,7 @@
 // require none), so that a shape we did not expect is seen without costing the user the answer.
 import { z } from 'zod';
 
-import { PLATFORM_SLUGS, formatStatValue, isDisplayType, readableStatName } from '../catalog/index.js';
+import { PLATFORM_SLUGS, formatStatValue, isDisplayType, parseTimeSpan, readableStatName } from '../catalog/index.js';
 
 /** A field that fell back to its empty value because it had a shape the schema did not expect. */
 export interface Degradation {
@@ -52,11 +52,28 @@ function laxList<T extends z.ZodType>(field: string, entry: T, plain?: (item: un
 const optionalList = <T extends z.ZodType>(field: string, entry: T, plain?: (item: unknown) => z.output<T> | undefined) =>
   lax(field, laxList(field, entry, plain), []);
 
-/** A text Date.parse reads: what isoDate takes, and what a session match read by hand takes as a date. */
-const isDate = (v: unknown): v is string => typeof v === 'string' && !Number.isNaN(Date.parse(v));
-const isoDate = z.string().refine(isDate, 'an ISO date');
+// An ISO date-time without an offset: Date.parse reads it in the process's time zone, so that one
+// answer would name other instants on machines set to other zones. Read as UTC instead.
+const WITHOUT_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
+const inUtc = (s: string): string => (WITHOUT_OFFSET.test(s) ? `${s}Z` : s);
+/** Epoch milliseconds of a date text: what Date.parse reads, an ISO date-time without an offset as UTC. */
+const parseDate = (s: string): number => Date.parse(inUtc(s));
+
+/** A text parseDate reads: what isoDate takes. */
+const isDate = (v: unknown): v is string => typeof v === 'string' && !Number.isNaN(parseDate(v));
+/** What a session match read by hand takes as a date: one isoDate keeps as it is. */
+const isPlainDate = (v: unknown): v is string => isDate(v) && !WITHOUT_OFFSET.test(v);
+/** A date text, given an offset when it has none, so that whoever parses it later reads UTC too. */
+const isoDate = z.string().refine(isDate, 'an ISO date').transform(inUtc);
 const text = (field: string) => lax(field, z.string().nullable(), null);
-const num = (field: string) => lax(field, z.number().nullable(), null);
+// Some services send numbers as text ("1234", "12.5"); text that is not a plain number still falls back.
+const numberText = z
+  .string()
+  .regex(/^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/)
+  .transform(Number)
+  .pipe(z.number());
+const timeSpanText = z.string().transform(parseTimeSpan).pipe(z.number());
+const num = (field: string) => lax(field, z.union([z.number(), numberText]).nullable(), null);
 const record = (field: string) => lax(field, z.record(z.string(), z.unknown()), {});
 
 /** `expiryDate` of `0001-01-01T00:00:00+00:00`: the service knows no expiry. */
@@ -64,7 +81,7 @@ export const NO_EXPIRY_BEFORE = Date.UTC(2000, 0, 1);
 /** A usable expiry, or null for a missing one, an unreadable one, or the "none known" sentinel. */
 export function expiryOf(value: string | null | undefined): number | null {
   if (typeof value !== 'string') return null;
-  const t = Date.parse(value);
+  const t = parseDate(value);
   return Number.isNaN(t) || t < NO_EXPIRY_BEFORE ? null : t;
 }
 const expiryDate = lax('expiryDate', isoDate.nullable(), null);
@@ -235,7 +252,11 @@ export interface PlatformInfo {
   [extra: string]: unknown;
 }
 
-const id = (field: string) => lax(field, z.union([z.string(), z.number().transform(String)]).nullable(), null);
+/** An id or a cursor: some services send them as numbers. */
+const idValue = z.union([z.string(), z.number().transform(String)]);
+const id = (field: string) => lax(field, idValue.nullable(), null);
+/** An id a payload cannot be shown without (a match's): text or a number, never empty. */
+const requiredId = idValue.pipe(z.string().min(1));
 
 const PlatformInfoSchema: z.ZodType<PlatformInfo> = z
   .looseObject({
@@ -339,7 +360,10 @@ export const SessionMatchSchema = z
     stats: StatsSchema,
   })
   // Older answers put the id in `attributes`.
-  .transform((m) => ({ ...m, id: m.id ?? (typeof m.attributes?.id === 'string' ? m.attributes.id : null) }));
+  .transform((m) => {
+    const older = m.attributes?.id;
+    return { ...m, id: m.id ?? (typeof older === 'string' || typeof older === 'number' ? String(older) : null) };
+  });
 export type SessionMatch = z.infer<typeof SessionMatchSchema>;
 
 const isTextOrNull = (v: unknown) => v === null || typeof v === 'string';
@@ -347,8 +371,8 @@ const isTextOrNull = (v: unknown) => v === null || typeof v === 'string';
 const plainValued = (v: unknown, ok: (value: unknown) => boolean) =>
   v === undefined || v === null || (isRecord(v) && ok(v.value) && (v.displayValue === undefined || isTextOrNull(v.displayValue)));
 const MATCH_FIELDS = [
-  ['startDate', isDate],
-  ['endDate', isDate],
+  ['startDate', isPlainDate],
+  ['endDate', isPlainDate],
   ['result', isTextOrNull],
   ['character', isTextOrNull],
 ] as const;
@@ -406,20 +430,33 @@ const displayValueOf = (field: string) =>
     z.union([z.looseObject({ displayValue: text(`${field}.displayValue`) }), z.string().transform((displayValue) => ({ displayValue }))]),
     { displayValue: null },
   );
+/** A name to show, given as text or as `{ value, displayValue }` (read as the report reads its map). */
+const shownText = (field: string) =>
+  displayValueOf(field).transform((v: { displayValue: string | null; value?: unknown }) => v.displayValue ?? (typeof v.value === 'string' ? v.value : null));
+
+/** When a match was played: an ISO date, or epoch milliseconds (a smaller number is not one: seconds, perhaps). */
+const timestamp = (field: string) =>
+  lax(
+    field,
+    z.union([isoDate, z.number().min(NO_EXPIRY_BEFORE).max(8.64e15).transform((ms) => new Date(ms).toISOString())]).nullable(),
+    null,
+  );
+/** Seconds a match lasted: a number, or a .NET TimeSpan (`00:25:00`) as the real service gives durations. */
+const duration = (field: string) => lax(field, z.union([z.number(), numberText, timeSpanText]).nullable(), null);
 
 export const MatchSummarySchema = z.looseObject({
-  attributes: z.looseObject({ id: z.string().min(1) }),
+  attributes: z.looseObject({ id: requiredId }),
   metadata: lax(
     'match.metadata',
     z.looseObject({
-      timestamp: lax('match.timestamp', isoDate.nullable(), null),
-      mapName: text('match.mapName'),
-      modeName: text('match.modeName'),
-      playlistName: text('match.playlistName'),
-      queue: text('match.queue'),
+      timestamp: timestamp('match.timestamp'),
+      mapName: shownText('match.mapName'),
+      modeName: shownText('match.modeName'),
+      playlistName: shownText('match.playlistName'),
+      queue: shownText('match.queue'),
       season: num('match.season'),
-      result: text('match.result'),
-      duration: num('match.duration'),
+      result: shownText('match.result'),
+      duration: duration('match.duration'),
     }),
     { timestamp: null, mapName: null, modeName: null, playlistName: null, queue: null, season: null, result: null, duration: null },
   ),
@@ -429,7 +466,8 @@ export type MatchSummary = z.infer<typeof MatchSummarySchema>;
 
 export const MatchResultSchema = z.looseObject({
   matches: laxList('matches', MatchSummarySchema),
-  metadata: lax('metadata', z.looseObject({ next: text('metadata.next') }), { next: null }),
+  // An empty cursor is no next page: read as one, it would page the same answer forever.
+  metadata: lax('metadata', z.looseObject({ next: id('metadata.next').transform((next) => next || null) }), { next: null }),
 });
 export type MatchResult = z.infer<typeof MatchResultSchema>;
 
@@ -446,12 +484,12 @@ export const MatchChildSchema = z.looseObject({
 export type MatchChild = z.infer<typeof MatchChildSchema>;
 
 export const StatisticalObjectSchema = z.looseObject({
-  attributes: z.looseObject({ id: z.string().min(1) }),
+  attributes: z.looseObject({ id: requiredId }),
   metadata: lax(
     'report.metadata',
     z.looseObject({
-      timestamp: lax('report.timestamp', isoDate.nullable(), null),
-      duration: num('report.duration'),
+      timestamp: timestamp('report.timestamp'),
+      duration: duration('report.duration'),
       map: displayValueOf('report.map'),
       mode: displayValueOf('report.mode'),
       playlist: displayValueOf('report.playlist'),

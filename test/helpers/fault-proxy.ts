@@ -37,7 +37,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
         res.writeHead(fault, { 'content-type': 'application/json' }).end(JSON.stringify({ errors: [{ code: 'Internal', message: 'injected failure', data: {} }] }));
         return;
       case 429:
-        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '30' }).end(JSON.stringify({ message: 'API rate limit exceeded' }));
+        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' }).end(JSON.stringify({ message: 'API rate limit exceeded' }));
         return;
       case 'truncate':
         res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":{"platformInfo":{"platformSlug":"pc_st');

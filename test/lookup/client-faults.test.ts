@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import { createLookupCache, type LookupCache } from '../../src/lookup/cache.js';
-import { FAILURE_WARNING_INTERVAL_MS } from '../../src/lookup/client.js';
+import { DEFAULT_TTL_MS, FAILURE_WARNING_INTERVAL_MS, MAX_RATE_LIMIT_HOLD_MS } from '../../src/lookup/client.js';
 import type { StatsProfile } from '../../src/lookup/schemas.js';
 import { smallLines } from '../fixtures/small-dataset.js';
 import { startFaultServer, type FaultServer } from '../helpers/fault-server.js';
@@ -70,6 +70,20 @@ describe('time', () => {
     expect(fault.requests).toHaveLength(1);
     await client.close();
   });
+
+  it('does not cut a caller short by the deadline of a lookup it would join: it starts its own, which later callers join', async () => {
+    fault.setDefault({ status: 200, body: { data: profile }, delayMs: 600 });
+    const { client } = await lookup();
+    const quick = client.profile('title_a', 'pc_store_a', 'x', { deadlineMs: 300 });
+    const patient = client.profile('title_a', 'pc_store_a', 'x', { deadlineMs: 5_000 });
+    const later = client.profile('title_a', 'pc_store_a', 'x', { deadlineMs: 5_000 });
+    expect((await quick).errors?.[0]?.kind).toBe('timeout');
+    expect((await patient).data?.platformInfo.platformUserHandle).toBe('Ash');
+    expect((await later).data?.platformInfo.platformUserHandle).toBe('Ash');
+    expect(fault.requests).toHaveLength(2);
+    expect(client.stats.joined).toBe(1);
+    await client.close();
+  });
 });
 
 describe('retries', () => {
@@ -126,6 +140,43 @@ describe('retries', () => {
     await client.close();
   });
 
+  it('holds every lookup while a 429’s Retry-After runs, answering rate_limited or a stale copy without a request', async () => {
+    const t = await lookup();
+    fault.script({ status: 200, body: { data: { ...profile, expiryDate: new Date(Date.now() + 60_000).toISOString() } } });
+    await t.client.profile('title_a', 'pc_store_a', 'kept');
+    t.advance(2 * 60_000);
+    fault.script({ status: 429, body: { message: 'API rate limit exceeded' }, headers: { 'retry-after': '30' } });
+    expect((await t.client.profile('title_a', 'pc_store_a', 'x', { deadlineMs: 2_000 })).errors?.[0]).toMatchObject({ kind: 'rate_limited', retryAfterMs: 30_000 });
+    expect(fault.requests).toHaveLength(2);
+    t.advance(10_000);
+    const held = await t.client.profile('title_a', 'pc_store_a', 'someone-else');
+    expect(held.meta.source).toBe('local');
+    expect(held.errors?.[0]?.kind).toBe('rate_limited');
+    expect(held.errors?.[0]?.retryAfterMs).toBeGreaterThan(19_000);
+    expect(held.errors?.[0]?.retryAfterMs).toBeLessThanOrEqual(20_000);
+    const stale = await t.client.profile('title_a', 'pc_store_a', 'kept');
+    expect(stale.meta.source).toBe('stale');
+    expect(stale.meta.staleBecause?.kind).toBe('rate_limited');
+    expect(fault.requests).toHaveLength(2);
+    t.advance(20_000);
+    expect((await t.client.profile('title_a', 'pc_store_a', 'someone-else')).data).toBeDefined();
+    expect(fault.requests).toHaveLength(3);
+    await t.client.close();
+  });
+
+  it('holds at most a minute, whatever Retry-After asks', async () => {
+    fault.script({ status: 429, body: { message: 'API rate limit exceeded' }, headers: { 'retry-after': '3600' } });
+    const t = await lookup();
+    await t.client.profile('title_a', 'pc_store_a', 'x', { deadlineMs: 2_000 });
+    t.advance(MAX_RATE_LIMIT_HOLD_MS - 1_000);
+    expect((await t.client.profile('title_a', 'pc_store_a', 'x')).meta.source).toBe('local');
+    expect(fault.requests).toHaveLength(1);
+    t.advance(1_000);
+    expect((await t.client.profile('title_a', 'pc_store_a', 'x')).data).toBeDefined();
+    expect(fault.requests).toHaveLength(2);
+    await t.client.close();
+  });
+
   it('never retries other 4xx', async () => {
     for (const status of [400, 401, 403, 404, 422]) {
       fault.requests.length = 0;
@@ -144,7 +195,6 @@ describe('bodies', () => {
     const cases: [number, string, string][] = [
       [401, 'No API key found in request', 'unauthorized'],
       [403, 'Forbidden', 'unauthorized'],
-      [404, 'Not Found', 'not_found'],
       [429, 'API rate limit exceeded', 'rate_limited'],
       [400, 'Bad Request', 'invalid_parameter'],
     ];
@@ -152,6 +202,83 @@ describe('bodies', () => {
       fault.setDefault({ status, body: { message } });
       const { client } = await lookup({ maxAttempts: 1 });
       expect((await client.profile('title_a', 'pc_store_a', 'x')).errors?.[0]).toMatchObject({ kind, status, message, code: null });
+      await client.close();
+    }
+  });
+
+  it('reads a 404 that names no player (a gateway’s, a web page, a route miss) as no endpoint at that address: unavailable, warned, not remembered', async () => {
+    const misses = [
+      { status: 404, body: { message: 'no Route matched with those values' } },
+      { status: 404, text: '<html><body>404 Not Found</body></html>' },
+      { status: 404, body: { errors: [{ code: 'NotFound', message: 'No endpoint at /v2/title_a/standard/profile/pc_store_a/x.', data: {} }] } },
+    ];
+    for (const miss of misses) {
+      fault.requests.length = 0;
+      fault.setDefault(miss);
+      const t = await lookup();
+      for (let i = 0; i < 2; i++) {
+        const r = await t.client.profile('title_a', 'pc_store_a', 'x');
+        expect(r.errors?.[0], JSON.stringify(miss)).toMatchObject({ kind: 'unavailable', status: 404 });
+        expect(r.errors?.[0]?.message).toMatch(/^No endpoint answered at that address/);
+      }
+      // Neither retried nor cached as a missing player.
+      expect(fault.requests).toHaveLength(2);
+      expect(t.logs()).toContain('lookups are failing');
+      await t.client.close();
+    }
+  });
+
+  it('keeps a 404 with any other code in its errors list a missing player or match', async () => {
+    const { client } = await lookup();
+    for (const code of ['CollectorResultStatus::NotFound', 'MatchNotFound', null]) {
+      fault.setDefault({ status: 404, body: { errors: [{ code, message: 'Not here.' }] } });
+      expect((await client.profile('title_a', 'pc_store_a', `p-${code}`)).errors?.[0]).toMatchObject({ kind: 'not_found', status: 404, code, message: 'Not here.' });
+    }
+    await client.close();
+  });
+
+  it('calls a redirect or an unexpected status unavailable, warned and not retried; only 400, 422 or InvalidParameter are invalid parameters', async () => {
+    const cases: [Parameters<FaultServer['setDefault']>[0], string][] = [
+      [{ status: 301, text: '', headers: { location: 'https://stats.example.com/v2/' } }, 'unavailable'],
+      [{ status: 302, body: { message: 'Found' } }, 'unavailable'],
+      [{ status: 409, body: { message: 'Conflict' } }, 'unavailable'],
+      [{ status: 405, body: { errors: [{ code: 'MethodNotAllowed', message: 'GET only' }] } }, 'unavailable'],
+      [{ status: 422, body: { message: 'Unprocessable Entity' } }, 'invalid_parameter'],
+      [{ status: 418, body: { errors: [{ code: 'InvalidParameter', message: 'bad platform' }] } }, 'invalid_parameter'],
+    ];
+    for (const [behaviour, kind] of cases) {
+      fault.requests.length = 0;
+      fault.setDefault(behaviour);
+      const t = await lookup();
+      const error = (await t.client.profile('title_a', 'pc_store_a', 'x')).errors?.[0];
+      expect(error?.kind, JSON.stringify(behaviour)).toBe(kind);
+      expect(fault.requests).toHaveLength(1);
+      if (kind === 'unavailable') expect(t.logs()).toContain('lookups are failing');
+      await t.client.close();
+    }
+    fault.setDefault({ status: 301, text: '', headers: { location: 'https://stats.example.com/v2/' } });
+    const { client } = await lookup();
+    expect((await client.profile('title_a', 'pc_store_a', 'x')).errors?.[0]).toMatchObject({
+      status: 301,
+      message: 'The stats service answered with a redirect (HTTP 301 to https://stats.example.com/v2/); check its base URL.',
+      data: { location: 'https://stats.example.com/v2/' },
+    });
+    await client.close();
+  });
+
+  it('reads an errors list sent with HTTP 200 by the status its code implies', async () => {
+    const cases: [string, string, number][] = [
+      ['CollectorResultStatus::NotFound', 'not_found', 404],
+      ['CollectorResultStatus::Private', 'private', 451],
+      ['StandardApiV2::Private', 'private', 451],
+      ['InvalidParameter', 'invalid_parameter', 400],
+    ];
+    for (const [code, kind, status] of cases) {
+      fault.requests.length = 0;
+      fault.setDefault({ status: 200, body: { errors: [{ code, message: `said ${code}` }] } });
+      const { client } = await lookup();
+      expect((await client.profile('title_a', 'pc_store_a', 'x')).errors?.[0]).toMatchObject({ kind, status, code, message: `said ${code}` });
+      expect(fault.requests).toHaveLength(1);
       await client.close();
     }
   });
@@ -287,7 +414,8 @@ describe('single flight and cache', () => {
     fault.script({ status: 200, body: { data: { ...profile, expiryDate: expiry } } });
     const fresh = await t.client.profile('title_a', 'pc_store_a', 'x');
     t.advance(10 * 60_000);
-    for (const failure of [{ status: 503, text: 'down' }, { status: 429, body: { message: 'API rate limit exceeded' }, headers: { 'retry-after': '60' } }, { close: true as const }]) {
+    // The 429 last: its Retry-After holds back what follows.
+    for (const failure of [{ status: 503, text: 'down' }, { close: true as const }, { status: 429, body: { message: 'API rate limit exceeded' }, headers: { 'retry-after': '60' } }]) {
       fault.script(failure);
       const r = await t.client.profile('title_a', 'pc_store_a', 'x');
       expect(r.meta.source).toBe('stale');
@@ -297,6 +425,7 @@ describe('single flight and cache', () => {
       expect(r.meta.staleBecause?.kind).toMatch(/unavailable|rate_limited/);
     }
     expect(t.client.stats.staleServed).toBe(3);
+    t.advance(60_000);
     // A definite answer is not hidden behind stale data.
     fault.script({ status: 404, body: { errors: [{ code: 'CollectorResultStatus::NotFound', message: 'gone', data: {} }] } });
     expect((await t.client.profile('title_a', 'pc_store_a', 'x')).errors?.[0]?.kind).toBe('not_found');
@@ -314,6 +443,23 @@ describe('single flight and cache', () => {
     const r = await t.client.profile('title_a', 'pc_store_a', 'x');
     expect(r.meta.source).toBe('network');
     expect(r.errors?.[0]?.kind).toBe('unavailable');
+    await t.client.close();
+  });
+
+  it('remembers a private player briefly, like a missing one, then asks again', async () => {
+    fault.setDefault({ status: 451, body: { errors: [{ code: 'CollectorResultStatus::Private', message: 'This profile is still private.' }] } });
+    const t = await lookup();
+    const first = await t.client.profile('title_a', 'pc_store_a', 'hidden');
+    expect(first.errors?.[0]?.kind).toBe('private');
+    for (let i = 0; i < 5; i++) {
+      const again = await t.client.profile('title_a', 'pc_store_a', 'hidden');
+      expect(again.errors?.[0]).toMatchObject({ kind: 'private', status: 451, message: 'This profile is still private.' });
+      expect(again.meta.source).toBe('cache');
+    }
+    expect(fault.requests).toHaveLength(1);
+    t.advance(DEFAULT_TTL_MS.private);
+    expect((await t.client.profile('title_a', 'pc_store_a', 'hidden')).meta.source).toBe('network');
+    expect(fault.requests).toHaveLength(2);
     await t.client.close();
   });
 

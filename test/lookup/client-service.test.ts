@@ -118,6 +118,21 @@ describe('lookups against the real service', () => {
     expect(t.client.stats.requests).toBe(before + 2);
   });
 
+  it('calls a base URL where the service has no endpoint unavailable, not a missing player, and does not remember it', async () => {
+    const wrong = await testLookup(`${service.url}/not-the-api`);
+    try {
+      for (let i = 0; i < 2; i++) {
+        const r = await wrong.client.profile('title_a', 'pc_store_a', '76561198000000042');
+        expect(r.errors?.[0]).toMatchObject({ kind: 'unavailable', status: 404, code: 'NotFound' });
+        expect(r.errors?.[0]?.message).toMatch(/^No endpoint answered at that address/);
+        expect(r.meta.source).toBe('network');
+      }
+      expect(wrong.logs()).toContain('lookups are failing');
+    } finally {
+      await wrong.client.close();
+    }
+  });
+
   it('sends the API key to a service that requires one', async () => {
     const keyed = await startService(smallLines(), { apiKeys: ['the-key'] });
     const withKey = await testLookup(keyed.url, { apiKey: 'the-key' });

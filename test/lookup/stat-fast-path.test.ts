@@ -103,7 +103,8 @@ const sessionMatch = fc.record(
     metadata: mostly(
       fc.record(
         {
-          startDate: valuedField(fc.oneof({ weight: 10, arbitrary: date }, { weight: 1, arbitrary: fc.constantFrom('yesterday', '') })),
+          // Without an offset the schema gives the date one: the fast path must leave it to the schema.
+          startDate: valuedField(fc.oneof({ weight: 10, arbitrary: date }, { weight: 1, arbitrary: fc.constantFrom('yesterday', '', '2024-05-01T10:00:00') })),
           endDate: valuedField(date),
           result: valuedField(fc.oneof(fc.constantFrom('win', 'loss'), fc.constant(null))),
           character: valuedField(fc.string({ maxLength: 6 })),
