@@ -14,6 +14,8 @@ export const ERROR_CODES = {
   unauthorized: 'Unauthorized',
   methodNotAllowed: 'MethodNotAllowed',
   internal: 'Internal',
+  /** 408: the request's headers or body did not arrive within the server's limits. */
+  requestTimeout: 'RequestTimeout',
   /** 503 from the embedded service while its store is still being loaded. */
   loading: 'ServiceLoading',
 } as const;

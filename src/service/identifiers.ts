@@ -29,12 +29,24 @@ export function matchIdProblem(value: string): string | null {
   return null;
 }
 
+/** Pages under a community profile that people copy the address of; the profile is what they mean. */
+const COMMUNITY_SUBPAGES = ['home', 'games', 'friends', 'groups', 'inventory', 'screenshots', 'videos', 'recommended', 'reviews', 'badges', 'wishlist', 'myworkshopfiles'];
+
+const COMMUNITY_URL = new RegExp(
+  `^(?:https?://)?[a-z0-9.-]+\\.[a-z]{2,}/(profiles|id)/([A-Za-z0-9_-]{2,64})(?:/(?:${COMMUNITY_SUBPAGES.join('|')}))?/?(?:[?#].*)?$`,
+  'i',
+);
+
 /**
  * Reads a pc_store_a community profile URL (`https://<host>/profiles/<id>` or `.../id/<vanity>`),
- * with or without scheme and trailing slash.
+ * with or without scheme and trailing slash, as copied from a browser: one known subpage
+ * (`.../home`), a query string and a fragment are dropped. Only the key reaches the store; a
+ * control character anywhere, or a URL longer than an identifier may be, is no URL.
  */
 export function parseCommunityUrl(value: string): { id: string } | { vanity: string } | null {
-  const match = /^(?:https?:\/\/)?[a-z0-9.-]+\.[a-z]{2,}\/(profiles|id)\/([A-Za-z0-9_-]{2,64})\/?$/i.exec(value.trim());
+  // eslint-disable-next-line no-control-regex
+  if (value.length > MAX_IDENTIFIER_LENGTH || /[\u0000-\u001f\u007f-\u009f]/.test(value)) return null;
+  const match = COMMUNITY_URL.exec(value.trim());
   if (!match) return null;
   const [, kind, key] = match;
   if (!key) return null;

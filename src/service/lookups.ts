@@ -15,7 +15,7 @@ import type {
 } from '../lookup/schemas.js';
 import { addMatch, emptyTotals, groupRows, standingOfCounts, toStats, totalsToValues, type MatchRow, type Totals } from './aggregate.js';
 import { ERROR_CODES, ServiceError, invalidParameter } from './errors.js';
-import { identifierProblem, parseCommunityUrl } from './identifiers.js';
+import { identifierProblem, matchIdProblem, parseCommunityUrl } from './identifiers.js';
 import { cutSessions, isActiveSession } from './sessions.js';
 import type { MatchFilter, PlayerRow, PlayerSummary, Store } from './store-api.js';
 
@@ -305,11 +305,16 @@ export function encodeCursor(c: Cursor): string {
   return Buffer.from(JSON.stringify([c.startedAt, c.matchId])).toString('base64url');
 }
 
+/**
+ * Reads a cursor back. Its match id must be one a match can have (as the dataset checks it): the
+ * id reaches the store, and PostgreSQL answers a NUL in text with an error of its own (a 500).
+ */
 export function decodeCursor(text: string): Cursor {
   try {
     const value: unknown = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
-    if (Array.isArray(value) && value.length === 2 && Number.isSafeInteger(value[0]) && typeof value[1] === 'string')
-      return { startedAt: value[0] as number, matchId: value[1] };
+    const [startedAt, matchId]: unknown[] = Array.isArray(value) && value.length === 2 ? (value as unknown[]) : [];
+    if (Number.isSafeInteger(startedAt) && typeof matchId === 'string' && matchIdProblem(matchId) === null)
+      return { startedAt: startedAt as number, matchId };
   } catch {
     // falls through to the error below
   }
@@ -357,7 +362,8 @@ export async function matchReport(ctx: LookupContext, title: TitleSlug, platform
     if (p.team === null) continue;
     let team = teams.get(p.team);
     if (!team) teams.set(p.team, (team = { totals: emptyTotals(), won: false, result: p.result }));
-    addMatch(team.totals, p);
+    // A private player's numbers stay out of their team's sums too: the team less the others would tell them.
+    if (!p.private) addMatch(team.totals, p);
     if (p.result === 'win') team.won = true;
   }
   const children: MatchChild[] = [
@@ -367,11 +373,13 @@ export async function matchReport(ctx: LookupContext, title: TitleSlug, platform
       metadata: { name, isWinner: t.won, result: t.result },
       stats: toStats(matchValues(t.totals)),
     })),
+    // A private player (451 on their profile) is still listed, since a report says who played, but
+    // without stats: their profile, segments, sessions and matches keep those from everyone.
     ...players.map((p) => ({
       type: 'player' as const,
       attributes: { platformSlug: p.platform, platformUserIdentifier: p.player_id ?? p.player, teamId: p.team },
       metadata: { name: p.handle ?? p.player_id ?? p.player, isWinner: p.result === 'win', result: p.result, hero: p.hero, legend: p.legend },
-      stats: toStats(matchValues(singleMatch(p))),
+      stats: p.private ? {} : toStats(matchValues(singleMatch(p))),
     })),
   ];
   return {

@@ -85,7 +85,7 @@ const HOT = {
 function participantsSql(players: number): string {
   const keys = Array.from({ length: players }, (_, i) => `(mp.platform = $${4 + 2 * i} AND mp.player = $${5 + 2 * i})`).join(' OR ');
   return `SELECT ${ROW_COLUMNS.split(', ').map((c) => `mp.${c}`).join(', ')}, mp.platform AS platform, mp.player AS player, mp.team AS team,
-      p.handle AS handle, p.id AS player_id, p.handle_norm AS handle_norm
+      p.handle AS handle, p.id AS player_id, p.private AS private, p.handle_norm AS handle_norm
     FROM match_players mp LEFT JOIN players p ON p.title = mp.title AND p.platform = mp.platform AND p.id_norm = mp.player
     WHERE mp.title = $1 AND mp.started_at = $2 AND mp.match_id = $3 AND (${keys})`;
 }

@@ -1,8 +1,9 @@
 // The stats lookup service over HTTP. Routes are compiled from the catalog; every request is
 // parsed and checked here, answered by src/service/lookups.ts, and every failure becomes an
 // `errors` envelope with its status at one boundary.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { timingSafeEqual } from 'node:crypto';
 
 import type { Logger } from 'pino';
@@ -192,6 +193,39 @@ function sameKey(given: string, keys: readonly Buffer[]): boolean {
   return ok;
 }
 
+/** What every endpoint answers to; OPTIONS tells it, anything else is a 405 that tells it too. */
+const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';
+
+/**
+ * Answers a request Node's HTTP parser refused (a URL or headers past the size limit, bytes no
+ * request line may hold, a request too slow to arrive) with the `errors` envelope, as every other
+ * failure is answered, then closes: the parser cannot find where the next request would start.
+ * There is no response object here, so the answer is written to the socket as Node's own is, and
+ * only when nothing of another answer has gone out on it yet (`_httpMessage` is the socket's
+ * answer in progress, the field Node's default handler checks), lest the client read a mix of two.
+ */
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const [status, code, message] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, ERROR_CODES.invalidParameter, 'The request line or headers are too large.']
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, ERROR_CODES.requestTimeout, 'The request did not arrive in time.']
+        : [400, ERROR_CODES.invalidParameter, 'The request is not valid HTTP/1.1.'];
+  const text = JSON.stringify({ errors: [new ServiceError(status, code, message, { parameter: 'request' }).toApiError()] });
+  const head = [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`,
+    'content-type: application/json; charset=utf-8',
+    `content-length: ${Buffer.byteLength(text)}`,
+    'connection: close',
+  ];
+  socket.end(`${head.join('\r\n')}\r\n\r\n${text}`, () => socket.destroy());
+}
+
 /** Creates the service's request handler; `createStatsServer` wraps it in an HTTP server. */
 export function createHandler(options: ServiceOptions): (req: IncomingMessage, res: ServerResponse) => void {
   const ctx: LookupContext = { store: options.store, now: options.now ?? Date.now };
@@ -256,7 +290,8 @@ export function createHandler(options: ServiceOptions): (req: IncomingMessage, r
     let route = 'none';
     const headers: Record<string, string> = {};
     try {
-      const url = req.url ?? '/';
+      // A target in absolute form (RFC 9112 3.2.2, as a proxy sends it) is read by its path and query alone.
+      const url = (req.url ?? '/').replace(/^https?:\/\/[^/?#]*/i, '') || '/';
       const q = url.indexOf('?');
       const rawPath = q === -1 ? url : url.slice(0, q);
       // Probes of a load balancer or a process manager: outside the interface (/v1, /v2), no key.
@@ -285,11 +320,13 @@ export function createHandler(options: ServiceOptions): (req: IncomingMessage, r
           titles: Object.keys(TITLES),
         });
       }
-      if (req.method !== 'GET' && req.method !== 'HEAD') {
-        headers.allow = 'GET, HEAD';
+      if (req.method === 'OPTIONS') {
+        headers.allow = ALLOWED_METHODS;
+        status = 204;
+      } else if (req.method !== 'GET' && req.method !== 'HEAD') {
+        headers.allow = ALLOWED_METHODS;
         throw new ServiceError(405, ERROR_CODES.methodNotAllowed, `Method ${req.method ?? ''} is not allowed; the service is read-only (GET).`);
-      }
-      body = { data: await answer({ ...found, search }) };
+      } else body = { data: await answer({ ...found, search }) };
     } catch (e) {
       const error =
         e instanceof ServiceError ? e : new ServiceError(500, ERROR_CODES.internal, 'The service failed to answer this request.');
@@ -298,9 +335,15 @@ export function createHandler(options: ServiceOptions): (req: IncomingMessage, r
       Object.assign(headers, error.headers);
       body = { errors: [error.toApiError()] };
     }
-    const text = JSON.stringify(body);
-    res.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
-    res.end(req.method === 'HEAD' ? undefined : text);
+    if (status === 204) {
+      // No content: no body and no content headers (RFC 9110 8.6).
+      res.writeHead(status, headers);
+      res.end();
+    } else {
+      const text = JSON.stringify(body);
+      res.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+      res.end(req.method === 'HEAD' ? undefined : text);
+    }
     options.metrics?.request(route, status, (performance.now() - started) / 1000);
     log?.debug({ method: req.method, url: req.url, status, ms: Math.round((performance.now() - started) * 100) / 100 }, 'request');
   };
@@ -331,6 +374,7 @@ export async function startStatsServer(options: ServiceOptions & { port?: number
     },
     createHandler(options),
   );
+  server.on('clientError', answerClientError);
   // Idle sockets (connected, sending nothing) are closed: each holds a file descriptor.
   server.setTimeout(limits.idleTimeoutMs, (socket) => socket.destroy());
   server.maxConnections = limits.maxConnections;

@@ -35,6 +35,8 @@ export interface StoredMatchPlayer extends MatchRow {
   team: string | null;
   handle: string | null;
   player_id: string | null;
+  /** 1 when the player keeps their stats private; null for a player the dataset never declared. */
+  private: 0 | 1 | null;
 }
 
 export interface PlayerSummary {

@@ -117,7 +117,7 @@ const HOT = {
   // A match lists its players, so each of its rows is read by its whole key: no index by match to
   // maintain at import, and no walk of the title (which the planner once chose without statistics).
   participant: `SELECT ${ROW_COLUMNS}, mp.platform AS platform, mp.player AS player, mp.team AS team, p.handle AS handle, p.id AS player_id,
-      p.handle_norm AS handle_norm
+      p.private AS private, p.handle_norm AS handle_norm
     FROM match_players mp LEFT JOIN players p ON p.title = mp.title AND p.platform = mp.platform AND p.id_norm = mp.player
     WHERE mp.title = ? AND mp.platform = ? AND mp.player = ? AND mp.started_at = ? AND mp.match_id = ?`,
   matchPlayers: 'SELECT started_at, players, digest FROM matches WHERE title = ? AND id = ?',

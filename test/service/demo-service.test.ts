@@ -116,6 +116,23 @@ describe('the demo dataset over HTTP', () => {
     expect([...starts].sort((a, b) => b - a)).toEqual(starts);
   });
 
+  it('lists private players in the match reports they played in, without their stats', async () => {
+    const rows = (await service.store.sql(
+      "SELECT mp.match_id, mp.platform, p.handle FROM match_players mp JOIN players p ON p.title = mp.title AND p.platform = mp.platform AND p.id_norm = mp.player WHERE mp.title = 'title_a' AND p.private = 1 ORDER BY mp.match_id LIMIT 5",
+    )) as { match_id: string; platform: string; handle: string }[];
+    // The reviewer's case first: Sable99, whose profile answers 451, in a-00466.
+    expect(rows).toContainEqual({ match_id: 'a-00466', platform: 'console_a', handle: 'Sable99' });
+    expect((await service.request('/v2/title_a/standard/profile/console_a/Sable99')).status).toBe(451);
+    for (const row of rows) {
+      const res = await service.request(`/v1/title_a/matches/${row.platform}/direct/${row.match_id}`);
+      const report = strictly(envelopeOf(PAYLOAD_SCHEMAS.StatisticalObject), res.body).data;
+      const child = report.children.find((c) => c.type === 'player' && c.metadata.name === row.handle);
+      expect(child?.metadata.result, row.match_id).toMatch(/^(win|loss|draw)$/);
+      expect(child?.stats, row.match_id).toEqual({});
+      expect(report.children.filter((c) => c.type === 'player' && c.metadata.name !== row.handle).every((c) => Object.keys(c.stats).length > 0)).toBe(true);
+    }
+  });
+
   it('answers a literal .. segment sent as-is with a clean 400', async () => {
     const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const url = new URL(service.url);

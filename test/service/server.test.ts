@@ -1,4 +1,6 @@
 // The service over real HTTP on loopback, against a small dataset whose figures are known by hand.
+import { connect } from 'node:net';
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { PAYLOAD_SCHEMAS, ErrorBodySchema, envelopeOf } from '../../src/lookup/schemas.js';
@@ -32,6 +34,27 @@ async function error(path: string, status: number, init?: RequestInit) {
 }
 
 const A = '/v2/title_a/standard';
+
+/**
+ * Sends `head` as the request line and headers, byte for byte, and reads until the service closes:
+ * what fetch cannot send (an absolute-form target, raw non-ASCII bytes, a 17 KB URL).
+ */
+function rawRequest(head: Buffer | string): Promise<{ status: number; headers: Map<string, string>; text: string }> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(service.url);
+    const chunks: Buffer[] = [];
+    const socket = connect(Number(url.port), url.hostname, () => socket.write(head));
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const all = Buffer.concat(chunks).toString('utf8');
+      const end = all.indexOf('\r\n\r\n');
+      const [statusLine = '', ...lines] = all.slice(0, end).split('\r\n');
+      const headers = new Map(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()] as const));
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, text: all.slice(end + 4) });
+    });
+  });
+}
 
 describe('profile', () => {
   it('sums a player’s matches into the overview and derives the ratios', async () => {
@@ -75,6 +98,37 @@ describe('profile', () => {
     }
     const d = await data('StatsProfile', '/v2/title_d/standard/profile/pc_store_a/dusty_d');
     expect(d.platformInfo.platformUserHandle).toBe('Dusty');
+  });
+
+  it('takes a community profile URL with a query string, a fragment or a known subpage, and still refuses other slashes', async () => {
+    const taken = [
+      'https://community.example.com/id/ashplays/?l=english',
+      'https://community.example.com/id/ashplays?l=english',
+      'https://community.example.com/id/ashplays/home',
+      'https://community.example.com/id/AshPlays/home/',
+      'https://community.example.com/profiles/76561198000000042/',
+      'https://community.example.com/profiles/76561198000000042/#games',
+      'community.example.com/profiles/76561198000000042/games/?tab=all',
+    ];
+    for (const url of taken) {
+      const p = await data('StatsProfile', `${A}/profile/pc_store_a/${encodeURIComponent(url)}`);
+      expect(p.platformInfo.platformUserId, url).toBe('76561198000000042');
+      const r = await data('CollectorSearchResult[]', `${A}/search?platform=pc_store_a&query=${encodeURIComponent(url)}`);
+      expect(r.map((x) => x.platformUserId), url).toEqual(['76561198000000042']);
+    }
+    const refused = [
+      'https://community.example.com/id/ashplays/unknown',
+      'https://community.example.com/id/ashplays/home/games',
+      'https://community.example.com/groups/ashplays',
+      'ashplays/home',
+      // A control character in the part that is dropped is refused all the same.
+      'https://community.example.com/id/ashplays/?l=\u0000',
+    ];
+    for (const url of refused) {
+      const e = await error(`${A}/profile/pc_store_a/${encodeURIComponent(url)}`, 400);
+      expect(e.data, url).toMatchObject({ parameter: 'platformUserIdentifier' });
+      expect((await error(`${A}/search?platform=pc_store_a&query=${encodeURIComponent(url)}`, 400)).data, url).toMatchObject({ parameter: 'query' });
+    }
   });
 
   it('lists the segment types the player has data for, with title_a’s seasons and queues', async () => {
@@ -215,6 +269,30 @@ describe('matches and match reports (title_a)', () => {
     expect((await error('/v1/title_a/matches/pc_store_a/direct/b-1', 404)).code).toBe('MatchNotFound');
   });
 
+  it('refuses a cursor whose parts no cursor holds: a control character or space in the id, a time not a whole number, another arity', async () => {
+    const cursor = (parts: unknown[]) => Buffer.from(JSON.stringify(parts)).toString('base64url');
+    const odd: unknown[][] = [
+      [1_800_000_000_000, 'a\u0000'],
+      [1_800_000_000_000, 'a\nb'],
+      [1_800_000_000_000, 'a b'],
+      [1_800_000_000_000, 'x'.repeat(101)],
+      [1_800_000_000_000, ''],
+      [1.5, 'a-1'],
+      ['1800000000000', 'a-1'],
+      [1_800_000_000_000],
+      [1_800_000_000_000, 'a-1', 1],
+    ];
+    for (const parts of odd) {
+      const e = await error(`${A}/matches/pc_store_a/76561198000000042?next=${cursor(parts)}`, 400);
+      expect(e, JSON.stringify(parts)).toMatchObject({ code: 'InvalidParameter', data: { parameter: 'next' } });
+    }
+    // The reviewer's cursor, as sent: PostgreSQL refused its NUL with a 500.
+    expect((await error(`${A}/matches/pc_store_a/76561198000000042?next=WzE4MDAwMDAwMDAwMDAsImFcdTAwMDAiXQ`, 400)).data.parameter).toBe('next');
+    // A cursor as the service gives them out still pages: the matches before a-3.
+    const after = await data('MatchResult', `${A}/matches/pc_store_a/76561198000000042?next=${cursor([SMALL_T0 + 40 * 60_000, 'a-3'])}`);
+    expect(after.matches.map((m) => m.attributes.id)).toEqual(['a-2', 'a-1']);
+  });
+
   it('refuses a bad cursor and an odd match id', async () => {
     expect((await error(`${A}/matches/pc_store_a/76561198000000042?next=garbage`, 400)).data.parameter).toBe('next');
     expect((await error('/v1/title_a/matches/pc_store_a/direct/a%20b', 400)).data.parameter).toBe('matchId');
@@ -326,6 +404,29 @@ describe('platforms and identifiers', () => {
   });
 });
 
+describe('a NUL in any text of a request', () => {
+  // PostgreSQL refuses a NUL in text with an error of its own (a 500 here); SQLite takes it. Each
+  // of these must be refused before it reaches either store.
+  it('is refused with a 400 naming the parameter, on every endpoint that takes text', async () => {
+    const nul = '%00';
+    const cases: [string, string][] = [
+      [`${A}/profile/pc_store_a/a${nul}b`, 'platformUserIdentifier'],
+      [`${A}/profile/pc_store_a/a${nul}b/segments/map`, 'platformUserIdentifier'],
+      [`${A}/profile/pc_store_a/76561198000000042/segments/map${nul}`, 'segmentType'],
+      [`${A}/profile/pc_store_a/76561198000000042/segments/map?queue=ranked${nul}`, 'queue'],
+      [`${A}/profile/pc_store_a/76561198000000042/segments/map?season=1${nul}`, 'season'],
+      [`${A}/matches/pc_store_a/a${nul}b`, 'platformUserIdentifier'],
+      [`${A}/matches/pc_store_a/76561198000000042?next=${Buffer.from(JSON.stringify([1, 'a\u0000'])).toString('base64url')}`, 'next'],
+      [`/v1/title_a/matches/pc_store_a/direct/a-1${nul}`, 'matchId'],
+      [`${A}/search?platform=pc_store_a&query=ash${nul}`, 'query'],
+      [`${A}/search?platform=pc_store_a${nul}&query=ash`, 'platform'],
+      [`${A}/profile/pc_store_a${nul}/ash`, 'platform'],
+      ['/v2/title_b/standard/profile/pc_store_b/Rift%00/sessions', 'platformUserIdentifier'],
+    ];
+    for (const [path, parameter] of cases) expect((await error(path, 400)).data.parameter, path).toBe(parameter);
+  });
+});
+
 describe('the HTTP surface', () => {
   it('answers 404 for unknown paths and titles', async () => {
     for (const path of ['/', '/v2', '/v2/title_e/standard/search?platform=pc_store_a&query=x', '/v3/title_a/standard/profile/pc_store_a/x', '/v2/title_c/standard/matches/pc_store_c/x', '/v2/title_a/standard/profile/pc_store_a/x/segments']) {
@@ -334,15 +435,51 @@ describe('the HTTP surface', () => {
     }
   });
 
-  it('answers 405 for methods other than GET, and HEAD without a body', async () => {
+  it('answers 405 for methods other than GET, HEAD and OPTIONS, and HEAD without a body', async () => {
     for (const method of ['POST', 'PUT', 'DELETE', 'PATCH']) {
       const e = await error(`${A}/profile/pc_store_a/76561198000000042`, 405, { method });
       expect(e.code).toBe('MethodNotAllowed');
-      expect(e.headers.get('allow')).toBe('GET, HEAD');
+      expect(e.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
     }
     const head = await service.request(`${A}/profile/pc_store_a/76561198000000042`, { method: 'HEAD' });
     expect(head.status).toBe(200);
     expect(head.text).toBe('');
+  });
+
+  it('answers OPTIONS on an endpoint with 204 and the methods it allows, and 404 where there is none', async () => {
+    for (const path of [`${A}/profile/pc_store_a/76561198000000042`, '/v1/title_a/matches/pc_store_a/direct/a-1', `${A}/search?platform=pc_store_a&query=ash`]) {
+      const res = await service.request(path, { method: 'OPTIONS' });
+      expect(res.status, path).toBe(204);
+      expect(res.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+      expect(res.text).toBe('');
+    }
+    expect((await error('/v2/title_e/standard/search', 404, { method: 'OPTIONS' })).code).toBe('NotFound');
+  });
+
+  it('takes a request target in absolute form by its path and query', async () => {
+    const res = await rawRequest(`GET http://stats.example.com${A}/profile/pc_store_a/76561198000000042/segments/map?season=2 HTTP/1.1\r\nHost: stats.example.com\r\nConnection: close\r\n\r\n`);
+    expect(res.status, res.text).toBe(200);
+    const maps = strictly(envelopeOf(PAYLOAD_SCHEMAS['Segment[]']), JSON.parse(res.text)).data;
+    expect(maps.map((s) => [s.attributes.key, s.stats.kills?.value])).toEqual([
+      ['Foundry', 6],
+      ['Harbor', 14],
+    ]);
+    const nova = await rawRequest('GET HTTPS://x/v2/title_c/standard/profile/pc_store_c/Ember%234471 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect(nova.status, nova.text).toBe(200);
+  });
+
+  it('answers a request the HTTP parser refuses with the errors envelope and closes the connection', async () => {
+    const tooLong = await rawRequest(`GET ${A}/profile/pc_store_a/${'x'.repeat(17_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    const bytes = await rawRequest(Buffer.concat([Buffer.from(`GET ${A}/profile/console_a/N`), Buffer.from([0xc3, 0xa9]), Buffer.from(' HTTP/1.1\r\nHost: x\r\n\r\n')]));
+    for (const [res, status] of [[tooLong, 431], [bytes, 400]] as const) {
+      expect(res.status, res.text).toBe(status);
+      expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(res.headers.get('connection')).toBe('close');
+      expect(Number(res.headers.get('content-length'))).toBe(Buffer.byteLength(res.text));
+      expect(ErrorBodySchema.parse(JSON.parse(res.text)).errors[0]).toMatchObject({ code: 'InvalidParameter', data: { parameter: 'request' } });
+    }
+    // The service keeps serving.
+    await data('StatsProfile', `${A}/profile/pc_store_a/76561198000000042`);
   });
 
   it('answers an internal failure with 500 Internal and no details, and keeps serving', async () => {
@@ -398,6 +535,51 @@ describe('API keys and rate limit', () => {
       expect((await get('k1')).status).toBe(200);
     } finally {
       await limited.close();
+    }
+  });
+});
+
+describe('a private player in a match report', () => {
+  it('is listed with name, team and result but no stats, and their stats stay out of their team’s sums', async () => {
+    const lines = [
+      { type: 'player', title: 'title_a', platform: 'console_a', id: 'Open', handle: 'Open' },
+      { type: 'player', title: 'title_a', platform: 'console_a', id: 'Hush', handle: 'Hush', private: true },
+      {
+        type: 'match',
+        title: 'title_a',
+        platform: 'console_a',
+        id: 'p-1',
+        startedAt: '2026-11-01T18:00:00.000Z',
+        durationSeconds: 600,
+        map: 'Foundry',
+        mode: 'Team Deathmatch',
+        playlist: 'Unranked',
+        queue: 'social',
+        season: 1,
+        players: [
+          { id: 'Open', platform: 'console_a', team: 'red', result: 'win', stats: { kills: 4, deaths: 2 } },
+          { id: 'Hush', platform: 'console_a', team: 'red', result: 'win', stats: { kills: 9, deaths: 1 } },
+          { id: 'Rival', platform: 'console_b', team: 'blue', result: 'loss', stats: { kills: 3, deaths: 13 } },
+        ],
+      },
+    ];
+    const hushed = await startService(lines.map((l) => JSON.stringify(l)));
+    try {
+      expect((await hushed.request(`${A}/profile/console_a/Hush`)).status).toBe(451);
+      const res = await hushed.request('/v1/title_a/matches/console_a/direct/p-1');
+      expect(res.status, res.text).toBe(200);
+      const report = strictly(envelopeOf(PAYLOAD_SCHEMAS.StatisticalObject), res.body).data;
+      expect(report.children.map((c) => [c.type, c.metadata.name, c.attributes.teamId, c.metadata.result, c.metadata.isWinner, c.stats.kills?.value])).toEqual([
+        ['team', 'blue', undefined, 'loss', false, 3],
+        ['team', 'red', undefined, 'win', true, 4],
+        ['player', 'Rival', 'blue', 'loss', false, 3],
+        ['player', 'Hush', 'red', 'win', true, undefined],
+        ['player', 'Open', 'red', 'win', true, 4],
+      ]);
+      expect(report.children.find((c) => c.metadata.name === 'Hush')?.stats).toEqual({});
+      expect(res.text).not.toContain('"value":9');
+    } finally {
+      await hushed.close();
     }
   });
 });
