@@ -21,6 +21,13 @@ export const MAX_BODY_BYTES = 256 * 1024;
 export const MAX_SKEW_S = 5 * 60;
 /** Interactions handled at once at most; past it Discord hears 503 (and the user that the interaction failed). */
 export const MAX_INFLIGHT = 2_000;
+/**
+ * Connections at once at most (a load balancer keeps a few dozen): each may hold a body being read,
+ * so this bounds what requests that are not Discord's can make the worker hold (512 x 256 KiB).
+ */
+export const MAX_CONNECTIONS = 512;
+/** Idle keep-alive connections are kept this long: past the 60 s a load balancer commonly keeps its own. */
+export const KEEP_ALIVE_MS = 65_000;
 
 // ---- the server -------------------------------------------------------------------------------
 
@@ -106,16 +113,17 @@ export async function startInteractionsServer(options: InteractionsServerOptions
 
   async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (req.method !== 'POST') return refuse(res, 405, 'only POST');
+    // The headers are checked before the body is read: a request that cannot be Discord's holds no buffer.
+    const signature = req.headers['x-signature-ed25519'];
+    const timestamp = req.headers['x-signature-timestamp'];
+    if (typeof signature !== 'string' || typeof timestamp !== 'string') return refuse(res, 401, 'missing signature headers');
+    if (!/^\d{1,12}$/.test(timestamp) || Math.abs(nowSeconds() - Number(timestamp)) > MAX_SKEW_S) return refuse(res, 401, 'stale or malformed timestamp');
     let body: Buffer;
     try {
       body = await readBody(req, MAX_BODY_BYTES);
     } catch (e) {
       return refuse(res, e instanceof HttpError ? e.status : 400, (e as Error).message);
     }
-    const signature = req.headers['x-signature-ed25519'];
-    const timestamp = req.headers['x-signature-timestamp'];
-    if (typeof signature !== 'string' || typeof timestamp !== 'string') return refuse(res, 401, 'missing signature headers');
-    if (!/^\d{1,12}$/.test(timestamp) || Math.abs(nowSeconds() - Number(timestamp)) > MAX_SKEW_S) return refuse(res, 401, 'stale or malformed timestamp');
     if (!verifySignature(key, timestamp, body, signature)) return refuse(res, 401, 'bad signature');
     let json: unknown;
     try {
@@ -154,7 +162,12 @@ export async function startInteractionsServer(options: InteractionsServerOptions
   });
   // A client that trickles its request is cut off: Discord sends a whole one at once.
   server.headersTimeout = 5_000;
-  server.requestTimeout = 10_000;
+  server.requestTimeout = 5_000;
+  // Idle keep-alive connections outlive a load balancer's own idle timeout (60 s on common ones), so
+  // that it never sends a request on a connection this side has just closed (a 502 nobody retries).
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  // Each connection may hold a body being read; past this many, new ones are refused at once.
+  server.maxConnections = MAX_CONNECTIONS;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {

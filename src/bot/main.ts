@@ -15,10 +15,15 @@ import { createCallbackSender } from './direct-callbacks.js';
 import { FeedPoller, feedClock, restPoster } from './feed.js';
 import { fromGateway } from './gateway.js';
 import { startInteractionsServer } from './http-interactions.js';
+import { COMMAND_DEADLINE_MS } from '../../commands/types.js';
 import { Router } from './router.js';
 import { createBotStores } from './stores.js';
 
-const SHUTDOWN_GRACE_MS = 4_000;
+/**
+ * How long a stop waits for the interactions in flight: as long as a command may wait for its
+ * lookups, so that a deferred answer still gets its edit (systemd's unit allows 15 s in all).
+ */
+const SHUTDOWN_GRACE_MS = COMMAND_DEADLINE_MS;
 /** How long the start waits for the embedded service's store before logging in without it. */
 const EMBEDDED_STORE_WAIT_MS = 10_000;
 
@@ -91,12 +96,18 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal, inflight: router.busy }, 'stopping: finishing the interactions in flight');
-    const hardStop = setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS + 3_000);
+    const hardStop = setTimeout(() => {
+      logger.fatal({ signal }, 'stopping took too long: exiting without closing everything');
+      process.exit(1);
+    }, SHUTDOWN_GRACE_MS + 3_000);
     hardStop.unref();
     void (async () => {
+      // An HTTP worker stops taking connections first, so that the load balancer sends the next
+      // interactions to the other workers rather than here, to be told the bot restarts.
+      const listenerClosed = config.INTERACTIONS_MODE === 'http' ? closeTransport() : undefined;
       await router.drain(SHUTDOWN_GRACE_MS);
       await poller.stop();
-      await closeTransport();
+      await (listenerClosed ?? closeTransport());
       await Promise.allSettled([lookups.close(), stores.close(), cards?.close(), health?.close()]);
       logger.info('stopped');
       process.exit(code);
@@ -104,6 +115,14 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
+  // Node's own report of an error nobody caught prints the whole object (a DiscordAPIError's URL holds
+  // an interaction token) past the logger's censoring: told here instead, and the bot stops as on SIGTERM.
+  const fatal = (what: string) => (e: unknown) => {
+    logger.fatal({ err: e instanceof Error ? e.message : String(e), code: (e as { code?: unknown } | null)?.code ?? null }, `${what}: stopping`);
+    stop(what, 1);
+  };
+  process.on('unhandledRejection', fatal('unhandled rejection'));
+  process.on('uncaughtException', fatal('uncaught exception'));
   // Readiness (`/readyz`): each check answers within its deadline or the process is not ready. The
   // transport (gateway or HTTP) pushes its own check onto this list.
   const readinessChecks: ReadinessCheck[] = [

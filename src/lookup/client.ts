@@ -192,6 +192,8 @@ export interface LookupStats {
   joined: number;
 }
 
+/** How long `close` waits for the lookups under way before it cuts them off. */
+const CLOSE_WAIT_MS = 1_000;
 /** The share of a caller's budget a flight it joins may give up before it would. */
 const JOIN_TOLERANCE = 0.1;
 const MIN_TTL_MS = 5_000;
@@ -228,8 +230,10 @@ export class LookupClient {
   }
 
   /** Closes the client's own connection pool (an injected dispatcher is the caller's to close). */
+  /** Closes its connections: lookups still waiting for an answer a second later are cut off. */
   async close(): Promise<void> {
-    if (this.ownsDispatcher) await this.dispatcher.close();
+    if (!this.ownsDispatcher) return;
+    if (!(await within(this.dispatcher.close(), CLOSE_WAIT_MS)).done) await this.dispatcher.destroy();
   }
 
   profile(title: TitleSlug, platform: PlatformSlug, identifier: string, options?: CallOptions): Promise<ApiResponse<StatsProfile>> {

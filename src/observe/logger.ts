@@ -5,9 +5,14 @@ import { pino, type DestinationStream, type Level, type Logger } from 'pino';
 /** Secrets this short are not searched for: they would also match ordinary words of a line. */
 const SHORTEST_CENSORED = 8;
 
-/** A finished log line with each secret in it replaced by [redacted]. */
+/**
+ * A finished log line with each secret in it replaced by [redacted]: as it is, as a JSON line writes
+ * it (a quote or a backslash in it escaped) and as a URL carries it (percent-encoded, as a password
+ * stands in a connection URL).
+ */
 export function censorSecrets(secrets: readonly (string | undefined)[]): (line: string) => string {
-  const kept = [...new Set(secrets.filter((s): s is string => s !== undefined && s.length >= SHORTEST_CENSORED))];
+  const given = secrets.filter((s): s is string => s !== undefined && s.length >= SHORTEST_CENSORED);
+  const kept = [...new Set(given.flatMap((s) => [s, JSON.stringify(s).slice(1, -1), encodeURIComponent(s)]))];
   return (line) => {
     for (const secret of kept) if (line.includes(secret)) line = line.split(secret).join('[redacted]');
     return line;

@@ -2,6 +2,7 @@
 // Redis, the stats service behind a fault proxy, and the Discord double POSTing signed interactions
 // to them in turn, as a load balancer would spread them. The double holds the application's key
 // pair; the bots get its public key.
+import { request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { ChildProcess } from 'node:child_process';
@@ -134,6 +135,22 @@ describe('signatures and refusals', () => {
     expect(await raw(url, broken, double.signatureHeaders(broken))).toBe(400);
     // The second worker was never refused for its own traffic: the callbacks above reached no one.
     expect(double.restCalls.filter((c) => c.path.includes('/callback'))).toHaveLength(0);
+  });
+
+  it('refuses a request without signature headers before reading its body, and keeps idle connections past a load balancer’s 60 s', async () => {
+    // A body that never ends: only a refusal that does not wait for it answers within the second.
+    const answered = await new Promise<{ status: number; keepAlive: string | undefined }>((resolve, reject) => {
+      const req = request(workers[0]!.url, { method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (res) => {
+        res.resume();
+        resolve({ status: res.statusCode ?? 0, keepAlive: String(res.headers['keep-alive']) });
+        req.destroy();
+      });
+      req.on('error', reject);
+      req.write('{"type": 2, "pad": "' + 'x'.repeat(64 * 1024));
+      setTimeout(() => reject(new Error('no answer within a second: the body was waited for')), 1_000).unref();
+    });
+    expect(answered.status).toBe(401);
+    expect(answered.keepAlive).toBe('timeout=65');
   });
 });
 

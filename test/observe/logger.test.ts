@@ -35,6 +35,16 @@ describe('the bot logger', () => {
     expect(parsed[2]!.msg).toBe('connecting to redis://:[redacted]@127.0.0.1:6379 with [redacted] twice [redacted]');
   });
 
+  it('censors a secret percent-encoded in a URL, and one with a quote or a backslash as the JSON line escapes it', () => {
+    const { lines, stream } = capture();
+    const password = passwordOf('redis://user:p%40ssword-99@127.0.0.1:6379');
+    const quoted = 'key"with\\odd-chars';
+    createLogger('info', [password, quoted], stream).info({ url: 'redis://user:p%40ssword-99@127.0.0.1:6379', key: quoted }, `tried ${quoted}`);
+    expect(lines[0]).not.toContain('p%40ssword-99');
+    expect(lines[0]).not.toContain('odd-chars');
+    expect(JSON.parse(lines[0]!)).toMatchObject({ url: 'redis://user:[redacted]@127.0.0.1:6379', key: '[redacted]', msg: 'tried [redacted]' });
+  });
+
   it('leaves lines without secrets as they are, and does not search for a secret too short to tell from a word', () => {
     const { lines, stream } = capture();
     createLogger('info', ['info', 'a'], stream).info({ interaction: '1180000000000000001', outcome: 'direct' }, 'interaction info');
