@@ -5,6 +5,7 @@ import { FIGURE_INFO, formatDuration, formatStatValue, parseTimeSpan, type Figur
 import { compareRows, tallyOf, type Better } from '../embeds/compare.js';
 import { figure, ratingTier } from '../embeds/figures.js';
 import { madeOnce } from '../embeds/once.js';
+import { outcomeOf } from '../embeds/results.js';
 import { figureLabel, platformName, titleName } from '../embeds/format.js';
 import { languageOf, say, sayCount, type Language, type TextKey } from '../locales/index.js';
 import { overviewOf, type Session, type Stats, type StatsProfile } from '../lookup/schemas.js';
@@ -127,8 +128,8 @@ const number = (stats: Stats, title: TitleSlug, name: Figure): number => {
 };
 
 function result(value: string | null | undefined): MatchResult {
-  const v = (value ?? '').toLowerCase();
-  return v === 'win' || v === 'victory' ? 'win' : v === 'loss' || v === 'defeat' ? 'loss' : 'other';
+  const o = outcomeOf(value);
+  return o === 'win' || o === 'loss' ? o : 'other';
 }
 
 function sessionLength(s: Session): string | null {

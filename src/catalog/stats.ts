@@ -233,6 +233,9 @@ export const PROFILE_FIGURES: Readonly<Record<TitleSlug, readonly Figure[]>> = {
   title_d: ['headshotRate', 'accuracy', 'killsPerMatch', 'damagePerMatch', 'rating'],
 };
 
+/** Sums a profile shows when its answer has no rate to lead with (an overview of totals only). */
+export const PROFILE_TOTALS: readonly Figure[] = ['kills', 'wins', 'damage', 'deaths', 'losses', 'headshots', 'healing'];
+
 /** Figures a segment row shows, by what the segment groups: a weapon says nothing of wins. */
 export const SEGMENT_FIGURES: Readonly<Record<'weapon' | 'other', readonly Figure[]>> = {
   weapon: ['kills', 'accuracy', 'headshotRate'],

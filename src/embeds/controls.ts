@@ -57,11 +57,12 @@ export function openSelect(stateId: string, placeholder: string, options: APISel
     type: ComponentType.StringSelect,
     custom_id: `op:${stateId}`,
     placeholder: clip(placeholder, 150),
-    options: options.slice(0, LIMITS.selectOptions).map((o) => ({
+    // An empty description is refused (1 to 100 characters), the whole message with it: left out.
+    options: options.slice(0, LIMITS.selectOptions).map(({ description, ...o }) => ({
       ...o,
       label: clip(o.label, LIMITS.selectLabel),
       value: clip(o.value, LIMITS.choiceValue),
-      ...(o.description ? { description: clip(o.description, 100) } : {}),
+      ...(description ? { description: clip(description, 100) } : {}),
     })),
     disabled,
   };

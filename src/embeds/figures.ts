@@ -1,6 +1,6 @@
 // Figures by meaning: a reply asks for "win rate", and gets it whatever the answer calls it
 // (`winRate`, `wlPercentage`, ...), or derived from the sums the answer has when it sends none.
-import { FIGURE_ALIASES, FIGURE_INFO, formatStatValue, type Figure, type TitleSlug } from '../catalog/index.js';
+import { FIGURE_ALIASES, FIGURE_INFO, formatStatValue, parseTimeSpan, type Figure, type TitleSlug } from '../catalog/index.js';
 import type { Stat, Stats } from '../lookup/schemas.js';
 
 /** The key of `stats` that carries `figure` for `title`, if the answer has one. */
@@ -43,12 +43,25 @@ function percent(part: number | undefined, whole: number | undefined): number | 
 }
 
 /**
+ * A time (time played) some answers give as a .NET TimeSpan text (`12.03:04:05`) rather than
+ * seconds, in its value or, with no value, its display value: read as seconds.
+ */
+function inSeconds(stat: Stat | undefined, name: Figure): Stat | undefined {
+  if (!stat || FIGURE_INFO[name].displayType !== 'TimeSeconds') return stat;
+  const value: unknown = stat.value;
+  if (typeof value === 'number' && Number.isFinite(value)) return stat;
+  const text: unknown = typeof value === 'string' ? value : stat.displayValue;
+  const seconds = typeof text === 'string' ? parseTimeSpan(text) : null;
+  return seconds === null || seconds < 0 ? stat : { ...stat, value: seconds, displayValue: formatStatValue(seconds, 'TimeSeconds'), displayType: 'TimeSeconds' };
+}
+
+/**
  * `figure` of a stats map: the stat under the first of its aliases the answer has, else one derived
  * from the sums it has (kills/deaths), marked `metadata.derived`; undefined when neither.
  */
 export function figure(stats: Stats, title: TitleSlug, name: Figure): Stat | undefined {
   const key = figureKey(stats, title, name);
-  if (key !== undefined) return stats[key];
+  if (key !== undefined) return inSeconds(stats[key], name);
   const value = DERIVED[name]?.((f) => valueOf(stats, title, f));
   if (value === undefined || !Number.isFinite(value)) return undefined;
   const info = FIGURE_INFO[name];

@@ -124,6 +124,29 @@ export function place(stat: Stat, figure: Figure, locale?: string): string | nul
 /** `<t:…:R>` ("3 hours ago"), kept current by the reader's client. */
 export const relativeTime = (iso: string): string => `<t:${Math.floor(Date.parse(iso) / 1000)}:R>`;
 
+// Real answers say "none known" with `0001-01-01T00:00:00+00:00`, and a misread date lands near
+// 1970 or 2000 (`Date.parse('0')` is 2000-01-01): neither is a time a player played.
+const SHOWN_AFTER = Date.UTC(2000, 0, 1);
+const AHEAD_MS = 86_400_000;
+const WITHOUT_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
+
+/**
+ * Epoch milliseconds of a date an answer gives, when it is worth showing: one without an offset read
+ * as UTC (as the schemas read dates), null for the "none known" sentinel, anything up to 2000, more
+ * than a day ahead of `now`, or what is no date.
+ */
+export function dateWorthShowing(text: unknown, now: number = Date.now()): number | null {
+  if (typeof text !== 'string') return null;
+  const t = Date.parse(WITHOUT_OFFSET.test(text) ? `${text}Z` : text);
+  return Number.isNaN(t) || t <= SHOWN_AFTER || t > now + AHEAD_MS ? null : t;
+}
+
+/** `<t:…:R>` of a date an answer gives, or null when it is not worth showing (`dateWorthShowing`). */
+export function answerTime(text: unknown): string | null {
+  const t = dateWorthShowing(text);
+  return t === null ? null : `<t:${Math.floor(t / 1000)}:R>`;
+}
+
 /** When the data is from, for the embed's own `timestamp`. */
 export const dataTime = (meta: LookupMeta): string => new Date(meta.fetchedAt).toISOString();
 

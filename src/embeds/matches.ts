@@ -1,12 +1,13 @@
 import type { TitleSlug } from '../catalog/index.js';
-import { say, type TextKey } from '../locales/index.js';
+import { say } from '../locales/index.js';
 import type { LookupMeta } from '../lookup/client.js';
 import type { MatchChild, MatchSummary, StatisticalObject, Stats } from '../lookup/schemas.js';
 import { goButtons, openSelect, pageControls, rows } from './controls.js';
 import { figure } from './figures.js';
-import { TITLE_COLORS, dataTime, describe, duration, footerOf, relativeTime, statValue, titleName } from './format.js';
+import { TITLE_COLORS, answerTime, dataTime, describe, duration, footerOf, statValue, titleName } from './format.js';
 import type { Onward } from './profile.js';
 import { embedReply, safeText, type Reply } from './reply.js';
+import { OUTCOME_WORDS, outcomeMark, outcomeOf } from './results.js';
 
 export const MATCHES_PER_PAGE = 10;
 
@@ -23,13 +24,10 @@ export interface MatchesContext {
   onward?: Onward | undefined;
 }
 
-const RESULT_MARK: Record<string, string> = { win: '🟩', loss: '🟥', draw: '⬜' };
-const RESULT_WORD: Record<string, TextKey> = { win: 'result.win', loss: 'result.loss', draw: 'result.draw' };
-const mark = (r: string | null) => (r ? (RESULT_MARK[r.toLowerCase()] ?? '⬜') : '⬜');
 const word = (r: string | null, locale: string | undefined) => {
   if (!r) return null;
-  const key = RESULT_WORD[r.toLowerCase()];
-  return key ? say(locale, key) : r;
+  const o = outcomeOf(r);
+  return o ? say(locale, OUTCOME_WORDS[o]) : r;
 };
 const capitalised = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
@@ -46,9 +44,12 @@ function score(stats: Stats): string | null {
   return placement !== null ? `#${placement}` : null;
 }
 
+/** A match's own figures: its overview segment's (an answer may list a player's or a round's first), else the first's. */
+const matchStats = (m: MatchSummary): Stats => (m.segments.find((s) => s.type.toLowerCase() === 'overview') ?? m.segments[0])?.stats ?? {};
+
 /** How one match reads in a menu or a list of choices: where, and how it went (menus cannot show live times). */
 export function matchLabel(m: MatchSummary, title?: TitleSlug, locale?: string): { label: string; description: string } {
-  const stats = m.segments[0]?.stats ?? {};
+  const stats = matchStats(m);
   const kd = title ? figure(stats, title, 'kd') : undefined;
   return {
     label: [m.metadata.mapName, m.metadata.modeName].filter(Boolean).join(' · ') || m.attributes.id,
@@ -59,11 +60,11 @@ export function matchLabel(m: MatchSummary, title?: TitleSlug, locale?: string):
 /** A page of recent matches, each with its result, score and K/D, and a menu that opens a report. */
 export function matchesReply(matches: MatchSummary[], ctx: MatchesContext): Reply {
   const lines = matches.map((m) => {
-    const stats = m.segments[0]?.stats ?? {};
+    const stats = matchStats(m);
     const where = [m.metadata.mapName, m.metadata.modeName].filter(Boolean).map((s) => safeText(String(s))).join(' · ');
     const kd = figure(stats, ctx.title, 'kd');
-    const parts = [score(stats), kd ? `K/D ${statValue(kd, ctx.locale, 'kd')}` : null, m.metadata.timestamp ? relativeTime(m.metadata.timestamp) : null].filter(Boolean);
-    return `${mark(m.metadata.result)} **${where || say(ctx.locale, 'matches.match')}**${parts.length > 0 ? ` · ${parts.join(' · ')}` : ''}`;
+    const parts = [score(stats), kd ? `K/D ${statValue(kd, ctx.locale, 'kd')}` : null, answerTime(m.metadata.timestamp)].filter(Boolean);
+    return `${outcomeMark(m.metadata.result)} **${where || say(ctx.locale, 'matches.match')}**${parts.length > 0 ? ` · ${parts.join(' · ')}` : ''}`;
   });
   const pageCount = ctx.page + (ctx.hasMore ? 2 : 1);
   return embedReply(
@@ -98,6 +99,18 @@ export interface ReportOptions {
 
 const scoreOf = (p: MatchChild) => num(p.stats, 'score') ?? num(p.stats, 'kills') ?? 0;
 
+/** An id to compare by: a team's `1` and a player's `teamId: "1"` name one team. */
+const idText = (id: unknown): string | null => (typeof id === 'string' || typeof id === 'number' ? String(id) : null);
+const inTeam = (p: MatchChild, team: MatchChild) => idText(p.attributes.teamId) === idText(team.attributes.id);
+
+/** Whether a team won: its `isWinner` (some answers write it "true"), else its result's word ("victory"). */
+function won(team: MatchChild): boolean {
+  const isWinner: unknown = team.metadata.isWinner;
+  if (isWinner === true || isWinner === 'true') return true;
+  if (isWinner === false || isWinner === 'false') return false;
+  return outcomeOf(team.metadata.result) === 'win';
+}
+
 function isHighlighted(p: MatchChild, highlight: ReportOptions['highlight']): boolean {
   const names = new Set((highlight ?? []).filter((h): h is string => !!h).map((h) => h.toLowerCase()));
   const ids = [p.attributes.platformUserIdentifier, p.attributes.platformUserId, p.metadata.name].filter((v): v is string => typeof v === 'string');
@@ -110,24 +123,26 @@ function playerLine(p: MatchChild, options: ReportOptions): string {
   const character = [p.metadata.hero, p.metadata.legend].find((c) => typeof c === 'string');
   const name = safeText(p.metadata.name || '?');
   const who = isHighlighted(p, options.highlight) ? `▶ **${name}**` : name;
-  return `${who}${typeof character === 'string' ? ` (${safeText(character)})` : ''}${s ? ` — ${s}` : ''}${damage}`;
+  // A player with no figures (one who keeps their stats private) says so rather than standing bare.
+  const figures = s || damage ? `${s ? ` — ${s}` : ''}${damage}` : ` — ${say(options.locale, 'report.noStats')}`;
+  return `${who}${typeof character === 'string' ? ` (${safeText(character)})` : ''}${figures}`;
 }
 
 /** Both teams and every player of one match, best score first, the player looked up marked. */
 export function matchReportReply(report: StatisticalObject, title: TitleSlug, meta: LookupMeta, options: ReportOptions = {}): Reply {
-  const teams = report.children.filter((c) => c.type === 'team').sort((a, b) => Number(b.metadata.isWinner === true) - Number(a.metadata.isWinner === true));
+  const teams = report.children.filter((c) => c.type === 'team').sort((a, b) => Number(won(b)) - Number(won(a)));
   const players = report.children.filter((c) => c.type === 'player').sort((a, b) => scoreOf(b) - scoreOf(a));
   const m = report.metadata;
   const fields = teams.map((team) => ({
-    name: `${team.metadata.isWinner ? '🏆 ' : ''}${safeText(capitalised(team.metadata.name || (typeof team.attributes.id === 'string' ? team.attributes.id : say(options.locale, 'report.team'))))}${word(team.metadata.result, options.locale) ? ` · ${word(team.metadata.result, options.locale)}` : ''}`,
+    name: `${won(team) ? '🏆 ' : ''}${safeText(capitalised(team.metadata.name || (typeof team.attributes.id === 'string' ? team.attributes.id : say(options.locale, 'report.team'))))}${word(team.metadata.result, options.locale) ? ` · ${word(team.metadata.result, options.locale)}` : ''}`,
     value:
       players
-        .filter((p) => p.attributes.teamId === team.attributes.id)
+        .filter((p) => inTeam(p, team))
         .map((p) => playerLine(p, options))
         .join('\n') || '—',
     inline: false,
   }));
-  const teamless = players.filter((p) => !teams.some((t) => t.attributes.id === p.attributes.teamId));
+  const teamless = players.filter((p) => !teams.some((t) => inTeam(p, t)));
   if (teamless.length > 0) fields.push({ name: say(options.locale, 'report.players'), value: teamless.map((p) => playerLine(p, options)).join('\n'), inline: false });
   return embedReply(
     {
@@ -138,7 +153,7 @@ export function matchReportReply(report: StatisticalObject, title: TitleSlug, me
         meta,
         options.locale,
         [m.playlist.displayValue, m.queue ? capitalised(m.queue) : null, m.season !== null ? say(options.locale, 'report.season', { n: m.season }) : null].filter(Boolean).map((s) => safeText(String(s))).join(' · '),
-        [m.timestamp === null ? null : relativeTime(m.timestamp), m.duration === null ? null : duration(m.duration)].filter(Boolean).join(' · '),
+        [answerTime(m.timestamp), m.duration === null ? null : duration(m.duration)].filter(Boolean).join(' · '),
       ),
       fields,
       footer: footerOf(title, null, say(options.locale, 'report.match', { id: report.attributes.id })),

@@ -1,10 +1,10 @@
-import { PROFILE_FIGURES, type TitleSlug } from '../catalog/index.js';
+import { FIGURE_ALIASES, PROFILE_FIGURES, PROFILE_TOTALS, type TitleSlug } from '../catalog/index.js';
 import { languageOf, say, type TextKey } from '../locales/index.js';
 import type { LookupMeta } from '../lookup/client.js';
-import { overviewOf, type StatsProfile } from '../lookup/schemas.js';
+import { overviewOf, type Stats, type StatsProfile } from '../lookup/schemas.js';
 import { goButtons, rows } from './controls.js';
 import { figure, figures, ratingTier } from './figures.js';
-import { TITLE_COLORS, dataTime, describe, figureLabel, footerOf, place, relativeTime, statValue, titleName } from './format.js';
+import { TITLE_COLORS, answerTime, dataTime, describe, figureLabel, footerOf, place, statValue, titleName } from './format.js';
 import { madeOnce } from './once.js';
 import { embedReply, safeText, type Reply } from './reply.js';
 
@@ -22,8 +22,23 @@ export interface ProfileOptions {
 }
 
 const MAX_FIGURES = 6;
+const MAX_TOTALS = 4;
 const CHARACTER_KEYS = ['mainHero', 'activeLegendName', 'favoriteMap'] as const;
 const CHARACTER_LABELS: Record<(typeof CHARACTER_KEYS)[number], TextKey> = { mainHero: 'profile.mainHero', activeLegendName: 'profile.legend', favoriteMap: 'profile.favoriteMap' };
+
+/**
+ * The totals of an overview that has no rate to work out (title_b's often has only `level`, `kills`,
+ * `damage`): those known by meaning first, then the answer's own under its own names, each figure
+ * known by meaning but not a total (a rating, matches) left to its own line.
+ */
+function totals(stats: Stats, title: TitleSlug, locale: string | undefined): string[] {
+  const known = figures(stats, title, PROFILE_TOTALS).map(({ figure: f, stat }) => `${figureLabel(f, locale)} **${statValue(stat, locale, f, true)}**`);
+  const named = new Set(Object.values(FIGURE_ALIASES[title]).flat());
+  const others = Object.entries(stats)
+    .filter(([key, stat]) => !named.has(key) && stat.displayValue !== '')
+    .map(([, stat]) => `${safeText(stat.displayName)} **${safeText(statValue(stat, locale, undefined, true))}**`);
+  return [...known, ...others].slice(0, MAX_TOTALS);
+}
 
 /**
  * A player's career at a glance: the headline (K/D and win rate, chosen by meaning) first, then
@@ -65,7 +80,8 @@ function profileEmbed(profile: StatsProfile, title: TitleSlug, meta: LookupMeta,
   const rating = figure(stats, title, 'rating');
   const tier = ratingTier(rating);
   const rank = tier ? `${say(locale, 'profile.rank', { tier: safeText(tier.name) })}${rating ? ` (${statValue(rating, locale, 'rating')})` : ''}` : null;
-  const lastPlayed = typeof profile.metadata.lastPlayed === 'string' && !Number.isNaN(Date.parse(profile.metadata.lastPlayed)) ? say(locale, 'profile.lastPlayed', { when: relativeTime(profile.metadata.lastPlayed) }) : null;
+  const lastPlayedAt = answerTime(profile.metadata.lastPlayed);
+  const lastPlayed = lastPlayedAt ? say(locale, 'profile.lastPlayed', { when: lastPlayedAt }) : null;
 
   // The figures after the headline: the title's own, those the answer has or can derive; a rating
   // already named with its tier is not repeated.
@@ -76,7 +92,11 @@ function profileEmbed(profile: StatsProfile, title: TitleSlug, meta: LookupMeta,
       return `${figureLabel(f, locale)} **${statValue(stat, locale, f, true)}**${where ? ` · ${where}` : ''}`;
     });
 
-  const empty = !headline && !played && rest.length === 0;
+  // No rate to work out: the totals the answer has, rather than "no stats".
+  const more = headline || rest.length > 0 ? rest : totals(stats, title, locale);
+  const above = [headline, played, character, rank, lastPlayed].some(Boolean);
+  // Said only when the overview has nothing to show (a legend named, or when they last played, is not a stat).
+  const empty = !headline && !played && !rank && more.length === 0;
   const avatar = profile.platformInfo.avatarUrl;
   return embedReply(
     {
@@ -92,7 +112,7 @@ function profileEmbed(profile: StatsProfile, title: TitleSlug, meta: LookupMeta,
         played,
         [character, rank].filter(Boolean).join(' · '),
         lastPlayed,
-        rest.length > 0 ? `\n${rest.join('\n')}` : null,
+        more.length > 0 ? `${above ? '\n' : ''}${more.join('\n')}` : null,
         empty ? say(locale, 'profile.noStats') : null,
         since && since.length > 0 ? `\n${since.join('\n')}` : null,
       ),

@@ -4,7 +4,7 @@ import type { LookupMeta } from '../lookup/client.js';
 import type { SearchResult } from '../lookup/schemas.js';
 import { openSelect, pageControls, rows } from './controls.js';
 import { TITLE_COLORS, code, dataTime, describe, footerOf, platformName, titleName } from './format.js';
-import { embedReply, safeText, type Reply } from './reply.js';
+import { LIMITS, clip, embedReply, safeText, type Reply } from './reply.js';
 
 export const RESULTS_PER_PAGE = 10;
 
@@ -18,12 +18,35 @@ export interface SearchContext {
   locale?: string | undefined;
 }
 
+/**
+ * What each result is opened by: its identifier; where results share one (a real answer without
+ * identifiers reads as the handle) but name different players, their `platformUserId`.
+ */
+function idsOf(results: readonly SearchResult[]): string[] {
+  const players = new Map<string, Set<string | null>>();
+  for (const r of results) players.set(r.platformUserIdentifier, (players.get(r.platformUserIdentifier) ?? new Set()).add(r.platformUserId));
+  return results.map((r) => ((players.get(r.platformUserIdentifier)?.size ?? 0) > 1 ? r.platformUserId : null) ?? r.platformUserIdentifier);
+}
+
 /** Search results, with a menu that opens a player's profile. */
 export function searchReply(results: SearchResult[], ctx: SearchContext): Reply {
   const pageCount = Math.max(1, Math.ceil(results.length / RESULTS_PER_PAGE));
   const page = Math.min(Math.max(0, ctx.page), pageCount - 1);
   const shown = results.slice(page * RESULTS_PER_PAGE, (page + 1) * RESULTS_PER_PAGE);
-  const lines = shown.map((r, i) => `${page * RESULTS_PER_PAGE + i + 1}. **${safeText(r.platformUserHandle)}**${r.platformUserHandle !== r.platformUserIdentifier ? ` · ${code(r.platformUserIdentifier)}` : ''}`);
+  const ids = idsOf(shown);
+  const lines = shown.map((r, i) => {
+    const id = ids[i] ?? r.platformUserIdentifier;
+    return `${page * RESULTS_PER_PAGE + i + 1}. **${safeText(r.platformUserHandle)}**${r.platformUserHandle !== id ? ` · ${code(id)}` : ''}`;
+  });
+  // One option a player: Discord refuses two options of one value (the whole message with them).
+  const seen = new Set<string>();
+  const options = shown.flatMap((r, i) => {
+    const value = clip(ids[i] ?? r.platformUserIdentifier, LIMITS.choiceValue);
+    if (seen.has(value)) return [];
+    seen.add(value);
+    // A result without a platform is one of the platform searched.
+    return [{ label: r.platformUserHandle, value, description: platformName(r.platformSlug ?? ctx.platform) }];
+  });
   return embedReply(
     {
       color: TITLE_COLORS[ctx.title],
@@ -33,14 +56,7 @@ export function searchReply(results: SearchResult[], ctx: SearchContext): Reply 
       footer: footerOf(ctx.title, ctx.platform, say(ctx.locale, 'search.found', { n: results.length })),
       timestamp: dataTime(ctx.meta),
     },
-    rows(
-      openSelect(
-        ctx.stateId,
-        say(ctx.locale, 'search.open'),
-        shown.map((r) => ({ label: r.platformUserHandle, value: r.platformUserIdentifier, description: platformName(r.platformSlug) })),
-      ),
-      pageControls(ctx.stateId, page, pageCount, ctx.locale),
-    ),
+    rows(openSelect(ctx.stateId, say(ctx.locale, 'search.open'), options), pageControls(ctx.stateId, page, pageCount, ctx.locale)),
     false,
     ctx.meta.source,
   );

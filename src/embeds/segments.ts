@@ -6,7 +6,7 @@ import { goButtons, pageControls, rows } from './controls.js';
 import { figure } from './figures.js';
 import { TITLE_COLORS, compactNumber, dataTime, describe, footerOf, formatValue, titleName } from './format.js';
 import type { Onward } from './profile.js';
-import { embedReply, safeText, type Reply } from './reply.js';
+import { clip, embedReply, safeText, type Reply } from './reply.js';
 
 export const SEGMENTS_PER_PAGE = 10;
 
@@ -38,7 +38,7 @@ export function segmentTypeName(type: string, locale: string | undefined, one = 
 const NAME_WIDTH = 10;
 const COLUMN_WIDTH = 5;
 
-const fit = (text: string, width: number) => (text.length > width ? `${text.slice(0, width - 1)}…` : text.padEnd(width));
+const fit = (text: string, width: number) => clip(text, width).padEnd(width);
 
 /** A table cell of at most four characters: `27.7` (its heading says %), `1.42`, `172`, `1.2K`. */
 function cell(value: number, figure: Figure, locale: string | undefined): string {
@@ -59,7 +59,10 @@ export function scopeLabel(filter: SegmentsContext['filter'], locale?: string): 
  * One segment type's list (maps, weapons, heroes ...) as a table: labels once, values aligned in a
  * code block (which keeps its columns on a phone), weapons with weapon figures, numbers compact.
  */
-export function segmentsReply(segments: Segment[], ctx: SegmentsContext): Reply {
+export function segmentsReply(answered: Segment[], ctx: SegmentsContext): Reply {
+  // An answer may carry its overview or another type's segments beside those asked for: not rows of this list.
+  const type = ctx.type.toLowerCase();
+  const segments = answered.filter((s) => s.type.toLowerCase() === type);
   const pageCount = Math.max(1, Math.ceil(segments.length / SEGMENTS_PER_PAGE));
   const page = Math.min(Math.max(0, ctx.page), pageCount - 1);
   const shown = segments.slice(page * SEGMENTS_PER_PAGE, (page + 1) * SEGMENTS_PER_PAGE);

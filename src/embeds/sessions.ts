@@ -4,9 +4,10 @@ import type { LookupMeta } from '../lookup/client.js';
 import type { Session, Stat, Stats } from '../lookup/schemas.js';
 import { goButtons, pageControls, rows } from './controls.js';
 import { figure } from './figures.js';
-import { TITLE_COLORS, dataTime, describe, duration, figureLabel, footerOf, relativeTime, statValue, titleName } from './format.js';
+import { TITLE_COLORS, answerTime, dataTime, dateWorthShowing, describe, duration, figureLabel, footerOf, statValue, titleName } from './format.js';
 import type { Onward } from './profile.js';
 import { embedReply, safeText, type Reply } from './reply.js';
+import { outcomeMark, outcomeOf } from './results.js';
 
 /** Earlier sessions listed a page, under the latest. */
 export const SESSIONS_PER_PAGE = 8;
@@ -28,21 +29,20 @@ export interface SessionsContext {
 function sessionLength(s: Session): string | null {
   const { duration: span, startDate, endDate } = s.metadata;
   let seconds = span ? parseTimeSpan(span.value) : null;
-  if (seconds === null && startDate && endDate) seconds = (Date.parse(endDate.value) - Date.parse(startDate.value)) / 1000;
+  const [start, end] = [dateWorthShowing(startDate?.value), dateWorthShowing(endDate?.value)];
+  if (seconds === null && start !== null && end !== null) seconds = (end - start) / 1000;
   return seconds === null || !Number.isFinite(seconds) || seconds < 0 ? null : duration(seconds);
 }
-
-const RESULT_SQUARES: Record<string, string> = { win: '🟩', loss: '🟥' };
 
 /**
  * 🟩🟩🟥, oldest match first, and the wins of the matches. The session's stats count every match
  * when they say (a long session lists only its newest), else the listed matches are counted.
  */
 function form(s: Session): { strip: string; wins: number; count: number } {
-  const results = [...s.matches].reverse().map((m) => (m.metadata.result?.value ?? '').toLowerCase());
+  const results = [...s.matches].reverse().map((m) => m.metadata.result?.value);
   const count = s.stats.matchesPlayed?.value ?? s.matches.length;
-  const wins = s.stats.wins?.value ?? results.filter((r) => r === 'win').length;
-  const strip = results.length > 20 ? `${results.slice(-20).map((r) => RESULT_SQUARES[r] ?? '⬜').join('')}…` : results.map((r) => RESULT_SQUARES[r] ?? '⬜').join('');
+  const wins = s.stats.wins?.value ?? results.filter((r) => outcomeOf(r) === 'win').length;
+  const strip = results.length > 20 ? `${results.slice(-20).map(outcomeMark).join('')}…` : results.map(outcomeMark).join('');
   return { strip, wins, count };
 }
 
@@ -74,7 +74,8 @@ function rates(s: Session, count: number, ctx: Pick<SessionsContext, 'title' | '
 }
 
 const characters = (s: Session) => [...new Set(s.matches.map((m) => m.metadata.character?.displayValue ?? m.metadata.character?.value).filter((c): c is string => !!c))];
-const startOf = (s: Session) => s.metadata.startDate?.value ?? s.metadata.endDate?.value ?? null;
+/** When a session began, as a live time: its start, else its end; none for the "none known" date. */
+const startOf = (s: Session) => answerTime(s.metadata.startDate?.value) ?? answerTime(s.metadata.endDate?.value);
 
 /** The latest session, in full: when, how long, its form, its rates against the career. */
 export function latest(s: Session, ctx: Pick<SessionsContext, 'title' | 'career' | 'locale'>, heading?: string): string {
@@ -86,7 +87,7 @@ export function latest(s: Session, ctx: Pick<SessionsContext, 'title' | 'career'
   const change = ratingChange(s);
   return [
     `### ${heading ?? say(ctx.locale, live ? 'sessions.playingNow' : 'sessions.latest')}`,
-    [start ? (live ? say(ctx.locale, 'sessions.started', { when: relativeTime(start) }) : relativeTime(start)) : null, length, sayCount(ctx.locale, 'sessions.matches', count)].filter(Boolean).join(' · '),
+    [start && live ? say(ctx.locale, 'sessions.started', { when: start }) : start, length, sayCount(ctx.locale, 'sessions.matches', count)].filter(Boolean).join(' · '),
     `${strip ? `${strip} ` : ''}**${say(ctx.locale, 'sessions.won', { wins, count })}**`,
     rates(s, count, ctx),
     [played.length > 0 ? say(ctx.locale, 'sessions.played', { list: played.map(safeText).join(', ') }) : null, change ? say(ctx.locale, 'sessions.rating', { change: `**${change}**` }) : null].filter(Boolean).join(' · '),
@@ -101,7 +102,7 @@ function earlier(s: Session, ctx: SessionsContext): string {
   const start = startOf(s);
   const kd = figure(s.stats, ctx.title, 'kd');
   const change = ratingChange(s);
-  return [start ? relativeTime(start) : '—', sayCount(ctx.locale, 'sessions.wonOf', count, { wins }), kd ? `K/D ${statValue(kd, ctx.locale, 'kd')}` : null, change ? say(ctx.locale, 'sessions.rating', { change }) : null]
+  return [start ?? '—', sayCount(ctx.locale, 'sessions.wonOf', count, { wins }), kd ? `K/D ${statValue(kd, ctx.locale, 'kd')}` : null, change ? say(ctx.locale, 'sessions.rating', { change }) : null]
     .filter(Boolean)
     .join(' · ');
 }

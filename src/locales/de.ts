@@ -213,6 +213,7 @@ export const de: Texts = {
   'report.players': 'Spieler',
   'report.season': 'Saison {n}',
   'report.damage': '{value} Schaden',
+  'report.noStats': 'keine Werte',
   'segments.author': '{title} · {type}',
   'segments.lifetime': 'Gesamt',
   'segments.season': 'Saison {n}',

@@ -228,6 +228,7 @@ export const en = {
   'report.players': 'Players',
   'report.season': 'Season {n}',
   'report.damage': '{value} dmg',
+  'report.noStats': 'no stats',
   // Segments
   'segments.author': '{title} · {type}',
   'segments.lifetime': 'Lifetime',

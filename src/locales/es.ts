@@ -213,6 +213,7 @@ export const es: Texts = {
   'report.players': 'Jugadores',
   'report.season': 'Temporada {n}',
   'report.damage': '{value} de daño',
+  'report.noStats': 'sin estadísticas',
   'segments.author': '{title} · {type}',
   'segments.lifetime': 'Carrera',
   'segments.season': 'Temporada {n}',

@@ -213,6 +213,7 @@ export const fr: Texts = {
   'report.players': 'Joueurs',
   'report.season': 'Saison {n}',
   'report.damage': '{value} dégâts',
+  'report.noStats': 'pas de stats',
   'segments.author': '{title} · {type}',
   'segments.lifetime': 'Carrière',
   'segments.season': 'Saison {n}',

@@ -213,6 +213,7 @@ export const ptBR: Texts = {
   'report.players': 'Jogadores',
   'report.season': 'Temporada {n}',
   'report.damage': '{value} de dano',
+  'report.noStats': 'sem estatísticas',
   'segments.author': '{title} · {type}',
   'segments.lifetime': 'Carreira',
   'segments.season': 'Temporada {n}',

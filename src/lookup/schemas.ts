@@ -476,7 +476,7 @@ export const MatchChildSchema = z.looseObject({
   attributes: record('child.attributes'),
   metadata: lax(
     'child.metadata',
-    z.looseObject({ name: lax('child.name', z.string(), ''), isWinner: lax('child.isWinner', z.boolean().nullable(), null), result: text('child.result') }),
+    z.looseObject({ name: lax('child.name', z.string(), ''), isWinner: lax('child.isWinner', flag.nullable(), null), result: text('child.result') }),
     { name: '', isWinner: null, result: null },
   ),
   stats: StatsSchema,

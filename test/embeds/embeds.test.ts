@@ -132,6 +132,14 @@ describe('embeds from the service’s payloads', () => {
     expect(back && 'custom_id' in back ? parseCustomId(back.custom_id) : null).toEqual({ kind: 'go', stateId: 'm1', to: 'matches' });
   });
 
+  it('says "no stats" beside a player the report gives none for (one who keeps them private)', () => {
+    const report = structuredClone(fixtures.report!);
+    const blue = report.children.find((c) => c.type === 'player' && c.metadata.name === 'Ashen Knight');
+    if (blue) blue.stats = {};
+    const r = matchReportReply(report, 'title_a', network, {});
+    expect(r.embeds[0]?.fields?.[1]?.value).toBe('Ashen Knight — no stats');
+  });
+
   it('leads sessions with the latest: its form, its rates against the career; earlier ones a line each', () => {
     const career = fixtures.profile!.segments[0]!.stats;
     const r = sessionsReply(fixtures.sessions!.items, { title: 'title_b', platform: 'pc_store_b', player: 'Rift', meta: network, page: 0, stateId: 's3', career });

@@ -32,6 +32,18 @@ describe('numbers as text', () => {
 });
 
 describe('matches in other forms', () => {
+  it('reads a report child’s isWinner sent as the text "true" or "false"', () => {
+    const report = read(StatisticalObjectSchema, {
+      attributes: { id: 'm1' },
+      children: [
+        { type: 'team', attributes: { id: 1 }, metadata: { name: 'Red', isWinner: 'true' }, stats: {} },
+        { type: 'team', attributes: { id: 2 }, metadata: { name: 'Blue', isWinner: 'False' }, stats: {} },
+      ],
+    });
+    expect(report.data.children.map((c) => c.metadata.isWinner)).toEqual([true, false]);
+    expect(report.degraded).toEqual([]);
+  });
+
   it('keeps match list entries and reports whose id is a number, as text', () => {
     const list = read(MatchResultSchema, { matches: [{ attributes: { id: 123456789 } }, { attributes: { id: 'a-1' } }] });
     expect(list.data.matches.map((m) => m.attributes.id)).toEqual(['123456789', 'a-1']);

@@ -1,0 +1,198 @@
+// Replies to answers shaped as real Tracker Network answers vary (read through the schemas, as the
+// client reads them): missing slugs and identifiers, mixed segment types, the "none known" date,
+// results worded "Victory", ids as numbers or text, overviews of totals only.
+import type { APISelectMenuOption } from 'discord.js';
+import { afterEach, describe, expect, it } from 'vitest';
+
+import { sessionCard } from '../../src/cards/model.js';
+import { dateWorthShowing, figure, matchLabel, matchReportReply, matchesReply, outcomeOf, profileReply, searchReply, segmentsReply, sessionsReply, type Reply } from '../../src/embeds/index.js';
+import type { LookupMeta } from '../../src/lookup/client.js';
+import { MatchResultSchema, SearchResultListSchema, SegmentListSchema, SessionListSchema, StatisticalObjectSchema, StatsProfileSchema, readPayload, type MatchChild, type Stats } from '../../src/lookup/schemas.js';
+
+const meta: LookupMeta = { source: 'network', fetchedAt: Date.UTC(2025, 0, 1), ageMs: 0 };
+const st = (value: number, extra: Record<string, unknown> = {}) => ({ value, displayValue: String(value), ...extra });
+
+function read<T>(schema: Parameters<typeof readPayload<T>>[0], input: unknown): T {
+  const r = readPayload(schema, input);
+  if (!r.success) throw new Error(JSON.stringify(r.error.issues));
+  return r.data;
+}
+
+const options = (reply: Reply): APISelectMenuOption[] => reply.components.flatMap((row) => row.components.flatMap((c) => ('options' in c ? c.options : [])));
+const description = (reply: Reply) => reply.embeds[0]?.description ?? '';
+const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+describe('search results as real answers give them', () => {
+  const results = read(SearchResultListSchema, [
+    { platformId: 1, platformSlug: 'console_a', platformUserIdentifier: null, platformUserHandle: 'Nova', platformUserId: 'aaa' },
+    { platformId: 1, platformSlug: 'console_a', platformUserIdentifier: null, platformUserHandle: 'Nova', platformUserId: 'bbb' },
+    { platformId: 1, platformSlug: 'console_a', platformUserIdentifier: null, platformUserHandle: 'Nova', platformUserId: 'bbb' },
+    { platformId: 3, platformSlug: null, platformUserIdentifier: '76561198000000001', platformUserHandle: 'Ember' },
+  ]);
+  const reply = searchReply(results, { title: 'title_a', platform: 'pc_store_a', query: 'Nova', meta, page: 0, stateId: 's' });
+
+  it('never gives a menu option an empty description (Discord wants 1 to 100 characters): a result without a slug is on the platform searched', () => {
+    for (const o of options(reply)) if (o.description !== undefined) expect(o.description.length).toBeGreaterThan(0);
+    expect(options(reply).find((o) => o.label === 'Ember')?.description).toBe('PC Store A');
+  });
+
+  it('opens each result by its most specific id, one option a player (Discord refuses two options of one value)', () => {
+    const values = options(reply).map((o) => o.value);
+    expect(new Set(values).size).toBe(values.length);
+    expect(values).toEqual(['aaa', 'bbb', '76561198000000001']);
+  });
+});
+
+describe('segments and matches read by their type', () => {
+  const segments = read(SegmentListSchema, [
+    { type: 'overview', attributes: {}, metadata: { name: 'Lifetime' }, stats: { matchesPlayed: st(500) } },
+    { type: 'legend', attributes: { id: 'legend_2' }, metadata: { name: 'Bangalore', isActive: true }, stats: { kills: st(1200), matchesPlayed: st(30) } },
+    { type: 'Legend', attributes: { id: 'legend_4' }, metadata: { name: '🔥🔥🔥🔥🔥🔥' }, stats: { matchesPlayed: st(4) } },
+    { type: 'weapon', attributes: { key: 'ak47' }, metadata: { name: 'AK-47' }, stats: { kills: st(1000) } },
+  ]);
+  const reply = segmentsReply(segments, { title: 'title_b', platform: 'pc_store_c', player: 'Nova', type: 'legend', filter: {}, meta, page: 0, stateId: 's' });
+  const table = /```\n([^`]+)\n```/.exec(description(reply))?.[1]?.split('\n') ?? [];
+
+  it('lists and counts only segments of the type asked for (compared case-insensitively)', () => {
+    expect(table.slice(1).map((l) => l.slice(0, 10).trim())).toEqual(['Bangalore', '🔥🔥🔥🔥…']);
+    expect(reply.embeds[0]?.footer?.text).toBe('Title B · PC Store C · 2 in all');
+  });
+
+  it('never cuts an emoji of a name in half', () => {
+    expect(description(reply)).not.toMatch(loneSurrogate);
+  });
+
+  it('reads a match’s figures from its overview segment, wherever it stands', () => {
+    const list = read(MatchResultSchema, {
+      matches: [{ attributes: { id: 'm1' }, metadata: { result: 'Loss' }, segments: [{ type: 'player', stats: {} }, { type: 'overview', stats: { kills: st(3), deaths: st(6) } }] }],
+      metadata: { next: null },
+    });
+    const r = matchesReply(list.matches, { title: 'title_a', platform: 'console_a', player: 'Nova', meta, page: 0, hasMore: false, stateId: 's' });
+    expect(description(r)).toBe('🟥 **Match** · 3/6 · K/D 0.50');
+    expect(matchLabel(list.matches[0]!, 'title_a').description).toBe('Loss · K/D/A 3/6 · K/D 0.50');
+  });
+});
+
+describe('dates worth showing', () => {
+  const zone = process.env.TZ;
+  afterEach(() => {
+    if (zone === undefined) delete process.env.TZ;
+    else process.env.TZ = zone;
+  });
+
+  it('leaves out the "none known" sentinel, dates before 2000 and dates more than a day ahead; reads a date without an offset as UTC', () => {
+    const now = Date.UTC(2025, 0, 1);
+    expect(dateWorthShowing('0001-01-01T00:00:00+00:00', now)).toBeNull();
+    expect(dateWorthShowing('1999-12-31T23:59:59Z', now)).toBeNull();
+    expect(dateWorthShowing('2025-01-03T00:00:00Z', now)).toBeNull();
+    expect(dateWorthShowing('2025-01-01T20:00:00Z', now)).toBe(Date.UTC(2025, 0, 1, 20));
+    process.env.TZ = 'America/New_York';
+    expect(dateWorthShowing('2024-12-31T20:00:00', now)).toBe(Date.UTC(2024, 11, 31, 20));
+  });
+
+  it('shows no time for the sentinel in matches, sessions and a profile’s last played', () => {
+    const list = read(MatchResultSchema, { matches: [{ attributes: { id: 'm1' }, metadata: { timestamp: '0001-01-01T00:00:00+00:00', result: 'win' } }], metadata: { next: null } });
+    expect(description(matchesReply(list.matches, { title: 'title_a', platform: 'console_a', player: 'Nova', meta, page: 0, hasMore: false, stateId: 's' }))).toBe('🟩 **Match**');
+    const sessions = read(SessionListSchema, {
+      items: [
+        { metadata: { startDate: { value: '2024-12-31T20:00:00+00:00' } }, stats: {}, matches: [] },
+        { metadata: { startDate: { value: '0001-01-01T00:00:00+00:00' } }, stats: {}, matches: [] },
+      ],
+    });
+    const r = sessionsReply(sessions.items, { title: 'title_b', platform: 'console_a', player: 'Nova', meta, page: 0, stateId: 's' });
+    expect(JSON.stringify(r)).not.toContain('<t:-');
+    expect(r.embeds[0]?.fields?.[0]?.value).toBe('— · 0 of 0 matches won');
+    for (const lastPlayed of ['0001-01-01T00:00:00+00:00', '2099-01-01T00:00:00']) {
+      const p = read(StatsProfileSchema, { platformInfo: { platformSlug: 'console_a', platformUserHandle: 'Nova' }, metadata: { lastPlayed }, segments: [{ type: 'overview', stats: { kd: st(1.5) } }] });
+      expect(description(profileReply(p, 'title_b', meta))).not.toContain('Last played');
+    }
+  });
+
+  it('reads a profile’s last played without an offset as UTC, as the schemas read dates', () => {
+    process.env.TZ = 'America/New_York';
+    const p = read(StatsProfileSchema, { platformInfo: { platformSlug: 'console_a', platformUserHandle: 'Nova' }, metadata: { lastPlayed: '2024-12-31T20:00:00' }, segments: [{ type: 'overview', stats: { kd: st(1.5) } }] });
+    expect(description(profileReply(p, 'title_b', meta))).toContain('Last played <t:1735675200:R>');
+  });
+});
+
+describe('results however they are worded', () => {
+  it('reads win, loss and draw in the words real answers use', () => {
+    expect(['Victory', 'Won', 'win', 'Defeat', 'Lost', 'loss', 'Tie', 'draw', 'DNF', null].map(outcomeOf)).toEqual(['win', 'win', 'win', 'loss', 'loss', 'loss', 'draw', 'draw', null, null]);
+  });
+
+  it('marks "Victory" and "Defeat" in the match list, the report and the session as its card does', () => {
+    const list = read(MatchResultSchema, {
+      matches: ['Victory', 'Defeat', 'Won', 'Lost', 'Tie'].map((result, i) => ({ attributes: { id: `m${i}` }, metadata: { result: { value: result.toLowerCase(), displayValue: result } } })),
+      metadata: { next: null },
+    });
+    const r = matchesReply(list.matches, { title: 'title_a', platform: 'console_a', player: 'Nova', meta, page: 0, hasMore: false, stateId: 's' });
+    expect(description(r).split('\n').map((l) => Array.from(l)[0])).toEqual(['🟩', '🟥', '🟩', '🟥', '⬜']);
+    expect(options(r).map((o) => o.description)).toEqual(['Win', 'Loss', 'Win', 'Loss', 'Draw']);
+
+    const m = (id: string, result: string) => ({ id, metadata: { endDate: { value: '2024-12-31T22:00:00+00:00' }, result: { value: result, displayValue: result } }, stats: { kills: st(2) } });
+    const sessions = read(SessionListSchema, { items: [{ metadata: { startDate: { value: '2024-12-31T21:00:00+00:00' } }, stats: {}, matches: [m('a', 'Victory'), m('b', 'Defeat'), m('c', 'Won')] }] });
+    const text = description(sessionsReply(sessions.items, { title: 'title_b', platform: 'console_a', player: 'Nova', meta, page: 0, stateId: 's' }));
+    expect(text).toContain('🟩🟥🟩 **2 of 3 won**');
+    expect(sessionCard(sessions.items, 'title_b', 'console_a', 'Nova')?.results.filter((x) => x === 'win')).toHaveLength(2);
+  });
+});
+
+describe('a match report as real answers give it', () => {
+  const report = read(StatisticalObjectSchema, {
+    attributes: { id: 'a1' },
+    metadata: { mode: 'Slayer' },
+    children: [
+      { type: 'team', attributes: { id: 0 }, metadata: { name: 'Blue', isWinner: false, result: 'defeat' }, stats: {} },
+      { type: 'team', attributes: { id: 1 }, metadata: { name: 'Red', isWinner: 'true', result: 'victory' }, stats: {} },
+      { type: 'player', attributes: { teamId: '0' }, metadata: { name: 'Bob' }, stats: { kills: st(2), deaths: st(5) } },
+      { type: 'player', attributes: { teamId: '1' }, metadata: { name: 'Nova' }, stats: { kills: st(10), deaths: st(5) } },
+    ],
+  });
+
+  it('keeps each player under their team when ids come as a number on one side and text on the other; the winner first', () => {
+    const r = matchReportReply(report, 'title_a', meta, {});
+    expect(r.embeds[0]?.fields?.map((f) => [f.name, f.value])).toEqual([
+      ['🏆 Red · Win', 'Nova — 10/5'],
+      ['Blue · Loss', 'Bob — 2/5'],
+    ]);
+  });
+
+  it('reads isWinner given as the text "true" or "false"', () => {
+    const raw = structuredClone(report);
+    // As an answer read by hand may carry it: the schema reads only booleans.
+    const [blue, red] = raw.children;
+    blue!.metadata = { ...blue!.metadata, isWinner: 'true', result: null } as unknown as MatchChild['metadata'];
+    red!.metadata = { ...red!.metadata, isWinner: 'false', result: null } as unknown as MatchChild['metadata'];
+    expect(matchReportReply(raw, 'title_a', meta, {}).embeds[0]?.fields?.map((f) => f.name)).toEqual(['🏆 Blue', 'Red']);
+  });
+});
+
+describe('a profile of totals only', () => {
+  const profile = (stats: Record<string, unknown>) => read(StatsProfileSchema, { platformInfo: { platformSlug: 'console_a', platformUserHandle: 'Nova' }, segments: [{ type: 'overview', stats }] });
+
+  it('shows the totals it has rather than "No stats"', () => {
+    const d = description(profileReply(profile({ level: st(512), kills: st(8123), damage: st(2_100_000) }), 'title_b', meta));
+    expect(d).toBe('Kills **8,123**\nDamage **2.1M**\nLevel **512**');
+  });
+
+  it('shows them under a rank line too, the rating not repeated', () => {
+    const d = description(profileReply(profile({ kills: st(1000), rankScore: { value: 10234, displayValue: '10,234', metadata: { rankName: 'Diamond 1' } } }), 'title_b', meta));
+    expect(d).toBe('Rank **Diamond 1** (10,234)\n\nKills **1,000**');
+  });
+
+  it('says "No stats" only when the overview has nothing to show', () => {
+    const bare = profile({ kills: st(1) });
+    bare.segments[0]!.stats = {};
+    expect(description(profileReply(bare, 'title_b', meta))).toBe('No stats on record yet.');
+  });
+});
+
+describe('time played given as a TimeSpan', () => {
+  it('reads a TimeSpan text as seconds where time played is picked', () => {
+    const p = read(StatsProfileSchema, { platformInfo: { platformSlug: 'console_a', platformUserHandle: 'Nova' }, segments: [{ type: 'overview', stats: { kd: st(2), timePlayed: { value: null, displayValue: '12.03:04:05' } } }] });
+    expect(description(profileReply(p, 'title_c', meta))).toContain('**12d 3h** played');
+    // As an answer read by hand (the embedded service's payloads) may carry it: in the value.
+    const stats = { timePlayed: { rank: null, percentile: null, displayName: 'Time Played', displayCategory: null, category: null, metadata: {}, value: '12.03:04:05', displayValue: '', displayType: 'Unspecified' } } as unknown as Stats;
+    expect(figure(stats, 'title_c', 'timePlayed')?.value).toBe(12 * 86_400 + 3 * 3_600 + 4 * 60 + 5);
+  });
+});
