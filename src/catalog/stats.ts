@@ -98,6 +98,17 @@ export function formatTimeSpan(totalSeconds: number): string {
   return days > 0 ? `${days}.${clock}` : clock;
 }
 
+// An ISO date-time without an offset: Date.parse reads it in the process's time zone, so that one
+// answer would name other instants on machines set to other zones. Answers' dates are read as UTC.
+const WITHOUT_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
+
+/** Whether a date text is an ISO date-time without an offset. */
+export const lacksOffset = (text: string): boolean => WITHOUT_OFFSET.test(text);
+/** A date text as UTC: one without an offset given `Z`, any other as it is. */
+export const inUtc = (text: string): string => (lacksOffset(text) ? `${text}Z` : text);
+/** Epoch milliseconds of an answer's date text (NaN when it is none): what Date.parse reads, UTC when no offset is given. */
+export const parseAnswerDate = (text: string): number => Date.parse(inUtc(text));
+
 /** A .NET TimeSpan `[-][d.]HH:MM:SS[.fffffff]` as seconds (`00:45:06.6886760` -> 2706.688676); null when it is not one. */
 export function parseTimeSpan(text: string): number | null {
   const m = /^(-)?(?:(\d+)\.)?(\d{1,2}):(\d{2}):(\d{2})(?:\.(\d{1,7}))?$/.exec(text.trim());

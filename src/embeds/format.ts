@@ -1,6 +1,6 @@
 // How numbers, places and times read in a reply: in the reader's locale, places worded honestly,
 // times as Discord timestamps (`<t:…:R>`), which every reader's client keeps current.
-import { FIGURE_INFO, PLATFORMS, TITLES, isDisplayType, type DisplayType, type Figure, type PlatformSlug, type TitleSlug } from '../catalog/index.js';
+import { FIGURE_INFO, PLATFORMS, TITLES, isDisplayType, parseAnswerDate, type DisplayType, type Figure, type PlatformSlug, type TitleSlug } from '../catalog/index.js';
 import type { LookupMeta } from '../lookup/client.js';
 import type { Stat } from '../lookup/schemas.js';
 import { say, type TextKey } from '../locales/index.js';
@@ -128,7 +128,6 @@ export const relativeTime = (iso: string): string => `<t:${Math.floor(Date.parse
 // 1970 or 2000 (`Date.parse('0')` is 2000-01-01): neither is a time a player played.
 const SHOWN_AFTER = Date.UTC(2000, 0, 1);
 const AHEAD_MS = 86_400_000;
-const WITHOUT_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
 
 /**
  * Epoch milliseconds of a date an answer gives, when it is worth showing: one without an offset read
@@ -137,7 +136,7 @@ const WITHOUT_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
  */
 export function dateWorthShowing(text: unknown, now: number = Date.now()): number | null {
   if (typeof text !== 'string') return null;
-  const t = Date.parse(WITHOUT_OFFSET.test(text) ? `${text}Z` : text);
+  const t = parseAnswerDate(text);
   return Number.isNaN(t) || t <= SHOWN_AFTER || t > now + AHEAD_MS ? null : t;
 }
 

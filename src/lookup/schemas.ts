@@ -9,7 +9,7 @@
 // require none), so that a shape we did not expect is seen without costing the user the answer.
 import { z } from 'zod';
 
-import { PLATFORM_SLUGS, formatStatValue, isDisplayType, parseTimeSpan, readableStatName } from '../catalog/index.js';
+import { PLATFORM_SLUGS, formatStatValue, inUtc, isDisplayType, lacksOffset, parseAnswerDate, parseTimeSpan, readableStatName } from '../catalog/index.js';
 
 /** A field that fell back to its empty value because it had a shape the schema did not expect. */
 export interface Degradation {
@@ -52,17 +52,13 @@ function laxList<T extends z.ZodType>(field: string, entry: T, plain?: (item: un
 const optionalList = <T extends z.ZodType>(field: string, entry: T, plain?: (item: unknown) => z.output<T> | undefined) =>
   lax(field, laxList(field, entry, plain), []);
 
-// An ISO date-time without an offset: Date.parse reads it in the process's time zone, so that one
-// answer would name other instants on machines set to other zones. Read as UTC instead.
-const WITHOUT_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
-const inUtc = (s: string): string => (WITHOUT_OFFSET.test(s) ? `${s}Z` : s);
-/** Epoch milliseconds of a date text: what Date.parse reads, an ISO date-time without an offset as UTC. */
-const parseDate = (s: string): number => Date.parse(inUtc(s));
+// Dates without an offset are read as UTC (parseAnswerDate), whatever the process's time zone.
+const parseDate = parseAnswerDate;
 
 /** A text parseDate reads: what isoDate takes. */
 const isDate = (v: unknown): v is string => typeof v === 'string' && !Number.isNaN(parseDate(v));
 /** What a session match read by hand takes as a date: one isoDate keeps as it is. */
-const isPlainDate = (v: unknown): v is string => isDate(v) && !WITHOUT_OFFSET.test(v);
+const isPlainDate = (v: unknown): v is string => isDate(v) && !lacksOffset(v);
 /** A date text, given an offset when it has none, so that whoever parses it later reads UTC too. */
 const isoDate = z.string().refine(isDate, 'an ISO date').transform(inUtc);
 const text = (field: string) => lax(field, z.string().nullable(), null);
