@@ -285,19 +285,23 @@ export class Router {
         await answer.deferUpdate();
         return { outcome: 'nothing picked' };
       }
-      return this.answerComponent(answer, openFromView(view, action.stateId, value, deps, locale), 'reply', !owner);
+      return this.answerComponent(answer, openFromView(view, action.stateId, value, deps, locale), 'reply', !owner, started);
     }
     // A way onward replaces the owner's message with the player's other view; anyone else gets it privately.
-    if (action.kind === 'go') return this.answerComponent(answer, goFromView(view, action.to, pressed.userId, deps, locale), owner ? 'update' : 'reply', !owner);
-    if (owner) return this.answerComponent(answer, renderView(view, action.stateId, action.page, deps, locale), 'update', false);
+    if (action.kind === 'go') return this.answerComponent(answer, goFromView(view, action.to, pressed.userId, deps, locale), owner ? 'update' : 'reply', !owner, started);
+    if (owner) return this.answerComponent(answer, renderView(view, action.stateId, action.page, deps, locale), 'update', false, started);
     // Someone else pressed: they get a view of their own instead of taking over the message.
     const own = { ...view, ownerId: pressed.userId };
     const ownId = await this.deps.views.save(own);
-    return this.answerComponent(answer, renderView(own, ownId, action.page, deps, locale), 'reply', true);
+    return this.answerComponent(answer, renderView(own, ownId, action.page, deps, locale), 'reply', true, started);
   }
 
-  private async answerComponent(answer: Answer, work: Promise<Reply>, mode: 'update' | 'reply', privately: boolean): Promise<Record<string, unknown>> {
-    const quick = await within(work, DIRECT_REPLY_BUDGET_MS);
+  /**
+   * Answers a press with `work`, at once when it is ready within the reply budget counted from
+   * `started` (reading the pressed view, and saving another's own copy, spend it too), else deferred.
+   */
+  private async answerComponent(answer: Answer, work: Promise<Reply>, mode: 'update' | 'reply', privately: boolean, started: number): Promise<Record<string, unknown>> {
+    const quick = await within(work, DIRECT_REPLY_BUDGET_MS - (performance.now() - started));
     let reply: Reply;
     if (quick.done) {
       reply = quick.value;

@@ -6,6 +6,7 @@ import { compareRows, tallyOf, type Better } from '../embeds/compare.js';
 import { figure, ratingTier } from '../embeds/figures.js';
 import { madeOnce } from '../embeds/once.js';
 import { outcomeOf } from '../embeds/results.js';
+import { sessionTally } from '../embeds/sessions.js';
 import { figureLabel, platformName, titleName } from '../embeds/format.js';
 import { languageOf, say, sayCount, type Language, type TextKey } from '../locales/index.js';
 import { overviewOf, type Session, type Stats, type StatsProfile } from '../lookup/schemas.js';
@@ -148,15 +149,16 @@ export function sessionCard(sessions: readonly Session[], title: TitleSlug, plat
   const time = (m: Session['matches'][number]) => Date.parse(m.metadata.startDate?.value ?? m.metadata.endDate?.value ?? '') || 0;
   const matches = [...s.matches].sort((a, b) => time(a) - time(b)).slice(-MAX_MATCHES);
   const careerStats = career ? overviewOf(career.segments)?.stats : undefined;
+  // The same tally as the reply's text: the same match count, and per-match figures from it.
+  const { count, stats } = sessionTally(s);
   const versus = (['kd', 'winRate', 'killsPerMatch'] as const).flatMap((f) => {
-    const mine = figure(s.stats, title, f);
+    const mine = figure(stats, title, f);
     if (!mine || mine.value === null) return [];
     const theirs = careerStats ? figure(careerStats, title, f) : undefined;
     const better = theirs && typeof theirs.value === 'number' ? (mine.value === theirs.value ? null : mine.value > theirs.value) : null;
     const shown = (v: number) => formatStatValue(v, FIGURE_INFO[f].displayType);
     return [{ label: figureLabel(f, locale), session: shown(mine.value), career: theirs && typeof theirs.value === 'number' ? shown(theirs.value) : null, better }];
   });
-  const count = s.matches.length;
   const change = s.stats.rankScoreChange;
   return {
     kind: 'session',

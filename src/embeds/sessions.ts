@@ -35,14 +35,24 @@ function sessionLength(s: Session): string | null {
 }
 
 /**
- * 🟩🟩🟥, oldest match first, and the wins of the matches. The session's stats count every match
- * when they say (a long session lists only its newest), else the listed matches are counted.
+ * The wins of a session and the matches they are out of, from one source: the session's stats when
+ * they give both (a long session lists only its newest matches), else the listed matches; "5 of 3
+ * won" from mixing the two would be no answer. `stats`: the session's sums with a match count, so
+ * that per-match figures derive from them (the stats' own, else the listed matches').
  */
+export function sessionTally(s: Session): { wins: number; count: number; stats: Stats } {
+  const [played, won] = [s.stats.matchesPlayed?.value, s.stats.wins?.value];
+  const fromStats = typeof played === 'number' && typeof won === 'number';
+  const count = fromStats ? played : s.matches.length;
+  const wins = fromStats ? won : s.matches.filter((m) => outcomeOf(m.metadata.result?.value) === 'win').length;
+  return { wins, count, stats: withCount(s.stats, typeof played === 'number' ? played : s.matches.length) };
+}
+
+/** 🟩🟩🟥, oldest match first, and the session's tally. */
 function form(s: Session): { strip: string; wins: number; count: number } {
   const results = [...s.matches].reverse().map((m) => m.metadata.result?.value);
-  const count = s.stats.matchesPlayed?.value ?? s.matches.length;
-  const wins = s.stats.wins?.value ?? results.filter((r) => outcomeOf(r) === 'win').length;
   const strip = results.length > 20 ? `${results.slice(-20).map(outcomeMark).join('')}…` : results.map(outcomeMark).join('');
+  const { wins, count } = sessionTally(s);
   return { strip, wins, count };
 }
 
@@ -63,8 +73,8 @@ function ratingChange(s: Session): string | null {
 const RATES: readonly Figure[] = ['kd', 'killsPerMatch', 'damagePerMatch'];
 
 /** "K/D **1.80** (career 1.20)": the session's rates, each beside the career's where known. */
-function rates(s: Session, count: number, ctx: Pick<SessionsContext, 'title' | 'career' | 'locale'>): string {
-  const stats = withCount(s.stats, count);
+function rates(s: Session, ctx: Pick<SessionsContext, 'title' | 'career' | 'locale'>): string {
+  const { stats } = sessionTally(s);
   return RATES.flatMap((f) => {
     const now = figure(stats, ctx.title, f);
     if (!now) return [];
@@ -89,7 +99,7 @@ export function latest(s: Session, ctx: Pick<SessionsContext, 'title' | 'career'
     `### ${heading ?? say(ctx.locale, live ? 'sessions.playingNow' : 'sessions.latest')}`,
     [start && live ? say(ctx.locale, 'sessions.started', { when: start }) : start, length, sayCount(ctx.locale, 'sessions.matches', count)].filter(Boolean).join(' · '),
     `${strip ? `${strip} ` : ''}**${say(ctx.locale, 'sessions.won', { wins, count })}**`,
-    rates(s, count, ctx),
+    rates(s, ctx),
     [played.length > 0 ? say(ctx.locale, 'sessions.played', { list: played.map(safeText).join(', ') }) : null, change ? say(ctx.locale, 'sessions.rating', { change: `**${change}**` }) : null].filter(Boolean).join(' · '),
   ]
     .filter(Boolean)

@@ -11,21 +11,25 @@ import { Router, type Incoming } from '../../src/bot/router.js';
 import { WebhookAnswer, type FirstAnswer } from '../../src/bot/webhook-answer.js';
 
 const EPHEMERAL = 64;
+const OWNER = '1180000000000000401';
 
 interface Recorded {
+  /** When each first answer went out (performance.now()). */
+  firstAt: number[];
   first: { type: number; data?: { content?: string; flags?: number; choices?: { name: string; value: string }[] } }[];
   rest: { method: string; route: string; body?: unknown }[];
 }
 
 /** A WebhookAnswer whose first answers go to `first` (refusing the first `refusals`), its REST calls recorded. */
 function answerRecorded(refusals = 0): { answer: WebhookAnswer; seen: Recorded } {
-  const seen: Recorded = { first: [], rest: [] };
+  const seen: Recorded = { firstAt: [], first: [], rest: [] };
   let refused = 0;
   const first: FirstAnswer = (body) => {
     if (refused++ < refusals) {
       return Promise.reject(new DiscordAPIError({ code: 50035, message: 'Invalid Form Body' }, 50035, 400, 'POST', '/interactions/1/t/callback', { body }));
     }
     seen.first.push(body as Recorded['first'][number]);
+    seen.firstAt.push(performance.now());
     return Promise.resolve();
   };
   const record = (method: string) => (route: string, options?: { body?: unknown }) => {
@@ -86,6 +90,22 @@ describe('the router', () => {
     expect((seen.rest[1]!.body as { flags?: number }).flags).toBe(EPHEMERAL);
     expect(answer.placeholder).toBe(false);
   }, 10_000);
+
+  it('counts the time a press spent reading its view against the reply budget, and defers at once when it is spent', async () => {
+    const { logger } = memoryLog();
+    const { answer, seen } = answerRecorded();
+    // The view takes 900 ms to read (a slow store), and its lookup never answers.
+    const view = { kind: 'profile', title: 'title_c', platform: 'console_a', player: 'Nova', ownerId: OWNER };
+    const views = { load: () => new Promise((resolve) => setTimeout(() => resolve(view), 900)), save: () => Promise.resolve('x') };
+    const lookup = { profile: () => new Promise(() => {}) };
+    const deps = { logger, views, lookup } as unknown as Deps;
+    const started = performance.now();
+    void new Router(deps, logger).handle(incoming({ kind: 'component', customId: 'pg:abc:0', values: undefined, userId: OWNER, locale: 'en-US' }, answer));
+    for (let i = 0; i < 100 && seen.firstAt.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(seen.first.map((b) => b.type)).toEqual([6]);
+    // Deferred when the budget (0.8 s) was spent on the read, not 0.8 s after it (1.7 s).
+    expect(seen.firstAt[0]! - started).toBeLessThan(1_300);
+  });
 
   it('echoes what was typed only as it was typed, and only when it fits a choice', async () => {
     const { logger } = memoryLog();

@@ -135,6 +135,28 @@ describe('results however they are worded', () => {
     expect(text).toContain('🟩🟥🟩 **2 of 3 won**');
     expect(sessionCard(sessions.items, 'title_b', 'console_a', 'Nova')?.results.filter((x) => x === 'win')).toHaveLength(2);
   });
+
+  it('counts a session’s wins and matches from one source, alike in the text and on the card', () => {
+    const m = (id: string, result: string) => ({ id, metadata: { endDate: { value: '2024-12-31T22:00:00+00:00' }, result: { value: result } }, stats: { kills: st(2) } });
+    const listed = [m('a', 'win'), m('b', 'win'), m('c', 'loss')];
+    const tally = (stats: Record<string, unknown>) => {
+      const sessions = read(SessionListSchema, { items: [{ metadata: { startDate: { value: '2024-12-31T21:00:00+00:00' } }, stats, matches: listed }] });
+      return { text: description(sessionsReply(sessions.items, { title: 'title_b', platform: 'console_a', player: 'Nova', meta, page: 0, stateId: 's' })), card: sessionCard(sessions.items, 'title_b', 'console_a', 'Nova') };
+    };
+    // Wins in the stats, no match count: the listed matches say both (not "5 of 3 won").
+    const winsOnly = tally({ kills: st(40), wins: st(5) });
+    expect(winsOnly.text).toContain('**2 of 3 won**');
+    expect(winsOnly.text).toContain('Kills/match **13.33**');
+    expect(winsOnly.card?.subtitle).toContain('3 matches');
+    expect(winsOnly.card?.versus.map((v) => v.label)).toContain('Kills/match');
+    // A match count in the stats, no wins: the listed matches again (not "2 of 40 won").
+    expect(tally({ kills: st(40), matchesPlayed: st(40) }).text).toContain('**2 of 3 won**');
+    // Both in the stats (a long session lists only its newest): the stats, in the text and on the card.
+    const both = tally({ kills: st(80), matchesPlayed: st(40), wins: st(21) });
+    expect(both.text).toContain('**21 of 40 won**');
+    expect(both.text).toContain('Kills/match **2.00**');
+    expect(both.card?.subtitle).toContain('40 matches');
+  });
 });
 
 describe('a match report as real answers give it', () => {
