@@ -145,6 +145,7 @@ async function main(): Promise<void> {
 
   if (config.INTERACTIONS_MODE === 'http') {
     const rest = createInteractionsRest(config.DISCORD_API_URL);
+    metrics?.watchRest(rest, channelRest);
     try {
       const server = await startInteractionsServer({ host: config.INTERACTIONS_HOST, port: config.INTERACTIONS_PORT, publicKey: config.DISCORD_PUBLIC_KEY ?? '', router, rest, logger });
       closeTransport = () => server.close();
@@ -167,7 +168,8 @@ async function main(): Promise<void> {
   client.on(Events.ShardReady, (id) => shardsDown.delete(id));
   client.on(Events.ShardResume, (id) => shardsDown.delete(id));
   readinessChecks.unshift({ name: 'gateway', check: () => (gatewayUp() ? undefined : Promise.reject(new Error('the Discord gateway is not connected'))) });
-  const callbacks = createCallbackSender(client.rest, metrics?.watchDiscord(client, gatewayUp), logger);
+  metrics?.watchGateway(client, gatewayUp);
+  const callbacks = createCallbackSender(client.rest, metrics?.watchRest(client.rest, channelRest), logger);
   closeTransport = async () => {
     await client.destroy();
     await callbacks.close();

@@ -3,7 +3,7 @@
 // service by outcome (from the lookup client's one cache-aside path), Discord REST requests waiting
 // or in flight, cards, and Node's own (memory, event loop delay, GC). Every label comes from a fixed
 // set: never a player name, a command's text or an id, or the series would grow for weeks.
-import type { Client } from 'discord.js';
+import type { Client, REST } from 'discord.js';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 import type { CardRenderer } from '../cards/index.js';
@@ -52,10 +52,13 @@ export interface BotMetrics {
   interactions: InteractionObserver;
   lookups: LookupObserver;
   /**
-   * Follows the Discord client: gateway state and REST requests waiting or in flight. Returns what
-   * counts the interaction callbacks sent beside discord.js (src/bot/direct-callbacks.ts).
+   * Follows discord.js' REST clients (the gateway client's or an HTTP worker's, and the one that
+   * posts to channels): requests waiting or in flight, finished, rate limited. Called once. Returns
+   * what counts the interaction callbacks sent beside discord.js (src/bot/direct-callbacks.ts).
    */
-  watchDiscord(client: Client, gatewayUp: () => boolean): (ok: boolean) => void;
+  watchRest(...rests: REST[]): (ok: boolean) => void;
+  /** Follows the gateway connection: up or not, its heartbeat round trip (gateway mode). */
+  watchGateway(client: Client, gatewayUp: () => boolean): void;
   /** Follows the card renderer's counts. */
   watchCards(cards: CardRenderer): void;
 }
@@ -109,7 +112,7 @@ export function createBotMetrics(): BotMetrics {
         upstreamLatency.labels(endpoint).observe(seconds);
       },
     },
-    watchDiscord(client, gatewayUp) {
+    watchRest(...rests) {
       let pending = 0;
       const requests = new Counter({ name: 'bot_discord_rest_requests_total', help: 'Requests to Discord’s REST API finished, by result (ok or error).', labelNames: ['result'] as const, registers: [registry] });
       const rateLimited = new Counter({ name: 'bot_discord_rest_rate_limited_total', help: 'Times a Discord REST request waited for a rate limit.', registers: [registry] });
@@ -121,6 +124,30 @@ export function createBotMetrics(): BotMetrics {
           this.set(pending);
         },
       });
+      const ok = requests.labels('ok');
+      const failed = requests.labels('error');
+      // Every REST call of discord.js goes through `rest.request` (get, post, patch... call it): the
+      // one place to count what waits in its queues, without reaching into their private state.
+      for (const rest of rests) {
+        const request = rest.request.bind(rest);
+        rest.request = async (options) => {
+          pending++;
+          try {
+            const result = await request(options);
+            ok.inc();
+            return result;
+          } catch (e) {
+            failed.inc();
+            throw e;
+          } finally {
+            pending--;
+          }
+        };
+        rest.on('rateLimited', () => rateLimited.inc());
+      }
+      return (sent) => (sent ? ok : failed).inc();
+    },
+    watchGateway(client, gatewayUp) {
       new Gauge({
         name: 'bot_gateway_up',
         help: '1 while the gateway connection is ready, 0 otherwise.',
@@ -137,27 +164,6 @@ export function createBotMetrics(): BotMetrics {
           if (client.ws.ping >= 0) this.set(client.ws.ping / 1000);
         },
       });
-      // Every REST call of discord.js goes through `rest.request` (get, post, patch... call it): the
-      // one place to count what waits in its queues, without reaching into their private state.
-      const rest = client.rest;
-      const request = rest.request.bind(rest);
-      const ok = requests.labels('ok');
-      const failed = requests.labels('error');
-      rest.request = async (options) => {
-        pending++;
-        try {
-          const result = await request(options);
-          ok.inc();
-          return result;
-        } catch (e) {
-          failed.inc();
-          throw e;
-        } finally {
-          pending--;
-        }
-      };
-      rest.on('rateLimited', () => rateLimited.inc());
-      return (sent) => (sent ? ok : failed).inc();
     },
     watchCards(cards) {
       new Gauge({

@@ -39,6 +39,7 @@ const workers: { bot: BotProcess; url: string }[] = [];
 /** A gateway bot beside the workers, on the same Redis: the same commands either way. */
 let gateway: BotProcess;
 let turn = 0;
+let metricsPort: number;
 
 /** Waits for a worker's "listening" line and returns its endpoint URL. */
 async function endpointOf(bot: BotProcess): Promise<string> {
@@ -67,7 +68,9 @@ beforeAll(async () => {
     LOOKUP_BASE_URL: proxy.url,
     CACHE_URL: `redis://127.0.0.1:${redisPort}`,
   };
-  const bots = [startBot(env), startBot(env)];
+  metricsPort = await freePort();
+  // The first worker serves metrics too.
+  const bots = [startBot({ ...env, METRICS_PORT: String(metricsPort) }), startBot(env)];
   gateway = startBot({ ...env, INTERACTIONS_MODE: 'gateway' });
   for (const bot of bots) workers.push({ bot, url: await endpointOf(bot) });
   await double.waitForReady(40_000);
@@ -173,6 +176,14 @@ describe('commands, autocomplete and components over HTTP', () => {
     expect(edit?.files.map((f) => f.filename)).toEqual(['card.png']);
     expect(edit?.status).toBe(200);
     expect(profile.final.embeds?.[0]?.title).toBe('Nova');
+  });
+
+  it('counts a worker’s requests to Discord’s REST API (the edit after a deferral) in its metrics', async () => {
+    const counted = async () => Number(/^bot_discord_rest_requests_total\{result="ok"\} (\d+)/m.exec(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text())?.[1] ?? NaN);
+    const before = await counted();
+    const profile = await send(chatInput({ group: 'title_c', subcommand: 'profile', options: { platform: 'console_a', player: 'Nova' } }), workers[0]!.url);
+    expect(profile.calls.some((c) => c.method === 'PATCH')).toBe(true);
+    expect(await counted()).toBeGreaterThan(before);
   });
 
   it('a link made through one worker is seen by the other', async () => {
