@@ -3,6 +3,8 @@
 // import batch is one transaction that also brings the totals of its players up to date, so what
 // other processes read is always whole; rank material is rebuilt when the import ends, and every
 // process notices a new import through the `generation` it polls.
+import { setTimeout as sleep } from 'node:timers/promises';
+
 import pg from 'pg';
 import type { Logger } from 'pino';
 
@@ -92,6 +94,16 @@ function participantsSql(players: number): string {
 
 const IMPORT_LOCK = "SELECT pg_advisory_xact_lock(hashtext('player-stats import'))";
 
+/** Every table and index SCHEMA makes: when all exist, a process starts without taking a lock on them. */
+const SCHEMA_OBJECTS = [...SCHEMA.matchAll(/CREATE (?:TABLE|INDEX) IF NOT EXISTS (\w+)/g)].map((m) => m[1]);
+
+/**
+ * Creating what is missing waits this long for a lock another session holds (an import, a LOCK
+ * TABLE), this many times, before the start fails: without it the wait lasts the statement timeout.
+ */
+const DDL_LOCK_TIMEOUT_MS = 2_000;
+const DDL_ATTEMPTS = 3;
+
 /** How often a process looks whether another one has imported. */
 const GENERATION_POLL_MS = 2_000;
 
@@ -156,8 +168,7 @@ export class PgStore implements Store {
     pool.on('error', (e) => options.logger?.warn({ err: e.message }, 'an idle PostgreSQL connection failed; the pool drops it'));
     const store = new PgStore(pool, statementTimeoutMs + 2_000, options.logger);
     try {
-      if (schema) await pool.query(`CREATE SCHEMA IF NOT EXISTS ${pg.escapeIdentifier(schema)}`);
-      await pool.query(SCHEMA);
+      await store.createTables(schema);
       await store.readGeneration();
     } catch (e) {
       await pool.end();
@@ -166,6 +177,37 @@ export class PgStore implements Store {
     store.poll = setInterval(() => void store.followGeneration(), GENERATION_POLL_MS);
     store.poll.unref();
     return store;
+  }
+
+  /**
+   * Creates the schema, tables and indexes unless all exist (a look at the catalog, which waits on
+   * no lock). Each try waits DDL_LOCK_TIMEOUT_MS for a lock; after DDL_ATTEMPTS it fails saying so.
+   */
+  private async createTables(schema: string | undefined): Promise<void> {
+    const { rows } = await this.pool.query<{ missing: number }>(
+      'SELECT COUNT(*) AS missing FROM unnest($1::text[]) AS n WHERE to_regclass(n) IS NULL',
+      [SCHEMA_OBJECTS],
+    );
+    if (rows[0]?.missing === 0) return;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.transaction(async (c) => {
+          await c.query(`SET LOCAL lock_timeout = ${DDL_LOCK_TIMEOUT_MS}`);
+          if (schema) await c.query(`CREATE SCHEMA IF NOT EXISTS ${pg.escapeIdentifier(schema)}`);
+          await c.query(SCHEMA);
+        });
+        return;
+      } catch (e) {
+        if ((e as { code?: string }).code !== '55P03') throw e; // lock_not_available
+        if (attempt === DDL_ATTEMPTS)
+          throw new Error(
+            `cannot create the store's tables: a lock another PostgreSQL session holds on them (an import, a LOCK TABLE) held them up ` +
+              `${DDL_ATTEMPTS} times for ${DDL_LOCK_TIMEOUT_MS / 1000} s; start again when it is let go`,
+            { cause: e },
+          );
+        await sleep(DDL_LOCK_TIMEOUT_MS / 2);
+      }
+    }
   }
 
   /** A query whose answer is waited for at most readTimeoutMs (node-postgres' `query_timeout`, which its types leave out). */
@@ -197,20 +239,52 @@ export class PgStore implements Store {
     await this.pool.end();
   }
 
-  private async transaction<T>(work: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+  /**
+   * Lends `work` a client of the pool's. The pool stops listening for a client's errors while it is
+   * out, so a connection lost meanwhile (the server restarted, the backend terminated) would end
+   * the process: here it fails the work instead, and a client whose work failed is dropped, not
+   * handed to the next caller.
+   */
+  private async withClient<T>(work: (c: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
+    let lost: Error | undefined;
+    let onError!: (e: Error) => void;
+    const connectionLost = new Promise<never>((_, reject) => {
+      onError = (e) => {
+        lost ??= e;
+        reject(new Error(`lost the connection to PostgreSQL: ${e.message}`, { cause: e }));
+      };
+    });
+    connectionLost.catch(() => undefined);
+    client.on('error', onError);
+    let failure: Error | undefined;
     try {
-      await client.query('BEGIN');
-      await client.query("SET LOCAL statement_timeout = '300s'");
-      const result = await work(client);
-      await client.query('COMMIT');
-      return result;
+      return await Promise.race([work(client), connectionLost]);
     } catch (e) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      failure = e as Error;
+      // The server ending the session fails the statement first; its 'error' comes a moment later.
+      if (lost || (e as { severity?: string }).severity === 'FATAL')
+        throw new Error(`lost the connection to PostgreSQL: ${(lost ?? failure).message}`, { cause: failure });
       throw e;
     } finally {
-      client.release();
+      client.release(failure);
+      client.off('error', onError);
     }
+  }
+
+  private transaction<T>(work: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+    return this.withClient(async (client) => {
+      try {
+        await client.query('BEGIN');
+        await client.query("SET LOCAL statement_timeout = '300s'");
+        const result = await work(client);
+        await client.query('COMMIT');
+        return result;
+      } catch (e) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw e;
+      }
+    });
   }
 
   async writeBatch(players: readonly PlayerRecord[], matches: readonly MatchRecord[], digests?: readonly string[]): Promise<void> {
@@ -239,6 +313,10 @@ export class PgStore implements Store {
       await this.writePlayers(c, players);
       await this.writeMatches(c, now);
       await this.flushTotals(c);
+    }).catch((e: unknown) => {
+      // The batch was rolled back: its totals' changes must not reach the next one.
+      this.deltas.drain(() => undefined);
+      throw e;
     });
     if (later.length > 0) await this.writeBatch([], later, laterDigests);
   }
@@ -502,9 +580,8 @@ export class PgStore implements Store {
   }
 
   /** Plans with sequential scans priced out: what is checked is that an index serves each statement. */
-  async hotPlans(): Promise<{ name: string; plan: string }[]> {
-    const client = await this.pool.connect();
-    try {
+  hotPlans(): Promise<{ name: string; plan: string }[]> {
+    return this.withClient(async (client) => {
       await client.query('SET enable_seqscan = off');
       const plans: { name: string; plan: string }[] = [];
       for (const [name, sql] of Object.entries(HOT) as [keyof typeof HOT, string][]) {
@@ -513,9 +590,7 @@ export class PgStore implements Store {
       }
       await client.query('RESET enable_seqscan');
       return plans;
-    } finally {
-      client.release();
-    }
+    });
   }
 }
 
