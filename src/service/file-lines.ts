@@ -1,20 +1,34 @@
 // A dataset file's lines, a chunk at a time. A million-match file is 2 GB: readline (or decoding
 // large chunks and cutting the text) cost about 12 µs a line here, as much as parsing it; cutting
 // the bytes at each \n and decoding line by line costs about 3. Lines end as readline ends them
-// (crlfDelay Infinity): at \n, \r\n or a lone \r.
+// (crlfDelay Infinity): at \n, \r\n or a lone \r. A line longer than MAX_LINE_BYTES is skipped
+// without being held: a 600 MB line was once gathered whole (by copying, again and again) until it
+// was too long for a string and the import failed.
 import { createReadStream } from 'node:fs';
 
 /** Bytes read a chunk. */
 export const CHUNK_BYTES = 4 << 20;
+/** Bytes a line may have, its end not counted: a match line is about 2 KB. */
+export const MAX_LINE_BYTES = 1 << 20;
 const NEWLINE = 0x0a;
 const RETURN = 0x0d;
+
+/** A line longer than MAX_LINE_BYTES, in place of its text: its bytes were skipped, not kept. */
+export interface LongLine {
+  /** Its length in bytes. */
+  longLine: number;
+}
+
+/** Why a long line is refused. */
+export const longLineReason = (line: LongLine): string =>
+  `longer than ${MAX_LINE_BYTES} bytes (1 MiB), the most a line may have: ${line.longLine} bytes, not read`;
 
 /** A chunk's whole lines (those that end in it), with its place in the file. */
 export interface LineChunk {
   /** The chunk's number, from 0. */
   index: number;
-  /** Its lines, decoded; empty when `keep` said no (they are only counted). */
-  lines: string[];
+  /** Its lines, decoded (a long one as a LongLine); empty when `keep` said no (they are only counted). */
+  lines: (string | LongLine)[];
   /** How many lines end in this chunk. */
   count: number;
   /** Bytes read so far, this chunk's included. */
@@ -26,54 +40,54 @@ export interface LineChunk {
  * counted, not decoded (a parse worker reads the chunks the others parse only to number lines).
  */
 export async function* fileLineChunks(path: string, chunkBytes = CHUNK_BYTES, keep: (index: number) => boolean = () => true): AsyncGenerator<LineChunk> {
-  let rest: Buffer | undefined;
+  const straddling = new StraddlingLine();
   let bytesRead = 0;
   let index = 0;
   for await (const chunk of createReadStream(path, { highWaterMark: chunkBytes })) {
     const buf = chunk as Buffer;
     bytesRead += buf.length;
+    const out: LineChunk = { index, lines: [], count: 0, bytesRead };
     const kept = keep(index);
-    const lines: string[] = [];
-    let count = 0;
     let start = 0;
     // A \n byte is never part of a longer UTF-8 sequence: cutting there never splits a character.
-    // The line that straddles two chunks is joined on its own (copying whole chunks to join it cost
-    // a memory copy of the file).
-    if (rest && rest.length > 0) {
+    // The line that straddles two chunks is gathered on its own (copying whole chunks to join it
+    // cost a memory copy of the file), up to MAX_LINE_BYTES.
+    if (!straddling.clean()) {
       const nl = buf.indexOf(NEWLINE);
+      straddling.feed(buf, 0, nl === -1 ? buf.length : nl, nl !== -1, out, kept);
       if (nl === -1) {
-        rest = Buffer.concat([rest, buf]);
-        yield { index: index++, lines, count, bytesRead };
+        index++;
+        yield out;
         continue;
       }
-      const line = Buffer.concat([rest, buf.subarray(0, nl)]);
-      count += kept ? cut(line.toString('utf8'), lines) : countIn(line);
       start = nl + 1;
     }
     if (kept)
       for (let nl = buf.indexOf(NEWLINE, start); nl !== -1; nl = buf.indexOf(NEWLINE, start)) {
-        count += cut(buf.toString('utf8', start, nl), lines);
+        if (nl - start > MAX_LINE_BYTES) straddling.feed(buf, start, nl, true, out, kept);
+        else out.count += cut(buf.toString('utf8', start, nl), out.lines);
         start = nl + 1;
       }
     else {
       // Counted as cut would make them: a \r inside a line (not right before its \n) ends one more.
       let r = buf.indexOf(RETURN, start);
       for (let nl = buf.indexOf(NEWLINE, start); nl !== -1; nl = buf.indexOf(NEWLINE, start)) {
-        count++;
-        for (; r !== -1 && r < nl; r = buf.indexOf(RETURN, r + 1)) if (r !== nl - 1) count++;
+        out.count++;
+        for (; r !== -1 && r < nl; r = buf.indexOf(RETURN, r + 1)) if (r !== nl - 1) out.count++;
         start = nl + 1;
       }
     }
-    rest = buf.subarray(start);
-    yield { index: index++, lines, count, bytesRead };
+    straddling.feed(buf, start, buf.length, false, out, kept);
+    index++;
+    yield out;
   }
-  const lines: string[] = [];
-  const count = rest && rest.length > 0 ? (keep(index) ? cut(rest.toString('utf8'), lines) : countIn(rest)) : 0;
-  yield { index, lines, count, bytesRead };
+  const out: LineChunk = { index, lines: [], count: 0, bytesRead };
+  straddling.end(out, keep(index));
+  yield out;
 }
 
 /** A line up to a \n: a \r before it ends it, one inside it ends a line of its own. Returns the lines added. */
-function cut(line: string, into: string[]): number {
+function cut(line: string, into: LineChunk['lines']): number {
   if (!line.includes('\r')) {
     into.push(line);
     return 1;
@@ -83,9 +97,77 @@ function cut(line: string, into: string[]): number {
   return parts.length;
 }
 
-/** The lines `cut` would make of one line's bytes, without decoding them. */
-function countIn(line: Buffer): number {
-  let count = 1;
-  for (let r = line.indexOf(RETURN); r !== -1; r = line.indexOf(RETURN, r + 1)) if (r !== line.length - 1) count++;
-  return count;
+/**
+ * The line being read where a chunk's whole lines end (the one that goes on into the next chunk,
+ * or one too long to cut as a whole): its bytes so far, up to MAX_LINE_BYTES; past that only
+ * their count. It ends lines as cut does: at \n, \r\n or a lone \r.
+ */
+class StraddlingLine {
+  private parts: Buffer[] = [];
+  private size = 0;
+  /** Bytes of a line found too long (its bytes dropped); 0 when it is not. */
+  private long = 0;
+  /** The last byte fed was a \r, which ended a line: a \n right after it belongs to that end. */
+  private afterReturn = false;
+
+  /** Nothing read of a line yet. */
+  clean(): boolean {
+    return this.size === 0 && this.long === 0 && !this.afterReturn;
+  }
+
+  /**
+   * Reads `buf` from `from` to `to` (no \n in it), which `ended` says a \n follows; lines that end
+   * go to `out` (decoded when `kept`).
+   */
+  feed(buf: Buffer, from: number, to: number, ended: boolean, out: LineChunk, kept: boolean): void {
+    let i = from;
+    if (this.afterReturn) {
+      if (i === to && !ended) return;
+      this.afterReturn = false;
+      // \r\n: the \n ends nothing more.
+      if (i === to) return;
+    }
+    // Searched up to `to` only: a chunk of lines without \r would be searched to its end each time.
+    const range = buf.subarray(0, to);
+    for (let r = range.indexOf(RETURN, i); r !== -1; r = range.indexOf(RETURN, i)) {
+      this.take(buf, i, r);
+      this.emit(out, kept);
+      i = r + 1;
+      if (i === to) {
+        // The \r is this range's last byte: a \n after it (here, or first in the next chunk) goes with it.
+        if (!ended) this.afterReturn = true;
+        return;
+      }
+    }
+    this.take(buf, i, to);
+    if (ended) this.emit(out, kept);
+  }
+
+  /** The end of the file: the line read so far, if any, is the last. */
+  end(out: LineChunk, kept: boolean): void {
+    if (this.size > 0 || this.long > 0) this.emit(out, kept);
+    this.afterReturn = false;
+  }
+
+  private take(buf: Buffer, from: number, to: number): void {
+    const n = to - from;
+    if (n === 0) return;
+    if (this.long > 0) this.long += n;
+    else if (this.size + n > MAX_LINE_BYTES) {
+      this.long = this.size + n;
+      this.parts = [];
+      this.size = 0;
+    } else {
+      this.parts.push(buf.subarray(from, to));
+      this.size += n;
+    }
+  }
+
+  private emit(out: LineChunk, kept: boolean): void {
+    out.count++;
+    if (kept) out.lines.push(this.long > 0 ? { longLine: this.long } : Buffer.concat(this.parts, this.size).toString('utf8'));
+    this.parts = [];
+    this.size = 0;
+    this.long = 0;
+  }
 }

@@ -3,6 +3,15 @@
 
 export const MAX_IDENTIFIER_LENGTH = 199;
 
+/**
+ * Whether text holds a C0 or C1 control character: the one check for identifiers and for every
+ * text field of a dataset line (PostgreSQL refuses a NUL in text, and none belongs in a name).
+ */
+export function hasControlCharacters(value: string): boolean {
+  // eslint-disable-next-line no-control-regex
+  return /[\u0000-\u001f\u007f-\u009f]/.test(value);
+}
+
 /** The key a player is stored and looked up under: NFC, lower case. */
 export function normalizeIdentifier(value: string): string {
   return value.normalize('NFC').toLowerCase();
@@ -12,8 +21,7 @@ export function normalizeIdentifier(value: string): string {
 export function identifierProblem(value: string): string | null {
   if (value.trim().length === 0) return 'is empty';
   if (value.length > MAX_IDENTIFIER_LENGTH) return `is longer than ${MAX_IDENTIFIER_LENGTH} characters`;
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f-\u009f]/.test(value)) return 'contains control characters';
+  if (hasControlCharacters(value)) return 'contains control characters';
   if (value.includes('/') || value.includes('\\')) return 'contains a slash';
   if (value.includes('..')) return "contains '..'";
   return null;
@@ -23,8 +31,7 @@ export function identifierProblem(value: string): string | null {
 export function matchIdProblem(value: string): string | null {
   if (value.length === 0) return 'is empty';
   if (value.length > 100) return 'is longer than 100 characters';
-  // eslint-disable-next-line no-control-regex
-  if (/[\s\u0000-\u001f\u007f-\u009f]/.test(value)) return 'contains spaces or control characters';
+  if (/\s/.test(value) || hasControlCharacters(value)) return 'contains spaces or control characters';
   if (value.includes('/') || value.includes('\\')) return 'contains a slash';
   return null;
 }
@@ -44,8 +51,7 @@ const COMMUNITY_URL = new RegExp(
  * control character anywhere, or a URL longer than an identifier may be, is no URL.
  */
 export function parseCommunityUrl(value: string): { id: string } | { vanity: string } | null {
-  // eslint-disable-next-line no-control-regex
-  if (value.length > MAX_IDENTIFIER_LENGTH || /[\u0000-\u001f\u007f-\u009f]/.test(value)) return null;
+  if (value.length > MAX_IDENTIFIER_LENGTH || hasControlCharacters(value)) return null;
   const match = COMMUNITY_URL.exec(value.trim());
   if (!match) return null;
   const [, kind, key] = match;

@@ -4,10 +4,10 @@ import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 
-import { parseDatasetLine, type DatasetRecord, type MatchRecord, type PlayerRecord, type RefusedLine } from './dataset.js';
-import { CHUNK_BYTES, fileLineChunks } from './file-lines.js';
+import { StatNames, parseDatasetLine, type DatasetRecord, type MatchRecord, type PlayerRecord, type RefusedLine } from './dataset.js';
+import { CHUNK_BYTES, MAX_LINE_BYTES, fileLineChunks, longLineReason, type LongLine } from './file-lines.js';
 import type { Store } from './store-api.js';
-import type { ParseMessage, ParseWorkerData } from './parse-worker.js';
+import type { ParseMessage, ParseWorkerData, WriterMessage } from './parse-worker.js';
 import type { PreparedMatch } from './prepared.js';
 import { TOTALS_FLUSH_PLAYERS, textDigest } from './store.js';
 import type { DeltasExport } from './totals.js';
@@ -37,10 +37,14 @@ export interface ImportOptions {
 
 const MAX_REPORTED = 100;
 
-/** Imports records from lines of text (a dataset file's lines, or generated ones). */
+/**
+ * Imports records from lines of text (a dataset file's lines, or generated ones); a line longer
+ * than MAX_LINE_BYTES (given as text, or as the LongLine a file's reading left in its place) is
+ * refused, as is a match that would bring its title more stat names than MAX_STAT_NAMES.
+ */
 export async function importLines(
   store: Store,
-  lines: AsyncIterable<string> | Iterable<string>,
+  lines: AsyncIterable<string | LongLine> | Iterable<string | LongLine>,
   options: ImportOptions = {},
 ): Promise<ImportSummary> {
   const batchSize = options.batchSize ?? 2_000;
@@ -48,6 +52,13 @@ export async function importLines(
   let players: PlayerRecord[] = [];
   let matches: MatchRecord[] = [];
   let digests: string[] = [];
+  const statNames = new StatNames();
+  const refuse = (reason: string) => {
+    summary.refused++;
+    const refused = { line: summary.lines, reason };
+    if (summary.refusedLines.length < MAX_REPORTED) summary.refusedLines.push(refused);
+    options.onRefused?.(refused);
+  };
   const flush = async () => {
     if (players.length + matches.length === 0) return;
     await store.writeBatch(players, matches, digests);
@@ -58,16 +69,29 @@ export async function importLines(
   };
   for await (const raw of lines) {
     summary.lines++;
+    if (typeof raw !== 'string') {
+      refuse(longLineReason(raw));
+      continue;
+    }
+    // A character is at most 3 bytes in UTF-8 a UTF-16 unit: most lines need no count.
+    if (raw.length * 3 > MAX_LINE_BYTES && Buffer.byteLength(raw) > MAX_LINE_BYTES) {
+      refuse(longLineReason({ longLine: Buffer.byteLength(raw) }));
+      continue;
+    }
     // Editors on some systems start a UTF-8 file with a byte-order mark: it is not part of line 1.
     const text = summary.lines === 1 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
     if (text.trim().length === 0) continue;
     const parsed = parseDatasetLine(text);
     if ('reason' in parsed) {
-      summary.refused++;
-      const refused = { line: summary.lines, reason: parsed.reason };
-      if (summary.refusedLines.length < MAX_REPORTED) summary.refusedLines.push(refused);
-      options.onRefused?.(refused);
+      refuse(parsed.reason);
       continue;
+    }
+    if (parsed.record.type === 'match') {
+      const took = statNames.take(parsed.record);
+      if ('reason' in took) {
+        refuse(took.reason);
+        continue;
+      }
     }
     summary.taken++;
     if (parsed.record.type === 'match') digests.push(textDigest(text));
@@ -163,6 +187,9 @@ function importInWorkers(
   let next = 0;
   /** Each worker's last word, by worker: what it read in all, and the totals it still held. */
   const done: (Extract<ParseMessage, { kind: 'done' }> | undefined)[] = workers.map(() => undefined);
+  /** Stat names the batches written of the chunk being written brought, to tell every worker once it is whole. */
+  let chunkNames: [title: string, names: string[]][] = [];
+  const tell = (worker: Worker | undefined, m: WriterMessage) => worker?.postMessage(m);
   return new Promise<ImportSummary>((resolve, reject) => {
     let settled = false;
     const fail = (e: Error) => {
@@ -173,7 +200,8 @@ function importInWorkers(
     };
     const write = (m: Batch) => {
       store.writePrepared(m.players, m.matches);
-      workers[m.chunk % readers]?.postMessage('ack');
+      tell(workers[m.chunk % readers], { kind: 'ack' });
+      chunkNames.push(...m.names);
       summary.lines = m.lines;
       summary.players += m.players.length;
       summary.matches += m.matches.length;
@@ -196,7 +224,13 @@ function importInWorkers(
           // Whatever is next in the file is written; the rest waits for the chunks before it.
           for (let batch = waiting.get(next)?.shift(); batch; batch = waiting.get(next)?.shift()) {
             write(batch);
-            if (batch.end) waiting.delete(next++);
+            if (!batch.end) continue;
+            // The stat names the whole file has taken up to here: a worker that meets a name it does not know waits for them (parse-worker.ts).
+            workers.forEach((w, i) => {
+              if (!done[i]) tell(w, { kind: 'names', through: next, names: chunkNames });
+            });
+            chunkNames = [];
+            waiting.delete(next++);
           }
           break;
         }

@@ -4,10 +4,17 @@
 // parses every other chunk of it (one chunk in `readers`); the writer puts their batches back in
 // file order. It acknowledges each batch; at most a few are in flight from a worker, so a slow
 // writer holds the readers back instead of filling memory.
+//
+// A match is refused when it would bring its title more than MAX_STAT_NAMES stat names, counted
+// through the file in order, as importLines counts them. A worker knows the names its own lines
+// brought and, once the writer has written each chunk, the names the whole file brought up to it.
+// A match whose names it all knows is taken at once; one with a name it does not know waits until
+// the writer has written every chunk before its own, and is then judged exactly. In an ordinary
+// file the names are all met in its first chunks, so the workers wait only there.
 import { parentPort, workerData } from 'node:worker_threads';
 
-import { parseDatasetLine, type PlayerRecord, type RefusedLine } from './dataset.js';
-import { fileLineChunks } from './file-lines.js';
+import { StatNames, parseDatasetLine, type PlayerRecord, type RefusedLine } from './dataset.js';
+import { fileLineChunks, longLineReason } from './file-lines.js';
 import { packTexts, prepareMatch, textDigest, type PreparedMatch } from './prepared.js';
 import { TotalsDeltas, exportBuffers, type DeltasExport } from './totals.js';
 
@@ -41,10 +48,18 @@ export type ParseMessage =
       players: PlayerRecord[];
       matches: PreparedMatch[];
       refused: RefusedLine[];
+      /** Stat names the batch's matches brought to their titles, none of them brought by lines before. */
+      names: [title: string, names: string[]][];
       totals?: DeltasExport;
     }
   | { kind: 'done'; chunks: number; lines: number; bytes: number; totals: DeltasExport }
   | { kind: 'error'; message: string };
+
+/**
+ * What the writer tells a worker: a batch of its was written, or the stat names the chunk
+ * `through` brought (sent once every chunk up to it is written, to every worker).
+ */
+export type WriterMessage = { kind: 'ack' } | { kind: 'names'; through: number; names: [title: string, names: string[]][] };
 
 /** Batches not yet acknowledged by the writer, at most. */
 const IN_FLIGHT = 4;
@@ -56,10 +71,21 @@ export async function runParseWorker(): Promise<void> {
   const post = (m: ParseMessage, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
   let inFlight = 0;
   let resume: (() => void) | undefined;
-  port.on('message', () => {
-    inFlight--;
-    resume?.();
-    resume = undefined;
+  const statNames = new StatNames();
+  /** The chunk up to which the writer told this worker every stat name taken. */
+  let through = -1;
+  let learnt: (() => void) | undefined;
+  port.on('message', (m: WriterMessage) => {
+    if (m.kind === 'ack') {
+      inFlight--;
+      resume?.();
+      resume = undefined;
+      return;
+    }
+    for (const [title, names] of m.names) statNames.add(title, names);
+    through = m.through;
+    learnt?.();
+    learnt = undefined;
   });
   try {
     const deltas = new TotalsDeltas();
@@ -69,15 +95,17 @@ export async function runParseWorker(): Promise<void> {
     let players: PlayerRecord[] = [];
     let matches: PreparedMatch[] = [];
     let refused: RefusedLine[] = [];
+    let names: [title: string, names: string[]][] = [];
     const flush = async (chunk: number, end: boolean) => {
       // Totals go after the batches whose rows they hold: the writer corrects them per batch.
       const totals = end && deltas.size >= flushPlayers ? deltas.take() : undefined;
       const packed = packTexts(matches);
       const transfer = [packed, ...(totals ? exportBuffers(totals) : [])];
-      post({ kind: 'batch', chunk, end, lines: n, bytes, players, matches, refused, ...(totals ? { totals } : {}) }, transfer);
+      post({ kind: 'batch', chunk, end, lines: n, bytes, players, matches, refused, names, ...(totals ? { totals } : {}) }, transfer);
       players = [];
       matches = [];
       refused = [];
+      names = [];
       inFlight++;
       while (inFlight >= IN_FLIGHT) await new Promise<void>((r) => (resume = r));
     };
@@ -90,13 +118,27 @@ export async function runParseWorker(): Promise<void> {
       }
       for (const raw of chunk.lines) {
         n++;
-        // Editors on some systems start a UTF-8 file with a byte-order mark: it is not part of line 1.
-        const text = n === 1 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
-        if (text.trim().length === 0) continue;
-        const parsed = parseDatasetLine(text);
-        if ('reason' in parsed) refused.push({ line: n, reason: parsed.reason });
-        else if (parsed.record.type === 'player') players.push(parsed.record);
-        else matches.push(prepareMatch(parsed.record, textDigest(text), deltas));
+        if (typeof raw !== 'string') refused.push({ line: n, reason: longLineReason(raw) });
+        else {
+          // Editors on some systems start a UTF-8 file with a byte-order mark: it is not part of line 1.
+          const text = n === 1 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
+          if (text.trim().length === 0) continue;
+          const parsed = parseDatasetLine(text);
+          if ('reason' in parsed) refused.push({ line: n, reason: parsed.reason });
+          else if (parsed.record.type === 'player') players.push(parsed.record);
+          else {
+            const match = parsed.record;
+            let reason: string | undefined;
+            if (!statNames.knows(match)) {
+              while (through < chunk.index - 1) await new Promise<void>((r) => (learnt = r));
+              const took = statNames.take(match);
+              if ('reason' in took) reason = took.reason;
+              else if (took.added.length > 0) names.push([match.title, took.added]);
+            }
+            if (reason !== undefined) refused.push({ line: n, reason });
+            else matches.push(prepareMatch(match, textDigest(text), deltas));
+          }
+        }
         if (players.length + matches.length + refused.length >= batchSize) await flush(chunk.index, false);
       }
       await flush(chunk.index, true);

@@ -23,7 +23,7 @@ interface Delta {
   wins: number;
   losses: number;
   timePlayed: number;
-  /** Per stat slot (see TotalsDeltas.slots) its sum at `2 * slot` and its count of matches at `2 * slot + 1`. */
+  /** Per stat slot of its title (see TotalsDeltas.slots) its sum at `2 * slot` and its count of matches at `2 * slot + 1`. */
   sums: number[];
 }
 
@@ -34,7 +34,8 @@ interface Delta {
  * after the last batch was written, the writer waiting; this way 0.4 to 0.9 s.
  */
 export interface DeltasExport {
-  names: string[];
+  /** Stat names by slot, by title. */
+  names: Record<string, string[]>;
   /** The deltas by title and platform, each group's players in order. */
   groups: { title: string; platform: string; players: string[] }[];
   /** Per delta, in the groups' order: matchesPlayed, wins, losses, timePlayed, then its sums (see Delta.sums). */
@@ -59,9 +60,13 @@ export class TotalsDeltas {
   /** By title, platform and player: nested maps, since a joined key string costs more than the sums (an import adds ten rows a match). */
   private readonly deltas = new Map<string, Map<string, Map<string, Delta>>>();
   private count = 0;
-  /** Stat names by slot, and slots by name: a delta keeps its sums in a flat array (a few hundred bytes a player). */
-  private names: string[] = [];
-  private slots = new Map<string, number>();
+  /**
+   * Stat names by slot, and slots by name, a set by title: a delta keeps its sums in a flat array (a
+   * few hundred bytes a player) as long as the highest slot it has. Numbered by title, a player's
+   * sums never make room for another title's stats; an import brings a title at most
+   * MAX_STAT_NAMES (dataset.ts).
+   */
+  private slots = new Map<string, { names: string[]; slots: Map<string, number> }>();
 
   get size(): number {
     return this.count;
@@ -78,10 +83,11 @@ export class TotalsDeltas {
     d.timePlayed += sign * row.duration_s;
     const stats = typeof row.stats === 'string' ? (JSON.parse(row.stats) as Record<string, unknown>) : row.stats;
     const sums = d.sums;
+    const slots = this.slotsOf(title);
     for (const key in stats) {
       const value = stats[key];
       if (typeof value !== 'number') continue;
-      const at = 2 * this.slotOf(key);
+      const at = 2 * slotOf(slots, key);
       while (sums.length < at) sums.push(0, 0);
       if (sums.length === at) sums.push(sign * value, sign);
       else {
@@ -102,22 +108,17 @@ export class TotalsDeltas {
     return d;
   }
 
-  /** The slot of a stat name, given the next one if it has none. */
-  private slotOf(name: string): number {
-    let slot = this.slots.get(name);
-    if (slot === undefined) {
-      slot = this.names.length;
-      this.slots.set(name, slot);
-      this.names.push(name);
-    }
-    return slot;
+  /** A title's stat slots. */
+  private slotsOf(title: string): { names: string[]; slots: Map<string, number> } {
+    let slots = this.slots.get(title);
+    if (!slots) this.slots.set(title, (slots = { names: [], slots: new Map() }));
+    return slots;
   }
 
   /** Forgets every delta and stat name (once they are taken or drained). */
   private forget(): void {
     this.deltas.clear();
     this.count = 0;
-    this.names = [];
     this.slots = new Map();
   }
 
@@ -157,17 +158,19 @@ export class TotalsDeltas {
       at += 4 + d.sums.length;
     }
     offsets[i] = at;
-    const out: DeltasExport = { names: this.names, groups, numbers, offsets };
+    const names = Object.fromEntries([...this.slots].map(([title, s]) => [title, s.names]));
+    const out: DeltasExport = { names, groups, numbers, offsets };
     this.forget();
     return out;
   }
 
   /** Adds deltas taken from another TotalsDeltas (a parse worker's) to these. */
   absorb(x: DeltasExport): void {
-    const slotOf = x.names.map((name) => this.slotOf(name));
     const { numbers, offsets } = x;
     let i = 0;
     for (const { title, platform, players: keys } of x.groups) {
+      const slots = this.slotsOf(title);
+      const slotAt = (x.names[title] ?? []).map((name) => slotOf(slots, name));
       const players = this.playersOf(title, platform);
       for (const player of keys) {
         const start = offsets[i] ?? 0;
@@ -179,7 +182,7 @@ export class TotalsDeltas {
         d.timePlayed += numbers[start + 3] ?? 0;
         const sums = d.sums;
         for (let k = 0; start + 4 + 2 * k < end; k++) {
-          const at = 2 * (slotOf[k] ?? 0);
+          const at = 2 * (slotAt[k] ?? 0);
           while (sums.length < at + 2) sums.push(0, 0);
           sums[at] = (sums[at] ?? 0) + (numbers[start + 4 + 2 * k] ?? 0);
           sums[at + 1] = (sums[at + 1] ?? 0) + (numbers[start + 5 + 2 * k] ?? 0);
@@ -198,11 +201,24 @@ export class TotalsDeltas {
    * forgets them.
    */
   drain(apply: (title: string, platform: string, player: string, merge: (stored: string | undefined) => string | null) => void): void {
-    const names = this.names;
-    const sorted = names.map((_, slot) => slot).sort((a, b) => byCodeUnits(names[a] ?? '', names[b] ?? ''));
-    for (const d of this.all()) apply(d.title, d.platform, d.player, (stored) => mergeTotals(stored, d, names, sorted));
+    for (const [title, platforms] of this.deltas) {
+      const names = this.slotsOf(title).names;
+      const sorted = names.map((_, slot) => slot).sort((a, b) => byCodeUnits(names[a] ?? '', names[b] ?? ''));
+      for (const players of platforms.values()) for (const d of players.values()) apply(d.title, d.platform, d.player, (stored) => mergeTotals(stored, d, names, sorted));
+    }
     this.forget();
   }
+}
+
+/** The slot of a stat name among a title's, given the next one if it has none. */
+function slotOf(title: { names: string[]; slots: Map<string, number> }, name: string): number {
+  let slot = title.slots.get(name);
+  if (slot === undefined) {
+    slot = title.names.length;
+    title.slots.set(name, slot);
+    title.names.push(name);
+  }
+  return slot;
 }
 
 const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

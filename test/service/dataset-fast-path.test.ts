@@ -2,7 +2,7 @@
 // must read what it accepts exactly as the schema does.
 import { describe, expect, it } from 'vitest';
 
-import { DatasetRecordSchema, fastMatchRecord } from '../../src/service/dataset.js';
+import { DatasetRecordSchema, fastMatchRecord, parseDatasetLine } from '../../src/service/dataset.js';
 import { demoLines } from '../../src/service/demo.js';
 import { scaleLines } from '../../bench/scale-data.js';
 import { smallLines } from '../fixtures/small-dataset.js';
@@ -96,6 +96,25 @@ const MUTATIONS: Record<string, unknown>[] = [
   player({ weapons: [] }),
   player({ weapons: null }),
   player({ extra: true }),
+  // Stat values past MAX_STAT_VALUE (1e12), and the infinity JSON reads 1e400 as.
+  player({ stats: { kills: 1e12, deaths: -1e12 } }),
+  player({ stats: { deaths: 1e308 } }),
+  player({ stats: { deaths: -1.000001e12 } }),
+  player({ stats: { deaths: JSON.parse('1e400') as number } }),
+  player({ stats: { deaths: Number.NaN } }),
+  player({ weapons: { Carbine: { kills: 2e12 } } }),
+  // A control character (C0, DEL, C1) in any text field.
+  { map: 'de\u0000dust' },
+  { mode: 'Dom\u0085ination' },
+  { playlist: 'Un\u007franked' },
+  player({ team: 're\u0000d' }),
+  player({ hero: 'Ana\u001b' }),
+  player({ legend: '\u009fSeer' }),
+  player({ stats: { 'kil\u0000ls': 1 } }),
+  player({ weapons: { 'Car\u0001bine': { kills: 1 } } }),
+  player({ weapons: { Carbine: { 'ki\u0000lls': 1 } } }),
+  // Refused by the schema after trimming, never by the fast path: not control characters once trimmed.
+  { map: 'Harbor\n' },
 ];
 
 describe('the fast path for match records', () => {
@@ -107,6 +126,39 @@ describe('the fast path for match records', () => {
     expect(taken[MUTATIONS.findIndex((m) => 'extra' in m)]).toBe('schema');
     expect(taken.filter((t) => t === 'fast').length).toBeGreaterThan(8);
     expect(taken.filter((t) => t === 'schema').length).toBeGreaterThan(30);
+  });
+
+  it('refuses, schema and fast path alike, a stat value that is not a number of magnitude at most 1e12 and a control character in any text field', () => {
+    const refusals: [Record<string, unknown>, string][] = [
+      [player({ stats: { kills: 0, deaths: 1e308 } }), 'players.0.stats.deaths: must be a number from -1e12 to 1e12'],
+      [player({ stats: { deaths: -2e12 } }), 'players.0.stats.deaths: must be a number from -1e12 to 1e12'],
+      [player({ weapons: { Carbine: { kills: 1e13 } } }), 'players.0.weapons.Carbine.kills: must be a number from -1e12 to 1e12'],
+      [{ map: 'de\u0000dust' }, 'map: contains control characters'],
+      [{ mode: 'a\u0085b' }, 'mode: contains control characters'],
+      [{ playlist: 'a\u007fb' }, 'playlist: contains control characters'],
+      [player({ team: 'r\u0000' }), 'players.0.team: contains control characters'],
+      [player({ hero: 'h\u0000' }), 'players.0.hero: contains control characters'],
+      [player({ legend: 'l\u0000' }), 'players.0.legend: contains control characters'],
+      [player({ stats: { 'k\u0000': 1 } }), 'players.0.stats."k\\u0000": contains control characters'],
+      [player({ weapons: { 'C\u0000': { kills: 1 } } }), 'players.0.weapons."C\\u0000": contains control characters'],
+    ];
+    for (const [patch, reason] of refusals) {
+      const json = { ...base, ...patch };
+      expect(fastMatchRecord(json), reason).toBeUndefined();
+      expect(parseDatasetLine(JSON.stringify(json))).toEqual({ reason });
+    }
+    // JSON reads 1e400 as Infinity (and writes it as null).
+    const infinite = JSON.stringify({ ...base, ...player({ stats: { deaths: 1 } }) }).replace('"deaths":1', '"deaths":1e400');
+    expect(fastMatchRecord(JSON.parse(infinite))).toBeUndefined();
+    expect(parseDatasetLine(infinite)).toEqual({ reason: 'players.0.stats.deaths: Invalid input: expected number, received Infinity' });
+    const playerLine = { type: 'player', title: 'title_a', platform: 'pc_store_a', id: 'nova', handle: 'Nova', avatarUrl: 'https://cdn.example/a.png', vanity: 'nova' };
+    expect(parseDatasetLine(JSON.stringify(playerLine))).toHaveProperty('record');
+    expect(parseDatasetLine(JSON.stringify({ ...playerLine, handle: 'No\u0000va' }))).toEqual({ reason: 'handle: contains control characters' });
+    expect(parseDatasetLine(JSON.stringify({ ...playerLine, avatarUrl: 'https://cdn.example/a\u0000.png' }))).toEqual({ reason: 'avatarUrl: contains control characters' });
+    expect(parseDatasetLine(JSON.stringify({ ...playerLine, avatarUrl: 'https://cdn.example/a\u0085.png' }))).toEqual({ reason: 'avatarUrl: contains control characters' });
+    expect(parseDatasetLine(JSON.stringify({ ...playerLine, vanity: 'no\u0000va' }))).toMatchObject({ reason: expect.stringMatching(/^vanity:/) as unknown });
+    // The edges themselves are taken, by the fast path.
+    expect(fastMatchRecord({ ...base, ...player({ stats: { kills: 1e12, deaths: -1e12 } }) })).toBeDefined();
   });
 
   it('agrees with the schema on the demo, the small dataset and generated data, and takes most of them', () => {

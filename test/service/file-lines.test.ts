@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 
 import { describe, expect, it } from 'vitest';
 
-import { fileLineChunks } from '../../src/service/file-lines.js';
+import { MAX_LINE_BYTES, fileLineChunks, type LongLine } from '../../src/service/file-lines.js';
 
 async function readlineLines(path: string): Promise<string[]> {
   const lines: string[] = [];
@@ -20,7 +20,7 @@ describe('reading a dataset file a chunk at a time', () => {
     writeFileSync(path, text);
     const expected = await readlineLines(path);
     for (const size of [1, 2, 3, 7, 64, 1 << 20]) {
-      const lines: string[] = [];
+      const lines: (string | LongLine)[] = [];
       let bytes = 0;
       for await (const chunk of fileLineChunks(path, size)) {
         lines.push(...chunk.lines);
@@ -38,7 +38,7 @@ describe('reading a dataset file a chunk at a time', () => {
     const expected = await readlineLines(path);
     for (const size of [1, 2, 3, 5, 16, 64]) {
       for (const readers of [2, 3]) {
-        const seen: [number, string][] = [];
+        const seen: [number, string | LongLine][] = [];
         for (let reader = 0; reader < readers; reader++) {
           let n = 0;
           for await (const chunk of fileLineChunks(path, size, (index) => index % readers === reader)) {
@@ -51,6 +51,31 @@ describe('reading a dataset file a chunk at a time', () => {
           expect(n, `${readers} readers, chunks of ${size} bytes`).toBe(expected.length);
         }
         expect(seen.sort((a, b) => a[0] - b[0])).toEqual(expected.map((line, i) => [i, line]));
+      }
+    }
+  });
+
+  it('skips a line longer than MAX_LINE_BYTES without decoding it, in its place a LongLine with its length, and numbers the lines after it as readline does', async () => {
+    const long = (c: string, extra: number) => c.repeat(MAX_LINE_BYTES + extra);
+    // Long lines ended by \r\n, a lone \r, \n and the end of the file; one of exactly the most a line may have (kept); short lines between.
+    const text = `{"a":1}\n${long('x', 7)}\r\nb\r${long('y', 1)}\rc\n${long('é', -MAX_LINE_BYTES / 2)}\nd\r\n${long('z', 0)}\n\ne\n${long('w', 3)}`;
+    const path = join(mkdtempSync(join(tmpdir(), 'file-lines-')), 'data.jsonl');
+    writeFileSync(path, text);
+    const expected = (await readlineLines(path)).map((line) => (Buffer.byteLength(line) > MAX_LINE_BYTES ? { longLine: Buffer.byteLength(line) } : line));
+    expect(expected.filter((l) => typeof l !== 'string')).toEqual([{ longLine: MAX_LINE_BYTES + 7 }, { longLine: MAX_LINE_BYTES + 1 }, { longLine: MAX_LINE_BYTES + 3 }]);
+    expect(expected).toContain('z'.repeat(MAX_LINE_BYTES));
+    for (const size of [1000, 65_536, MAX_LINE_BYTES - 1, MAX_LINE_BYTES + 5, 3 << 20]) {
+      const lines: (string | LongLine)[] = [];
+      for await (const chunk of fileLineChunks(path, size)) lines.push(...chunk.lines);
+      expect(lines, `chunks of ${size} bytes`).toEqual(expected);
+      // Readers that share the file number every line alike.
+      for (const readers of [2, 3]) {
+        let n = 0;
+        for await (const chunk of fileLineChunks(path, size, (index) => index % readers === 0)) {
+          if (chunk.index % readers === 0) expect(chunk.lines).toEqual(expected.slice(n, n + chunk.count));
+          n += chunk.count;
+        }
+        expect(n).toBe(expected.length);
       }
     }
   });

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { parseDatasetLine } from '../../src/service/dataset.js';
+import { MAX_STAT_NAMES, parseDatasetLine } from '../../src/service/dataset.js';
+import { MAX_LINE_BYTES } from '../../src/service/file-lines.js';
 import { importFile, importLines } from '../../src/service/import.js';
 import type { Store } from '../../src/service/store-api.js';
 import { StatsStore } from '../../src/service/store.js';
@@ -33,6 +34,19 @@ async function fresh(): Promise<Store> {
   stores.push(store);
   return store;
 }
+
+/** A match line of title_a: one player, `p1`, unless told. */
+const matchLine = (id: string, patch: Record<string, unknown> = {}, player: Record<string, unknown> = {}) =>
+  JSON.stringify({
+    type: 'match',
+    title: 'title_a',
+    platform: 'pc_store_a',
+    id,
+    startedAt: '2026-11-20T18:00:00Z',
+    durationSeconds: 720,
+    ...patch,
+    players: [{ id: 'p1', platform: 'pc_store_a', stats: { kills: 3, deaths: 1 }, ...player }],
+  });
 
 describe('importing a dataset', () => {
   it('reports each bad line with its number and reason, and imports the rest', async () => {
@@ -311,6 +325,103 @@ describe('importing a dataset', () => {
         const higher = key !== 'deaths';
         expect(standingOfCounts(place.below, place.atOrBelow, place.population, higher)).toEqual(standing(population, value, higher));
       }
+    }
+  });
+
+  it('refuses a stat value that is not a number of magnitude at most 1e12 with its line, so that sums stay finite and the import ends', async () => {
+    // Two such matches once summed to Infinity, stored as null: a K/D of NaN, on which the ranks looped until memory ran out.
+    const huge = matchLine('m1', {}, { stats: { kills: 0, deaths: 1e308 } });
+    expect(parseDatasetLine(huge)).toEqual({ reason: 'players.0.stats.deaths: must be a number from -1e12 to 1e12' });
+    const lines = [huge, matchLine('m2', {}, { stats: { kills: 0, deaths: 1e308 } }), matchLine('m3', {}, { stats: { kills: 1e12, deaths: 1e12 } }), matchLine('m4', {}, { stats: { kills: 1e12, deaths: 1e12 } })];
+    const store = await fresh();
+    const summary = await importLines(store, lines);
+    expect(summary).toMatchObject({ taken: 2, refused: 2 });
+    expect(summary.refusedLines.map((r) => r.line)).toEqual([1, 2]);
+    const p1 = (await store.playerById('title_a', 'pc_store_a', 'p1'))!;
+    expect(await store.totalsOf(p1)).toMatchObject({ matchesPlayed: 2, kills: 2e12, deaths: 2e12, kd: 1 });
+  });
+
+  it('refuses a control character in any text field with its line, and imports the rest (PostgreSQL takes no NUL in text)', async () => {
+    const player = { type: 'player', title: 'title_a', platform: 'pc_store_a', id: 'p1', handle: 'Player One' };
+    const lines = [
+      matchLine('m1'),
+      matchLine('m2', { map: 'de\u0000dust' }),
+      matchLine('m3', { mode: 'Team\u0085Deathmatch' }),
+      matchLine('m4', { playlist: '\u007fRanked' }),
+      matchLine('m5', {}, { team: 'red\u0000' }),
+      matchLine('m6', {}, { hero: 'Ana\u001b[31m' }),
+      matchLine('m7', {}, { legend: 'Seer\u0000' }),
+      matchLine('m8', {}, { stats: { 'kills\u0000': 1 } }),
+      matchLine('m9', {}, { weapons: { 'Carbine\u0000': { kills: 1 } } }),
+      JSON.stringify({ ...player, handle: 'Player\u0000One' }),
+      JSON.stringify({ ...player, avatarUrl: 'https://cdn.example/\u0000.png' }),
+      JSON.stringify(player),
+      matchLine('m10'),
+    ];
+    const store = await fresh();
+    const summary = await importLines(store, lines, { batchSize: 100 });
+    expect(summary.refusedLines).toEqual([
+      { line: 2, reason: 'map: contains control characters' },
+      { line: 3, reason: 'mode: contains control characters' },
+      { line: 4, reason: 'playlist: contains control characters' },
+      { line: 5, reason: 'players.0.team: contains control characters' },
+      { line: 6, reason: 'players.0.hero: contains control characters' },
+      { line: 7, reason: 'players.0.legend: contains control characters' },
+      { line: 8, reason: 'players.0.stats."kills\\u0000": contains control characters' },
+      { line: 9, reason: 'players.0.weapons."Carbine\\u0000": contains control characters' },
+      { line: 10, reason: 'handle: contains control characters' },
+      { line: 11, reason: 'avatarUrl: contains control characters' },
+    ]);
+    expect(summary.taken).toBe(3);
+    expect(await store.counts()).toEqual({ players: 1, matches: 2 });
+  });
+
+  it('refuses a line longer than 1 MiB with its number and skips it, in worker threads as in this one', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'stats-long-'));
+    const file = join(dir, 'data.jsonl');
+    // A valid record, but 3 MiB: it is refused for its length, unread.
+    const long = matchLine('m2', { map: 'x'.repeat(3 * MAX_LINE_BYTES) });
+    writeFileSync(file, [matchLine('m1'), long, matchLine('m3')].join('\n'));
+    for (const workers of [0, 2]) {
+      const store = await fresh();
+      const summary = await importFile(store, file, { workers, chunkBytes: 1 << 20 });
+      expect(summary, `${workers} workers`).toMatchObject({ lines: 3, taken: 2, refused: 1 });
+      expect(summary.refusedLines).toEqual([
+        { line: 2, reason: `longer than ${MAX_LINE_BYTES} bytes (1 MiB), the most a line may have: ${Buffer.byteLength(long)} bytes, not read` },
+      ]);
+      expect(await store.counts()).toEqual({ players: 1, matches: 2 });
+    }
+    // Given as text, the same.
+    expect((await importLines(await fresh(), [matchLine('m1'), long])).refusedLines).toEqual((await importFile(await fresh(), file, { workers: 0 })).refusedLines);
+  });
+
+  it(`refuses a match that would bring its title more than ${MAX_STAT_NAMES} stat names, naming the cap, in worker threads as in this one`, async () => {
+    // Each match a stat name of its own: every player's totals once made room for all of them, and 3.9 MB of it ran out of memory.
+    const own = Array.from({ length: MAX_STAT_NAMES + 40 }, (_, i) => matchLine(`k${i}`, {}, { id: `u${i}`, stats: { kills: 1, [`stat${i}`]: i } }));
+    const lines = [
+      ...own,
+      // Names already taken: taken again; one more new one: refused, whatever else the match has.
+      matchLine('known', {}, { id: 'u-known', stats: { stat3: 1, stat200: 2 } }),
+      matchLine('one-more', {}, { id: 'u-more', stats: { stat3: 1, fresh: 2 } }),
+      // Another title has a count of its own.
+      JSON.stringify({ type: 'match', title: 'title_b', platform: 'pc_store_b', id: 'b1', startedAt: '2026-11-20T18:00:00Z', durationSeconds: 60, players: [{ id: 'b', platform: 'pc_store_b', stats: { fresh: 1 } }] }),
+    ];
+    const expected = await importLines(await fresh(), lines, { batchSize: 50 });
+    const reason = (i: number, name: string) => ({ line: i, reason: `players.0.stats.${name}: more than ${MAX_STAT_NAMES} distinct stat names for title_a in one import` });
+    // `kills` is the first name: stat0 to stat254 fill the cap.
+    expect(expected.refusedLines).toEqual([
+      ...Array.from({ length: own.length - (MAX_STAT_NAMES - 1) }, (_, i) => reason(MAX_STAT_NAMES + i, `stat${MAX_STAT_NAMES - 1 + i}`)),
+      reason(own.length + 2, 'fresh'),
+    ]);
+    expect(expected.taken).toBe(MAX_STAT_NAMES - 1 + 2);
+    // Read from a file in small chunks, by parse workers that each meet names the others have taken (SQLite; PostgreSQL reads it in this thread).
+    const file = join(mkdtempSync(join(tmpdir(), 'stats-names-')), 'data.jsonl');
+    writeFileSync(file, lines.join('\n'));
+    for (const workers of [2, 3]) {
+      const store = await fresh();
+      expect(await importFile(store, file, { batchSize: 7, workers, chunkBytes: 2_000 })).toEqual(expected);
+      const names = await store.sql("SELECT totals FROM player_totals WHERE title = 'title_a'");
+      expect(new Set(names.flatMap((r) => Object.keys((JSON.parse(r.totals as string) as { sums: object }).sums))).size).toBe(MAX_STAT_NAMES);
     }
   });
 });

@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+
+import { TotalsDeltas } from '../../src/service/totals.js';
+
+describe('totals deltas', () => {
+  it("make room in a player's sums for their own title's stat names only", () => {
+    const deltas = new TotalsDeltas();
+    const row = (stats: Record<string, number>) => ({ result: 'win', duration_s: 60, stats });
+    // A title with many names, then a player of another title with one.
+    deltas.add('title_a', 'pc_store_a', 'a', row(Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`s${i}`, i]))), 1);
+    deltas.add('title_b', 'pc_store_b', 'b', row({ kills: 2 }), 1);
+    deltas.add('title_a', 'pc_store_a', 'a2', row({ s199: 5 }), 1);
+    const x = deltas.take();
+    const sizes = Array.from(x.offsets.subarray(1), (end, i) => end - (x.offsets[i] ?? 0));
+    expect(x.groups.map((g) => g.players)).toEqual([['a', 'a2'], ['b']]);
+    // Four counts, then a sum and a count a slot up to the player's highest: title_b's kills is its slot 0.
+    expect(sizes).toEqual([4 + 400, 4 + 400, 4 + 2]);
+    // Taken in by another, and written out, the sums are by name.
+    const writer = new TotalsDeltas();
+    writer.add('title_b', 'pc_store_b', 'b', row({ deaths: 1 }), 1);
+    writer.absorb(x);
+    const written = new Map<string, unknown>();
+    writer.drain((title, platform, player, merge) => written.set(`${title} ${player}`, JSON.parse(merge(undefined) ?? 'null')));
+    expect(written.get('title_b b')).toEqual({ matchesPlayed: 2, wins: 2, losses: 0, timePlayed: 120, sums: { deaths: [1, 1], kills: [2, 1] } });
+    expect(written.get('title_a a2')).toEqual({ matchesPlayed: 1, wins: 1, losses: 0, timePlayed: 60, sums: { s199: [5, 1] } });
+    expect(Object.keys((written.get('title_a a') as { sums: object }).sums)).toHaveLength(200);
+  });
+});
