@@ -2,7 +2,7 @@
 // endpoint allows) and the player (typed, or the linked account). Every refusal is a clear,
 // ephemeral reply saying what to type instead.
 import { PLATFORMS, TITLES, TITLE_SLUGS, findEndpoint, isPlatform, isTitle, type Endpoint, type EndpointKind, type PlatformSlug, type TitleSlug } from '../src/catalog/index.js';
-import { code, notice, platformList, safeText, type Reply } from '../src/embeds/index.js';
+import { code, notice, platformList, safeText, typedCode, type Reply } from '../src/embeds/index.js';
 import type { CommandInput, Deps } from './types.js';
 import { commandLine, optionName, say } from '../src/locales/index.js';
 
@@ -45,7 +45,7 @@ export function checkPlatform(endpoint: Endpoint, value: string, locale?: string
   if (isPlatform(slug) && endpoint.platforms.includes(slug)) return slug;
   const byName = endpoint.platforms.find((p) => PLATFORMS[p].name.toLowerCase() === slug);
   if (byName) return byName;
-  return notice(say(locale, 'resolve.notOnPlatform', { title: TITLES[endpoint.title].name, kind: say(locale, `kind.${endpoint.kind}`), platform: code(value), list: platformList(endpoint.platforms) }));
+  return notice(say(locale, 'resolve.notOnPlatform', { title: TITLES[endpoint.title].name, kind: say(locale, `kind.${endpoint.kind}`), platform: typedCode(value), list: platformList(endpoint.platforms) }));
 }
 
 /**

@@ -1,6 +1,6 @@
 // /stats <title> segments: stats per map, weapon, mode, playlist, legend or hero, as a table.
 import { QUEUES, TITLES, type Queue, type TitleSlug } from '../src/catalog/index.js';
-import { code, errorReply, notice, segmentTypeName, segmentsReply, type Reply } from '../src/embeds/index.js';
+import { code, errorReply, notice, typedCode, segmentTypeName, segmentsReply, type Reply } from '../src/embeds/index.js';
 import { choice, matchesTyped } from './choices.js';
 import { playerOptions, type EndpointCommand, type ViewHandler } from './kind.js';
 import { onwardOf, openView } from './onward.js';
@@ -69,7 +69,7 @@ export const segments = {
     const type = stringOption(input, 'segment') ?? '';
     const types = TITLES[title].segmentTypes;
     if (!types.some((s) => s.type === type))
-      return notice(say(input.locale, 'segments.noType', { title: TITLES[title].name, type: code(type), list: types.map((s) => `${segmentTypeName(s.type, input.locale) ?? s.name} (${code(s.type)})`).join(', ') }));
+      return notice(say(input.locale, 'segments.noType', { title: TITLES[title].name, type: typedCode(type), list: types.map((s) => `${segmentTypeName(s.type, input.locale) ?? s.name} (${code(s.type)})`).join(', ') }));
     const season = integerOption(input, 'season');
     if (season !== undefined && TITLES[title].lifetimeOnlySegmentTypes.includes(type))
       return notice(say(input.locale, 'segments.lifetimeOnly', { title: TITLES[title].name, type: segmentTypeName(type, input.locale) ?? type, season: code(optionName(input.locale, 'season')) }));

@@ -129,6 +129,17 @@ describe('handlers', () => {
     expect(season.content).toContain('lifetime only');
   });
 
+  it('quotes a long typed value back clipped, so that what to choose stays in sight', async () => {
+    const typed = '😀'.repeat(300);
+    const segment = await stats.execute(input('title_c', 'segments', { segment: typed, platform: 'pc_store_c', player: 'Ember#4471' }), deps);
+    expect(segment.content).toContain('`hero`');
+    expect(segment.content).toContain('…');
+    expect(segment.content!.length).toBeLessThan(300);
+    const platform = await stats.execute(input('title_c', 'profile', { platform: 'x'.repeat(100), player: 'Ember#4471' }), deps);
+    expect(platform.content).toContain('(`pc_store_c`)');
+    expect(platform.content).not.toContain('x'.repeat(41));
+  });
+
   it('answers not found and private players with an ephemeral message', async () => {
     const missing = await stats.execute(input('title_c', 'profile', { platform: 'pc_store_c', player: 'Nobody#0000' }), deps);
     expect(missing).toMatchObject({ ephemeral: true });
