@@ -44,14 +44,11 @@ function percent(part: number | undefined, whole: number | undefined): number | 
 
 /**
  * A time (time played) some answers give as a .NET TimeSpan text (`12.03:04:05`) rather than
- * seconds, in its value or, with no value, its display value: read as seconds.
+ * seconds: with no value, its display value read as seconds.
  */
 function inSeconds(stat: Stat | undefined, name: Figure): Stat | undefined {
-  if (!stat || FIGURE_INFO[name].displayType !== 'TimeSeconds') return stat;
-  const value: unknown = stat.value;
-  if (typeof value === 'number' && Number.isFinite(value)) return stat;
-  const text: unknown = typeof value === 'string' ? value : stat.displayValue;
-  const seconds = typeof text === 'string' ? parseTimeSpan(text) : null;
+  if (!stat || stat.value !== null || FIGURE_INFO[name].displayType !== 'TimeSeconds') return stat;
+  const seconds = parseTimeSpan(stat.displayValue);
   return seconds === null || seconds < 0 ? stat : { ...stat, value: seconds, displayValue: formatStatValue(seconds, 'TimeSeconds'), displayType: 'TimeSeconds' };
 }
 

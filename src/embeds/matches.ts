@@ -103,13 +103,8 @@ const scoreOf = (p: MatchChild) => num(p.stats, 'score') ?? num(p.stats, 'kills'
 const idText = (id: unknown): string | null => (typeof id === 'string' || typeof id === 'number' ? String(id) : null);
 const inTeam = (p: MatchChild, team: MatchChild) => idText(p.attributes.teamId) === idText(team.attributes.id);
 
-/** Whether a team won: its `isWinner` (some answers write it "true"), else its result's word ("victory"). */
-function won(team: MatchChild): boolean {
-  const isWinner: unknown = team.metadata.isWinner;
-  if (isWinner === true || isWinner === 'true') return true;
-  if (isWinner === false || isWinner === 'false') return false;
-  return outcomeOf(team.metadata.result) === 'win';
-}
+/** Whether a team won: its `isWinner` (the schema reads "true" as true), else its result's word ("victory"). */
+const won = (team: MatchChild): boolean => team.metadata.isWinner ?? outcomeOf(team.metadata.result) === 'win';
 
 function isHighlighted(p: MatchChild, highlight: ReportOptions['highlight']): boolean {
   const names = new Set((highlight ?? []).filter((h): h is string => !!h).map((h) => h.toLowerCase()));

@@ -172,6 +172,9 @@ function readStat(key: string, raw: unknown): Stat | undefined {
     const parsed = StatInput.safeParse(raw);
     if (!parsed.success) return undefined;
     s = parsed.data;
+    // A value of text that is no number (a TimeSpan such as `12.03:04:05`) is what the answer shows.
+    const said = isRecord(raw) ? raw.value : undefined;
+    if (s.value === null && !s.displayValue && typeof said === 'string' && said.trim() !== '') s.displayValue = said.trim();
   }
   if (s.value === null && (s.displayValue === null || s.displayValue === '')) return undefined;
   // Filled in place: `s` is the stat as parsed for this read (plainStat) or zod's copy of it (a copy

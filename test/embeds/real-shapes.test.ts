@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { sessionCard } from '../../src/cards/model.js';
 import { dateWorthShowing, figure, matchLabel, matchReportReply, matchesReply, outcomeOf, profileReply, searchReply, segmentsReply, sessionsReply, type Reply } from '../../src/embeds/index.js';
 import type { LookupMeta } from '../../src/lookup/client.js';
-import { MatchResultSchema, SearchResultListSchema, SegmentListSchema, SessionListSchema, StatisticalObjectSchema, StatsProfileSchema, readPayload, type MatchChild, type Stats } from '../../src/lookup/schemas.js';
+import { MatchResultSchema, SearchResultListSchema, SegmentListSchema, SessionListSchema, StatisticalObjectSchema, StatsProfileSchema, readPayload } from '../../src/lookup/schemas.js';
 
 const meta: LookupMeta = { source: 'network', fetchedAt: Date.UTC(2025, 0, 1), ageMs: 0 };
 const st = (value: number, extra: Record<string, unknown> = {}) => ({ value, displayValue: String(value), ...extra });
@@ -180,11 +180,13 @@ describe('a match report as real answers give it', () => {
   });
 
   it('reads isWinner given as the text "true" or "false"', () => {
-    const raw = structuredClone(report);
-    // As an answer read by hand may carry it: the schema reads only booleans.
-    const [blue, red] = raw.children;
-    blue!.metadata = { ...blue!.metadata, isWinner: 'true', result: null } as unknown as MatchChild['metadata'];
-    red!.metadata = { ...red!.metadata, isWinner: 'false', result: null } as unknown as MatchChild['metadata'];
+    const raw = read(StatisticalObjectSchema, {
+      attributes: { id: 'a1' },
+      children: [
+        { type: 'team', attributes: { id: 0 }, metadata: { name: 'Blue', isWinner: 'true' }, stats: {} },
+        { type: 'team', attributes: { id: 1 }, metadata: { name: 'Red', isWinner: 'false' }, stats: {} },
+      ],
+    });
     expect(matchReportReply(raw, 'title_a', meta, {}).embeds[0]?.fields?.map((f) => f.name)).toEqual(['🏆 Blue', 'Red']);
   });
 });
@@ -213,8 +215,8 @@ describe('time played given as a TimeSpan', () => {
   it('reads a TimeSpan text as seconds where time played is picked', () => {
     const p = read(StatsProfileSchema, { platformInfo: { platformSlug: 'console_a', platformUserHandle: 'Nova' }, segments: [{ type: 'overview', stats: { kd: st(2), timePlayed: { value: null, displayValue: '12.03:04:05' } } }] });
     expect(description(profileReply(p, 'title_c', meta))).toContain('**12d 3h** played');
-    // As an answer read by hand (the embedded service's payloads) may carry it: in the value.
-    const stats = { timePlayed: { rank: null, percentile: null, displayName: 'Time Played', displayCategory: null, category: null, metadata: {}, value: '12.03:04:05', displayValue: '', displayType: 'Unspecified' } } as unknown as Stats;
-    expect(figure(stats, 'title_c', 'timePlayed')?.value).toBe(12 * 86_400 + 3 * 3_600 + 4 * 60 + 5);
+    // In the value, with no display value: the schema keeps the text the answer shows.
+    const inValue = read(StatsProfileSchema, { platformInfo: { platformSlug: 'console_a', platformUserHandle: 'Nova' }, segments: [{ type: 'overview', stats: { timePlayed: { value: '12.03:04:05' } } }] });
+    expect(figure(inValue.segments[0]!.stats, 'title_c', 'timePlayed')?.value).toBe(12 * 86_400 + 3 * 3_600 + 4 * 60 + 5);
   });
 });
