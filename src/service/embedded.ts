@@ -97,9 +97,10 @@ function importInChild(db: string, data: string | undefined, logger?: Logger): P
       stderr = lines.pop() ?? '';
       for (const line of lines) {
         try {
-          const refused = JSON.parse(line) as { line?: number; reason?: string; error?: string };
-          if (refused.error) stderr += `${refused.error}\n`;
-          else logger?.warn({ line: refused.line, reason: refused.reason }, 'dataset line refused');
+          const said = JSON.parse(line) as { line?: number; reason?: string; error?: string; retry?: number; waitMs?: number };
+          if (said.error) stderr += `${said.error}\n`;
+          else if (said.retry !== undefined) logger?.warn({ attempt: said.retry, retryInMs: said.waitMs, reason: said.reason }, 'the dataset changed while it was imported; importing it again');
+          else logger?.warn({ line: said.line, reason: said.reason }, 'dataset line refused');
         } catch {
           stderr += `${line}\n`;
         }

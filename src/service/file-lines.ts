@@ -4,7 +4,13 @@
 // (crlfDelay Infinity): at \n, \r\n or a lone \r. A line longer than MAX_LINE_BYTES is skipped
 // without being held: a 600 MB line was once gathered whole (by copying, again and again) until it
 // was too long for a string and the import failed.
-import { createReadStream } from 'node:fs';
+//
+// An import reads a file through one descriptor opened when it begins (a FileSnapshot), up to the
+// size it had then: a file renamed over it meanwhile is not seen, and one written to in place is
+// found out at the end (`checkUnchanged`) instead of imported half old, half new. Two parse workers
+// once read a file that was rewritten under them as two different files: they disagreed on its
+// chunks and the import never ended.
+import { closeSync, createReadStream, fstatSync, openSync } from 'node:fs';
 
 /** Bytes read a chunk. */
 export const CHUNK_BYTES = 4 << 20;
@@ -23,6 +29,51 @@ export interface LongLine {
 export const longLineReason = (line: LongLine): string =>
   `longer than ${MAX_LINE_BYTES} bytes (1 MiB), the most a line may have: ${line.longLine} bytes, not read`;
 
+/** A file as an import began to read it: its descriptor (shared by the import's threads), size and time of last change. */
+export interface FileSnapshot {
+  path: string;
+  fd: number;
+  size: number;
+  mtimeMs: number;
+}
+
+/** Opens `path` for an import: every reader of the snapshot reads the same bytes. Close it with closeSnapshot. */
+export function openSnapshot(path: string): FileSnapshot {
+  const fd = openSync(path, 'r');
+  try {
+    const { size, mtimeMs } = fstatSync(fd);
+    return { path, fd, size, mtimeMs };
+  } catch (e) {
+    closeSync(fd);
+    throw e;
+  }
+}
+
+export function closeSnapshot(snapshot: FileSnapshot): void {
+  closeSync(snapshot.fd);
+}
+
+/** What an import that read a file being written says. */
+export const CHANGED_WHILE_READ =
+  'the dataset file changed while it was read (written to, cut short or grown), so what was read is not one version of it: import it again once it is written whole (write the new version beside it and rename it over the old one, which an import in progress does not see)';
+
+export class FileChangedError extends Error {
+  constructor() {
+    super(CHANGED_WHILE_READ);
+    this.name = 'FileChangedError';
+  }
+}
+
+/**
+ * Throws FileChangedError when the file the snapshot reads was written to since it was taken (its
+ * size or time of last change differ; a file renamed over its name is another file, not read), or
+ * when `bytesRead` is not its size.
+ */
+export function checkUnchanged(snapshot: FileSnapshot, bytesRead = snapshot.size): void {
+  const now = fstatSync(snapshot.fd);
+  if (bytesRead !== snapshot.size || now.size !== snapshot.size || now.mtimeMs !== snapshot.mtimeMs) throw new FileChangedError();
+}
+
 /** A chunk's whole lines (those that end in it), with its place in the file. */
 export interface LineChunk {
   /** The chunk's number, from 0. */
@@ -36,14 +87,26 @@ export interface LineChunk {
 }
 
 /**
- * The file's lines in order, a chunk at a time. `keep(index)` false: that chunk's lines are
- * counted, not decoded (a parse worker reads the chunks the others parse only to number lines).
+ * The file's lines in order, a chunk at a time (of a snapshot: up to its size). `keep(index)` false:
+ * that chunk's lines are counted, not decoded (a parse worker reads the chunks the others parse only
+ * to number lines).
  */
-export async function* fileLineChunks(path: string, chunkBytes = CHUNK_BYTES, keep: (index: number) => boolean = () => true): AsyncGenerator<LineChunk> {
+export async function* fileLineChunks(
+  source: string | FileSnapshot,
+  chunkBytes = CHUNK_BYTES,
+  keep: (index: number) => boolean = () => true,
+): AsyncGenerator<LineChunk> {
   const straddling = new StraddlingLine();
   let bytesRead = 0;
   let index = 0;
-  for await (const chunk of createReadStream(path, { highWaterMark: chunkBytes })) {
+  // A snapshot is read from its start (positional reads: its readers do not move each other) to its size then.
+  const bytes =
+    typeof source === 'string'
+      ? createReadStream(source, { highWaterMark: chunkBytes })
+      : source.size === 0
+        ? []
+        : createReadStream('', { fd: source.fd, autoClose: false, start: 0, end: source.size - 1, highWaterMark: chunkBytes });
+  for await (const chunk of bytes) {
     const buf = chunk as Buffer;
     bytesRead += buf.length;
     const out: LineChunk = { index, lines: [], count: 0, bytesRead };

@@ -13,6 +13,8 @@ import { createReadStream, existsSync, renameSync, rmSync } from 'node:fs';
 import { setPriority } from 'node:os';
 
 import { demoLines } from './demo.js';
+import { CHANGED_WHILE_READ } from './file-lines.js';
+import { retryWhileChanging } from './import.js';
 import { loadStore } from './open-store.js';
 import { StatsStore } from './store.js';
 
@@ -55,12 +57,20 @@ try {
       process.exit(0);
     }
   }
-  removeFiles(fresh);
-  const { store, summary } = await loadStore(
-    { db: fresh, data },
-    { onRefused: (r) => process.stderr.write(`${JSON.stringify({ line: r.line, reason: r.reason })}\n`) },
+  // A dataset written while it is read is imported again, into a new file. Its fingerprint is taken
+  // before each attempt: one taken before an import that then read a newer version only makes the
+  // next start import it again, where one taken after it could mark a version never imported.
+  let latest = mark;
+  let attempts = 0;
+  const { store, summary } = await retryWhileChanging(
+    async () => {
+      if (attempts++ > 0) latest = await fingerprint(data);
+      removeFiles(fresh);
+      return loadStore({ db: fresh, data }, { onRefused: (r) => process.stderr.write(`${JSON.stringify({ line: r.line, reason: r.reason })}\n`) });
+    },
+    { onRetry: (attempt, waitMs) => process.stderr.write(`${JSON.stringify({ retry: attempt, waitMs, reason: CHANGED_WHILE_READ })}\n`) },
   );
-  await store.setMeta('dataset', mark);
+  await store.setMeta('dataset', latest);
   await store.close();
   removeFiles(db);
   renameSync(fresh, db);

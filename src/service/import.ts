@@ -1,11 +1,22 @@
 // Importing a dataset: JSON Lines read as a stream, each line checked on its own. A bad line is
 // reported with its number and reason and the rest goes on; the summary counts both.
-import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 
 import { StatNames, parseDatasetLine, type DatasetRecord, type MatchRecord, type PlayerRecord, type RefusedLine } from './dataset.js';
-import { CHUNK_BYTES, MAX_LINE_BYTES, fileLineChunks, longLineReason, type LongLine } from './file-lines.js';
+import {
+  CHUNK_BYTES,
+  FileChangedError,
+  MAX_LINE_BYTES,
+  checkUnchanged,
+  closeSnapshot,
+  fileLineChunks,
+  longLineReason,
+  openSnapshot,
+  type FileSnapshot,
+  type LongLine,
+} from './file-lines.js';
 import type { Store } from './store-api.js';
 import type { ParseMessage, ParseWorkerData, WriterMessage } from './parse-worker.js';
 import type { PreparedMatch } from './prepared.js';
@@ -113,29 +124,62 @@ export async function importLines(
   }
 }
 
-/** Imports a JSON Lines file; `onBytes` reports progress as a share of the file read. */
+/**
+ * Imports a JSON Lines file; `onBytes` reports progress as a share of the file read. The file is
+ * read as it was when the import began (see FileSnapshot); one written to meanwhile fails the import
+ * with FileChangedError, whatever it had written by then staying as any failed import leaves it.
+ */
 export async function importFile(
   store: Store,
   path: string,
   options: ImportOptions & { onBytes?: (read: number, total: number) => void } = {},
 ): Promise<ImportSummary> {
-  const total = statSync(path).size;
-  const readers = options.workers ?? defaultParseWorkers();
-  if (isPreparedWriter(store) && readers > 0) return importInWorkers(store, path, total, readers, options);
-  let bytesRead = 0;
-  const lines = (async function* () {
-    for await (const chunk of fileLineChunks(path, options.chunkBytes)) {
-      bytesRead = chunk.bytesRead;
-      yield* chunk.lines;
+  const snapshot = openSnapshot(path);
+  try {
+    const readers = options.workers ?? defaultParseWorkers();
+    if (isPreparedWriter(store) && readers > 0) return await importInWorkers(store, snapshot, readers, options);
+    let bytesRead = 0;
+    const lines = (async function* () {
+      for await (const chunk of fileLineChunks(snapshot, options.chunkBytes)) {
+        bytesRead = chunk.bytesRead;
+        yield* chunk.lines;
+      }
+      // Before the import finishes (its sorts, totals and ranks) with what was read.
+      checkUnchanged(snapshot, bytesRead);
+    })();
+    return await importLines(store, lines, {
+      ...options,
+      onProgress: (n) => {
+        options.onProgress?.(n);
+        options.onBytes?.(bytesRead, snapshot.size);
+      },
+    });
+  } finally {
+    closeSnapshot(snapshot);
+  }
+}
+
+/**
+ * Runs `attempt` again while the file it imports keeps changing under it (FileChangedError), up to
+ * `attempts` times in all, `waitMs` apart and longer each time (a dataset copied over its old
+ * version is written for a while): any other failure, or the last, is thrown. `attempt` must start
+ * over (a new store file each time).
+ */
+export async function retryWhileChanging<T>(
+  attempt: () => Promise<T>,
+  options: { attempts?: number; waitMs?: number; onRetry?: (attempt: number, waitMs: number) => void } = {},
+): Promise<T> {
+  const attempts = options.attempts ?? 3;
+  const waitMs = options.waitMs ?? 5_000;
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt();
+    } catch (e) {
+      if (!(e instanceof FileChangedError) || n >= attempts) throw e;
+      options.onRetry?.(n, waitMs * n);
+      await sleep(waitMs * n);
     }
-  })();
-  return importLines(store, lines, {
-    ...options,
-    onProgress: (n) => {
-      options.onProgress?.(n);
-      options.onBytes?.(bytesRead, total);
-    },
-  });
+  }
 }
 
 /**
@@ -165,15 +209,14 @@ const isPreparedWriter = (store: Store): store is PreparedWriter => 'writePrepar
  */
 function importInWorkers(
   store: PreparedWriter,
-  path: string,
-  total: number,
+  snapshot: FileSnapshot,
   readers: number,
   options: ImportOptions & { onBytes?: (read: number, total: number) => void },
 ): Promise<ImportSummary> {
   const summary: ImportSummary = { lines: 0, taken: 0, refused: 0, players: 0, matches: 0, refusedLines: [] };
   // A bulk load's totals are held to its end: each player's written once, and given a record once.
   const flushPlayers = store.bulkLoads() ? Infinity : TOTALS_FLUSH_PLAYERS;
-  const common = { path, batchSize: options.batchSize ?? 2_000, flushPlayers, chunkBytes: options.chunkBytes ?? CHUNK_BYTES, readers };
+  const common = { snapshot, batchSize: options.batchSize ?? 2_000, flushPlayers, chunkBytes: options.chunkBytes ?? CHUNK_BYTES, readers };
   // A young generation of 64 MB: a worker makes a match's garbage at a high rate, and with the
   // default its collector took a fifth of its time (100,000 matches: 1.4 to 1.6 s of 7.9 to 8.3,
   // against 0.9 to 1.0 of 7.1 to 7.4).
@@ -192,11 +235,12 @@ function importInWorkers(
   const tell = (worker: Worker | undefined, m: WriterMessage) => worker?.postMessage(m);
   return new Promise<ImportSummary>((resolve, reject) => {
     let settled = false;
+    // The workers are gone before the import settles: the caller then closes the file they read.
+    const stopWorkers = () => Promise.all(workers.map((w) => w.terminate()));
     const fail = (e: Error) => {
       if (settled) return;
       settled = true;
-      for (const w of workers) void w.terminate();
-      reject(e);
+      void stopWorkers().finally(() => reject(e));
     };
     const write = (m: Batch) => {
       store.writePrepared(m.players, m.matches);
@@ -213,7 +257,7 @@ function importInWorkers(
       }
       if (m.totals) store.absorbTotals([m.totals]);
       options.onProgress?.(m.lines);
-      options.onBytes?.(m.bytes, total);
+      options.onBytes?.(m.bytes, snapshot.size);
     };
     const receive = (m: ParseMessage, reader: number) => {
       switch (m.kind) {
@@ -235,6 +279,8 @@ function importInWorkers(
           break;
         }
         case 'done':
+          // A worker that read less than the file had (it was cut short) read another file than the rest.
+          if (m.bytes !== snapshot.size) return fail(new FileChangedError());
           done[reader] = m;
           break;
         case 'error':
@@ -243,11 +289,13 @@ function importInWorkers(
       const ends = done.filter((d) => d !== undefined);
       const last = ends[0];
       if (ends.length === readers && last && next >= last.chunks) {
+        checkUnchanged(snapshot);
         settled = true;
-        for (const w of workers) void w.terminate();
         summary.lines = last.lines;
         store.absorbTotals(ends.map((d) => d.totals));
-        store.finishImport().then(() => resolve(summary), reject);
+        void stopWorkers()
+          .then(() => store.finishImport())
+          .then(() => resolve(summary), reject);
       }
     };
     workers.forEach((worker, reader) => {

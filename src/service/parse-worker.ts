@@ -14,12 +14,13 @@
 import { parentPort, workerData } from 'node:worker_threads';
 
 import { StatNames, parseDatasetLine, type PlayerRecord, type RefusedLine } from './dataset.js';
-import { fileLineChunks, longLineReason } from './file-lines.js';
+import { fileLineChunks, longLineReason, type FileSnapshot } from './file-lines.js';
 import { packTexts, prepareMatch, textDigest, type PreparedMatch } from './prepared.js';
 import { TotalsDeltas, exportBuffers, type DeltasExport } from './totals.js';
 
 export interface ParseWorkerData {
-  path: string;
+  /** The file as the import opened it: its descriptor is the importing process's, read by every worker alike. */
+  snapshot: FileSnapshot;
   /** Records a batch carries at most. */
   batchSize: number;
   /** Players whose totals the worker holds before handing them over. */
@@ -67,7 +68,7 @@ const IN_FLIGHT = 4;
 export async function runParseWorker(): Promise<void> {
   const port = parentPort;
   if (!port) throw new Error('parse-worker runs in a worker thread');
-  const { path, batchSize, flushPlayers, chunkBytes, reader, readers } = workerData as ParseWorkerData;
+  const { snapshot, batchSize, flushPlayers, chunkBytes, reader, readers } = workerData as ParseWorkerData;
   const post = (m: ParseMessage, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
   let inFlight = 0;
   let resume: (() => void) | undefined;
@@ -109,7 +110,7 @@ export async function runParseWorker(): Promise<void> {
       inFlight++;
       while (inFlight >= IN_FLIGHT) await new Promise<void>((r) => (resume = r));
     };
-    for await (const chunk of fileLineChunks(path, chunkBytes, (index) => index % readers === reader)) {
+    for await (const chunk of fileLineChunks(snapshot, chunkBytes, (index) => index % readers === reader)) {
       bytes = chunk.bytesRead;
       chunks = chunk.index + 1;
       if (chunk.index % readers !== reader) {

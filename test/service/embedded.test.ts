@@ -5,12 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Worker } from 'node:worker_threads';
 
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { heavyMatches } from '../../bench/heavy-player.js';
+import { scaleLines } from '../../bench/scale-data.js';
 
 import { errorReply } from '../../src/embeds/errors.js';
 import { errorFromResponse, isRetryable } from '../../src/lookup/errors.js';
@@ -114,6 +116,39 @@ describe('the embedded service with a kept store', () => {
     expect(await profileStatus(broken.url, '/v2/title_a/standard/search?platform=pc_store_a&query=a')).toBe(200);
     await broken.close();
   });
+
+  it('imports a dataset again when it was written to while the import read it, and serves the version it read whole', async () => {
+    const data = join(dir, 'rewritten.jsonl');
+    const db = join(dir, 'rewritten.sqlite');
+    const small = readFileSync('examples/small-dataset.jsonl', 'utf8').trimEnd().split('\n');
+    // Big enough that an import takes a while; the final version without one player of the first.
+    const bulk = [...scaleLines(4_000, 21)];
+    const first = [...small, ...bulk].join('\n');
+    const final = [...small.filter((l) => !l.includes('76561198000000042')), ...bulk].join('\n');
+    writeFileSync(data, first);
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
+    const service = await openEmbeddedService({ data, db }, logger);
+    // Rewritten in place, again and again, until the import says it starts over; then once, whole.
+    let flip = false;
+    const deadline = Date.now() + 30_000;
+    while (!lines.some((l) => l.includes('importing it again')) && Date.now() < deadline) {
+      flip = !flip;
+      writeFileSync(data, flip ? final : first);
+      await sleep(30);
+    }
+    writeFileSync(data, final);
+    const retried = lines.find((l) => l.includes('importing it again'));
+    expect(retried).toContain('changed while it was read');
+    expect(retried).toContain('"attempt":1');
+    expect((await service.ready)?.taken).toBeGreaterThan(0);
+    expect(await profileStatus(service.url, '/v2/title_a/standard/profile/pc_store_a/ashplays')).toBe(404);
+    await service.close();
+    // Its fingerprint is the final version's: the next start imports nothing.
+    const again = await startEmbeddedService({ data, db });
+    expect(again.summary).toBeNull();
+    await again.close();
+  }, 60_000);
 
   it("answers from a thread of its own: a heavy player's lookups leave the caller's event loop free", async () => {
     const data = join(dir, 'heavy.jsonl');

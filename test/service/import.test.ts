@@ -1,12 +1,12 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { MAX_STAT_NAMES, parseDatasetLine } from '../../src/service/dataset.js';
-import { MAX_LINE_BYTES } from '../../src/service/file-lines.js';
-import { importFile, importLines } from '../../src/service/import.js';
+import { FileChangedError, MAX_LINE_BYTES } from '../../src/service/file-lines.js';
+import { importFile, importLines, retryWhileChanging } from '../../src/service/import.js';
 import type { Store } from '../../src/service/store-api.js';
 import { StatsStore } from '../../src/service/store.js';
 import { TEST_STORE, createTestStore } from '../helpers/service.js';
@@ -257,6 +257,77 @@ describe('importing a dataset', () => {
     await importFile(store, data, { workers: 2 });
     expect((await store.counts()).matches).toBeGreaterThan(0);
     await store.close();
+  });
+
+  it.runIf(TEST_STORE === 'sqlite')('refuses an import whose file was written to while it was read, with a reason that says so, in workers and in one thread', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'stats-changed-'));
+    const data = join(dir, 'data.jsonl');
+    const lines = [...scaleLines(600, 11)];
+    for (const [workers, change] of [
+      [2, 'shorter'],
+      [2, 'longer'],
+      [2, 'same length'],
+      [0, 'shorter'],
+      [0, 'same length'],
+    ] as const) {
+      writeFileSync(data, lines.join('\n'));
+      const store = new StatsStore(join(dir, `store-${workers}-${change.replace(' ', '-')}.sqlite`));
+      let changed = false;
+      const rewrite = () => {
+        if (changed) return;
+        changed = true;
+        // Rewritten in place, as an editor or a script that opens it for writing does.
+        const text = change === 'shorter' ? lines.slice(0, 50).join('\n') : change === 'longer' ? [...lines, ...lines].join('\n') : lines.join('\n').replaceAll('"kills":', '"kills" :').slice(0, lines.join('\n').length);
+        writeFileSync(data, text);
+      };
+      // Small chunks and batches: the workers are held back by the writer, so the file changes
+      // while most of it is still unread.
+      await expect(importFile(store, data, { workers, batchSize: 20, chunkBytes: 4096, onProgress: rewrite }), `${workers} workers, ${change}`).rejects.toThrow(/changed while it was read/);
+      expect(changed).toBe(true);
+      await store.close();
+    }
+  });
+
+  it('tries an import again while its file keeps changing, a few times, and no other failure', async () => {
+    const retries: [number, number][] = [];
+    let calls = 0;
+    const changing = (times: number) => () => (++calls <= times ? Promise.reject(new FileChangedError()) : Promise.resolve('imported'));
+    const options = { attempts: 3, waitMs: 5, onRetry: (n: number, ms: number) => retries.push([n, ms]) };
+    expect(await retryWhileChanging(changing(2), options)).toBe('imported');
+    expect(retries).toEqual([[1, 5], [2, 10]]);
+    calls = 0;
+    await expect(retryWhileChanging(changing(3), options)).rejects.toThrow(/changed while it was read/);
+    expect(calls).toBe(3);
+    calls = 0;
+    const unreadable = () => {
+      calls++;
+      return Promise.reject(new Error('EISDIR'));
+    };
+    await expect(retryWhileChanging(unreadable, options)).rejects.toThrow('EISDIR');
+    expect(calls).toBe(1);
+  });
+
+  it.runIf(TEST_STORE === 'sqlite')('imports a file replaced by another under its name while it was read as it was when the import began', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'stats-replaced-'));
+    const data = join(dir, 'data.jsonl');
+    const lines = [...scaleLines(600, 12)];
+    const expected = await importLines(await fresh(), lines, { batchSize: 20 });
+    for (const workers of [2, 0]) {
+      writeFileSync(data, lines.join('\n'));
+      const store = new StatsStore(join(dir, `store-${workers}.sqlite`));
+      let replaced = false;
+      const replace = () => {
+        if (replaced) return;
+        replaced = true;
+        // Written whole beside it, then renamed over it: what the README asks of a dataset that changes.
+        writeFileSync(`${data}.new`, lines.slice(0, 30).join('\n'));
+        renameSync(`${data}.new`, data);
+      };
+      expect(await importFile(store, data, { workers, batchSize: 20, chunkBytes: 4096, onProgress: replace })).toEqual(expected);
+      expect(replaced).toBe(true);
+      expect((await store.counts()).matches).toBe(expected.matches);
+      await store.close();
+    }
   });
 
   it.runIf(TEST_STORE === 'sqlite')('stores each row as its record says, stats and weapons as their JSON, no weapons as NULL, in memory and in a new file', async () => {
