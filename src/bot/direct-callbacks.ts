@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { DefaultUserAgent, DiscordAPIError, InteractionResponseType, Routes, type REST, type RawFile } from 'discord.js';
 import type { Logger } from 'pino';
 import { Pool } from 'undici';
+import { WarningThrottle } from '../lookup/warning-throttle.js';
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
 
@@ -111,12 +112,12 @@ export function createCallbackSender(rest: REST, observe?: (ok: boolean) => void
   const base = api.pathname.replace(/\/$/, '');
   const jsonHeaders = { 'user-agent': userAgent, 'content-type': 'application/json' };
   const queued = (route: `/${string}`, body: unknown, files: readonly RawFile[]) => rest.post(route, { body, files: [...files], auth: false });
-  let warnedAt = 0;
+  const warnings = new WarningThrottle();
   const fellBack = (e: unknown) => {
-    if (Date.now() - warnedAt < 60_000) return;
-    warnedAt = Date.now();
+    const alikeLeftOut = warnings.take();
+    if (alikeLeftOut === undefined) return;
     // The route carries the interaction's token: only the cause is logged.
-    logger?.warn({ err: (e as Error).message, code: (e as { code?: string }).code ?? null }, 'interaction callback failed on its own connection; sent through the REST queue');
+    logger?.warn({ alikeLeftOut, err: (e as Error).message, code: (e as { code?: string }).code ?? null }, 'interaction callback failed on its own connection; sent through the REST queue');
   };
   return {
     async send(interactionId, token, body, files = []) {

@@ -22,6 +22,7 @@ import type { LookupClient } from '../lookup/client.js';
 import type { LookupError } from '../lookup/errors.js';
 import { within } from '../lookup/within.js';
 import { overviewOf, type Session, type Stat, type Stats, type StatsProfile } from '../lookup/schemas.js';
+import { WarningThrottle } from '../lookup/warning-throttle.js';
 
 /** The service's own rule: a session ends after this long without a new match. */
 export const SESSION_GAP_MS = 45 * 60_000;
@@ -183,7 +184,7 @@ export class FeedPoller {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
-  private warnedAt = 0;
+  private readonly warnings = new WarningThrottle();
   /** Requests this process's poller sent (cache hits not counted), for the log and the tests. */
   readonly counts = { looks: 0, requests: 0, posted: 0 };
 
@@ -234,9 +235,9 @@ export class FeedPoller {
 
   /** One line a minute at most: a store that stays down fails every round. */
   private warn(e: unknown, what: string, extra: Record<string, unknown> = {}): void {
-    if (Date.now() - this.warnedAt < 60_000) return;
-    this.warnedAt = Date.now();
-    this.o.logger.warn({ ...extra, err: (e as Error).message, cause: ((e as Error).cause as Error | undefined)?.message }, what);
+    const alikeLeftOut = this.warnings.take();
+    if (alikeLeftOut === undefined) return;
+    this.o.logger.warn({ ...extra, alikeLeftOut, err: (e as Error).message, cause: ((e as Error).cause as Error | undefined)?.message }, what);
   }
 
   private async keepLock(): Promise<boolean> {

@@ -14,6 +14,7 @@ import { InteractionTypes, actionOf, createdAt, readEnvelope } from './interacti
 import type { Incoming, Router } from './router.js';
 import { ed25519PublicKey, verifySignature } from './signature.js';
 import { WebhookAnswer } from './webhook-answer.js';
+import { WarningThrottle } from '../lookup/warning-throttle.js';
 
 /** Discord's interaction payloads are a few kilobytes (a component's carries its message): anything past this is refused with 413. */
 export const MAX_BODY_BYTES = 256 * 1024;
@@ -97,13 +98,13 @@ export async function startInteractionsServer(options: InteractionsServerOptions
   const { router, rest, logger } = options;
   const nowSeconds = options.nowSeconds ?? (() => Date.now() / 1000);
   // A wrong DISCORD_PUBLIC_KEY refuses every request: the operator hears it, once a minute at most.
-  const refused = { count: 0, reportedAt: 0 };
+  let refused = 0;
+  const warnings = new WarningThrottle();
   const refuse = (res: ServerResponse, status: number, reason: string) => {
     if (status === 401) {
-      refused.count++;
-      if (Date.now() - refused.reportedAt > 60_000) {
-        refused.reportedAt = Date.now();
-        logger.warn({ refused: refused.count, reason }, 'refused interactions whose signature does not hold (Discord tests with bad ones; if every request is refused, check DISCORD_PUBLIC_KEY)');
+      refused++;
+      if (warnings.take() !== undefined) {
+        logger.warn({ refused, reason }, 'refused interactions whose signature does not hold (Discord tests with bad ones; if every request is refused, check DISCORD_PUBLIC_KEY)');
       }
     } else {
       logger.debug({ status, reason }, 'interaction request refused');

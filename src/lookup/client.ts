@@ -24,6 +24,7 @@ import {
 import type { LookupCache } from './cache.js';
 import { knownJsonLength } from './memory-store.js';
 import { PAYLOAD_LISTS, SLICED_ANSWER_CHARS, readInSlices } from './slices.js';
+import { WARNING_INTERVAL_MS, WarningThrottle } from './warning-throttle.js';
 import { within } from './within.js';
 import {
   allowsStale,
@@ -202,7 +203,7 @@ const MAX_TTL_MS = 24 * 3_600_000;
  * A failure the operator has to fix (isOperatorFailure) gets each user a notice, and the log a
  * warning at most once a kind in this long, saying how many alike it left out.
  */
-export const FAILURE_WARNING_INTERVAL_MS = 60_000;
+export const FAILURE_WARNING_INTERVAL_MS = WARNING_INTERVAL_MS;
 
 export class LookupClient {
   private readonly base: URL;
@@ -216,8 +217,8 @@ export class LookupClient {
   private readonly now: () => number;
   private readonly random: () => number;
   readonly stats: LookupStats = { requests: 0, cacheHits: 0, staleServed: 0, joined: 0 };
-  /** By kind of failure (five kinds at most, isOperatorFailure): when the next warning may go, and how many were left out since the last. */
-  private readonly warned = new Map<LookupErrorKind, { next: number; left: number }>();
+  /** By kind of failure (five kinds at most, isOperatorFailure). */
+  private readonly warned = new Map<LookupErrorKind, WarningThrottle>();
 
   constructor(private readonly options: LookupClientOptions) {
     this.base = new URL(options.baseUrl.endsWith('/') ? options.baseUrl.slice(0, -1) : options.baseUrl);
@@ -308,16 +309,13 @@ export class LookupClient {
   private warnOperator(req: Request<unknown>, error: LookupError): void {
     const logger = this.options.logger;
     if (!logger) return;
-    const now = this.now();
-    const last = this.warned.get(error.kind);
-    if (last && now < last.next) {
-      last.left++;
-      return;
-    }
-    this.warned.set(error.kind, { next: now + FAILURE_WARNING_INTERVAL_MS, left: 0 });
+    let throttle = this.warned.get(error.kind);
+    if (!throttle) this.warned.set(error.kind, (throttle = new WarningThrottle(FAILURE_WARNING_INTERVAL_MS, this.now)));
+    const alikeLeftOut = throttle.take();
+    if (alikeLeftOut === undefined) return;
     // The error as the client made it: the API key is never part of it (redact()).
     logger.warn(
-      { kind: error.kind, status: error.status ?? null, code: error.code ?? null, endpoint: `${req.endpoint.title}.${req.endpoint.kind}`, message: error.message, alikeLeftOut: last?.left ?? 0 },
+      { kind: error.kind, status: error.status ?? null, code: error.code ?? null, endpoint: `${req.endpoint.title}.${req.endpoint.kind}`, message: error.message, alikeLeftOut },
       'lookups are failing: users get a notice',
     );
   }
