@@ -97,8 +97,9 @@ export function latest(s: Session, ctx: Pick<SessionsContext, 'title' | 'career'
   const change = ratingChange(s);
   return [
     `### ${heading ?? say(ctx.locale, live ? 'sessions.playingNow' : 'sessions.latest')}`,
-    [start && live ? say(ctx.locale, 'sessions.started', { when: start }) : start, length, sayCount(ctx.locale, 'sessions.matches', count)].filter(Boolean).join(' · '),
-    `${strip ? `${strip} ` : ''}**${say(ctx.locale, 'sessions.won', { wins, count })}**`,
+    [start && live ? say(ctx.locale, 'sessions.started', { when: start }) : start, length, count > 0 ? sayCount(ctx.locale, 'sessions.matches', count) : null].filter(Boolean).join(' · '),
+    // A session that lists no match and counts none (a compatible service's bare session) says nothing of them.
+    count > 0 ? `${strip ? `${strip} ` : ''}**${say(ctx.locale, 'sessions.won', { wins, count })}**` : null,
     rates(s, ctx),
     [played.length > 0 ? say(ctx.locale, 'sessions.played', { list: played.map(safeText).join(', ') }) : null, change ? say(ctx.locale, 'sessions.rating', { change: `**${change}**` }) : null].filter(Boolean).join(' · '),
   ]
@@ -112,7 +113,7 @@ function earlier(s: Session, ctx: SessionsContext): string {
   const start = startOf(s);
   const kd = figure(s.stats, ctx.title, 'kd');
   const change = ratingChange(s);
-  return [start ?? '—', sayCount(ctx.locale, 'sessions.wonOf', count, { wins }), kd ? `K/D ${statValue(kd, ctx.locale, 'kd')}` : null, change ? say(ctx.locale, 'sessions.rating', { change }) : null]
+  return [start ?? '—', count > 0 ? sayCount(ctx.locale, 'sessions.wonOf', count, { wins }) : null, kd ? `K/D ${statValue(kd, ctx.locale, 'kd')}` : null, change ? say(ctx.locale, 'sessions.rating', { change }) : null]
     .filter(Boolean)
     .join(' · ');
 }

@@ -153,6 +153,16 @@ describe('embeds from the service’s payloads', () => {
     expect(r.embeds[0]?.fields?.[0]?.value).toMatch(/^<t:\d+:R> · 1 of 2 matches won$/);
   });
 
+  it('says nothing of matches for a session that lists none and counts none, rather than "0 of 0 won"', () => {
+    const [latest, earlier] = fixtures.sessions!.items;
+    const empty = (s: typeof latest) => ({ ...s!, matches: [], stats: {} });
+    const r = sessionsReply([empty(latest), empty(earlier)], { title: 'title_b', platform: 'pc_store_b', player: 'Rift', meta: network, page: 0, stateId: 's3' });
+    const d = r.embeds[0]?.description ?? '';
+    expect(d).toContain('### Latest session');
+    expect(d).not.toMatch(/0 of 0|0 matches/);
+    expect(r.embeds[0]?.fields?.[0]?.value).toMatch(/^<t:\d+:R>$/);
+  });
+
   it('lists search results with a menu that opens a profile', () => {
     const r = searchReply(fixtures.search!, { title: 'title_c', platform: 'pc_store_c', query: 'ember', meta: network, page: 0, stateId: 's4' });
     expect(r.embeds[0]?.description).toBe('1. **Ember#4471**\n2. **Embertide#1000**');
