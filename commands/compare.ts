@@ -42,11 +42,18 @@ export const compare = {
     const other = stringOption(input, 'other');
     const otherPlatform = stringOption(input, 'other_platform') ?? (other ? first.platform : undefined);
     const second = await resolveTarget({ ...input, options: { ...(otherPlatform ? { platform: otherPlatform } : {}), ...(other ? { player: other } : {}) } }, title, 'profile', deps);
-    if (isReply(second)) return other ? second : notice(say(input.locale, 'compare.withWhom', { name: safeText(first.handle ?? first.player), other: code(`${optionName(input.locale, 'other')}:`), title: TITLES[title].name, link: code(commandLine(input.locale, '/link')) }));
+    // No other player named and no link at all: say how to name one. A link that does not fit (another platform) is told as such.
+    if (isReply(second)) return other || (await deps.links.get(input.userId, title)) ? second : notice(say(input.locale, 'compare.withWhom', { name: safeText(first.handle ?? first.player), other: code(`${optionName(input.locale, 'other')}:`), title: TITLES[title].name, link: code(commandLine(input.locale, '/link')) }));
     if (second.platform === first.platform && second.player.toLowerCase() === first.player.toLowerCase()) return notice(say(input.locale, 'compare.samePlayer', { other: code(`${optionName(input.locale, 'other')}:`) }));
     const [a, b] = await Promise.all([side(title, first, deps, input.locale), side(title, second, deps, input.locale)]);
     if (isReply(a)) return a;
     if (isReply(b)) return b;
+    // The same account by two names (a vanity name and the id, a URL): by what the service says it is.
+    const account = (s: typeof a) => {
+      const id = s.profile.platformInfo.platformUserIdentifier;
+      return id ? `${s.profile.platformInfo.platformSlug}:${id.toLowerCase()}` : undefined;
+    };
+    if (account(a) !== undefined && account(a) === account(b)) return notice(say(input.locale, 'compare.samePlayer', { other: code(`${optionName(input.locale, 'other')}:`) }));
     return withCard(compareReply(title, a, b, input.locale), () => compareCard(title, a.profile, b.profile, input.locale), deps, input.options.card === false);
   },
 

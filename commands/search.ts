@@ -44,6 +44,8 @@ export const search = {
     if (isReply(platform)) return platform;
     const view: SearchView = { kind: 'search', title, platform, query, ownerId: input.userId };
     const r = await deps.lookup.search(title, platform, query, call);
+    // Told at once: the list below would ask the service again (a failure is not cached), doubling the wait.
+    if (r.errors) return errorReply(r.errors[0]!, { title, platform, player: query, locale: input.locale });
     // One player found: their profile, not a list of one.
     const only = r.data?.length === 1 ? r.data[0] : undefined;
     if (only) {

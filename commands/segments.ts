@@ -66,8 +66,11 @@ export const segments = {
       sub.addIntegerOption((o) => o.setName('season').setDescription('Season number (leave out for lifetime)').setMinValue(1).setMaxValue(10_000));
   },
   async execute(title: TitleSlug, input, deps) {
-    const type = stringOption(input, 'segment') ?? '';
+    const typed = stringOption(input, 'segment') ?? '';
     const types = TITLES[title].segmentTypes;
+    // Typed past the choices: the type by its slug or its name as the list shows it, in any case (as a platform is taken).
+    const wanted = typed.trim().toLowerCase();
+    const type = types.find((s) => [s.type, s.name, segmentTypeName(s.type, input.locale) ?? s.name].some((n) => n.toLowerCase() === wanted))?.type ?? typed;
     if (!types.some((s) => s.type === type))
       return notice(say(input.locale, 'segments.noType', { title: TITLES[title].name, type: typedCode(type), list: types.map((s) => `${segmentTypeName(s.type, input.locale) ?? s.name} (${code(s.type)})`).join(', ') }));
     const season = integerOption(input, 'season');

@@ -140,6 +140,32 @@ describe('handlers', () => {
     expect(platform.content).not.toContain('x'.repeat(41));
   });
 
+  it('takes a segment type typed by its name or in another case, as a platform is taken', async () => {
+    for (const segment of ['Map', 'MAP', 'Maps', ' map ']) {
+      const r = await stats.execute(input('title_a', 'segments', { segment, platform: 'PC Store A', player: 'ashplays' }), deps);
+      expect(r.ephemeral, segment).toBe(false);
+    }
+    expect((await stats.execute(input('title_a', 'segments', { segment: 'Mapz', platform: 'pc_store_a', player: 'ashplays' }), deps)).content).toContain('no `Mapz` segments');
+  });
+
+  it('tells a failed search at once, asking the service once', async () => {
+    let requests = 0;
+    const down = createServer((_req, res) => {
+      requests++;
+      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ errors: [{ code: 'NotFound', message: 'no route' }] }));
+    });
+    await new Promise<void>((resolve) => down.listen(0, '127.0.0.1', resolve));
+    const lookup = new LookupClient({ baseUrl: `http://127.0.0.1:${(down.address() as AddressInfo).port}`, cache: await createLookupCache() });
+    try {
+      const r = await stats.execute(input('title_c', 'search', { query: 'ember', platform: 'pc_store_c' }), { ...deps, lookup });
+      expect(r).toMatchObject({ ephemeral: true });
+      expect(requests).toBe(1);
+    } finally {
+      await lookup.close();
+      down.close();
+    }
+  });
+
   it('answers not found and private players with an ephemeral message', async () => {
     const missing = await stats.execute(input('title_c', 'profile', { platform: 'pc_store_c', player: 'Nobody#0000' }), deps);
     expect(missing).toMatchObject({ ephemeral: true });
@@ -332,6 +358,19 @@ describe('/compare', () => {
     expect(linked.embeds[0]?.title).toBe('Ember#4471 vs Embertide#1000');
     const same = await run({ title: 'title_c', player: 'embertide#1000' }, 'cmp2');
     expect(same.content).toContain('same player twice');
+  });
+
+  it('refuses the same account named two ways (a vanity name and the id), and tells a member whose link is on another platform so', async () => {
+    await stores.links.set('cmp3', 'title_a', { platform: 'pc_store_a', identifier: '76561198000000042', handle: 'Ash' });
+    const vanity = await run({ title: 'title_a', player: 'ashplays', platform: 'pc_store_a' }, 'cmp3');
+    expect(vanity).toMatchObject({ ephemeral: true });
+    expect(vanity.content).toContain('same player twice');
+    expect((await run({ title: 'title_a', player: 'ashplays', platform: 'pc_store_a', other: '76561198000000042' })).content).toContain('same player twice');
+    await stores.links.set('cmp4', 'title_a', { platform: 'console_a', identifier: 'Ashen Knight', handle: 'Ashen Knight' });
+    const elsewhere = await run({ title: 'title_a', player: 'ashplays', platform: 'pc_store_a', other_platform: 'console_b' }, 'cmp4');
+    expect(elsewhere).toMatchObject({ ephemeral: true });
+    expect(elsewhere.content).toContain('Console A');
+    expect(elsewhere.content).not.toContain('with whom');
   });
 
   it('answers a missing or private player, and a title typed past the choices, with an ephemeral message', async () => {
