@@ -3,7 +3,7 @@
 // wide on a phone (about half size): no text under 24 px at the card's size, values 30 px and up, the headline 64 px.
 import type { Node } from '@takumi-rs/core';
 
-import { TITLE_COLORS, topShare } from '../embeds/format.js';
+import { TITLE_COLORS, formatValue, topShare } from '../embeds/format.js';
 import { say } from '../locales/index.js';
 import { FONT_FAMILY } from './fonts.js';
 import type { CardFigure, CardModel, CompareCardModel, ProfileCardModel, SessionCardModel } from './model.js';
@@ -48,20 +48,29 @@ function frame(model: ProfileCardModel | SessionCardModel, badge: string | null,
   return shell(model, CARD_HEIGHT[model.kind], 16, [
     box({ alignItems: 'center', gap: 16 }, [
       text(model.name || say(model.language, 'card.player'), { fontSize: 44, fontWeight: 700, flexShrink: 1, minWidth: 0 }),
-      ...(badge ? [text(badge, { fontSize: 26, fontWeight: 700, color: COLOR.background, backgroundColor: accent, padding: '2px 14px', borderRadius: 18, flexShrink: 0 })] : []),
+      // A badge never takes the name's room: at most about half the line, cut with an ellipsis past it.
+      ...(badge
+        ? [text(badge, { fontSize: 26, fontWeight: 700, color: textOn(TITLE_COLORS[model.title]), backgroundColor: accent, padding: '2px 14px', borderRadius: 18, flexShrink: 0, maxWidth: 240 })]
+        : []),
     ]),
     text(model.subtitle, { fontSize: 26, color: COLOR.muted, marginTop: -12, flexShrink: 1, minWidth: 0 }),
     ...body,
   ]);
 }
 
+/**
+ * The headline's size for its value: 64 px for up to five characters (`1.48`, `55.5%`), smaller for
+ * longer ones (`100.0%`, `150.00`, `12.3K`), so that the 190 px column shows it whole.
+ */
+const leadSize = (value: string) => (value.length <= 5 ? 64 : value.length === 6 ? 52 : value.length === 7 ? 46 : 40);
+
 function bar(percentile: number, width: number, color: string): Node {
   return box({ width, height: 12, backgroundColor: COLOR.panel, borderRadius: 6 }, [box({ width: Math.max(12, Math.round((width * percentile) / 100)), height: 12, backgroundColor: color, borderRadius: 6 })]);
 }
 
 function figureRow(f: CardFigure, accent: string, language: string): Node {
-  return box({ flexDirection: 'column', gap: 6 }, [
-    box({ alignItems: 'baseline', gap: 12 }, [text(f.label, { fontSize: 26, color: COLOR.muted, minWidth: 180 }), text(f.value, { fontSize: 30, fontWeight: 700 })]),
+  return box({ flexDirection: 'column', gap: 6, minWidth: 0 }, [
+    box({ alignItems: 'baseline', gap: 12, minWidth: 0 }, [text(f.label, { fontSize: 26, color: COLOR.muted, minWidth: 180 }), text(f.value, { fontSize: 30, fontWeight: 700, flexShrink: 1, minWidth: 0 })]),
     ...(f.percentile !== null
       ? [box({ alignItems: 'center', gap: 14 }, [bar(f.percentile, 220, accent), text(topShare(f.percentile, language) ?? '', { fontSize: 24, color: COLOR.muted })])]
       : []),
@@ -75,10 +84,10 @@ function profileLayout(model: ProfileCardModel): Node {
       box(
         { flexDirection: 'column', width: 190, gap: 10 },
         model.lead.map((f) =>
-          box({ flexDirection: 'column' }, [text(f.label, { fontSize: 26, color: COLOR.muted }), text(f.value, { fontSize: 64, fontWeight: 700, lineHeight: 1.1 })]),
+          box({ flexDirection: 'column' }, [text(f.label, { fontSize: 26, color: COLOR.muted }), text(f.value, { fontSize: leadSize(f.value), fontWeight: 700, lineHeight: 1.1, maxWidth: 190 })]),
         ),
       ),
-      box({ flexDirection: 'column', flexGrow: 1, gap: 10 }, model.figures.map((f) => figureRow(f, accent, model.language))),
+      box({ flexDirection: 'column', flexGrow: 1, flexShrink: 1, minWidth: 0, gap: 10 }, model.figures.map((f) => figureRow(f, accent, model.language))),
     ]),
   ]);
 }
@@ -88,9 +97,8 @@ function chart(label: string, values: readonly number[], color: string, width: n
   const height = 72;
   const gap = 6;
   const barWidth = Math.max(6, Math.floor((width - gap * (values.length - 1)) / Math.max(1, values.length)));
-  const fmt = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
   return box({ flexDirection: 'column', width, gap: 6 }, [
-    box({ alignItems: 'baseline', gap: 10 }, [text(label, { fontSize: 24, color: COLOR.muted }), text(say(language, 'card.best', { value: fmt.format(max) }), { fontSize: 24, fontWeight: 700 })]),
+    box({ alignItems: 'baseline', gap: 10 }, [text(label, { fontSize: 24, color: COLOR.muted }), text(say(language, 'card.best', { value: formatValue(Math.round(max), 'Number', language, true) }), { fontSize: 24, fontWeight: 700 })]),
     box(
       { height, alignItems: 'flex-end', gap },
       values.map((v) => box({ width: barWidth, height: Math.max(4, Math.round((height * v) / max)), backgroundColor: color, borderRadius: 3 })),

@@ -1,13 +1,13 @@
 // What a card shows, as plain data: pure functions from a payload to a card model, with every
 // figure chosen by meaning (src/embeds/figures.ts) and every text already fit for the fonts. The
 // model is what cards are cached by: the same model draws the same picture.
-import { FIGURE_INFO, formatDuration, formatStatValue, parseTimeSpan, type Figure, type TitleSlug } from '../catalog/index.js';
+import { FIGURE_INFO, formatDuration, parseTimeSpan, type Figure, type TitleSlug } from '../catalog/index.js';
 import { compareRows, tallyOf, type Better } from '../embeds/compare.js';
 import { figure, ratingTier } from '../embeds/figures.js';
 import { madeOnce } from '../embeds/once.js';
 import { outcomeOf } from '../embeds/results.js';
 import { sessionTally } from '../embeds/sessions.js';
-import { figureLabel, platformName, titleName } from '../embeds/format.js';
+import { figureLabel, formatValue, platformName, statValue, titleName } from '../embeds/format.js';
 import { languageOf, say, sayCount, type Language, type TextKey } from '../locales/index.js';
 import { overviewOf, type Session, type Stats, type StatsProfile } from '../lookup/schemas.js';
 import { drawable } from './fonts.js';
@@ -77,14 +77,21 @@ const MAINS: [key: string, label: TextKey][] = [
 
 function cardFigure(stats: Stats, title: TitleSlug, name: Figure, locale: string | undefined): CardFigure | undefined {
   const stat = figure(stats, title, name);
-  if (!stat || stat.value === null) return undefined;
+  if (!stat) return undefined;
   const info = FIGURE_INFO[name];
+  const known = typeof stat.value === 'number' && Number.isFinite(stat.value);
+  // Written for the reader as the reply writes it (`9.928` in German), short past 10,000 (`12.3K`),
+  // by what the figure means (damage a match as a whole number); a figure the answer gives only as
+  // text is drawn as that text, without a bar.
+  const value = known
+    ? statValue({ ...stat, value: info.displayType === 'Number' ? Math.round(stat.value as number) : stat.value }, locale, name, true)
+    : drawable(stat.displayValue);
+  if (!value) return undefined;
   const p = stat.percentile;
   return {
     label: figureLabel(name, locale),
-    // Formatted by what the figure means (damage a match as a whole number), not as the answer spelt it.
-    value: formatStatValue(info.displayType === 'Number' ? Math.round(stat.value) : stat.value, info.displayType),
-    percentile: info.higherIsBetter && typeof p === 'number' && Number.isFinite(p) ? Math.min(100, Math.max(0, p)) : null,
+    value,
+    percentile: known && info.higherIsBetter && typeof p === 'number' && Number.isFinite(p) ? Math.min(100, Math.max(0, p)) : null,
   };
 }
 
@@ -147,7 +154,10 @@ export function sessionCard(sessions: readonly Session[], title: TitleSlug, plat
   const s = sessions[0];
   if (!s || s.matches.length === 0) return undefined;
   const time = (m: Session['matches'][number]) => Date.parse(m.metadata.startDate?.value ?? m.metadata.endDate?.value ?? '') || 0;
-  const matches = [...s.matches].sort((a, b) => time(a) - time(b)).slice(-MAX_MATCHES);
+  // The answer lists the newest first: reversed, then ordered by date where every match has one (a
+  // match without a date keeps its place, so an undated session still reads oldest to newest).
+  const inOrder = [...s.matches].reverse();
+  const matches = (inOrder.every((m) => time(m) > 0) ? inOrder.sort((a, b) => time(a) - time(b)) : inOrder).slice(-MAX_MATCHES);
   const careerStats = career ? overviewOf(career.segments)?.stats : undefined;
   // The same tally as the reply's text: the same match count, and per-match figures from it.
   const { count, stats } = sessionTally(s);
@@ -156,7 +166,7 @@ export function sessionCard(sessions: readonly Session[], title: TitleSlug, plat
     if (!mine || mine.value === null) return [];
     const theirs = careerStats ? figure(careerStats, title, f) : undefined;
     const better = theirs && typeof theirs.value === 'number' ? (mine.value === theirs.value ? null : mine.value > theirs.value) : null;
-    const shown = (v: number) => formatStatValue(v, FIGURE_INFO[f].displayType);
+    const shown = (v: number) => formatValue(v, FIGURE_INFO[f].displayType, locale, true);
     return [{ label: figureLabel(f, locale), session: shown(mine.value), career: theirs && typeof theirs.value === 'number' ? shown(theirs.value) : null, better }];
   });
   const change = s.stats.rankScoreChange;

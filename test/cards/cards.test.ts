@@ -8,7 +8,8 @@ import { PNG } from 'pngjs';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { CARD_FILE, CARD_HEIGHT, CARD_WIDTH, compareCard, createCardRenderer, drawable, profileCard, sessionCard, withCard, type CompareCardModel, type ProfileCardModel, type SessionCardModel } from '../../src/cards/index.js';
-import { compareHeight } from '../../src/cards/layout.js';
+import { cardLayout, compareHeight } from '../../src/cards/layout.js';
+import { isDrawable } from '../../src/cards/fonts.js';
 import { embedReply } from '../../src/embeds/index.js';
 import { SessionListSchema, StatsProfileSchema } from '../../src/lookup/schemas.js';
 import { fullTitleBProfile, fullTitleDProfile } from '../fixtures/real-shapes.js';
@@ -127,6 +128,46 @@ describe('card models', () => {
     expect(drawable('Nova 漢字 😀 Привет Ωμέγα Łódź')).toBe('Nova Привет Ωμέγα Łódź');
     expect(drawable('\u200bab\u202ecd')).toBe('abcd');
     expect(drawable('漢字😀')).toBe('');
+  });
+
+  it('draws what the fonts declare but lack as the form they have, and composes marks instead of leaving gaps', () => {
+    // U+2010 and U+203C are in the Latin file's declared range, with no glyph in it.
+    expect(isDrawable(0x2010)).toBe(false);
+    expect(isDrawable(0x2013)).toBe(true);
+    expect(drawable('Jean\u2010Luc \u203c Soldier\u201176')).toBe('Jean-Luc !! Soldier-76');
+    expect(drawable('\uff2e\uff4f\uff56\uff41')).toBe('Nova');
+    expect(drawable('Ro\u030ashan')).toBe('Roshan');
+    expect(drawable('Re\u0301mi')).toBe('R\u00e9mi');
+    expect(drawable('x\u203fx')).toBe('x x');
+  });
+
+  it('writes figures for the reader, and draws a figure the answer gives only as text as that text', () => {
+    const profile = StatsProfileSchema.parse(fullTitleDProfile());
+    const en = profileCard(profile, 'title_d')!;
+    const de = profileCard(profile, 'title_d', 'de')!;
+    expect(en.figures.map((f) => f.value)).toEqual(['48.1%', '17.6%', '20.71']);
+    expect(de.figures.map((f) => f.value)).toEqual(['48,1%', '17,6%', '20,71']);
+    const rating = (locale?: string) => profileCard(StatsProfileSchema.parse(fullTitleBProfile()), 'title_b', locale)!.figures[0]?.value;
+    expect([rating(), rating('de')]).toEqual(['8,421', '8.421']);
+    const overview = profile.segments.find((s) => s.type === 'overview')!;
+    const kd = Object.entries(overview.stats).find(([k]) => /kd/i.test(k))![0];
+    const textOnly = { ...profile, segments: [{ ...overview, stats: { ...overview.stats, [kd]: { ...overview.stats[kd]!, value: null, displayValue: '1.25', percentile: 80 } } }] };
+    const lead = profileCard(textOnly, 'title_d')!.lead.find((f) => f.label === 'K/D');
+    expect(lead).toEqual({ label: 'K/D', value: '1.25', percentile: null });
+  });
+
+  it('sizes a long headline down to fit its column: a win rate of 100.0% is drawn whole', () => {
+    const node = JSON.stringify(cardLayout({ ...PROFILE, lead: [{ label: 'Win rate', value: '100.0%', percentile: null }, { label: 'K/D', value: '1.48', percentile: null }] }).node);
+    const sizeOf = (value: string) => (JSON.parse(node.slice(node.lastIndexOf('{', node.indexOf(`"text":"${value}"`)), node.indexOf('}}', node.indexOf(`"text":"${value}"`)) + 2)) as { style: { fontSize: number } }).style.fontSize;
+    expect(sizeOf('1.48')).toBe(64);
+    expect(sizeOf('100.0%')).toBeLessThan(64);
+  });
+
+  it('draws undated session matches oldest first, the answer listing them newest first', () => {
+    const base = { result: { value: 'win', displayValue: 'Win' } };
+    const match = (n: number, result: string) => ({ attributes: {}, metadata: { ...base, result: { value: result, displayValue: result } }, stats: {}, id: `m${n}` });
+    const session = { metadata: {}, stats: {}, matches: [match(3, 'loss'), match(2, 'loss'), match(1, 'win')] } as unknown as Parameters<typeof sessionCard>[0][number];
+    expect(sessionCard([session], 'title_b', 'pc_store_b', 'Rift')!.results).toEqual(['win', 'loss', 'loss']);
   });
 
   it('draws the latest session in time order with its results, against the career', async () => {
