@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 
-import { FONT_FAMILY, fontFiles } from './fonts.js';
+import { FONT_FAMILY, fontFiles, isDrawable } from './fonts.js';
 import type { CardModel } from './model.js';
 
 export type CardFailure = 'busy' | 'timeout' | 'late' | 'failed' | 'closed';
@@ -294,6 +294,8 @@ export function createCardRenderer(options: CardRendererOptions = {}): CardRende
     },
     async warm() {
       while (slots.length < size && !closed) slots.push(spawn());
+      // The fonts' character maps, read once (about 20 ms), here rather than in the first card's model on the event loop.
+      isDrawable(0x41);
       await this.render(WARM_UP);
     },
     stats() {
