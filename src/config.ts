@@ -1,5 +1,7 @@
 // The only reader of process.env: each process's settings as a zod schema, parsed once at start.
 // A missing or malformed variable is one clear line naming it.
+import { getHeapStatistics } from 'node:v8';
+
 import { z } from 'zod';
 
 const list = z
@@ -61,6 +63,11 @@ const shardList = z.preprocess(
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const logLevel = z.preprocess(blankAsUnset, z.enum(LOG_LEVELS).default('info'));
 
+/** The V8 heap this process may use, in MB (`--max-old-space-size` and the young generation). */
+function heapLimitMb(): number {
+  return Math.floor(getHeapStatistics().heap_size_limit / 2 ** 20);
+}
+
 /** `.env` files leave variables blank: a blank value means not set. */
 function blankAsUnset(value: unknown): unknown {
   return typeof value === 'string' && value.trim() === '' ? undefined : value;
@@ -116,7 +123,16 @@ export const LookupConfigSchema = z.object({
   /** A compatible stats service; unset: the embedded service on the demo data (or STATS_DATASET). */
   LOOKUP_BASE_URL: urlWith(['http:', 'https:'], 'https://stats.example.com'),
   /** Sent as TRN-Api-Key. */
-  LOOKUP_API_KEY: z.preprocess(blankAsUnset, z.string().optional()),
+  LOOKUP_API_KEY: z.preprocess(
+    blankAsUnset,
+    z
+      .string()
+      .trim()
+      // A key read from a file with its line end (or pasted with one) cannot go in a header: undici
+      // refused every request, and users were told the service could not be reached.
+      .regex(/^[\x21-\x7e]+$/, 'has characters a header cannot carry (spaces, line ends or other control characters, or non-ASCII)')
+      .optional(),
+  ),
   /** Timeout of one request to the stats service. */
   LOOKUP_TIMEOUT_MS: milliseconds(5_000),
   /** redis://... for a cache shared by several bot processes; unset: in memory. */
@@ -124,7 +140,17 @@ export const LookupConfigSchema = z.object({
   /** Prefix of every cache key, so that several deployments can share one Redis. */
   CACHE_NAMESPACE: z.preprocess(blankAsUnset, z.string().regex(/^[\w.-]{1,64}$/, 'must be letters, digits, _, . or - (at most 64)').default('player-stats')),
   /** Without CACHE_URL: the in-memory cache's size at most, in MB (least recently used answers go first). */
-  CACHE_MAX_MB: z.preprocess(blankAsUnset, z.coerce.number({ error: 'must be a number of megabytes' }).int('must be a whole number of megabytes').min(1, 'must be at least 1 (MB)').max(65_536, 'must be at most 65536 (MB)').default(32)),
+  CACHE_MAX_MB: z.preprocess(
+    blankAsUnset,
+    z.coerce
+      .number({ error: 'must be a number of megabytes' })
+      .int('must be a whole number of megabytes')
+      .min(1, 'must be at least 1 (MB)')
+      // The cache lives in the V8 heap: past about half of it the process ran out of memory days later
+      // (`npm start` sets --max-old-space-size=160). Raise the heap with the cache, or use CACHE_URL.
+      .refine((mb) => mb <= heapLimitMb() / 2, { error: () => `must be at most half of this process's heap (${Math.floor(heapLimitMb() / 2)} MB of ${heapLimitMb()} MB; raise --max-old-space-size with it, or use CACHE_URL)` })
+      .default(32),
+  ),
   /**
    * The literal path and query values of another service, for the catalog's neutral title and
    * platform names: `title_b=apex,pc_store_b=origin,console_a=xbl`. Unset: the names as they are.
@@ -145,9 +171,13 @@ export const BotConfigSchema = LookupConfigSchema.extend({
   ...metricsSettings,
   /** The bot token from the Discord developer portal. Never logged. */
   DISCORD_TOKEN: z
-    .string({ error: 'is required: the bot token from the Discord developer portal (Bot > Reset Token)' })
-    .trim()
-    .regex(/^[\w-]{20,}\.[\w-]{4,}\.[\w-]{20,}$/, 'is not a bot token (three parts separated by dots)'),
+    .preprocess(
+      blankAsUnset,
+      z
+        .string({ error: 'is required: the bot token from the Discord developer portal (Bot > Reset Token)' })
+        .trim()
+        .regex(/^[\w-]{20,}\.[\w-]{4,}\.[\w-]{20,}$/, 'is not a bot token (three parts separated by dots)'),
+    ),
   /** Discord's REST API; a REST proxy in front of Discord, or a local double in the tests. */
   /** Profile and session replies come with a picture card (`off`: text only, for the whole bot). */
   CARDS: z.preprocess(blankAsUnset, z.enum(['on', 'off'], { error: 'must be on or off' }).default('on')),
@@ -158,6 +188,9 @@ export const BotConfigSchema = LookupConfigSchema.extend({
     z
       .string()
       .refine((v) => URL.canParse(v) && ['http:', 'https:'].includes(new URL(v).protocol), 'must be a URL such as https://discord.com/api')
+      // discord.js adds /v10 itself: a trailing slash made /api//v10, and /api/v10 made /api/v10/v10 (404 for everything).
+      .refine((v) => !/\/v\d+\/?$/.test(v), 'must end before the version (https://discord.com/api, not .../api/v10): the version is added')
+      .transform((v) => v.replace(/\/+$/, ''))
       .default('https://discord.com/api'),
   ),
   /** Register the commands in this guild only (instant, for testing) instead of globally. */
@@ -167,7 +200,12 @@ export const BotConfigSchema = LookupConfigSchema.extend({
   /** Where account links are kept when there is no Redis (CACHE_URL). */
   LINKS_DB: z.preprocess(blankAsUnset, z.string().default('.data/links.sqlite')),
   /** Without CACHE_URL: paged replies whose controls are kept in memory at most (least recently used go first). */
-  VIEWS_MAX_ENTRIES: z.preprocess(blankAsUnset, z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(100, 'must be at least 100').default(20_000)),
+  // At most 200,000 (about 86 MB at about 430 bytes a view): the store sets its slots aside at start,
+  // and an extra zero or two ended the start in an out-of-memory abort that named no setting.
+  VIEWS_MAX_ENTRIES: z.preprocess(
+    blankAsUnset,
+    z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(100, 'must be at least 100').max(200_000, 'must be at most 200000 (about 86 MB of heap; use CACHE_URL for more)').default(20_000),
+  ),
   /** How long one operation on links or paged-reply controls (SQLite or Redis) may take before the user is told it failed. */
   STORE_TIMEOUT_MS: milliseconds(1_000),
   /** `gateway` (default): one WebSocket connection per shard. `http`: Discord POSTs interactions to INTERACTIONS_PORT. */

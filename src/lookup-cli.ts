@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import { isPlatform, isTitle, QUEUES, type Queue } from './catalog/index.js';
 import { openLookupsOrExit } from './compose.js';
 import { configOrExit, exitWith } from './cli.js';
-import { loadLookupConfig } from './config.js';
+import { loadDotEnv, loadLookupConfig } from './config.js';
 import type { ApiResponse } from './lookup/client.js';
 
 const USAGE = `Usage: npm run lookup -- <method> <title> <platform> <identifier> [options]
@@ -49,6 +49,7 @@ async function main(): Promise<void> {
   const season = values.season === undefined ? undefined : Number(values.season);
   if (season !== undefined && !Number.isInteger(season)) exitWith('--season must be a whole number');
 
+  configOrExit(() => loadDotEnv());
   const config = configOrExit(loadLookupConfig);
   const logger = pino({ level: config.LOG_LEVEL }, pino.destination(2));
   const lookups = await openLookupsOrExit(config, logger);

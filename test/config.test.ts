@@ -4,6 +4,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { getHeapStatistics } from 'node:v8';
+
 import { ConfigError, loadBotConfig, loadDotEnv, loadLookupConfig, loadServiceConfig } from '../src/config.js';
 
 describe('configuration', () => {
@@ -13,6 +15,18 @@ describe('configuration', () => {
     expect(
       loadLookupConfig({ LOOKUP_BASE_URL: 'https://stats.example.com/api', LOOKUP_API_KEY: 'k', CACHE_URL: 'redis://:pw@127.0.0.1:6379/2', LOOKUP_TIMEOUT_MS: '2500', STATS_DATASET: '', LOG_LEVEL: '' }),
     ).toMatchObject({ LOOKUP_BASE_URL: 'https://stats.example.com/api', LOOKUP_API_KEY: 'k', CACHE_URL: 'redis://:pw@127.0.0.1:6379/2', LOOKUP_TIMEOUT_MS: 2_500, LOG_LEVEL: 'info' });
+  });
+
+  it('takes an API key with a line end as the key, and refuses one a header cannot carry, naming it, never echoing it', () => {
+    expect(loadLookupConfig({ LOOKUP_API_KEY: 'cli-secret-key\n' }).LOOKUP_API_KEY).toBe('cli-secret-key');
+    let message = '';
+    try {
+      loadLookupConfig({ LOOKUP_API_KEY: 'cli secret\u0007key' });
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toMatch(/^Configuration: LOOKUP_API_KEY has characters a header cannot carry/);
+    expect(message).not.toContain('secret');
   });
 
   it('names the bad variable in one line, never its value', () => {
@@ -68,6 +82,19 @@ describe('bot configuration', () => {
     expect(message).toBe('Configuration: DISCORD_TOKEN is not a bot token (three parts separated by dots)');
     expect(() => loadBotConfig({ DISCORD_TOKEN: TOKEN, DISCORD_GUILD_ID: 'my-guild' })).toThrow('Configuration: DISCORD_GUILD_ID must be a guild id');
     expect(() => loadBotConfig({ DISCORD_TOKEN: TOKEN, DISCORD_API_URL: 'discord.com' })).toThrow('Configuration: DISCORD_API_URL must be a URL');
+  });
+
+  it('refuses a blank token as missing, a DISCORD_API_URL with the version, and takes one with a trailing slash', () => {
+    expect(() => loadBotConfig({ DISCORD_TOKEN: ' ' })).toThrow('Configuration: DISCORD_TOKEN is required');
+    expect(() => loadBotConfig({ DISCORD_TOKEN: TOKEN, DISCORD_API_URL: 'http://127.0.0.1:9/api/v10' })).toThrow('Configuration: DISCORD_API_URL must end before the version');
+    expect(loadBotConfig({ DISCORD_TOKEN: TOKEN, DISCORD_API_URL: 'http://127.0.0.1:9/api/' }).DISCORD_API_URL).toBe('http://127.0.0.1:9/api');
+  });
+
+  it('bounds what lives in the heap: CACHE_MAX_MB at half of it, VIEWS_MAX_ENTRIES at 200,000', () => {
+    const half = Math.floor(getHeapStatistics().heap_size_limit / 2 ** 20 / 2);
+    expect(loadLookupConfig({ CACHE_MAX_MB: String(half) }).CACHE_MAX_MB).toBe(half);
+    expect(() => loadLookupConfig({ CACHE_MAX_MB: String(half + 1) })).toThrow(`Configuration: CACHE_MAX_MB must be at most half of this process's heap (${half} MB`);
+    expect(() => loadBotConfig({ DISCORD_TOKEN: TOKEN, VIEWS_MAX_ENTRIES: '100000000' })).toThrow('Configuration: VIEWS_MAX_ENTRIES must be at most 200000');
   });
 
   it('defaults to Discord’s API and a links file', () => {

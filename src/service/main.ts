@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 
 import { configOrExit, exitWith } from '../cli.js';
-import { loadServiceConfig } from '../config.js';
+import { loadDotEnv, loadServiceConfig } from '../config.js';
 import { startHealthServer, type HealthServer } from '../observe/health-server.js';
 import { describeStore, loadStore } from './open-store.js';
 import { createServiceMetrics } from './metrics.js';
@@ -38,9 +38,12 @@ async function main(): Promise<void> {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
-  const port = Number(args.port);
+  // Digits only: `--port "$PORT"` with PORT unset is empty, which Number() reads as 0 (a random port).
+  const port = /^\d{1,5}$/.test(args.port) ? Number(args.port) : NaN;
   if (!Number.isInteger(port) || port < 0 || port > 65_535) exitWith(`--port must be a port number, not "${args.port}"`);
 
+  // SERVICE_API_KEYS in .env, as .env.example says: without this the service listened open to anyone.
+  configOrExit(() => loadDotEnv());
   const config = configOrExit(loadServiceConfig);
   const logger = pino({ level: config.LOG_LEVEL });
   const started = performance.now();

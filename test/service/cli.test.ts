@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
@@ -79,6 +80,33 @@ describe('npm run service', () => {
     expect((await fetch(`${url}/v2/title_c/standard/search?platform=pc_store_c&query=a`, { headers: { 'TRN-Api-Key': 'secret-key-2' } })).status).toBe(200);
   });
 
+  it('reads SERVICE_API_KEYS from .env, as .env.example says', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'service-env-'));
+    writeFileSync(join(dir, '.env'), 'SERVICE_API_KEYS=from-dot-env\n');
+    const env: Record<string, string | undefined> = { ...process.env, LOG_LEVEL: 'warn' };
+    delete env.SERVICE_API_KEYS;
+    // Run from the directory with the .env (tsx found by its path, as that directory has no node_modules).
+    const tsx = pathToFileURL(join(process.cwd(), 'node_modules/tsx/dist/loader.mjs')).href;
+    const child = spawn(process.execPath, ['--import', tsx, join(process.cwd(), 'src/service/main.ts'), '--port', '0', '--data', '/dev/null'], {
+      cwd: dir,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    running.push(child);
+    const url = await new Promise<string>((resolve, reject) => {
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => {
+        stderr += c.toString();
+        const m = /listening on (http:\/\/127\.0\.0\.1:\d+) \(API keys required\)/.exec(stderr);
+        if (m?.[1]) resolve(m[1]);
+      });
+      child.on('exit', (code) => reject(new Error(`service exited with ${code}: ${stderr}`)));
+    });
+    const search = `${url}/v2/title_c/standard/search?platform=pc_store_c&query=a`;
+    expect((await fetch(search)).status).toBe(401);
+    expect((await fetch(search, { headers: { 'TRN-Api-Key': 'from-dot-env' } })).status).toBe(200);
+  });
+
   it('exits non-zero with one clear line for bad arguments and configuration', async () => {
     const run = (args: string[], env: Record<string, string> = {}) =>
       new Promise<{ code: number | null; stderr: string }>((resolve) => {
@@ -90,6 +118,8 @@ describe('npm run service', () => {
     const port = await run(['--port', 'eighty']);
     expect(port.code).toBe(2);
     expect(port.stderr).toContain('--port must be a port number');
+    // `--port "$PORT"` with PORT unset, and numbers JavaScript reads but a port is not written as.
+    for (const value of ['--port=', '--port=0x50', '--port=1e3']) expect((await run([value])).stderr, value).toContain('--port must be a port number');
     const missing = await run(['--data', '/nonexistent/file.jsonl']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('cannot read /nonexistent/file.jsonl');
