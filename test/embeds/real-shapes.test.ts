@@ -101,7 +101,7 @@ describe('dates worth showing', () => {
     });
     const r = sessionsReply(sessions.items, { title: 'title_b', platform: 'console_a', player: 'Nova', meta, page: 0, stateId: 's' });
     expect(JSON.stringify(r)).not.toContain('<t:-');
-    expect(r.embeds[0]?.fields?.[0]?.value).toBe('— · 0 of 0 matches won');
+    expect(r.embeds[0]?.fields?.[0]?.value).toBe('—');
     for (const lastPlayed of ['0001-01-01T00:00:00+00:00', '2099-01-01T00:00:00']) {
       const p = read(StatsProfileSchema, { platformInfo: { platformSlug: 'console_a', platformUserHandle: 'Nova' }, metadata: { lastPlayed }, segments: [{ type: 'overview', stats: { kd: st(1.5) } }] });
       expect(description(profileReply(p, 'title_b', meta))).not.toContain('Last played');
