@@ -4,6 +4,7 @@
 // caller sends the text reply instead and logs why. A card nobody waits for any more leaves the
 // queue; one already being drawn is finished and cached (a worker is stopped only when stuck).
 import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 
 import { FONT_FAMILY, fontFiles, isDrawable } from './fonts.js';
@@ -113,7 +114,18 @@ interface Job {
 interface Slot {
   worker: Worker;
   job: Job | undefined;
+  /** Resolves once the worker has loaded its renderer and fonts (its `ready` message). */
+  ready: Promise<void>;
+  started: boolean;
 }
+
+/**
+ * How long a worker may take to start (load the renderer and its fonts) before it is given up. Its
+ * first card's stuck-guard starts only once it is ready: three bot processes starting at once on two
+ * cores took over 2 s to start their workers, and the guard then stopped each worker before its
+ * first card, so that the first cards after a start were drawn by cold workers, too late.
+ */
+export const WORKER_START_MS = 30_000;
 
 type WorkerMessage = { ready: true; lowered: number } | { id: number; png: Uint8Array } | { id: number; error: string };
 
@@ -174,9 +186,27 @@ export function createCardRenderer(options: CardRendererOptions = {}): CardRende
   function spawn(): Slot {
     // Bounded memory: a card needs little heap; the fonts live in the renderer's native memory. No
     // execArgv: the worker is plain JavaScript and needs no TypeScript loader (quicker to start).
-    const slot: Slot = { worker: new Worker(workerUrl, { workerData, execArgv: [], resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 8 } }), job: undefined };
+    let started = () => undefined as void;
+    const slot: Slot = {
+      worker: new Worker(workerUrl, { workerData, execArgv: [], resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 8 } }),
+      job: undefined,
+      ready: new Promise<void>((resolve) => (started = resolve)),
+      started: false,
+    };
+    const startLimit = setTimeout(() => {
+      started();
+      retire(slot, `the card worker did not start within ${WORKER_START_MS} ms`);
+      void slot.worker.terminate();
+    }, WORKER_START_MS);
+    startLimit.unref();
     slot.worker.on('message', (m: WorkerMessage) => {
-      if ('ready' in m) return;
+      if ('ready' in m) {
+        clearTimeout(startLimit);
+        slot.started = true;
+        started();
+        if (slot.job) guard(slot, slot.job);
+        return;
+      }
       const job = slot.job;
       if (!job || job.id !== m.id) return;
       slot.job = undefined;
@@ -192,8 +222,17 @@ export function createCardRenderer(options: CardRendererOptions = {}): CardRende
       }
       pump();
     });
-    slot.worker.on('error', (e) => retire(slot, `the card worker failed: ${e.message}`));
-    slot.worker.on('exit', (code) => retire(slot, `the card worker exited with code ${code}`));
+    slot.worker.on('error', (e) => {
+      clearTimeout(startLimit);
+      // Waiting for it is over: its card fails (below), and warm() goes on.
+      started();
+      retire(slot, `the card worker failed: ${e.message}`);
+    });
+    slot.worker.on('exit', (code) => {
+      clearTimeout(startLimit);
+      started();
+      retire(slot, `the card worker exited with code ${code}`);
+    });
     // An idle worker keeps no process alive; a busy one does, until its card is back.
     slot.worker.unref();
     return slot;
@@ -222,19 +261,25 @@ export function createCardRenderer(options: CardRendererOptions = {}): CardRende
       const job = queue.shift();
       if (!job) return;
       slot.job = job;
-      // A worker stuck on one card (a loop, a pathological layout) is stopped and replaced; a card
-      // that only waited long in the queue never stops a worker.
-      job.stuck = setTimeout(() => {
-        if (slot.job !== job) return;
-        counts.restarted += 1;
-        retire(slot, `the card took longer than ${deadlineMs} ms`, 'timeout');
-        void slot.worker.terminate();
-      }, deadlineMs);
-      job.stuck.unref();
+      if (slot.started) guard(slot, job);
       slot.worker.ref();
       job.startedAt = performance.now();
       slot.worker.postMessage(job.payload);
     }
+  }
+
+  /**
+   * A worker stuck on one card (a loop, a pathological layout) is stopped and replaced; a card that
+   * only waited long in the queue, or for its worker to start, never stops a worker.
+   */
+  function guard(slot: Slot, job: Job): void {
+    job.stuck = setTimeout(() => {
+      if (slot.job !== job) return;
+      counts.restarted += 1;
+      retire(slot, `the card took longer than ${deadlineMs} ms`, 'timeout');
+      void slot.worker.terminate();
+    }, deadlineMs);
+    job.stuck.unref();
   }
 
   /** Waits for `job` at most `waitMs`; a caller that stops waiting takes a queued card out of the queue when it was the last one waiting. */
@@ -294,6 +339,8 @@ export function createCardRenderer(options: CardRendererOptions = {}): CardRende
     },
     async warm() {
       while (slots.length < size && !closed) slots.push(spawn());
+      // Started first, for as long as a start takes (WORKER_START_MS at most), not an answer's 2 s.
+      await Promise.race([Promise.all(slots.map((s) => s.ready)), sleep(WORKER_START_MS, undefined, { ref: false })]);
       // The fonts' character maps, read once (about 20 ms), here rather than in the first card's model on the event loop.
       isDrawable(0x41);
       await this.render(WARM_UP);

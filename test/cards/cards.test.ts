@@ -418,6 +418,18 @@ describe('falling back to the text reply', () => {
     }
   });
 
+  it('waits for a worker slow to start instead of stopping it as stuck, at a start and for its first card', async () => {
+    // A stuck-guard of 300 ms against a worker that takes 1 s to start: the guard starts once it is ready.
+    const slow = createCardRenderer({ deadlineMs: 300, workerUrl: new URL('./slow-start-worker.mjs', import.meta.url) });
+    try {
+      await slow.warm();
+      expect(slow.stats().restarted).toBe(0);
+      expect(decode(await slow.render({ ...PROFILE, name: 'After a slow start' })).width).toBe(CARD_WIDTH);
+    } finally {
+      await slow.close();
+    }
+  });
+
   it('falls back when the worker cannot start, and says why', async () => {
     const broken = createCardRenderer({ deadlineMs: 2000, workerUrl: new URL('./broken-worker.mjs', import.meta.url) });
     const { logger, lines } = capture();
