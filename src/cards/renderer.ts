@@ -340,7 +340,11 @@ export function createCardRenderer(options: CardRendererOptions = {}): CardRende
     async warm() {
       while (slots.length < size && !closed) slots.push(spawn());
       // Started first, for as long as a start takes (WORKER_START_MS at most), not an answer's 2 s.
+      // The workers keep the process alive meanwhile (an idle one is unref'd: with nothing else
+      // pending, the process would end in the middle of its own start).
+      for (const slot of slots) slot.worker.ref();
       await Promise.race([Promise.all(slots.map((s) => s.ready)), sleep(WORKER_START_MS, undefined, { ref: false })]);
+      for (const slot of slots) if (!slot.job) slot.worker.unref();
       // The fonts' character maps, read once (about 20 ms), here rather than in the first card's model on the event loop.
       isDrawable(0x41);
       await this.render(WARM_UP);

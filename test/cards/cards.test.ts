@@ -1,5 +1,6 @@
 // Cards: the model chosen by meaning, the PNG the worker pool draws (decodes, its size, not blank,
 // like the golden image), the cache, and every way drawing can fail falling back to the text reply.
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 
@@ -428,6 +429,14 @@ describe('falling back to the text reply', () => {
     } finally {
       await slow.close();
     }
+  });
+
+  it('keeps a process with nothing else to do alive while its workers start', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', new URL('./warm-alone.ts', import.meta.url).pathname], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect({ code, out }).toEqual({ code: 0, out: '{"rendered":1}' });
   });
 
   it('falls back when the worker cannot start, and says why', async () => {
