@@ -1,5 +1,6 @@
 // The process recipes (README, "Running it") run what `npm start` and `npm run service` run: the
 // same Node flags and script, so that a flag changed in package.json cannot be forgotten in them.
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
 import { describe, expect, it } from 'vitest';
@@ -41,5 +42,13 @@ describe('the process recipes', () => {
     expect(dockerfile).toMatch(/^FROM node:20/m);
     const ignored = readFileSync('.dockerignore', 'utf8').split('\n');
     for (const path of ['.env', '.data/', 'node_modules/', '.git/']) expect(ignored).toContain(path);
+  });
+
+  it('the health check reads a blank METRICS_PORT as unset (healthy: nothing to ask), as the bot does', () => {
+    const check = (env: Record<string, string>) => spawnSync(process.execPath, ['deploy/healthcheck.mjs'], { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 10_000 }).status;
+    expect(check({})).toBe(0);
+    expect(check({ METRICS_PORT: ' ' })).toBe(0);
+    // Nothing listens on port 9: unhealthy.
+    expect(check({ METRICS_PORT: '9' })).toBe(1);
   });
 });
