@@ -1,5 +1,6 @@
 // `npm run service -- [--port 8787] [--host 127.0.0.1] [--data file.jsonl] [--db store.db]`
 // Serves a dataset (or the demo dataset) over HTTP until interrupted.
+import { createServer } from 'node:net';
 import { parseArgs } from 'node:util';
 
 import { pino } from 'pino';
@@ -46,6 +47,15 @@ async function main(): Promise<void> {
   configOrExit(() => loadDotEnv());
   const config = configOrExit(loadServiceConfig);
   const logger = pino({ level: config.LOG_LEVEL });
+  // A port already taken is told now, not after an import that may take minutes (the service itself
+  // binds it once the store is loaded; another process could still take it meanwhile, then told as below).
+  if (port !== 0) {
+    const probe = createServer();
+    await new Promise<void>((resolve) => {
+      probe.once('error', (e) => exitWith(`cannot listen on ${args.host}:${port}: ${e.message}`));
+      probe.listen(port, args.host, () => probe.close(() => resolve()));
+    });
+  }
   const started = performance.now();
   let reportedRefusals = 0;
   let lastReport = 0;

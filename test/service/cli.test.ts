@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -123,6 +124,17 @@ describe('npm run service', () => {
     const missing = await run(['--data', '/nonexistent/file.jsonl']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('cannot read /nonexistent/file.jsonl');
+    // A port already taken is told before the import, not after it.
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const busy = await run(['--port', String((taken.address() as AddressInfo).port), '--data', '/dev/null']);
+      expect(busy.code).toBe(2);
+      expect(busy.stderr).toMatch(/^cannot listen on 127\.0\.0\.1:\d+: .*EADDRINUSE/);
+      expect(busy.stderr).not.toContain('imported');
+    } finally {
+      taken.close();
+    }
     const config = await run([], { SERVICE_RATE_LIMIT_PER_MINUTE: 'lots' });
     expect(config.code).toBe(2);
     expect(config.stderr.trim()).toBe('Configuration: SERVICE_RATE_LIMIT_PER_MINUTE must be a whole number (0 for none)');
