@@ -2,8 +2,8 @@
 // its tests, and the lookup client validates what it reads: one schema, both sides.
 //
 // Liberal in what they accept: real answers differ by title, year and endpoint, so a schema
-// requires only what a reply cannot be shown without (a profile's handle and an overview with
-// stats, a match's id, ...). Every other field may be missing, `null`, `{}` or carry more: unknown
+// requires only what a reply cannot be shown without (a profile's handle, a match's id, ...); a
+// profile with no stats yet is shown as such ("No stats on record yet."). Every other field may be missing, `null`, `{}` or carry more: unknown
 // fields are kept, and a field of an unexpected shape falls back to its empty value. Each such
 // fallback is noted (`readPayload` returns them, the client logs them at debug; the service's tests
 // require none), so that a shape we did not expect is seen without costing the user the answer.
@@ -292,8 +292,7 @@ export const StatsProfileSchema = z
     segments: laxList('segments', SegmentSchema),
     availableSegments: optionalList('availableSegments', AvailableSegmentSchema),
     expiryDate,
-  })
-  .refine((p) => Object.keys(overviewOf(p.segments)?.stats ?? {}).length > 0, { message: 'a profile needs an overview with stats', path: ['segments'] });
+  });
 export type StatsProfile = z.infer<typeof StatsProfileSchema>;
 
 // ---------------------------------------------------------------------------------------------

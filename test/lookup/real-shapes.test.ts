@@ -5,6 +5,8 @@ import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import type { TitleSlug } from '../../src/catalog/index.js';
+import { profileCard } from '../../src/cards/model.js';
+import { compareReply, compareRows } from '../../src/embeds/compare.js';
 import { matchReportReply, matchesReply, profileReply, searchReply, segmentsReply, sessionsReply, type Reply } from '../../src/embeds/index.js';
 import type { LookupMeta } from '../../src/lookup/client.js';
 import { MatchResultSchema, SessionListSchema, StatsProfileSchema, readPayload } from '../../src/lookup/schemas.js';
@@ -127,15 +129,40 @@ describe('profiles in the real layouts', () => {
     expectSendable(reply);
   });
 
-  it('refuses only what it cannot show: no handle nor identifier, or an overview without stats', async () => {
+  it('refuses only what it cannot show: no handle nor identifier', async () => {
     const client = await lookupWith();
     served({ ...minimalProfile(), platformInfo: { platformSlug: 'console_a' } });
     expect((await client.profile('title_c', 'console_a', 'a')).errors?.[0]).toMatchObject({ kind: 'invalid_response' });
-    served({ ...minimalProfile(), segments: [{ type: 'overview', stats: { kills: { value: null, displayValue: null } } }] });
-    expect((await client.profile('title_c', 'console_a', 'b')).errors?.[0]).toMatchObject({ kind: 'invalid_response' });
     // A handle may stand in for a missing identifier, and the other way round.
     served({ ...minimalProfile(), platformInfo: { platformUserIdentifier: 'only-id' } });
     expect((await client.profile('title_c', 'console_a', 'c')).data?.platformInfo.platformUserHandle).toBe('only-id');
+  });
+});
+
+describe('a profile with no stats yet (a player new to the title, or an answer that carries none)', () => {
+  const noStats = [
+    ['an overview whose stats have no value', [{ type: 'overview', stats: { kills: { value: null, displayValue: null } } }]],
+    ['an overview with stats {}', [{ type: 'overview', stats: {} }]],
+    ['no segments at all', []],
+  ] as const;
+
+  it.each(noStats)('is shown by name with "No stats on record yet." (%s), with no card and nothing to compare', async (_, segments) => {
+    served({ ...minimalProfile(), platformInfo: { platformSlug: 'console_a', platformUserHandle: 'Newcomer' }, segments });
+    const r = await (await lookupWith()).profile('title_c', 'console_a', 'Newcomer');
+    expect(r.errors).toBeUndefined();
+    const reply = profileReply(r.data!, 'title_c', meta);
+    expect(reply.embeds[0]?.title).toBe('Newcomer');
+    expect(visible(reply)).toContain('No stats on record yet.');
+    expectSendable(reply);
+    expect(profileCard(r.data!, 'title_c')).toBeUndefined();
+    // Beside a player who has stats: theirs, a dash for the newcomer, and no one ahead.
+    const other = StatsProfileSchema.parse(minimalProfile());
+    const rows = compareRows('title_c', other, r.data!);
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.every((row) => row.right === '–' && row.better === null)).toBe(true);
+    const compared = compareReply('title_c', { profile: other, meta }, { profile: r.data!, meta });
+    expect(visible(compared)).toContain('Minimo vs Newcomer');
+    expectSendable(compared);
   });
 });
 
