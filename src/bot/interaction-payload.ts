@@ -19,6 +19,8 @@ export interface RawInteraction {
   user?: { id: string } | undefined;
   locale?: string | undefined;
   data?: unknown;
+  /** A component's: who ran the interaction that made the message it is on (its `interaction_metadata`). */
+  messageOwner?: string | undefined;
 }
 
 // Read by hand, not by a schema library: every interaction passes here, and a generic validator
@@ -98,7 +100,21 @@ export function readEnvelope(json: unknown): RawInteraction | undefined {
     if (permissions === false) return undefined;
     member = { user: { id: m.user.id }, permissions };
   }
-  return { id, application_id: applicationId, type: type as number, token, guild_id: guildId, member, user: user && { id: user.id }, locale, data };
+  return { id, application_id: applicationId, type: type as number, token, guild_id: guildId, member, user: user && { id: user.id }, locale, data, messageOwner: messageOwnerOf(json.message) };
+}
+
+/**
+ * Who ran the interaction that made a component's message: `interaction_metadata.user` (or the
+ * older `interaction.user`). Only a hint (a press is answered before its view is read when the view
+ * store is slow), so a message without it, or with it in another shape, reads as unknown, never as
+ * a malformed interaction.
+ */
+function messageOwnerOf(message: unknown): string | undefined {
+  if (!isObject(message)) return undefined;
+  for (const field of [message.interaction_metadata, message.interaction]) {
+    if (isObject(field) && isObject(field.user) && isSnowflake(field.user.id)) return field.user.id;
+  }
+  return undefined;
 }
 
 /** What the user did, or why the payload cannot be read. */
@@ -118,7 +134,7 @@ export function actionOf(raw: RawInteraction): Action | string {
     if (!isObject(data) || typeof data.custom_id !== 'string' || data.custom_id.length > 100 || typeof data.component_type !== 'number') return 'malformed component data';
     const values = optional(data.values, (v): v is string[] => Array.isArray(v) && v.every(isString));
     if (values === false) return 'malformed component data';
-    return { kind: 'component', customId: data.custom_id, values: data.component_type === 3 ? values : undefined, userId, locale: raw.locale };
+    return { kind: 'component', customId: data.custom_id, values: data.component_type === 3 ? values : undefined, userId, locale: raw.locale, messageOwnerId: raw.messageOwner };
   }
   return `interaction type ${raw.type} is not answered by this bot`;
 }

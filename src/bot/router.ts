@@ -76,11 +76,23 @@ export interface Answer {
   readonly placeholder: boolean;
 }
 
+/** How a press was acknowledged before its view was read (a slow view store), if it was. */
+type Deferred = 'update' | 'reply' | undefined;
+
 /** What the user did. */
 export type Action =
   | { kind: 'command'; input: CommandInput }
   | { kind: 'autocomplete'; input: AutocompleteInput }
-  | { kind: 'component'; customId: string; /** A select menu's picks; none for a button. */ values: readonly string[] | undefined; userId: string; locale: string | undefined };
+  | {
+      kind: 'component';
+      customId: string;
+      /** A select menu's picks; none for a button. */
+      values: readonly string[] | undefined;
+      userId: string;
+      locale: string | undefined;
+      /** Who ran the interaction that made the pressed message, when Discord says (see `component`). */
+      messageOwnerId?: string | undefined;
+    };
 
 /** One interaction as the router reads it, from either transport. */
 export interface Incoming {
@@ -271,9 +283,25 @@ export class Router {
       await answer.reply(notice(say(pressed.locale, 'bot.expired')));
       return { outcome: 'not ours' };
     }
-    const view = await this.deps.views.load(action.stateId);
+    // The view is read within the reply budget. A store slower than that has the press acknowledged
+    // first, before the view says whose it is: reading it, then saving another's copy, each up to the
+    // store's timeout, after a turn's wait, came near Discord's 3 s. Whose message it is, Discord
+    // says with the press (who ran the command that made it): the owner's press is deferred as an
+    // update of the message, anyone else's as a private reply; a press on a message that does not
+    // say goes privately.
+    const loading = this.deps.views.load(action.stateId);
+    const early = await within(loading, DIRECT_REPLY_BUDGET_MS - (performance.now() - started));
+    let deferred: Deferred;
+    if (!early.done) {
+      this.counts.deferred++;
+      const likelyOwner = pressed.messageOwnerId !== undefined && pressed.messageOwnerId === pressed.userId;
+      deferred = action.kind !== 'open' && likelyOwner ? 'update' : 'reply';
+      if (deferred === 'update') await answer.deferUpdate();
+      else await answer.defer(!likelyOwner);
+    }
+    const view = early.done ? early.value : await loading;
     if (!view || this.closing) {
-      await answer.reply(notice(say(pressed.locale, view ? 'bot.restarting' : 'bot.expired')));
+      await this.tell(answer, deferred, notice(say(pressed.locale, view ? 'bot.restarting' : 'bot.expired')));
       return { outcome: 'expired' };
     }
     const owner = pressed.userId === view.ownerId;
@@ -282,25 +310,59 @@ export class Router {
       const value = pressed.values?.[0];
       if (!value) {
         // Acknowledged, the message left as it is: Discord would otherwise show the press as failed.
-        await answer.deferUpdate();
+        if (deferred === undefined) await answer.deferUpdate();
+        // Deferred as a reply already: its "thinking…" goes, nothing said.
+        else if (deferred === 'reply') await answer.deleteOriginal();
         return { outcome: 'nothing picked' };
       }
-      return this.answerComponent(answer, openFromView(view, action.stateId, value, deps, locale), 'reply', !owner, started);
+      return this.answerComponent(answer, openFromView(view, action.stateId, value, deps, locale), 'reply', !owner, started, deferred);
     }
     // A way onward replaces the owner's message with the player's other view; anyone else gets it privately.
-    if (action.kind === 'go') return this.answerComponent(answer, goFromView(view, action.to, pressed.userId, deps, locale), owner ? 'update' : 'reply', !owner, started);
-    if (owner) return this.answerComponent(answer, renderView(view, action.stateId, action.page, deps, locale), 'update', false, started);
+    if (action.kind === 'go') return this.answerComponent(answer, goFromView(view, action.to, pressed.userId, deps, locale), owner ? 'update' : 'reply', !owner, started, deferred);
+    if (owner) return this.answerComponent(answer, renderView(view, action.stateId, action.page, deps, locale), 'update', false, started, deferred);
     // Someone else pressed: they get a view of their own instead of taking over the message.
     const own = { ...view, ownerId: pressed.userId };
     const ownId = await this.deps.views.save(own);
-    return this.answerComponent(answer, renderView(own, ownId, action.page, deps, locale), 'reply', true, started);
+    return this.answerComponent(answer, renderView(own, ownId, action.page, deps, locale), 'reply', true, started, deferred);
+  }
+
+  /** A notice for a press: the first answer, or, once the press was deferred, in the deferred answer's place. */
+  private async tell(answer: Answer, deferred: Deferred, message: Reply): Promise<void> {
+    if (deferred === undefined) return answer.reply(message);
+    // A private "thinking…" becomes the notice; after an update's defer, or a public "thinking…"
+    // (taken away), the notice follows, for the presser alone.
+    if (deferred === 'reply' && !answer.placeholder) return answer.edit(message);
+    if (answer.placeholder) await answer.deleteOriginal();
+    return answer.followUp(message);
   }
 
   /**
    * Answers a press with `work`, at once when it is ready within the reply budget counted from
    * `started` (reading the pressed view, and saving another's own copy, spend it too), else deferred.
+   * A press `deferred` already (its view was slow to read) is answered in the deferred answer's
+   * place: the message itself after an update's defer when the view is the presser's, else privately.
    */
-  private async answerComponent(answer: Answer, work: Promise<Reply>, mode: 'update' | 'reply', privately: boolean, started: number): Promise<Record<string, unknown>> {
+  private async answerComponent(
+    answer: Answer,
+    work: Promise<Reply>,
+    mode: 'update' | 'reply',
+    privately: boolean,
+    started: number,
+    deferred?: Deferred,
+  ): Promise<Record<string, unknown>> {
+    if (deferred !== undefined) {
+      let reply = await work;
+      if (privately) reply = { ...reply, ephemeral: true };
+      if (deferred === 'update') {
+        if (mode === 'update' && !reply.ephemeral) await answer.edit(reply);
+        else await answer.followUp(reply);
+      } else if (answer.placeholder && reply.ephemeral) {
+        // Deferred publicly for what turned out to be another's view: theirs alone.
+        await answer.deleteOriginal();
+        await answer.followUp(reply);
+      } else await answer.edit(reply);
+      return { outcome: mode, private: privately, cache: reply.source, deferredBeforeView: deferred };
+    }
     const quick = await within(work, DIRECT_REPLY_BUDGET_MS - (performance.now() - started));
     let reply: Reply;
     if (quick.done) {

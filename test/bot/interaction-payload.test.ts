@@ -45,6 +45,15 @@ describe('the interaction payload', () => {
     expect(actionOf(readEnvelope({ ...base, data: { custom_id: 'go:abc:matches', component_type: 2 } })!)).toEqual({ kind: 'component', customId: 'go:abc:matches', values: undefined, userId: USER, locale: 'fr' });
   });
 
+  it('reads who ran the command that made a pressed message (interaction_metadata, or the older interaction), and takes a message that does not say', () => {
+    const OWNER = '1180000000000000005';
+    const base = { id: ID, application_id: APP, token: 't', type: 3, user: { id: USER }, data: { custom_id: 'pg:abc:1', component_type: 2 } };
+    const ownerOf = (message: unknown) => (actionOf(readEnvelope({ ...base, message })!) as { messageOwnerId?: string }).messageOwnerId;
+    expect(ownerOf({ id: '1', interaction_metadata: { id: '2', type: 2, user: { id: OWNER, username: 'o' } } })).toBe(OWNER);
+    expect(ownerOf({ id: '1', interaction: { id: '2', type: 2, name: 'stats', user: { id: OWNER } } })).toBe(OWNER);
+    for (const unknown of [undefined, null, { id: '1' }, { interaction_metadata: { user: { id: 'nope' } } }, { interaction_metadata: 'x' }, []]) expect(ownerOf(unknown)).toBeUndefined();
+  });
+
   it('refuses what is not an interaction envelope', () => {
     for (const bad of [null, [], 'x', { ...command([]), id: 'abc' }, { ...command([]), application_id: undefined }, { ...command([]), type: 2.5 }, { ...command([]), token: '' }, { ...command([]), member: { user: {} } }, { ...command([]), member: { user: { id: USER }, permissions: 'all' } }, { ...command([]), locale: 'x'.repeat(21) }])
       expect(readEnvelope(bad)).toBeUndefined();

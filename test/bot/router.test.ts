@@ -9,6 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { StoreUnavailableError, type Deps } from '../../commands/index.js';
 import { Router, type Incoming } from '../../src/bot/router.js';
 import { WebhookAnswer, type FirstAnswer } from '../../src/bot/webhook-answer.js';
+import { StatsProfileSchema } from '../../src/lookup/schemas.js';
+import { minimalProfile } from '../fixtures/real-shapes.js';
 
 const EPHEMERAL = 64;
 const OWNER = '1180000000000000401';
@@ -100,11 +102,78 @@ describe('the router', () => {
     const lookup = { profile: () => new Promise(() => {}) };
     const deps = { logger, views, lookup } as unknown as Deps;
     const started = performance.now();
-    void new Router(deps, logger).handle(incoming({ kind: 'component', customId: 'pg:abc:0', values: undefined, userId: OWNER, locale: 'en-US' }, answer));
+    void new Router(deps, logger).handle(incoming({ kind: 'component', customId: 'pg:abc:0', values: undefined, userId: OWNER, locale: 'en-US', messageOwnerId: OWNER }, answer));
     for (let i = 0; i < 100 && seen.firstAt.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
     expect(seen.first.map((b) => b.type)).toEqual([6]);
     // Deferred when the budget (0.8 s) was spent on the read, not 0.8 s after it (1.7 s).
     expect(seen.firstAt[0]! - started).toBeLessThan(1_300);
+  });
+
+  describe('a press whose view is slow to read (a store near its timeout)', () => {
+    const OTHER = '1180000000000000402';
+    const view = { kind: 'profile', title: 'title_c', platform: 'console_a', player: 'Minimo', ownerId: OWNER };
+    const profile = StatsProfileSchema.parse(minimalProfile());
+    /** A router whose view store answers after `readMs` (with `stored`; null: expired) and saves a copy after `saveMs`. */
+    const pressWith = async (press: { userId: string; messageOwnerId?: string }, stored: unknown = view, readMs = 1_000, saveMs = 1_000) => {
+      const { logger } = memoryLog();
+      const { answer, seen } = answerRecorded();
+      let readAt = 0;
+      const views = {
+        load: () => new Promise((resolve) => setTimeout(() => resolve(((readAt = performance.now()), stored)), readMs)),
+        save: () => new Promise((resolve) => setTimeout(() => resolve('copy'), saveMs)),
+      };
+      const lookup = { profile: () => Promise.resolve({ data: profile, meta: { source: 'cache', fetchedAt: Date.now(), ageMs: 0 } }) };
+      const links = { get: () => Promise.resolve(undefined) };
+      const deps = { logger, views, lookup, links } as unknown as Deps;
+      const started = performance.now();
+      const outcome = await new Router(deps, logger).handle(incoming({ kind: 'component', customId: 'pg:abc:0', values: undefined, locale: 'en-US', ...press }, answer));
+      return { seen, started, readAt, outcome };
+    };
+
+    it("acknowledges the owner's press as an update before the view is read, then edits the message in", async () => {
+      const { seen, started, readAt } = await pressWith({ userId: OWNER, messageOwnerId: OWNER });
+      expect(seen.first.map((b) => b.type)).toEqual([6]);
+      expect(seen.firstAt[0]!).toBeLessThan(readAt);
+      expect(seen.firstAt[0]! - started).toBeLessThan(1_000);
+      expect(seen.rest.map((c) => [c.method, c.route.endsWith('/messages/%40original')])).toEqual([['PATCH', true]]);
+      expect(JSON.stringify(seen.rest[0]!.body)).toContain('Minimo');
+    }, 10_000);
+
+    it("acknowledges another's press privately before the view is read and its copy saved (2 s), then shows them their own copy there", async () => {
+      const { seen, started, readAt } = await pressWith({ userId: OTHER, messageOwnerId: OWNER });
+      expect(seen.first.map((b) => [b.type, b.data?.flags])).toEqual([[5, EPHEMERAL]]);
+      expect(seen.firstAt[0]!).toBeLessThan(readAt);
+      expect(seen.firstAt[0]! - started).toBeLessThan(1_000);
+      // The owner's message is not touched: the private "thinking…" is edited into the copy.
+      expect(seen.rest.map((c) => c.method)).toEqual(['PATCH']);
+      expect(JSON.stringify(seen.rest[0]!.body)).toContain('Minimo');
+    }, 10_000);
+
+    it("takes the owner's press on a message that does not say whose it is privately, and still answers it", async () => {
+      const { seen } = await pressWith({ userId: OWNER });
+      expect(seen.first.map((b) => [b.type, b.data?.flags])).toEqual([[5, EPHEMERAL]]);
+      expect(seen.rest.map((c) => c.method)).toEqual(['PATCH']);
+      expect(JSON.stringify(seen.rest[0]!.body)).toContain('Minimo');
+    }, 10_000);
+
+    it('tells the presser alone when the slow view turns out to have expired', async () => {
+      const owner = await pressWith({ userId: OWNER, messageOwnerId: OWNER }, null);
+      expect(owner.seen.first.map((b) => b.type)).toEqual([6]);
+      // After an update's defer the notice follows, private; the message stays as it was.
+      expect(owner.seen.rest.map((c) => c.method)).toEqual(['POST']);
+      expect(owner.seen.rest[0]!.body).toMatchObject({ flags: EPHEMERAL, content: expect.stringContaining('expired') as unknown });
+      const other = await pressWith({ userId: OTHER, messageOwnerId: OWNER }, null);
+      // The private "thinking…" becomes the notice.
+      expect(other.seen.rest.map((c) => c.method)).toEqual(['PATCH']);
+      expect(JSON.stringify(other.seen.rest[0]!.body)).toContain('expired');
+    }, 10_000);
+
+    it('answers as before, within the budget, when the view is read in time', async () => {
+      const { seen } = await pressWith({ userId: OWNER, messageOwnerId: OWNER }, view, 10);
+      // The update itself is the first answer (type 7): nothing deferred.
+      expect(seen.first.map((b) => b.type)).toEqual([7]);
+      expect(seen.rest).toEqual([]);
+    });
   });
 
   it('echoes what was typed only as it was typed, and only when it fits a choice', async () => {
