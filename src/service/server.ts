@@ -216,14 +216,33 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
       : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? [408, ERROR_CODES.requestTimeout, 'The request did not arrive in time.']
         : [400, ERROR_CODES.invalidParameter, 'The request is not valid HTTP/1.1.'];
-  const text = JSON.stringify({ errors: [new ServiceError(status, code, message, { parameter: 'request' }).toApiError()] });
+  answerOnSocket(socket, new ServiceError(status, code, message, { parameter: 'request' }));
+}
+
+/** Writes an error as the only answer on a socket Node's server has handed over, then closes it. */
+function answerOnSocket(socket: Duplex, error: ServiceError, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify({ errors: [error.toApiError()] });
   const head = [
-    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`,
+    `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? ''}`,
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
     'content-type: application/json; charset=utf-8',
     `content-length: ${Buffer.byteLength(text)}`,
     'connection: close',
   ];
   socket.end(`${head.join('\r\n')}\r\n\r\n${text}`, () => socket.destroy());
+}
+
+/**
+ * CONNECT is the one method Node does not hand to the request handler: without a listener the
+ * connection was dropped with no answer at all. It gets the 405 every other method does.
+ */
+function answerConnect(req: IncomingMessage, socket: Duplex): void {
+  socket.on('error', () => socket.destroy());
+  answerOnSocket(
+    socket,
+    new ServiceError(405, ERROR_CODES.methodNotAllowed, `Method ${req.method ?? 'CONNECT'} is not allowed; the service is read-only (GET).`),
+    { allow: ALLOWED_METHODS },
+  );
 }
 
 /** Creates the service's request handler; `createStatsServer` wraps it in an HTTP server. */
@@ -375,6 +394,7 @@ export async function startStatsServer(options: ServiceOptions & { port?: number
     createHandler(options),
   );
   server.on('clientError', answerClientError);
+  server.on('connect', answerConnect);
   // Idle sockets (connected, sending nothing) are closed: each holds a file descriptor.
   server.setTimeout(limits.idleTimeoutMs, (socket) => socket.destroy());
   server.maxConnections = limits.maxConnections;

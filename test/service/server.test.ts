@@ -446,6 +446,17 @@ describe('the HTTP surface', () => {
     expect(head.text).toBe('');
   });
 
+  it('answers CONNECT with 405 and the errors envelope instead of dropping the connection', async () => {
+    for (const target of [`${A}/profile/pc_store_a/76561198000000042`, 'stats.example.com:443']) {
+      const res = await rawRequest(`CONNECT ${target} HTTP/1.1\r\nHost: stats.example.com:443\r\n\r\n`);
+      expect(res.status, target).toBe(405);
+      expect(res.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+      expect(res.headers.get('connection')).toBe('close');
+      const body = ErrorBodySchema.parse(JSON.parse(res.text));
+      expect(body.errors[0]?.code).toBe('MethodNotAllowed');
+    }
+  });
+
   it('answers OPTIONS on an endpoint with 204 and the methods it allows, and 404 where there is none', async () => {
     for (const path of [`${A}/profile/pc_store_a/76561198000000042`, '/v1/title_a/matches/pc_store_a/direct/a-1', `${A}/search?platform=pc_store_a&query=ash`]) {
       const res = await service.request(path, { method: 'OPTIONS' });
