@@ -1,6 +1,7 @@
 // /stats <title> segments: stats per map, weapon, mode, playlist, legend or hero, as a table.
 import { QUEUES, TITLES, type Queue, type TitleSlug } from '../src/catalog/index.js';
 import { code, errorReply, notice, typedCode, segmentTypeName, segmentsReply, type Reply } from '../src/embeds/index.js';
+import { within } from '../src/lookup/within.js';
 import { choice, matchesTyped } from './choices.js';
 import { playerOptions, type EndpointCommand, type ViewHandler } from './kind.js';
 import { onwardOf, openView } from './onward.js';
@@ -21,16 +22,31 @@ async function render(view: SegmentsView, stateId: string, page: number, deps: D
 
 export const segmentsView: ViewHandler<SegmentsView> = { render };
 
-/** Segment types, those the player has data for first (when the player can be told already). */
+/**
+ * The segment types the player has data for (and how many of each), when the player can be told and
+ * the store and the service answer within the autocomplete's deadline; otherwise undefined.
+ */
+async function typesWithData(title: TitleSlug, input: AutocompleteInput, deps: Deps): Promise<Map<string, number | undefined> | undefined> {
+  const platform = await choosePlatform(input, endpointOf(title, 'segments'), deps);
+  const player = stringOption(input, 'player') ?? (await deps.links.get(input.userId, title))?.identifier;
+  if (typeof platform !== 'string' || !player || !endpointOf(title, 'profile').platforms.includes(platform)) return undefined;
+  const r = await deps.lookup.profile(title, platform, player, { deadlineMs: AUTOCOMPLETE_DEADLINE_MS });
+  return r.data ? new Map(r.data.availableSegments.map((s) => [s.type, typeof s.metadata.count === 'number' ? s.metadata.count : undefined])) : undefined;
+}
+
+/**
+ * Segment types, those the player has data for first when that can be told in time. The types
+ * themselves are always offered: a link store or a service down or slow only loses the ranking.
+ */
 async function segmentChoices(title: TitleSlug, input: AutocompleteInput, deps: Deps): Promise<Choice[]> {
   const { locale } = input;
   const typed = input.focused.value.trim();
   let withData: Map<string, number | undefined> | undefined;
-  const platform = await choosePlatform(input, endpointOf(title, 'segments'), deps);
-  const player = stringOption(input, 'player') ?? (await deps.links.get(input.userId, title))?.identifier;
-  if (typeof platform === 'string' && player && endpointOf(title, 'profile').platforms.includes(platform)) {
-    const r = await deps.lookup.profile(title, platform, player, { deadlineMs: AUTOCOMPLETE_DEADLINE_MS });
-    if (r.data) withData = new Map(r.data.availableSegments.map((s) => [s.type, typeof s.metadata.count === 'number' ? s.metadata.count : undefined]));
+  try {
+    const found = await within(typesWithData(title, input, deps), AUTOCOMPLETE_DEADLINE_MS);
+    if (found.done) withData = found.value;
+  } catch (e) {
+    deps.logger.warn({ err: (e as Error).message }, 'segment autocomplete: no data ranking');
   }
   const named = TITLES[title].segmentTypes.map((s) => ({ ...s, name: segmentTypeName(s.type, locale) ?? s.name }));
   const types = named.filter((s) => matchesTyped(typed, s.type, s.name));

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { commands, findCommand, goFromView, openFromView, stats, type Deps } from '../../commands/index.js';
+import { StoreUnavailableError, commands, findCommand, goFromView, openFromView, stats, type Deps, type LinkStore } from '../../commands/index.js';
 import { matchesView } from '../../commands/matches.js';
 import { COMMAND_DEADLINE_MS } from '../../commands/types.js';
 import { lookupError } from '../../src/lookup/errors.js';
@@ -315,6 +315,19 @@ describe('autocomplete', () => {
     const filtered = await stats.autocomplete(focus('title_a', 'segments', { segment: 'wea' }, 'segment'), deps);
     expect(filtered.map((c) => c.value)).toEqual(['weapon']);
     expect(TITLES.title_a.segmentTypes).toHaveLength(5);
+  });
+
+  it('offers every segment type at once, unranked, when the link store fails or is slow', async () => {
+    const all = TITLES.title_a.segmentTypes.map((s) => s.type);
+    const down: LinkStore = { ...stores.links, get: () => Promise.reject(new StoreUnavailableError('store.linksUnreadable')) };
+    const slow: LinkStore = { ...stores.links, get: () => sleep(5_000).then(() => undefined) };
+    for (const links of [down, slow]) {
+      const started = performance.now();
+      const choices = await stats.autocomplete(focus('title_a', 'segments', { segment: '' }, 'segment'), { ...deps, links });
+      // Within the router's budget (2 s), which would otherwise answer with nothing at all.
+      expect(performance.now() - started).toBeLessThan(2_000);
+      expect(choices.map((c) => c.value)).toEqual(all);
+    }
   });
 
   it('offers the linked player’s recent matches for a match id', async () => {
