@@ -24,7 +24,7 @@ export interface SegmentsContext {
   onward?: Onward | undefined;
 }
 
-/** Column headings, short enough that a row fits a phone (25 characters: a name of 10, three columns of 5). */
+/** Column headings, short enough that a row fits a phone (25 characters: a name of 10, three columns of 5, each with its space). */
 const heading = (f: Figure, locale: string | undefined): string => {
   const key = `column.${f}`;
   return key in en ? say(locale, key as TextKey) : f;
@@ -40,7 +40,7 @@ const COLUMN_WIDTH = 5;
 
 const fit = (text: string, width: number) => clip(text, width).padEnd(width);
 
-/** A table cell of at most four characters: `27.7` (its heading says %), `1.42`, `172`, `1.2K`. */
+/** A table cell, of four characters where it can: `27.7` (its heading says %), `1.42`, `172`, `1.2K`. */
 function cell(value: number, figure: Figure, locale: string | undefined): string {
   const info = FIGURE_INFO[figure];
   if (info.displayType === 'NumberPercentage') return formatValue(value, 'NumberPercentage', locale).replace('%', '').replace(/[.,]0$/, '');
@@ -70,16 +70,23 @@ export function segmentsReply(answered: Segment[], ctx: SegmentsContext): Reply 
   const typeName = segmentTypeName(ctx.type, ctx.locale) ?? info?.name ?? ctx.type;
   const oneName = segmentTypeName(ctx.type, ctx.locale, true) ?? typeName.replace(/s$/, '');
   const columns = SEGMENT_FIGURES[info?.groupBy === 'weapon' ? 'weapon' : 'other'];
-  const header = fit(oneName, NAME_WIDTH) + columns.map((f) => heading(f, ctx.locale).padStart(COLUMN_WIDTH)).join('');
-  const lines = shown.map((s) => {
+  const table = shown.map((s) => ({
     // Code blocks show text as it is: only backticks could break out of one.
-    const name = s.metadata.name.replace(/`/g, "'");
-    const cells = columns.map((f) => {
+    name: s.metadata.name.replace(/`/g, "'"),
+    cells: columns.map((f) => {
       const stat = figure(s.stats, ctx.title, f);
-      return (stat?.value != null && Number.isFinite(stat.value) ? cell(stat.value, f, ctx.locale) : '–').padStart(COLUMN_WIDTH);
-    });
-    return fit(name, NAME_WIDTH) + cells.join('');
-  });
+      return stat?.value != null && Number.isFinite(stat.value) ? cell(stat.value, f, ctx.locale) : '–';
+    }),
+  }));
+  const headings = columns.map((f) => heading(f, ctx.locale));
+  // Every column keeps a space before it: one wider than five (a 5-letter heading, `1,2 mil` in
+  // Spanish) widens its column rather than running into its neighbour (`SpielSieg%`).
+  const widths = columns.map((_, k) => Math.max(COLUMN_WIDTH - 1, headings[k]!.length, ...table.map((r) => r.cells[k]!.length)));
+  // Names get 9 and the space; a heading of 10 (`Spielmodus`) keeps its last letter.
+  const nameWidth = Math.max(NAME_WIDTH - 1, Math.min(oneName.length, NAME_WIDTH));
+  const line = (name: string, cells: string[]) => fit(name, nameWidth) + cells.map((c, k) => ` ${c.padStart(widths[k]!)}`).join('');
+  const header = line(oneName, headings);
+  const lines = table.map((r) => line(r.name, r.cells));
   const active = segments.find((s) => s.metadata.isActive === true);
   const scope = TITLES[ctx.title].lifetimeOnlySegmentTypes.includes(ctx.type) && ctx.filter.season === undefined ? say(ctx.locale, 'segments.lifetime') : scopeLabel(ctx.filter, ctx.locale);
   return embedReply(

@@ -13,11 +13,13 @@ import {
   parseCustomId,
   profileReply,
   searchReply,
+  segmentTypeName,
   segmentsReply,
   sessionsReply,
   topShare,
   type Reply,
 } from '../../src/embeds/index.js';
+import { TITLES, TITLE_SLUGS } from '../../src/catalog/index.js';
 import type { LookupMeta } from '../../src/lookup/client.js';
 import { LOOKUP_ERROR_KINDS, lookupError } from '../../src/lookup/errors.js';
 import type { SearchResult, Segment } from '../../src/lookup/schemas.js';
@@ -109,6 +111,29 @@ describe('embeds from the service’s payloads', () => {
     expect(weapons[1]).toBe('Carbine      12   25    –');
     const season = segmentsReply(fixtures.segments!, { title: 'title_a', platform: 'pc_store_a', player: 'Ash', type: 'map', filter: { season: 3, queue: 'ranked' }, meta: network, page: 0, stateId: 's1' });
     expect(season.embeds[0]?.description).toMatch(/^\*\*Season 3 · ranked\*\*/);
+  });
+
+  it('keeps a space before every column of a segment table, in every language, whatever the numbers', () => {
+    const stat = (value: number) => ({ rank: null, percentile: null, displayName: '', displayCategory: '', category: '', metadata: {}, value, displayValue: String(value), displayType: 'Number' });
+    // Five-letter headings (Spiel, Sieg%), long numbers (12.345 in German, 1,2 mil in Spanish, K/D 12.30) and a clipped name.
+    const stats = { kills: stat(12_345), matchesPlayed: stat(1_234), wins: stat(600), kd: stat(12.345), winRate: stat(48.6), accuracy: stat(33.3), headshotPct: stat(25.1) };
+    for (const locale of ['en-US', 'de', 'fr', 'es-ES', 'pt-BR'])
+      for (const title of TITLE_SLUGS)
+        for (const { type } of TITLES[title].segmentTypes) {
+          const segment: Segment = { type, attributes: { key: 'k' }, metadata: { name: 'Abcdefghijklmnop' }, expiryDate: new Date().toISOString(), stats };
+          const r = segmentsReply([segment], { title, platform: 'pc_store_a', player: 'x', type, filter: {}, meta: network, page: 0, stateId: 's', locale });
+          const [header = '', ...rows] = /```\n([^`]+)\n```/.exec(r.embeds[0]?.description ?? '')?.[1]?.split('\n') ?? [];
+          // The headings (no spaces in them) end where their columns end; every column starts with a space on every line.
+          const name = segmentTypeName(type, locale, true) ?? '';
+          expect(header.startsWith(name), `${locale} ${title} ${type}: ${header}`).toBe(true);
+          const first = Math.max(9, name.length);
+          const ends = [...header.slice(first).matchAll(/\S+/g)].map((m) => first + m.index + m[0].length);
+          expect(ends, `${locale} ${title} ${type}: ${header}`).toHaveLength(3);
+          for (const line of [header, ...rows]) {
+            expect(line.length, `${locale} ${title} ${type}: ${line}`).toBe(header.length);
+            for (const start of [first, ...ends.slice(0, -1)]) expect(line[start], `${locale} ${title} ${type}: ${line}`).toBe(' ');
+          }
+        }
   });
 
   it('lists matches with result, score and K/D, and a menu that opens each report', () => {
