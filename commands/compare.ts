@@ -1,12 +1,12 @@
 // /compare <title> <player> [platform] [other] [other_platform]: two careers side by side. The other
 // player defaults to the invoker's linked account; a typed other defaults to the first one's platform.
 
-import { PLATFORMS, TITLES, isTitle, type TitleSlug } from '../src/catalog/index.js';
+import { TITLES, isTitle, type TitleSlug } from '../src/catalog/index.js';
 import { compareCard, withCard } from '../src/cards/index.js';
 import { code, compareReply, errorReply, notice, safeText, type Reply } from '../src/embeds/index.js';
 import { platformChoices, searchChoices } from './choices.js';
 import { cardOption } from './kind.js';
-import { endpointOf, isReply, resolveTarget, stringOption, titleChoices, titleOf, type Target } from './resolve.js';
+import { checkPlatform, endpointOf, isReply, resolveTarget, stringOption, titleChoices, titleOf, type Target } from './resolve.js';
 import { COMMAND_DEADLINE_MS, type AutocompleteInput, type Choice, type Command, type CommandInput, type Deps } from './types.js';
 import { installableCommand } from './installs.js';
 import { commandLine, optionName, say } from '../src/locales/index.js';
@@ -65,7 +65,9 @@ export const compare = {
     if (input.focused.name === 'platform' || input.focused.name === 'other_platform') return platformChoices(endpoint, typed);
     if ((input.focused.name !== 'player' && input.focused.name !== 'other') || !typed) return [];
     const platformTyped = stringOption(input, input.focused.name === 'other' ? 'other_platform' : 'platform') ?? stringOption(input, 'platform');
-    const platform = endpoint.platforms.find((p) => p === platformTyped || PLATFORMS[p].name === platformTyped) ?? (endpoint.platforms.length === 1 ? endpoint.platforms[0] : (await deps.links.get(input.userId, title))?.platform);
+    // Read as the command reads it: by slug or by name, in any case.
+    const typedSlug = platformTyped ? checkPlatform(endpoint, platformTyped) : undefined;
+    const platform = (typeof typedSlug === 'string' ? typedSlug : undefined) ?? (endpoint.platforms.length === 1 ? endpoint.platforms[0] : (await deps.links.get(input.userId, title))?.platform);
     return searchChoices(title, platform, typed, deps);
   },
 } satisfies Command;

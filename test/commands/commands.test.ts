@@ -399,6 +399,9 @@ describe('/compare', () => {
     const c = (options: Record<string, string>, focused: string) => compare.autocomplete!({ name: 'compare', group: null, subcommand: null, options, userId: 'cmp1', focused: { name: focused, value: options[focused] ?? '' } }, deps);
     expect((await c({ title: 'title_c', platform: 'pc' }, 'platform')).map((x) => x.value)).toContain('pc_store_c');
     expect((await c({ title: 'title_c', platform: 'pc_store_c', other: 'Embert' }, 'other')).map((x) => x.value)).toContain('Embertide#1000');
+    // A platform typed past its choices is read as the command reads it: by name, in any case.
+    for (const platform of ['PC Store C', 'pc store c', 'PC_STORE_C'])
+      expect((await c({ title: 'title_c', platform, player: 'emb' }, 'player')).map((x) => x.value), platform).toEqual(['Ember#4471', 'Embertide#1000', 'emb']);
     expect(await c({ title: 'nope', player: 'x' }, 'player')).toEqual([]);
   });
 });
