@@ -101,6 +101,7 @@ export const en = {
   'error.matchNotFound': 'That {title} match was not found{where}.',
   'error.notFound': 'No {title} player {who}{where}. Check the spelling, or find them with {search}.',
   'error.private': '{who} keeps their {title} stats private. Only they can change that, in the game’s privacy settings.',
+  'error.badIdentifier': '{typed} is not a {title} player name or id{where}. Type the name or id as the game shows it, not a link; {search} finds it from part of the name.',
   'error.chooseOneOf': 'Choose one of: {list}.',
   'error.busy': 'The stats service is busy right now.',
   'error.retryIn.one': 'Try again in {n} second.',

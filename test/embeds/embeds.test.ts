@@ -281,6 +281,22 @@ describe('limits and safety', () => {
     expect(errorReply(lookupError('not_found', 'no', { code: 'MatchNotFound' }), { title: 'title_a' }).content).toContain('match was not found');
   });
 
+  it('tells what to type instead when the service cannot read the player as typed (a pasted link), in the reader\'s language', () => {
+    const link = 'https://tracker.example.com/profile/console_a/Nova/overview';
+    const refused = lookupError('invalid_parameter', 'Invalid platformUserIdentifier: the identifier contains a slash.', { data: { parameter: 'platformUserIdentifier' } });
+    const en = errorReply(refused, { title: 'title_c', platform: 'console_a', player: link });
+    expect(en.ephemeral).toBe(true);
+    expect(en.content).toBe(
+      '`https://tracker.example.com/profile/con…` is not a Title C player name or id on Console A. Type the name or id as the game shows it, not a link; `/stats title_c search` finds it from part of the name.',
+    );
+    const de = errorReply(refused, { title: 'title_c', platform: 'console_a', player: link, locale: 'de' });
+    expect(de.content).toContain('keinen Link');
+    expect(de.content).not.toContain('Invalid platformUserIdentifier');
+    // Another parameter the service refuses keeps its own words and what it allows.
+    const other = errorReply(lookupError('invalid_parameter', 'Invalid segmentType.', { data: { parameter: 'segmentType', allowed: ['map'] } }), { title: 'title_c', player: link });
+    expect(other.content).toContain('Invalid segmentType.');
+  });
+
   it('reads shares as "top N%", in the better half only', () => {
     expect(topShare(97)).toBe('top 3%');
     expect(topShare(99.1)).toBe('top 0.9%');
