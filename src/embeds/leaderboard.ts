@@ -34,7 +34,7 @@ const REASONS: Partial<Record<LookupErrorKind | 'no_figure', TextKey>> = {
   unavailable: 'board.why.unavailable',
 };
 
-/** Entries with the figure, best first (ties by name, so that the order is the same each time). */
+/** Entries with the figure, best first (ties by name, so that the order is the same each time; they share a place). */
 export function rank(entries: readonly BoardEntry[]): (BoardEntry & { stat: Stat })[] {
   return entries
     .filter((e): e is BoardEntry & { stat: Stat } => e.stat !== undefined && typeof e.stat.value === 'number')
@@ -48,16 +48,20 @@ export function rank(entries: readonly BoardEntry[]): (BoardEntry & { stat: Stat
 export function leaderboardReply(entries: readonly BoardEntry[], ctx: BoardContext): Reply {
   const { figure: f, locale } = ctx;
   const ranked = rank(entries);
+  // Equal figures share a place (1, 1, 3): the order among them is only by name.
+  const places: number[] = [];
+  ranked.forEach((e, i) => places.push(i > 0 && e.stat.value === ranked[i - 1]!.stat.value ? places[i - 1]! : i + 1));
   const line = (e: BoardEntry & { stat: Stat }, i: number) => {
     const mine = e.userId === ctx.invokerId;
-    const place = MEDALS[i] ?? `\`${String(i + 1).padStart(2)}\``;
+    const at = places[i]!;
+    const place = MEDALS[at - 1] ?? `\`${String(at).padStart(2)}\``;
     return `${place} ${mine ? '▶ ' : ''}**${safeText(e.handle)}** · ${statValue(e.stat, locale, f, true)}`;
   };
   const lines = ranked.slice(0, BOARD_SIZE).map(line);
   const mine = ranked.findIndex((e) => e.userId === ctx.invokerId);
   const own =
     mine >= BOARD_SIZE
-      ? `\n${line(ranked[mine]!, mine)}\n${say(locale, 'board.yourPlace', { place: mine + 1, n: ranked.length })}`
+      ? `\n${line(ranked[mine]!, mine)}\n${say(locale, 'board.yourPlace', { place: places[mine]!, n: ranked.length })}`
       : mine >= 0
         ? null
         : entries.some((e) => e.userId === ctx.invokerId)

@@ -1,0 +1,25 @@
+// The server leaderboard's text: places as a reader counts them.
+import { describe, expect, it } from 'vitest';
+
+import { leaderboardReply, type BoardEntry } from '../../src/embeds/index.js';
+import type { Stat } from '../../src/lookup/schemas.js';
+
+const kd = (value: number): Stat => ({ rank: null, percentile: null, displayName: 'K/D', displayCategory: null, category: null, metadata: {}, value, displayValue: value.toFixed(2), displayType: 'Number' });
+const entry = (userId: string, handle: string, value: number): BoardEntry => ({ userId, handle, stat: kd(value) });
+const board = (entries: BoardEntry[], invokerId: string) =>
+  leaderboardReply(entries, { title: 'title_c', figure: 'kd', invokerId, notLookedUp: 0 }).embeds[0]!.description!.split('\n');
+
+describe('the leaderboard', () => {
+  it('gives members with the same figure the same place, and the next one the place after them all', () => {
+    const lines = board([entry('u1', 'Ash', 1.5), entry('u2', 'Bolt', 1.5), entry('u3', 'Cole', 1.2), entry('u4', 'Dune', 1.0)], 'u2');
+    expect(lines.slice(0, 4)).toEqual(['🥇 **Ash** · 1.50', '🥇 ▶ **Bolt** · 1.50', '🥉 **Cole** · 1.20', '` 4` **Dune** · 1.00']);
+  });
+
+  it('tells a member tied with the leader, but listed below the top ten, that they share first place', () => {
+    const entries = Array.from({ length: 12 }, (_, i) => entry(`u${i}`, `Player${String(i).padStart(2, '0')}`, 2));
+    const lines = board(entries, 'u11');
+    expect(lines.slice(0, 10).every((l) => l.startsWith('🥇 '))).toBe(true);
+    expect(lines).toContain('🥇 ▶ **Player11** · 2.00');
+    expect(lines).toContain('You are **#1** of 12.');
+  });
+});
