@@ -5,9 +5,14 @@ import { commandLine, say, type TextKey } from '../locales/index.js';
 import type { LookupErrorKind } from '../lookup/errors.js';
 import type { Stat } from '../lookup/schemas.js';
 import { TITLE_COLORS, code, figureLabel, statValue, titleName } from './format.js';
-import { embedReply, safeText, type Reply } from './reply.js';
+import { clip, embedReply, safeText, type Reply } from './reply.js';
 
 export const BOARD_SIZE = 10;
+/**
+ * A name's length on the board: eleven lines of names as long as a link takes (200, twice that once
+ * markdown is escaped) passed the description's 4,096 and cut off the invoker's place and who is not ranked.
+ */
+const NAME_SHOWN = 64;
 
 /** One linked member: their figure when their profile answered, else why not. */
 export type BoardEntry = { userId: string; handle: string } & ({ stat: Stat } | { stat?: undefined; missing: LookupErrorKind | 'no_figure' });
@@ -55,7 +60,7 @@ export function leaderboardReply(entries: readonly BoardEntry[], ctx: BoardConte
     const mine = e.userId === ctx.invokerId;
     const at = places[i]!;
     const place = MEDALS[at - 1] ?? `\`${String(at).padStart(2)}\``;
-    return `${place} ${mine ? '▶ ' : ''}**${safeText(e.handle)}** · ${statValue(e.stat, locale, f, true)}`;
+    return `${place} ${mine ? '▶ ' : ''}**${safeText(clip(e.handle, NAME_SHOWN))}** · ${statValue(e.stat, locale, f, true)}`;
   };
   const lines = ranked.slice(0, BOARD_SIZE).map(line);
   const mine = ranked.findIndex((e) => e.userId === ctx.invokerId);

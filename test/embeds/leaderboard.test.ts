@@ -23,3 +23,15 @@ describe('the leaderboard', () => {
     expect(lines).toContain('You are **#1** of 12.');
   });
 });
+
+describe('the leaderboard with long names', () => {
+  it('keeps the invoker’s own place and the unranked count when every name is as long as a link allows', () => {
+    const long = (i: number) => `${'_*'.repeat(99)}${String(i).padStart(2, '0')}`;
+    const entries: BoardEntry[] = [...Array.from({ length: 12 }, (_, i) => entry(`u${i}`, long(i), 3 - i / 10)), { userId: 'p', handle: long(99), missing: 'private' }];
+    const reply = leaderboardReply(entries, { title: 'title_c', figure: 'kd', invokerId: 'u11', notLookedUp: 0 });
+    const description = reply.embeds[0]!.description!;
+    expect(description).toContain('You are **#12** of 12.');
+    expect(description).toContain('Not ranked: 1 private');
+    expect(description.split('\n').filter((l) => l.includes('**\\_'))).toHaveLength(11);
+  });
+});
