@@ -4,7 +4,7 @@
 import { ChannelType } from 'discord.js';
 
 import { findEndpoint, type TitleSlug } from '../src/catalog/index.js';
-import { code, notice, safeText, titleName, type Reply } from '../src/embeds/index.js';
+import { code, feedCheckReply, notice, safeText, titleName, type Reply } from '../src/embeds/index.js';
 import { commandLine, say, sayCount, type TextKey } from '../src/locales/index.js';
 import { installableCommand } from './installs.js';
 import { recordMember } from './link.js';
@@ -45,7 +45,7 @@ async function setChannel(input: CommandInput, guildId: string, store: FeedStore
   const channelId = stringOption(input, 'channel');
   if (!channelId || !/^\d{17,20}$/.test(channelId)) return notice(say(input.locale, 'track.pickChannel'));
   if (deps.poster) {
-    const posted = await deps.poster.post(channelId, notice('📋 **Session feed**: when a member who opted in finishes a play session (45 minutes without a match), its summary is posted here. Opt in with `/track join`.'));
+    const posted = await deps.poster.post(channelId, feedCheckReply(deps.cards !== undefined));
     if (!posted.ok) return admin(input, feed, say(input.locale, 'track.cannotPost', { channel: `<#${channelId}>`, reason: refusal(input.locale, posted.code, posted.message) }));
   }
   await store.setGuild(guildId, { channelId, on: true });

@@ -30,3 +30,22 @@ export function feedPostReply(session: Session, ctx: FeedPostContext): Reply {
     ...(end ? { timestamp: end } : {}),
   });
 }
+
+/** A 1×1 transparent PNG: the smallest picture that proves the bot may attach one. */
+const PIXEL = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
+
+/**
+ * What `/track channel` posts in the channel first: shaped as a summary is (an embed, and a picture
+ * attached when summaries carry a card), so that Discord refuses it where it would refuse them. A
+ * text notice passed in a channel without Embed Links or Attach Files, and the first summary there
+ * then switched the feed off.
+ */
+export function feedCheckReply(withFile: boolean): Reply {
+  const reply = embedReply({
+    author: { name: 'Session feed' },
+    description: 'When a member who opted in finishes a play session (45 minutes without a match), its summary is posted here. Opt in with `/track join`.',
+  });
+  const [embed] = reply.embeds;
+  // Set after the clamp, which keeps web URLs only (as the card is attached).
+  return withFile && embed ? { ...reply, embeds: [{ ...embed, thumbnail: { url: 'attachment://feed.png' } }], files: [{ name: 'feed.png', data: PIXEL }] } : reply;
+}

@@ -176,7 +176,7 @@ describe('the session feed, one bot process on SQLite', () => {
     const taken = await ask(double, { command: 'track', subcommand: 'channel', options: { channel: FEED_CHANNEL }, user: users.admin, permissions: MANAGE_GUILD });
     expect(taken.text).toContain(`on** in <#${FEED_CHANNEL}>`);
     expect(posts()).toHaveLength(1);
-    expect(posts()[0]?.message.content).toContain('Session feed');
+    expect(embedOf(posts()[0]!)?.author?.name).toBe('Session feed');
   });
 
   it('posts a title_b session once, 45 minutes after its last match', async () => {

@@ -144,6 +144,12 @@ export interface DiscordDouble {
    * attach there); `null` lets them through again.
    */
   setChannelError(channelId: string, code: 10003 | 50001 | 50013 | null): void;
+  /**
+   * What the bot may do in a channel besides sending: without Embed Links a post with an embed, and
+   * without Attach Files a post with a file, is refused with 50013 Missing Permissions, as Discord
+   * refuses them; `null` allows both again.
+   */
+  setChannelPermissions(channelId: string, allowed: { embedLinks: boolean; attachFiles: boolean } | null): void;
   /** Resolves once `n` messages were posted to the channel (with all posted so far). */
   waitForChannelMessages(channelId: string, n: number, timeoutMs?: number): Promise<ChannelMessage[]>;
   /**
@@ -359,6 +365,7 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
   let closed = false;
   const channelPosts = new Map<string, ChannelMessage[]>();
   const channelErrors = new Map<string, 10003 | 50001 | 50013>();
+  const channelPermissions = new Map<string, { embedLinks: boolean; attachFiles: boolean }>();
   // Posts kept per channel at most, so that a long run cannot grow the double.
   const CHANNEL_POSTS_LIMIT = 1000;
 
@@ -706,6 +713,8 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
     const refusal = channelErrors.get(channelId);
     if (refusal !== undefined) return CHANNEL_REFUSALS[refusal];
     const data = isRecord(call.body) ? call.body : {};
+    const allowed = channelPermissions.get(channelId);
+    if (allowed && ((!allowed.embedLinks && Array.isArray(data.embeds) && data.embeds.length > 0) || (!allowed.attachFiles && call.files.length > 0))) return CHANNEL_REFUSALS[50013];
     const message = botMessage({
       channelId,
       content: typeof data.content === 'string' ? data.content : '',
@@ -1120,6 +1129,10 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
     setChannelError(channelId, code) {
       if (code === null) channelErrors.delete(channelId);
       else channelErrors.set(channelId, code);
+    },
+    setChannelPermissions(channelId, allowed) {
+      if (allowed === null) channelPermissions.delete(channelId);
+      else channelPermissions.set(channelId, allowed);
     },
     waitForChannelMessages: (channelId, n, timeoutMs = DEFAULT_WAIT_MS) =>
       waitUntil(

@@ -1,0 +1,60 @@
+// /track channel against the Discord double over real HTTP: the check that the bot may post in the
+// channel is refused where a session summary would be (no Embed Links; no Attach Files with cards on).
+import { REST } from 'discord.js';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { findCommand, type Deps } from '../../commands/index.js';
+import { restPoster } from '../../src/bot/feed.js';
+import { sqliteFeedStore } from '../../src/bot/feed-store.js';
+import type { CardRenderer } from '../../src/cards/index.js';
+import { startDiscordDouble, type DiscordDouble } from '../discord-double/index.js';
+
+const TOKEN = 'MTE4MDAwMDAwMDAwMDAwMDAwMQ.Zx9aBQ.track-token-abcdefghijklmnopqrstuvw';
+const GUILD = '1180000000000000100';
+const CHANNEL = '1180000000000000778';
+
+let double: DiscordDouble;
+let deps: Deps;
+const feed = sqliteFeedStore(':memory:', 1_000);
+const track = findCommand('track')!;
+const pick = (d: Deps) => track.execute({ name: 'track', group: null, subcommand: 'channel', options: { channel: CHANNEL }, userId: 'admin', guildId: GUILD, canManageServer: true }, d);
+
+beforeAll(async () => {
+  double = await startDiscordDouble({ token: TOKEN });
+  const poster = restPoster(new REST({ api: double.apiUrl, retries: 0 }).setToken(TOKEN));
+  deps = { feed, poster, logger: pino({ level: 'silent' }) } as unknown as Deps;
+});
+afterAll(async () => {
+  feed.close();
+  await double.close();
+});
+
+describe('/track channel', () => {
+  it('refuses a channel where the bot may send text but not embed links, and changes nothing', async () => {
+    double.setChannelPermissions(CHANNEL, { embedLinks: false, attachFiles: true });
+    const r = await pick(deps);
+    expect(r.content).toContain('Nothing changed');
+    expect(await feed.guild(GUILD)).toBeUndefined();
+    expect(double.channelMessages(CHANNEL)).toHaveLength(0);
+  });
+
+  it('refuses a channel where it may not attach files when summaries carry a card, and takes it when they do not', async () => {
+    double.setChannelPermissions(CHANNEL, { embedLinks: true, attachFiles: false });
+    const withCards = await pick({ ...deps, cards: {} as CardRenderer });
+    expect(withCards.content).toContain('Nothing changed');
+    expect(await feed.guild(GUILD)).toBeUndefined();
+    const textOnly = await pick(deps);
+    expect(textOnly.content).toContain(`<#${CHANNEL}>`);
+    expect(await feed.guild(GUILD)).toMatchObject({ channelId: CHANNEL, on: true });
+  });
+
+  it('posts its notice as a summary is posted, an embed with a file when cards are on', async () => {
+    double.setChannelPermissions(CHANNEL, null);
+    await pick({ ...deps, cards: {} as CardRenderer });
+    const notice = double.channelMessages(CHANNEL).at(-1)!;
+    expect(notice.files).toHaveLength(1);
+    expect(JSON.stringify(notice.message.embeds)).toContain('Session feed');
+    expect(JSON.stringify(notice.message.embeds)).toContain(notice.files[0]!.filename);
+  });
+});
