@@ -487,6 +487,24 @@ describe('/leaderboard', () => {
     expect(await stores.members.list('g-board')).toContain('b-nolink');
   });
 
+  it('answers within the command’s deadline when the service is slow, counting who was not answered in time', async () => {
+    // A service that answers nobody: each lookup lasts its whole deadline and times out.
+    const slow = {
+      profile: async (_title: string, _platform: string, _player: string, options?: { deadlineMs?: number }) => {
+        await sleep(options?.deadlineMs ?? 10_000);
+        return { errors: [lookupError('timeout', 'The stats service did not answer in time.')], meta: { source: 'network' as const, fetchedAt: Date.now(), ageMs: 0 } };
+      },
+    };
+    for (let i = 0; i < 60; i++) {
+      await stores.links.set(`slow${i}`, 'title_c', { platform: 'pc_store_c', identifier: 'Ember#4471', handle: 'Ember#4471' });
+      await stores.members.add('g-slow', `slow${i}`);
+    }
+    const started = Date.now();
+    const r = await board.execute({ name: 'leaderboard', group: null, subcommand: null, options: { title: 'title_c' }, userId: 'slow1', guildId: 'g-slow' }, { ...deps, lookup: slow as unknown as Deps['lookup'] });
+    expect(Date.now() - started).toBeLessThan(COMMAND_DEADLINE_MS);
+    expect(r.embeds[0]!.description).toContain('50 not answered in time · 10 not looked up this time');
+  }, 20_000);
+
   it('answers outside a server, an unknown figure and an empty server with a clear message', async () => {
     expect((await run({ title: 'title_c' }, 'b1', null)).content).toContain('use it in one');
     expect((await run({ title: 'title_c', stat: 'luck' }, 'b1')).content).toContain('Rank by one of');
