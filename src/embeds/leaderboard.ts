@@ -80,12 +80,16 @@ export function leaderboardReply(entries: readonly BoardEntry[], ctx: BoardConte
   }
   if (ctx.notLookedUp > 0) why.set(say(locale, 'board.why.notLookedUp'), ctx.notLookedUp);
   const unranked = why.size > 0 ? `-# ${say(locale, 'board.unranked', { list: [...why].map(([reason, n]) => `${n} ${reason}`).join(' · ') })}` : null;
-  const empty = ranked.length === 0 ? say(locale, 'board.empty', { link: code(commandLine(locale, '/link')) }) : null;
+  // Only a board nobody linked to is empty: linked members nobody could rank are counted below.
+  const empty = entries.length === 0 && ctx.notLookedUp === 0 ? say(locale, 'board.empty', { link: code(commandLine(locale, '/link')) }) : null;
   return embedReply({
     color: TITLE_COLORS[ctx.title],
     author: { name: say(locale, 'board.author', { title: titleName(ctx.title) }) },
     title: figureLabel(f, locale),
-    description: [empty ?? lines.join('\n'), own, unranked].filter((l): l is string => !!l).join('\n'),
+    description: [empty ?? lines.join('\n'), own, unranked]
+      .filter((l): l is string => !!l)
+      .join('\n')
+      .replace(/^\n+/, ''),
     footer: { text: say(locale, 'board.footer', { title: titleName(ctx.title), ranked: ranked.length, linked: entries.length + ctx.notLookedUp }) },
     ...(ctx.oldestFetch !== undefined ? { timestamp: new Date(ctx.oldestFetch).toISOString() } : {}),
   });

@@ -35,3 +35,20 @@ describe('the leaderboard with long names', () => {
     expect(description.split('\n').filter((l) => l.includes('**\\_'))).toHaveLength(11);
   });
 });
+
+describe('a leaderboard nobody could be ranked on', () => {
+  it('says why the linked members are not ranked, not that nobody linked', () => {
+    const entries: BoardEntry[] = [
+      { userId: 'u1', handle: 'Ash', missing: 'timeout' },
+      { userId: 'u2', handle: 'Bolt', missing: 'private' },
+    ];
+    const description = leaderboardReply(entries, { title: 'title_c', figure: 'kd', invokerId: 'u1', notLookedUp: 0 }).embeds[0]!.description!;
+    expect(description).not.toContain('Nobody to rank yet');
+    expect(description).toBe('You are not ranked: see below.\n-# Not ranked: 1 not answered in time · 1 private');
+  });
+
+  it('says nobody linked when nobody did', () => {
+    const description = leaderboardReply([], { title: 'title_c', figure: 'kd', invokerId: 'u1', notLookedUp: 0 }).embeds[0]!.description!;
+    expect(description).toContain('Nobody to rank yet');
+  });
+});
