@@ -345,7 +345,11 @@ export class FeedPoller {
     const finished: Finished[] = [];
     if (!snap) return { state, finished, playing: false, career: r.data };
     const last = state.last;
-    if (!last || snap.matches < last.matches) {
+    // A look over 6 hours late (the bot was down): the matches since the last one cannot be told as
+    // one session, nor dated (a week's were posted as a session that had just ended); the career
+    // now is the new starting point, as a session that ended that long ago is not posted.
+    const late = now - state.nextAt > POST_WINDOW_MS;
+    if (!last || snap.matches < last.matches || (late && (snap.matches > last.matches || state.start))) {
       state = { ...state, last: snap, start: undefined, growthAt: undefined };
     } else if (snap.matches > last.matches) {
       const played = Date.parse(typeof r.data.metadata.lastPlayed === 'string' ? r.data.metadata.lastPlayed : '');

@@ -9,6 +9,11 @@ import type { Deps, LinkedAccount } from '../../commands/index.js';
 import { FeedPoller } from '../../src/bot/feed.js';
 import { sqliteFeedStore } from '../../src/bot/feed-store.js';
 import { lookupError } from '../../src/lookup/errors.js';
+import { createLookupCache } from '../../src/lookup/cache.js';
+import { LookupClient } from '../../src/lookup/client.js';
+import type { Reply } from '../../src/embeds/index.js';
+import { smallLines } from '../fixtures/small-dataset.js';
+import { startService } from '../helpers/service.js';
 
 const GUILD = '1180000000000000100';
 const BAD = '1180000000000000401';
@@ -51,4 +56,50 @@ describe('the session feed’s poller', () => {
       store.close();
     }
   });
+});
+
+describe('the session feed after the bot was down for a week', () => {
+  it('takes the career as it finds it for a player whose look is that late, and still posts a session seen on time', async () => {
+    // Ember#4471 (title_c, small dataset) has one match on record; both members last saw none.
+    const service = await startService(smallLines());
+    const lookup = new LookupClient({ baseUrl: service.url, cache: await createLookupCache() });
+    const store = sqliteFeedStore(':memory:', 1_000);
+    const LATE = '1180000000000000403';
+    const ON_TIME = '1180000000000000404';
+    let now = Date.parse('2026-11-20T12:00:00Z');
+    const weekAgo = now - 7 * 86_400_000;
+    await store.setGuild(GUILD, { channelId: '1180000000000000777', on: true });
+    for (const userId of [LATE, ON_TIME]) await store.join({ guildId: GUILD, userId, title: 'title_c' });
+    const none = { matches: 0, wins: 0, kills: 0, deaths: 0 };
+    await store.setPlayer(`${LATE}|title_c`, { v: 1, platform: 'pc_store_c', identifier: 'Ember#4471', since: weekAgo, nextAt: weekAgo + 3_600_000, last: { at: weekAgo, ...none }, pending: [] });
+    await store.setPlayer(`${ON_TIME}|title_c`, { v: 1, platform: 'pc_store_c', identifier: 'Ember#4471', since: weekAgo, nextAt: now, last: { at: now - 3_600_000, ...none }, pending: [] });
+    const posts: { userId: string; reply: Reply }[] = [];
+    const poller = new FeedPoller({
+      store,
+      links: { get: () => Promise.resolve({ platform: 'pc_store_c', identifier: 'Ember#4471', handle: 'Ember#4471' }) } as unknown as Deps['links'],
+      lookup,
+      poster: { post: (_channelId, reply) => (posts.push({ userId: /<@(\d+)>/.exec(reply.embeds[0]?.description ?? '')?.[1] ?? '', reply }), Promise.resolve({ ok: true as const })) },
+      logger: pino({ level: 'silent' }),
+      requestsPerMinute: 600,
+      now: () => now,
+      tickMs: 20,
+    });
+    try {
+      poller.start();
+      const seen = async (userId: string) => ((await store.player(`${userId}|title_c`)) as { last?: { matches: number } } | undefined)?.last?.matches === 1;
+      for (let i = 0; i < 200 && !((await seen(LATE)) && (await seen(ON_TIME))); i++) await sleep(20);
+      // 50 minutes on: the session seen growing on time has ended; nothing else has.
+      now += 50 * 60_000;
+      for (let i = 0; i < 300 && posts.length === 0; i++) await sleep(20);
+      await sleep(300);
+      expect(posts.map((p) => p.userId)).toEqual([ON_TIME]);
+      expect(await store.player(`${LATE}|title_c`)).toMatchObject({ last: { matches: 1 } });
+      expect(await store.player(`${LATE}|title_c`)).not.toHaveProperty('start');
+    } finally {
+      await poller.stop();
+      store.close();
+      await lookup.close();
+      await service.close();
+    }
+  }, 30_000);
 });
