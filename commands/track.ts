@@ -68,12 +68,15 @@ async function join(input: CommandInput, guildId: string, store: FeedStore, deps
   );
 }
 
-async function status(input: CommandInput, guildId: string, store: FeedStore, feed: GuildFeed | undefined): Promise<Reply> {
+async function status(input: CommandInput, guildId: string, store: FeedStore, deps: Deps, feed: GuildFeed | undefined): Promise<Reply> {
   const [members, mine] = await Promise.all([store.count(guildId), store.following(guildId, input.userId)]);
   const { locale } = input;
   const state = feed?.on ? say(locale, 'track.stateOn', { channel: `<#${feed.channelId}>` }) : say(locale, feed?.off ? 'track.stateSwitchedOff' : 'track.stateOff');
   const yours = mine.length > 0 ? say(locale, 'track.youFollow', { list: mine.map(titleName).join(', ') }) : say(locale, 'track.youFollowNone', { join: line(locale, '/track join title:…') });
-  return admin(input, feed, say(locale, 'track.status', { state, follows: follows(locale, members), yours }));
+  // An opt-in outlives its link (/unlink, a Redis that forgot it): the poller then skips it without a word.
+  const unlinked = (await Promise.all(mine.map(async (t) => ((await deps.links.get(input.userId, t)) ? [] : [t])))).flat();
+  const noLink = unlinked.length > 0 ? say(locale, 'track.noLinkFor', { titles: unlinked.map(titleName).join(', '), link: line(locale, '/link') }) : null;
+  return admin(input, feed, [say(locale, 'track.status', { state, follows: follows(locale, members), yours }), noLink].filter(Boolean).join('\n'));
 }
 
 export const track = {
@@ -127,7 +130,7 @@ export const track = {
         return notice(removed > 0 ? (title ? say(input.locale, 'track.leftTitle', { title: titleName(title) }) : say(input.locale, 'track.left')) : say(input.locale, 'track.notFollowing'));
       }
       case 'status':
-        return status(input, guildId, store, feed);
+        return status(input, guildId, store, deps, feed);
       case null:
       default:
         return notice(say(input.locale, 'track.usage', { commands: ['/track channel', 'off', 'join', 'leave', 'status'].map((c) => line(input.locale, c)).join(', ') }));

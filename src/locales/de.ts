@@ -292,6 +292,7 @@ export const de: Texts = {
   'track.stateOff': '**Aus**',
   'track.youFollow': 'Du folgst: {list}.',
   'track.youFollowNone': 'Du folgst keinem: {join} (ein verknüpftes Konto nötig).',
+  'track.noLinkFor': 'Kein Konto verknüpft für {titles}: davon wird nichts von dir gepostet, bis du wieder {link} nutzt.',
   'track.status': 'Session-Feed: {state} · {follows} ihm.\n{yours}',
   'track.serverOnly': 'Der Session-Feed gehört zu einem Server: benutze {command} auf einem Server.',
   'track.unavailable': 'Der Session-Feed ist in diesem Bot nicht verfügbar.',

@@ -313,6 +313,7 @@ export const en = {
   'track.stateOff': '**Off**',
   'track.youFollow': 'You follow: {list}.',
   'track.youFollowNone': 'You follow none: {join} (a linked account needed).',
+  'track.noLinkFor': 'No account linked for {titles}: nothing of yours is posted for it until you {link} again.',
   'track.status': 'Session feed: {state} · {follows} it.\n{yours}',
   'track.serverOnly': 'The session feed belongs to a server: use {command} in one.',
   'track.unavailable': 'The session feed is not available in this bot.',

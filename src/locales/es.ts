@@ -292,6 +292,7 @@ export const es: Texts = {
   'track.stateOff': '**Desactivado**',
   'track.youFollow': 'Sigues: {list}.',
   'track.youFollowNone': 'No sigues ninguno: {join} (hace falta una cuenta vinculada).',
+  'track.noLinkFor': 'No hay cuenta vinculada para {titles}: no se publica nada tuyo de ello hasta que uses {link} de nuevo.',
   'track.status': 'Feed de sesiones: {state} · {follows} el feed.\n{yours}',
   'track.serverOnly': 'El feed de sesiones pertenece a un servidor: usa {command} en uno.',
   'track.unavailable': 'El feed de sesiones no está disponible en este bot.',

@@ -292,6 +292,7 @@ export const fr: Texts = {
   'track.stateOff': '**Coupé**',
   'track.youFollow': 'Tu suis : {list}.',
   'track.youFollowNone': 'Tu ne suis rien : {join} (un compte lié est nécessaire).',
+  'track.noLinkFor': 'Aucun compte lié pour {titles} : rien de toi n’y est publié tant que tu n’utilises pas {link} à nouveau.',
   'track.status': 'Fil des sessions : {state} · {follows} ce fil.\n{yours}',
   'track.serverOnly': 'Le fil des sessions appartient à un serveur : utilise {command} dans un serveur.',
   'track.unavailable': 'Le fil des sessions n’est pas disponible dans ce bot.',

@@ -292,6 +292,7 @@ export const ptBR: Texts = {
   'track.stateOff': '**Desligado**',
   'track.youFollow': 'Você acompanha: {list}.',
   'track.youFollowNone': 'Você não acompanha nenhum: {join} (precisa de uma conta vinculada).',
+  'track.noLinkFor': 'Nenhuma conta vinculada para {titles}: nada seu é publicado disso até você usar {link} de novo.',
   'track.status': 'Feed de sessões: {state} · {follows} o feed.\n{yours}',
   'track.serverOnly': 'O feed de sessões pertence a um servidor: use {command} em um servidor.',
   'track.unavailable': 'O feed de sessões não está disponível neste bot.',

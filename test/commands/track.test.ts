@@ -1,10 +1,16 @@
 // /track channel against the Discord double over real HTTP: the check that the bot may post in the
 // channel is refused where a session summary would be (no Embed Links; no Attach Files with cards on).
+// /track status says which followed titles have no link any more.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
 import { REST } from 'discord.js';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { findCommand, type Deps } from '../../commands/index.js';
+import { createBotStores } from '../../src/bot/stores.js';
 import { restPoster } from '../../src/bot/feed.js';
 import { sqliteFeedStore } from '../../src/bot/feed-store.js';
 import type { CardRenderer } from '../../src/cards/index.js';
@@ -56,5 +62,26 @@ describe('/track channel', () => {
     expect(notice.files).toHaveLength(1);
     expect(JSON.stringify(notice.message.embeds)).toContain('Session feed');
     expect(JSON.stringify(notice.message.embeds)).toContain(notice.files[0]!.filename);
+  });
+});
+
+describe('/track status', () => {
+  it('tells a member who follows a title they have no link for any more that nothing of theirs is posted', async () => {
+    const stores = await createBotStores({ namespace: 'test', linksPath: join(mkdtempSync(join(tmpdir(), 'links-')), 'links.sqlite') });
+    const d = { links: stores.links, members: stores.members, feed: stores.feed, logger: pino({ level: 'silent' }) } as unknown as Deps;
+    const run = (subcommand: string, options: Record<string, string> = {}) => track.execute({ name: 'track', group: null, subcommand, options, userId: 'u1', guildId: GUILD }, d);
+    try {
+      await stores.links.set('u1', 'title_c', { platform: 'pc_store_c', identifier: 'Ember#4471', handle: 'Ember#4471' });
+      await stores.links.set('u1', 'title_b', { platform: 'pc_store_b', identifier: 'Rift', handle: 'Rift' });
+      await run('join', { title: 'title_c' });
+      await run('join', { title: 'title_b' });
+      expect((await run('status')).content).not.toContain('No account linked');
+      await findCommand('unlink')!.execute({ name: 'unlink', group: null, subcommand: null, options: { title: 'title_c' }, userId: 'u1' }, d);
+      const status = (await run('status')).content!;
+      expect(status).toContain('You follow: Title B, Title C.');
+      expect(status).toContain('No account linked for Title C: nothing of yours is posted for it until you `/link` again.');
+    } finally {
+      await stores.close();
+    }
   });
 });
