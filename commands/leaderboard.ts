@@ -20,12 +20,19 @@ const CONCURRENCY = 4;
 
 const isBoardFigure = (value: string): value is Figure => (BOARD_FIGURES as readonly string[]).includes(value);
 
-/** Runs `work` over `items`, `limit` at a time, in order of the items. */
-async function pooled<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array<R>(items.length);
+/**
+ * Time the members' links are read in at most (1,000 of them, 16 at a time, each up to the store's
+ * own timeout): a store answering near that timeout once held a board for a minute. The rest of the
+ * command's deadline is the lookups'.
+ */
+const LINKS_READ_MS = 3_000;
+
+/** Runs `work` over `items`, `limit` at a time, in order of the items; none started after `until` (theirs stay undefined). */
+async function pooled<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>, until = Number.POSITIVE_INFINITY): Promise<(R | undefined)[]> {
+  const out: (R | undefined)[] = new Array<R | undefined>(items.length).fill(undefined);
   let next = 0;
   const worker = async () => {
-    while (next < items.length) {
+    while (next < items.length && Date.now() < until) {
       const i = next++;
       out[i] = await work(items[i]!);
     }
@@ -67,20 +74,35 @@ export const leaderboard = {
     const typed = stringOption(input, 'stat') ?? 'kd';
     if (!isBoardFigure(typed)) return notice(say(input.locale, 'board.rankBy', { list: BOARD_FIGURES.map((f) => code(f)).join(', ') }));
     await recordMember(input.guildId, input.userId, deps);
-    const deadline = Date.now() + COMMAND_DEADLINE_MS - 1_000;
+    const started = Date.now();
+    const deadline = started + COMMAND_DEADLINE_MS - 1_000;
     const members = await deps.members.list(input.guildId);
-    const linked = (await pooled(members, 16, async (userId) => ({ userId, account: await deps.links.get(userId, title) }))).filter(
-      (m): m is { userId: string; account: LinkedAccount } => m.account !== undefined,
-    );
+    // Read the invoker first, then the latest recorded (the list's end) back: a store too slow to
+    // read them all in time leaves out the least active, counted as not looked up.
+    const order = [input.userId, ...members.filter((m) => m !== input.userId).reverse()];
+    const read = await pooled(order, 16, async (userId) => ({ userId, account: await deps.links.get(userId, title) }), started + LINKS_READ_MS);
+    const unread = read.filter((m) => m === undefined).length;
+    const at = new Map(members.map((m, i) => [m, i]));
+    const linked = read
+      .filter((m): m is { userId: string; account: LinkedAccount } => m?.account !== undefined)
+      .sort((a, b) => (at.get(a.userId) ?? 0) - (at.get(b.userId) ?? 0));
     // The latest recorded first: a board of a big server ranks its most active members.
     const looked = linked.slice(-MAX_BOARD_LOOKUPS);
     const mine = linked.find((m) => m.userId === input.userId);
     if (mine && !looked.includes(mine)) looked[0] = mine;
-    const results = await pooled(looked, CONCURRENCY, (m) => entryOf(title, typed, m.userId, m.account, deadline, deps));
+    const results = (await pooled(looked, CONCURRENCY, (m) => entryOf(title, typed, m.userId, m.account, deadline, deps))).filter((r) => r !== undefined);
     const fetched = results.flatMap((r) => (r.fetchedAt === undefined ? [] : [r.fetchedAt]));
     return leaderboardReply(
       results.map((r) => r.entry),
-      { title, figure: typed, invokerId: input.userId, notLookedUp: linked.length - looked.length, oldestFetch: fetched.length > 0 ? Math.min(...fetched) : undefined, locale: input.locale },
+      {
+        title,
+        figure: typed,
+        invokerId: input.userId,
+        notLookedUp: linked.length - looked.length,
+        unread,
+        oldestFetch: fetched.length > 0 ? Math.min(...fetched) : undefined,
+        locale: input.locale,
+      },
     );
   },
 } satisfies Command;

@@ -23,6 +23,8 @@ export interface BoardContext {
   invokerId: string;
   /** Linked members left out because the board looks up only so many at a time. */
   notLookedUp: number;
+  /** Members whose link was not read in time (a slow store): counted with those not looked up, not as linked. */
+  unread?: number | undefined;
   /** When the oldest answer on the board was fetched (epoch ms). */
   oldestFetch?: number | undefined;
   locale?: string | undefined;
@@ -78,10 +80,11 @@ export function leaderboardReply(entries: readonly BoardEntry[], ctx: BoardConte
     const reason = say(locale, REASONS[e.missing] ?? 'board.why.other');
     why.set(reason, (why.get(reason) ?? 0) + 1);
   }
-  if (ctx.notLookedUp > 0) why.set(say(locale, 'board.why.notLookedUp'), ctx.notLookedUp);
+  const notLookedUp = ctx.notLookedUp + (ctx.unread ?? 0);
+  if (notLookedUp > 0) why.set(say(locale, 'board.why.notLookedUp'), notLookedUp);
   const unranked = why.size > 0 ? `-# ${say(locale, 'board.unranked', { list: [...why].map(([reason, n]) => `${n} ${reason}`).join(' · ') })}` : null;
   // Only a board nobody linked to is empty: linked members nobody could rank are counted below.
-  const empty = entries.length === 0 && ctx.notLookedUp === 0 ? say(locale, 'board.empty', { link: code(commandLine(locale, '/link')) }) : null;
+  const empty = entries.length === 0 && notLookedUp === 0 ? say(locale, 'board.empty', { link: code(commandLine(locale, '/link')) }) : null;
   return embedReply({
     color: TITLE_COLORS[ctx.title],
     author: { name: say(locale, 'board.author', { title: titleName(ctx.title) }) },

@@ -17,7 +17,7 @@ import { COMMAND_DEADLINE_MS } from '../../commands/types.js';
 import { lookupError } from '../../src/lookup/errors.js';
 import { parseCustomId } from '../../src/embeds/index.js';
 import { messageErrors } from '../discord-double/validate.js';
-import { ENDPOINTS, TITLES, TITLE_SLUGS } from '../../src/catalog/index.js';
+import { ENDPOINTS, TITLES, TITLE_SLUGS, type TitleSlug } from '../../src/catalog/index.js';
 import { createLookupCache } from '../../src/lookup/cache.js';
 import { LookupClient } from '../../src/lookup/client.js';
 import { createBotStores, type BotStores } from '../../src/bot/stores.js';
@@ -503,6 +503,31 @@ describe('/leaderboard', () => {
     const r = await board.execute({ name: 'leaderboard', group: null, subcommand: null, options: { title: 'title_c' }, userId: 'slow1', guildId: 'g-slow' }, { ...deps, lookup: slow as unknown as Deps['lookup'] });
     expect(Date.now() - started).toBeLessThan(COMMAND_DEADLINE_MS);
     expect(r.embeds[0]!.description).toContain('50 not answered in time · 10 not looked up this time');
+  }, 20_000);
+
+  it('reads the links within a bound of its own when the store is slow, the invoker first and the latest members next', async () => {
+    for (let i = 0; i < 1_000; i++) {
+      if (i % 10 === 0) await stores.links.set(`many${i}`, 'title_c', { platform: 'pc_store_c', identifier: 'Ember#4471', handle: `Ember${i}` });
+      await stores.members.add('g-many', `many${i}`);
+    }
+    // Each link read takes 200 ms (a store near its timeout): 1,000 of them, 16 at a time, took 12.5 s.
+    const slowLinks = Object.assign(Object.create(stores.links) as Deps['links'], {
+      get: async (userId: string, title: TitleSlug) => (await sleep(200), stores.links.get(userId, title)),
+    });
+    const started = Date.now();
+    const r = await board.execute(
+      { name: 'leaderboard', group: null, subcommand: null, options: { title: 'title_c' }, userId: 'many0', guildId: 'g-many' },
+      { ...deps, links: slowLinks },
+    );
+    expect(Date.now() - started).toBeLessThan(COMMAND_DEADLINE_MS);
+    const description = r.embeds[0]!.description!;
+    // The invoker, recorded as the latest, was read first and is on the board; the latest members'
+    // links were read next (the others, not read in time, are counted as not looked up).
+    expect(description).toContain('▶ **Ember0**');
+    const others = [...description.matchAll(/\*\*Ember(\d+)\*\*/g)].map((m) => Number(m[1])).filter((n) => n !== 0);
+    expect(others.length).toBeGreaterThan(0);
+    expect(Math.min(...others)).toBeGreaterThanOrEqual(500);
+    expect(description).toMatch(/Not ranked: \d{3} not looked up this time/);
   }, 20_000);
 
   it('answers outside a server, an unknown figure and an empty server with a clear message', async () => {
