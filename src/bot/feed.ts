@@ -249,8 +249,15 @@ export class FeedPoller {
 
   private async refresh(): Promise<void> {
     const subs = await this.o.store.all();
+    // Only opt-ins in a server whose feed is on are looked at: a server that switched it off, or
+    // whose channel refused the bot (removed, no access), kept its members' opt-ins, and they were
+    // looked up forever, each round, from a budget the servers that post share. Switched on again,
+    // its members are looked at from the next refresh (a look that late starts from their career).
+    const on = new Map<string, boolean>();
+    for (const guildId of new Set(subs.map((s) => s.guildId))) on.set(guildId, (await this.o.store.guild(guildId))?.on === true);
     const seen = new Set<string>();
     for (const s of subs) {
+      if (!on.get(s.guildId)) continue;
       const key = stateKey(s.userId, s.title);
       const f = this.followed.get(key) ?? { userId: s.userId, title: s.title, guilds: new Set<string>(), nextAt: 0, playing: false };
       if (!seen.has(key)) f.guilds.clear();

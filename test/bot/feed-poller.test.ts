@@ -32,6 +32,7 @@ describe('the session feed’s poller', () => {
         return Promise.resolve({ errors: [lookupError('not_found', 'No such player.')], meta: { source: 'network', fetchedAt: Date.now(), ageMs: 0 } });
       },
     };
+    await store.setGuild(GUILD, { channelId: '1180000000000000777', on: true });
     await store.join({ guildId: GUILD, userId: BAD, title: 'title_b' });
     await store.join({ guildId: GUILD, userId: GOOD, title: 'title_b' });
     // The first player due has a state that does not read any more.
@@ -51,6 +52,51 @@ describe('the session feed’s poller', () => {
       for (let i = 0; i < 100 && looked.length === 0; i++) await sleep(20);
       expect(looked).toEqual(['Good']);
       expect(lines.find((l) => l.msg === 'session feed: looking at a player failed; they wait 5 minutes')).toMatchObject({ user: BAD, title: 'title_b' });
+    } finally {
+      await poller.stop();
+      store.close();
+    }
+  });
+});
+
+describe('the session feed’s poller and servers whose feed is off', () => {
+  it('looks only at members of a server whose feed is on, not at those of one switched off or never set', async () => {
+    const store = sqliteFeedStore(':memory:', 1_000);
+    const looked: string[] = [];
+    const lookup = {
+      sessions: (_title: string, _platform: string, identifier: string) => {
+        looked.push(identifier);
+        return Promise.resolve({ errors: [lookupError('not_found', 'No such player.')], meta: { source: 'network', fetchedAt: Date.now(), ageMs: 0 } });
+      },
+    };
+    const [ON, OFF, UNSET] = ['1180000000000000101', '1180000000000000102', '1180000000000000103'];
+    await store.setGuild(ON, { channelId: '1180000000000000777', on: true });
+    // Switched off (by /track off, or by Discord refusing its channel: the bot removed).
+    await store.setGuild(OFF, { channelId: '1180000000000000778', on: false });
+    // A member of each server, by user id: their account's identifier.
+    const members = new Map([
+      ['1180000000000000411', 'InOn'],
+      ['1180000000000000412', 'InOff'],
+      ['1180000000000000413', 'InUnset'],
+    ]);
+    const guildOf = [ON, OFF, UNSET];
+    for (const [i, userId] of [...members.keys()].entries()) await store.join({ guildId: guildOf[i]!, userId, title: 'title_b' });
+    const poller = new FeedPoller({
+      store,
+      links: { get: (userId: string) => Promise.resolve({ platform: 'pc_store_b', identifier: members.get(userId), handle: 'x' }) } as unknown as Deps['links'],
+      lookup: lookup as unknown as Deps['lookup'],
+      poster: {} as Deps['poster'] & object,
+      logger: pino({ level: 'silent' }),
+      requestsPerMinute: 120,
+      now: () => Date.now(),
+      tickMs: 20,
+    });
+    try {
+      poller.start();
+      for (let i = 0; i < 100 && looked.length === 0; i++) await sleep(20);
+      // A few rounds more: the others would have been due at once too.
+      await sleep(200);
+      expect(looked).toEqual(['InOn']);
     } finally {
       await poller.stop();
       store.close();
