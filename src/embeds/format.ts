@@ -21,7 +21,7 @@ export const platformName = (platform: string | null): string => (platform === n
 /** Text for inside a code span: Discord shows code verbatim (no escapes), so backticks are dropped instead. */
 export const code = (text: string): string => `\`${text.replace(/`/g, "'") || ' '}\``;
 /** Characters of what a user typed that a notice quotes back: the notice's point stays in sight on a phone. */
-const TYPED_SHOWN = 40;
+export const TYPED_SHOWN = 40;
 /** What a user typed, quoted back in a notice: as code, and clipped (what they typed may be long). */
 export const typedCode = (text: string): string => code(clip(text, TYPED_SHOWN));
 

@@ -287,7 +287,7 @@ describe('limits and safety', () => {
     const en = errorReply(refused, { title: 'title_c', platform: 'console_a', player: link });
     expect(en.ephemeral).toBe(true);
     expect(en.content).toBe(
-      '`https://tracker.example.com/profile/con…` is not a Title C player name or id on Console A. Type the name or id as the game shows it, not a link; `/stats title_c search` finds it from part of the name.',
+      '**https://tracker.example.com/profile/con…** is not a Title C player name or id on Console A. Type the name or id as the game shows it, not a link; `/stats title_c search` finds it from part of the name.',
     );
     const de = errorReply(refused, { title: 'title_c', platform: 'console_a', player: link, locale: 'de' });
     expect(de.content).toContain('keinen Link');
