@@ -2,10 +2,10 @@
 // others due after that player are still looked at, and the operator hears which one failed.
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { describe, expect, it } from 'vitest';
 
-import type { Deps, LinkedAccount } from '../../commands/index.js';
+import type { Deps, FeedStore, LinkedAccount } from '../../commands/index.js';
 import { FeedPoller } from '../../src/bot/feed.js';
 import { sqliteFeedStore } from '../../src/bot/feed-store.js';
 import { lookupError } from '../../src/lookup/errors.js';
@@ -19,34 +19,42 @@ const GUILD = '1180000000000000100';
 const BAD = '1180000000000000401';
 const GOOD = '1180000000000000402';
 
+/**
+ * A poller over `store` whose stats service knows no title_b player: each look is recorded in
+ * `looked` by the identifier `identifierOf` gives the member's linked account.
+ */
+function pollerOfUnknownPlayers(store: FeedStore, identifierOf: (userId: string) => string | undefined, logger: Logger = pino({ level: 'silent' })) {
+  const looked: string[] = [];
+  const lookup = {
+    sessions: (_title: string, _platform: string, identifier: string) => {
+      looked.push(identifier);
+      return Promise.resolve({ errors: [lookupError('not_found', 'No such player.')], meta: { source: 'network', fetchedAt: Date.now(), ageMs: 0 } });
+    },
+  };
+  const poller = new FeedPoller({
+    store,
+    links: { get: (userId: string): Promise<LinkedAccount> => Promise.resolve({ platform: 'pc_store_b', identifier: identifierOf(userId) ?? '', handle: 'x' }) } as unknown as Deps['links'],
+    lookup: lookup as unknown as Deps['lookup'],
+    poster: {} as Deps['poster'] & object,
+    logger,
+    requestsPerMinute: 120,
+    now: () => Date.now(),
+    tickMs: 20,
+  });
+  return { poller, looked };
+}
+
 describe('the session feed’s poller', () => {
   it('goes on to the players after one whose look fails, and says which one failed', async () => {
     const store = sqliteFeedStore(':memory:', 1_000);
     const lines: Record<string, unknown>[] = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
-    const looked: string[] = [];
-    const account = (userId: string): LinkedAccount => ({ platform: 'pc_store_b', identifier: userId === BAD ? 'Bad' : 'Good', handle: 'x' });
-    const lookup = {
-      sessions: (_title: string, _platform: string, identifier: string) => {
-        looked.push(identifier);
-        return Promise.resolve({ errors: [lookupError('not_found', 'No such player.')], meta: { source: 'network', fetchedAt: Date.now(), ageMs: 0 } });
-      },
-    };
     await store.setGuild(GUILD, { channelId: '1180000000000000777', on: true });
     await store.join({ guildId: GUILD, userId: BAD, title: 'title_b' });
     await store.join({ guildId: GUILD, userId: GOOD, title: 'title_b' });
     // The first player due has a state that does not read any more.
     store.db.prepare('INSERT INTO feed_players (key, value, until) VALUES (?, ?, ?)').run(`${BAD}|title_b`, '{not json', Date.now() + 60_000);
-    const poller = new FeedPoller({
-      store,
-      links: { get: (userId: string) => Promise.resolve(account(userId)) } as unknown as Deps['links'],
-      lookup: lookup as unknown as Deps['lookup'],
-      poster: {} as Deps['poster'] & object,
-      logger,
-      requestsPerMinute: 120,
-      now: () => Date.now(),
-      tickMs: 20,
-    });
+    const { poller, looked } = pollerOfUnknownPlayers(store, (userId) => (userId === BAD ? 'Bad' : 'Good'), logger);
     try {
       poller.start();
       for (let i = 0; i < 100 && looked.length === 0; i++) await sleep(20);
@@ -62,13 +70,6 @@ describe('the session feed’s poller', () => {
 describe('the session feed’s poller and servers whose feed is off', () => {
   it('looks only at members of a server whose feed is on, not at those of one switched off or never set', async () => {
     const store = sqliteFeedStore(':memory:', 1_000);
-    const looked: string[] = [];
-    const lookup = {
-      sessions: (_title: string, _platform: string, identifier: string) => {
-        looked.push(identifier);
-        return Promise.resolve({ errors: [lookupError('not_found', 'No such player.')], meta: { source: 'network', fetchedAt: Date.now(), ageMs: 0 } });
-      },
-    };
     const [ON, OFF, UNSET] = ['1180000000000000101', '1180000000000000102', '1180000000000000103'];
     await store.setGuild(ON, { channelId: '1180000000000000777', on: true });
     // Switched off (by /track off, or by Discord refusing its channel: the bot removed).
@@ -81,16 +82,7 @@ describe('the session feed’s poller and servers whose feed is off', () => {
     ]);
     const guildOf = [ON, OFF, UNSET];
     for (const [i, userId] of [...members.keys()].entries()) await store.join({ guildId: guildOf[i]!, userId, title: 'title_b' });
-    const poller = new FeedPoller({
-      store,
-      links: { get: (userId: string) => Promise.resolve({ platform: 'pc_store_b', identifier: members.get(userId), handle: 'x' }) } as unknown as Deps['links'],
-      lookup: lookup as unknown as Deps['lookup'],
-      poster: {} as Deps['poster'] & object,
-      logger: pino({ level: 'silent' }),
-      requestsPerMinute: 120,
-      now: () => Date.now(),
-      tickMs: 20,
-    });
+    const { poller, looked } = pollerOfUnknownPlayers(store, (userId) => members.get(userId));
     try {
       poller.start();
       for (let i = 0; i < 100 && looked.length === 0; i++) await sleep(20);
