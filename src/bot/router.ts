@@ -74,6 +74,8 @@ export interface Answer {
   readonly acknowledged: boolean;
   /** Whether a public "thinking…" message stands (a public defer, nothing edited in yet). */
   readonly placeholder: boolean;
+  /** Whether a private "thinking…" stands (a private defer, nothing edited in yet): a notice takes its place. */
+  readonly thinkingPrivately: boolean;
 }
 
 /** How a press was acknowledged before its view was read (a slow view store), if it was. */
@@ -301,7 +303,7 @@ export class Router {
     }
     const view = early.done ? early.value : await loading;
     if (!view || this.closing) {
-      await this.tell(answer, deferred, notice(say(pressed.locale, view ? 'bot.restarting' : 'bot.expired')));
+      await this.tell(answer, notice(say(pressed.locale, view ? 'bot.restarting' : 'bot.expired')), {});
       return { outcome: 'expired' };
     }
     const owner = pressed.userId === view.ownerId;
@@ -326,13 +328,15 @@ export class Router {
     return this.answerComponent(answer, renderView(own, ownId, action.page, deps, locale), 'reply', true, started, deferred);
   }
 
-  /** A notice for a press: the first answer, or, once the press was deferred, in the deferred answer's place. */
-  private async tell(answer: Answer, deferred: Deferred, message: Reply): Promise<void> {
-    if (deferred === undefined) return answer.reply(message);
-    // A private "thinking…" becomes the notice; after an update's defer, or a public "thinking…"
-    // (taken away), the notice follows, for the presser alone.
-    if (deferred === 'reply' && !answer.placeholder) return answer.edit(message);
-    if (answer.placeholder) await answer.deleteOriginal();
+  /**
+   * A notice, told as the interaction stands: the first answer; once acknowledged, a private
+   * "thinking…" becomes it, and otherwise (after an update's defer, or a public "thinking…", taken
+   * away: it would read as a failure to everyone) it follows for the user alone.
+   */
+  private async tell(answer: Answer, message: Reply, log: Record<string, unknown>): Promise<void> {
+    if (!answer.acknowledged) return answer.reply(message);
+    if (answer.thinkingPrivately) return answer.edit(message);
+    if (answer.placeholder) await answer.deleteOriginal().catch((e: unknown) => this.untold(log, e, 'could not delete the "thinking…" message'));
     return answer.followUp(message);
   }
 
@@ -397,11 +401,7 @@ export class Router {
     const message = notice(say(action.kind === 'component' ? action.locale : action.input.locale, store ? error.told : 'bot.failed'));
     const { answer } = interaction;
     try {
-      if (answer.acknowledged) {
-        // The notice is the invoker's alone; a public "thinking…" left standing would read as a failure to everyone.
-        if (answer.placeholder) await answer.deleteOriginal().catch((e: unknown) => this.untold(log, e, 'could not delete the "thinking…" message'));
-        await answer.followUp(message);
-      } else await answer.reply(message);
+      await this.tell(answer, message, log);
     } catch (e) {
       this.untold(log, e, 'could not tell the user that the interaction failed');
     }

@@ -43,6 +43,8 @@ export class WebhookAnswer implements Answer {
   acknowledged = false;
   /** True while a public "thinking…" message stands: a public defer, nothing edited in yet. */
   placeholder = false;
+  /** True while a private "thinking…" stands: a private defer, nothing edited in yet. */
+  thinkingPrivately = false;
   private acking = false;
   private readonly sent: Promise<void>;
   private resolveSent!: () => void;
@@ -107,6 +109,7 @@ export class WebhookAnswer implements Answer {
   async defer(ephemeral: boolean): Promise<void> {
     await this.ack({ type: 5, data: ephemeral ? { flags: EPHEMERAL } : {} });
     this.placeholder = !ephemeral;
+    this.thinkingPrivately = ephemeral;
   }
 
   deferUpdate(): Promise<void> {
@@ -122,6 +125,7 @@ export class WebhookAnswer implements Answer {
     const { body, files } = messageOf(reply, false);
     await this.rest.patch(Routes.webhookMessage(this.applicationId, this.token, '@original'), { body, files, auth: false });
     this.placeholder = false;
+    this.thinkingPrivately = false;
   }
 
   async followUp(reply: Reply): Promise<void> {
@@ -134,5 +138,6 @@ export class WebhookAnswer implements Answer {
     await this.sent;
     await this.rest.delete(Routes.webhookMessage(this.applicationId, this.token, '@original'), { auth: false });
     this.placeholder = false;
+    this.thinkingPrivately = false;
   }
 }

@@ -168,6 +168,17 @@ describe('the router', () => {
       expect(JSON.stringify(other.seen.rest[0]!.body)).toContain('expired');
     }, 10_000);
 
+    it("turns another's private \"thinking…\" into the notice when the slow store then fails, leaving nothing standing", async () => {
+      const { logger } = memoryLog();
+      const { answer, seen } = answerRecorded();
+      const views = { load: () => new Promise((_, reject) => setTimeout(() => reject(new StoreUnavailableError('store.viewsUnreadable')), 1_000)) };
+      const deps = { logger, views } as unknown as Deps;
+      await new Router(deps, logger).handle(incoming({ kind: 'component', customId: 'pg:abc:0', values: undefined, userId: OTHER, locale: 'en-US', messageOwnerId: OWNER }, answer));
+      expect(seen.first.map((b) => [b.type, b.data?.flags])).toEqual([[5, EPHEMERAL]]);
+      expect(seen.rest.map((c) => c.method)).toEqual(['PATCH']);
+      expect(answer.thinkingPrivately).toBe(false);
+    }, 10_000);
+
     it('answers as before, within the budget, when the view is read in time', async () => {
       const { seen } = await pressWith({ userId: OWNER, messageOwnerId: OWNER }, view, 10);
       // The update itself is the first answer (type 7): nothing deferred.
