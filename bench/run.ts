@@ -420,15 +420,6 @@ function table(): string {
 }
 
 /**
- * Cards: the time to draw one (the pool as the bot uses it: post to a worker, PNG back; every card
- * new, so no cache), and autocomplete while the bot answers a burst of profiles at once with cards
- * it has not drawn yet (their lookups cached, their cards not), with cards off for comparison in the
- * same run. Autocomplete is timed three ways: the round trip as the Discord double records it (the
- * double runs in this process, which also receives the whole burst), dispatch to the moment the bot
- * sent its answer (the bot's log, on the host's monotonic clock), and the bot's own part (frame read
- * to answer sent).
- */
-/**
  * This process's garbage collector, to be run by hand: the bench calls it before each burst, so that
  * the Discord double (which runs here) does not stop for a collection in the middle of one. One
  * scavenge a burst, 5.7 to 13 ms, fell on the slowest autocomplete of the burst and decided a p99 of
@@ -439,6 +430,15 @@ function harnessCollector(): () => void {
   return runInNewContext('gc') as () => void;
 }
 
+/**
+ * Cards: the time to draw one (the pool as the bot uses it: post to a worker, PNG back; every card
+ * new, so no cache), and autocomplete while the bot answers a burst of profiles at once with cards
+ * it has not drawn yet (their lookups cached, their cards not), with cards off for comparison in the
+ * same run. Autocomplete is timed three ways: the round trip as the Discord double records it (the
+ * double runs in this process, which also receives the whole burst), dispatch to the moment the bot
+ * sent its answer (the bot's log, on the host's monotonic clock), and the bot's own part (frame read
+ * to answer sent).
+ */
 async function cards(): Promise<void> {
   const section = '7. Cards';
   const renderer = createCardRenderer();

@@ -3,10 +3,11 @@
 //
 // Liberal in what they accept: real answers differ by title, year and endpoint, so a schema
 // requires only what a reply cannot be shown without (a profile's handle, a match's id, ...); a
-// profile with no stats yet is shown as such ("No stats on record yet."). Every other field may be missing, `null`, `{}` or carry more: unknown
-// fields are kept, and a field of an unexpected shape falls back to its empty value. Each such
-// fallback is noted (`readPayload` returns them, the client logs them at debug; the service's tests
-// require none), so that a shape we did not expect is seen without costing the user the answer.
+// profile with no stats yet is shown as such ("No stats on record yet."). Every other field may be
+// missing, `null`, `{}` or carry more: unknown fields are kept, and a field of an unexpected shape
+// falls back to its empty value. Each such fallback is noted (`readPayload` returns them, the client
+// logs them at debug; the service's tests require none), so that a shape we did not expect is seen
+// without costing the user the answer.
 import { z } from 'zod';
 
 import { PLATFORM_SLUGS, formatStatValue, inUtc, isDisplayType, lacksOffset, parseAnswerDate, parseTimeSpan, readableStatName } from '../catalog/index.js';
