@@ -114,8 +114,14 @@ export interface FeedStore {
   /** The poller's record of a player (JSON), by `title|platform|identifier`. */
   player(key: string): Promise<unknown>;
   setPlayer(key: string, state: unknown): Promise<void>;
-  /** Marks a session as posted to a server; false when it already was (by this process or another). */
-  claim(postKey: string): Promise<boolean>;
+  /**
+   * Claims a session's post to a server for a while (`mine`), so that no other process posts it
+   * meanwhile; `posting` while another claim holds it (a post under way, or one whose process died:
+   * it lapses), `posted` once a post was made.
+   */
+  claim(postKey: string): Promise<'mine' | 'posting' | 'posted'>;
+  /** Marks a claimed session as posted: remembered for POSTED_TTL_MS. */
+  posted(postKey: string): Promise<void>;
   /** Takes a claim back when the post did not go out, so that it is tried again. */
   unclaim(postKey: string): Promise<void>;
   /** Takes or keeps the poller's lock for `ttlMs`; false while another owner holds it. */
@@ -125,7 +131,12 @@ export interface FeedStore {
 
 /** Posts a message to a channel by itself (not as an interaction reply). */
 export interface ChannelPoster {
-  post(channelId: string, reply: Reply): Promise<{ ok: true } | { ok: false; code: number | null; message: string }>;
+  /**
+   * `nonce` (at most 25 characters) makes the post once-only at Discord for a few minutes: the same
+   * nonce posted again (a retry whose first try reached Discord unanswered) returns the message
+   * already made instead of a second one.
+   */
+  post(channelId: string, reply: Reply, options?: { nonce?: string }): Promise<{ ok: true } | { ok: false; code: number | null; message: string }>;
 }
 
 /** A player a reply is about: looked up by `player`, shown as `handle` (a linked account's name) when known. */

@@ -21,6 +21,12 @@ export const MAX_FEED_SUBSCRIPTIONS = 20_000;
 /** How long a posted session is remembered: far longer than a session can be seen as new. */
 export const POSTED_TTL_MS = 30 * 24 * 3_600_000;
 /**
+ * How long a claim to post a session holds before it is posted: past the longest post (four tries
+ * of 10 s at Discord, a second, four more) so that a slow post is not claimed again under it, and
+ * short enough that a session whose process died mid-post is posted by the next look after it.
+ */
+export const POST_LEASE_MS = 2 * 60_000;
+/**
  * How long the poller's last look at a player is kept after it was written: the poller writes it at
  * every look (hourly at least), so only a player nobody follows any more is forgotten.
  */
@@ -56,7 +62,7 @@ export function sqliteFeedStore(path: string, timeoutMs: number): FeedStore & { 
     CREATE TABLE IF NOT EXISTS feed_guilds (guild_id TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS feed_subs (guild_id TEXT NOT NULL, user_id TEXT NOT NULL, title TEXT NOT NULL, PRIMARY KEY (guild_id, user_id, title)) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS feed_players (key TEXT PRIMARY KEY, value TEXT NOT NULL, until INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;
-    CREATE TABLE IF NOT EXISTS feed_posted (key TEXT PRIMARY KEY, until INTEGER NOT NULL) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS feed_posted (key TEXT PRIMARY KEY, until INTEGER NOT NULL, posting INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS feed_lock (name TEXT PRIMARY KEY, owner TEXT NOT NULL, until INTEGER NOT NULL) WITHOUT ROWID;
   `);
   // A file from before states expired: its states count as written now.
@@ -64,6 +70,8 @@ export function sqliteFeedStore(path: string, timeoutMs: number): FeedStore & { 
     db.exec('ALTER TABLE feed_players ADD COLUMN until INTEGER NOT NULL DEFAULT 0');
     db.prepare('UPDATE feed_players SET until = ?').run(Date.now() + PLAYER_STATE_TTL_MS);
   }
+  // A file from before claims were leases: its claims were all posts made.
+  if (!db.prepare("SELECT 1 FROM pragma_table_info('feed_posted') WHERE name = 'posting'").get()) db.exec('ALTER TABLE feed_posted ADD COLUMN posting INTEGER NOT NULL DEFAULT 0');
   let playerWrites = 0;
   const s = {
     guild: db.prepare('SELECT value FROM feed_guilds WHERE guild_id = ?').pluck(),
@@ -78,7 +86,11 @@ export function sqliteFeedStore(path: string, timeoutMs: number): FeedStore & { 
     player: db.prepare('SELECT value FROM feed_players WHERE key = ?').pluck(),
     setPlayer: db.prepare('INSERT INTO feed_players (key, value, until) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, until = excluded.until'),
     sweepPlayers: db.prepare('DELETE FROM feed_players WHERE until < ?'),
-    claim: db.prepare('INSERT INTO feed_posted (key, until) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET until = excluded.until WHERE feed_posted.until < ?'),
+    claim: db.prepare(
+      'INSERT INTO feed_posted (key, until, posting) VALUES (?, ?, 1) ON CONFLICT (key) DO UPDATE SET until = excluded.until, posting = 1 WHERE feed_posted.until < ?',
+    ),
+    claimed: db.prepare('SELECT posting FROM feed_posted WHERE key = ?').pluck(),
+    posted: db.prepare('UPDATE feed_posted SET until = ?, posting = 0 WHERE key = ?'),
     unclaim: db.prepare('DELETE FROM feed_posted WHERE key = ?'),
     sweep: db.prepare('DELETE FROM feed_posted WHERE until < ?'),
     lock: db.prepare(
@@ -128,8 +140,10 @@ export function sqliteFeedStore(path: string, timeoutMs: number): FeedStore & { 
       run(() => {
         const now = Date.now();
         if (Math.random() < 0.01) s.sweep.run(now);
-        return s.claim.run(key, now + POSTED_TTL_MS, now).changes > 0;
+        if (s.claim.run(key, now + POST_LEASE_MS, now).changes > 0) return 'mine' as const;
+        return s.claimed.get(key) === 1 ? ('posting' as const) : ('posted' as const);
       }, TOLD.poller),
+    posted: (key) => run(() => void s.posted.run(Date.now() + POSTED_TTL_MS, key), TOLD.poller),
     unclaim: (key) => run(() => void s.unclaim.run(key), TOLD.poller),
     lock: (owner, ttlMs) =>
       run(() => {
@@ -140,6 +154,9 @@ export function sqliteFeedStore(path: string, timeoutMs: number): FeedStore & { 
     close: () => db.close(),
   };
 }
+
+/** What a claim's key holds in Redis while its post is under way. */
+const POSTING = 'posting';
 
 // Renews the lock only while this owner holds it.
 const RENEW = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end";
@@ -211,7 +228,15 @@ export async function redisFeedStore(url: string, namespace: string, timeoutMs: 
         return text === null ? undefined : (JSON.parse(text) as unknown);
       }, TOLD.poller),
     setPlayer: (key, state) => run(async () => void (await client.set(k.player(key), JSON.stringify(state), { PX: PLAYER_STATE_TTL_MS })), TOLD.poller),
-    claim: (key) => run(async () => (await client.set(k.posted(key), String(Date.now()), { NX: true, PX: POSTED_TTL_MS })) === 'OK', TOLD.poller),
+    // A claim holds "posting" for its lease, then "posted" (a key from before leases holds a time: posted too).
+    claim: (key) =>
+      run(async () => {
+        if ((await client.set(k.posted(key), POSTING, { NX: true, PX: POST_LEASE_MS })) === 'OK') return 'mine' as const;
+        const value = await client.get(k.posted(key));
+        // Lapsed between the two calls: claimed again at the next look.
+        return value === POSTING || value === null ? ('posting' as const) : ('posted' as const);
+      }, TOLD.poller),
+    posted: (key) => run(async () => void (await client.set(k.posted(key), String(Date.now()), { PX: POSTED_TTL_MS })), TOLD.poller),
     unclaim: (key) => run(async () => void (await client.del(k.posted(key))), TOLD.poller),
     lock: (owner, ttlMs) =>
       run(async () => {
@@ -248,7 +273,8 @@ export async function moveFeedToRedis(path: string, redis: FeedStore): Promise<{
     for (const sub of await file.all()) if ((await redis.join(sub)) === 'joined') members++;
     for (const [key, text] of file.db.prepare('SELECT key, value FROM feed_players').raw().all() as [string, string][])
       if ((await redis.player(key)) === undefined) await redis.setPlayer(key, JSON.parse(text) as unknown);
-    for (const key of file.db.prepare('SELECT key FROM feed_posted WHERE until > ?').pluck().all(Date.now()) as string[]) await redis.claim(key);
+    for (const key of file.db.prepare('SELECT key FROM feed_posted WHERE until > ? AND posting = 0').pluck().all(Date.now()) as string[])
+      if ((await redis.claim(key)) === 'mine') await redis.posted(key);
   } finally {
     file.close();
   }

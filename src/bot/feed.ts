@@ -1,13 +1,17 @@
 // The session feed's poller: looks at followed players within a budget of requests a minute,
 // notices when a play session ends (45 minutes without a new match) and posts its summary to each
 // server's feed channel, once. One process polls at a time (a lock in the store); a session is
-// claimed in the store before it is posted, so that restarts and other processes never repeat it.
+// claimed in the store before it is posted, so that restarts and other processes never repeat it,
+// and posted with a nonce of its own, so that Discord makes one message of a post sent twice (a
+// retry after an answer that never came). A claim is a lease until the post is made: a process
+// that dies mid-post leaves the session to the next look, not lost.
 //
 // Title B has a sessions endpoint: its sessions are read as the service cuts them. The other titles
 // are followed through their career: when its match count grows a session is under way, and 45
 // minutes without growth end it; the summary is the difference of the two careers.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import { DiscordAPIError, Routes, type REST } from 'discord.js';
 import type { Logger } from 'pino';
@@ -67,18 +71,41 @@ export function feedClock(file: string | undefined): () => number {
   };
 }
 
-/** Posts through Discord's REST API (`POST /channels/{id}/messages`), card attached, no mentions. */
-export function restPoster(rest: REST): ChannelPoster {
+/** A post's nonce: the same for every try of one session's post to one server, 25 characters (Discord's most). */
+export const postNonce = (postKey: string): string => createHash('sha256').update(postKey).digest('base64url').slice(0, 25);
+
+/**
+ * Posts through Discord's REST API (`POST /channels/{id}/messages`), card attached, no mentions.
+ * With a nonce the post is enforced once-only, which makes retries safe: discord.js's own (a
+ * timeout or a 5xx is sent again) and one more here, a second later, when no answer came at all.
+ */
+export function restPoster(rest: REST, retryAfterMs = 1_000): ChannelPoster {
+  const send = (channelId: string, reply: Reply, nonce: string | undefined) =>
+    rest.post(Routes.channelMessages(channelId), {
+      body: {
+        content: reply.content ?? '',
+        embeds: reply.embeds,
+        components: reply.components,
+        allowed_mentions: { parse: [] },
+        ...(nonce !== undefined ? { nonce, enforce_nonce: true } : {}),
+      },
+      files: (reply.files ?? []).map((f) => ({ name: f.name, data: f.data })),
+    });
   return {
-    async post(channelId, reply) {
-      try {
-        await rest.post(Routes.channelMessages(channelId), {
-          body: { content: reply.content ?? '', embeds: reply.embeds, components: reply.components, allowed_mentions: { parse: [] } },
-          files: (reply.files ?? []).map((f) => ({ name: f.name, data: f.data })),
-        });
-        return { ok: true };
-      } catch (e) {
-        return { ok: false, code: e instanceof DiscordAPIError && typeof e.code === 'number' ? e.code : null, message: (e as Error).message };
+    async post(channelId, reply, options = {}) {
+      for (let tries = 1; ; tries++) {
+        try {
+          await send(channelId, reply, options.nonce);
+          return { ok: true };
+        } catch (e) {
+          // Discord answered (it refused): final. No answer: once more, if a nonce makes that safe.
+          const answered = e instanceof DiscordAPIError;
+          if (!answered && options.nonce !== undefined && tries < 2) {
+            await sleep(retryAfterMs);
+            continue;
+          }
+          return { ok: false, code: answered && typeof e.code === 'number' ? e.code : null, message: (e as Error).message };
+        }
       }
     },
   };
@@ -377,10 +404,17 @@ export class FeedPoller {
       const feed = await this.o.store.guild(guildId);
       if (!feed?.on) continue;
       const postKey = `${guildId}|${f.userId}|${f.title}|${account.platform}|${account.identifier}|${done.key}`;
-      if (!(await this.o.store.claim(postKey))) continue;
+      const claim = await this.o.store.claim(postKey);
+      if (claim === 'posted') continue;
+      if (claim === 'posting') {
+        // Another process is posting it, or died doing so: looked at again once its lease lapses.
+        complete = false;
+        continue;
+      }
       const reply = await this.render(f, account, done.session, career);
-      const posted = await this.o.poster.post(feed.channelId, reply);
+      const posted = await this.o.poster.post(feed.channelId, reply, { nonce: postNonce(postKey) });
       if (posted.ok) {
+        await this.o.store.posted(postKey);
         this.counts.posted++;
         this.o.logger.info({ guildId, userId: f.userId, title: f.title, session: done.key }, 'session feed: session posted');
       } else if (posted.code === 10003 || posted.code === 50001 || posted.code === 50013) {

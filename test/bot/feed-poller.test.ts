@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { pino, type Logger } from 'pino';
 import { describe, expect, it } from 'vitest';
 
-import type { Deps, FeedStore, LinkedAccount } from '../../commands/index.js';
+import type { ChannelPoster, Deps, FeedStore, LinkedAccount } from '../../commands/index.js';
 import { FeedPoller } from '../../src/bot/feed.js';
 import { sqliteFeedStore } from '../../src/bot/feed-store.js';
 import { lookupError } from '../../src/lookup/errors.js';
@@ -135,6 +135,76 @@ describe('the session feed after the bot was down for a week', () => {
       expect(await store.player(`${LATE}|title_c`)).not.toHaveProperty('start');
     } finally {
       await poller.stop();
+      store.close();
+      await lookup.close();
+      await service.close();
+    }
+  }, 30_000);
+});
+
+describe('the session feed when a process dies while it posts', () => {
+  it('leaves the session to the next look once the claim lapses, which posts it with the same nonce', async () => {
+    // Ember#4471 (title_c, small dataset) has one match on record; the member was last seen playing
+    // it two hours ago, from none: the first look finds that session over.
+    const service = await startService(smallLines());
+    const lookup = new LookupClient({ baseUrl: service.url, cache: await createLookupCache() });
+    const store = sqliteFeedStore(':memory:', 1_000);
+    const MEMBER = '1180000000000000405';
+    let now = Date.parse('2026-11-20T12:00:00Z');
+    const none = { matches: 0, wins: 0, kills: 0, deaths: 0 };
+    await store.setGuild(GUILD, { channelId: '1180000000000000777', on: true });
+    await store.join({ guildId: GUILD, userId: MEMBER, title: 'title_c' });
+    await store.setPlayer(`${MEMBER}|title_c`, {
+      v: 1,
+      platform: 'pc_store_c',
+      identifier: 'Ember#4471',
+      since: now - 86_400_000,
+      nextAt: now,
+      last: { at: now - 2 * 3_600_000, ...none, matches: 1 },
+      start: { at: now - 3 * 3_600_000, ...none },
+      growthAt: now - 2 * 3_600_000,
+      pending: [],
+    });
+    const poller = (post: ChannelPoster['post']) =>
+      new FeedPoller({
+        store,
+        links: { get: () => Promise.resolve({ platform: 'pc_store_c', identifier: 'Ember#4471', handle: 'Ember#4471' }) } as unknown as Deps['links'],
+        lookup,
+        poster: { post },
+        logger: pino({ level: 'silent' }),
+        requestsPerMinute: 600,
+        now: () => now,
+        tickMs: 20,
+        lockTtlMs: 500,
+      });
+    // The first process's post never comes back: it dies with it.
+    const tried: (string | undefined)[] = [];
+    const dying = poller((_channelId, _reply, options) => (tried.push(options?.nonce), new Promise(() => {})));
+    const posted: (string | undefined)[] = [];
+    const next = poller((_channelId, _reply, options) => (posted.push(options?.nonce), Promise.resolve({ ok: true as const })));
+    const claim = () => store.db.prepare('SELECT posting FROM feed_posted').pluck().all();
+    try {
+      dying.start();
+      for (let i = 0; i < 200 && tried.length === 0; i++) await sleep(20);
+      expect(tried).toHaveLength(1);
+      await dying.stop();
+      // The next process looks while the dead one's claim still holds: it posts nothing yet, and keeps the session.
+      next.start();
+      for (let i = 0; i < 200 && next.counts.looks === 0; i++) await sleep(20);
+      await sleep(200);
+      expect(posted).toEqual([]);
+      expect(claim()).toEqual([1]);
+      expect(await store.player(`${MEMBER}|title_c`)).toMatchObject({ pending: [{ key: 'p:0-1' }] });
+      // The claim lapses (POST_LEASE_MS), and the player's next look comes.
+      store.db.prepare('UPDATE feed_posted SET until = 0').run();
+      now += 3_600_000;
+      for (let i = 0; i < 200 && posted.length === 0; i++) await sleep(20);
+      await sleep(200);
+      expect(posted).toEqual(tried);
+      expect(claim()).toEqual([0]);
+      expect(await store.player(`${MEMBER}|title_c`)).toMatchObject({ pending: [] });
+    } finally {
+      await Promise.all([dying.stop(), next.stop()]);
       store.close();
       await lookup.close();
       await service.close();

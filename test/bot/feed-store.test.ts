@@ -73,9 +73,36 @@ describe.each(['sqlite', 'redis'] as const)('the feed store in %s', (kind) => {
     const { a, b, close } = await pair(kind);
     try {
       const claims = await Promise.all([a.claim('g1|u1|s:1'), b.claim('g1|u1|s:1'), a.claim('g1|u1|s:1'), b.claim('g1|u1|s:1')]);
-      expect(claims.filter(Boolean)).toHaveLength(1);
+      expect(claims.sort()).toEqual(['mine', 'posting', 'posting', 'posting']);
       await b.unclaim('g1|u1|s:1');
-      expect(await a.claim('g1|u1|s:1')).toBe(true);
+      expect(await a.claim('g1|u1|s:1')).toBe('mine');
+      await a.posted('g1|u1|s:1');
+      expect(await b.claim('g1|u1|s:1')).toBe('posted');
+    } finally {
+      await close();
+    }
+  });
+
+  it('lets a claim whose post was never made lapse, and keeps a posted one', async () => {
+    const { a, b, close } = await pair(kind);
+    // What POST_LEASE_MS does to a claim, done at once: the store's clock is the real one.
+    const lapse = async (key: string) => {
+      if (kind === 'sqlite') (a as FeedStore & { db: Database.Database }).db.prepare('UPDATE feed_posted SET until = 0 WHERE key = ? AND posting = 1').run(key);
+      else {
+        const redis = createClient({ url: 'redis://127.0.0.1:6379' });
+        await redis.connect();
+        for (const k of await redis.keys(`*-feed:posted:${key}`)) if ((await redis.get(k)) === 'posting') await redis.pExpire(k, 1);
+        redis.destroy();
+        await sleep(20);
+      }
+    };
+    try {
+      expect(await a.claim('g1|u1|s:2')).toBe('mine');
+      await lapse('g1|u1|s:2');
+      expect(await b.claim('g1|u1|s:2')).toBe('mine');
+      await b.posted('g1|u1|s:2');
+      await lapse('g1|u1|s:2');
+      expect(await a.claim('g1|u1|s:2')).toBe('posted');
     } finally {
       await close();
     }
@@ -105,7 +132,10 @@ describe('moving the links file to Redis', () => {
     await file.feed.setGuild('g1', { channelId: '1180000000000000777', on: true });
     await file.feed.join({ guildId: 'g1', userId: 'u1', title: 'title_b' });
     await file.feed.setPlayer('u1|title_b', { v: 1, since: 1 });
-    expect(await file.feed.claim('g1|u1|s:1')).toBe(true);
+    expect(await file.feed.claim('g1|u1|s:1')).toBe('mine');
+    await file.feed.posted('g1|u1|s:1');
+    // A claim whose post was not made (yet) stays behind: it would lapse anyway.
+    expect(await file.feed.claim('g1|u1|s:2')).toBe('mine');
     await file.close();
     const namespace = `feed-move-${randomUUID()}`;
     namespaces.push(namespace);
@@ -115,9 +145,27 @@ describe('moving the links file to Redis', () => {
       expect(await redis.feed.guild('g1')).toEqual({ channelId: '1180000000000000777', on: true });
       expect(await redis.feed.following('g1', 'u1')).toEqual(['title_b']);
       expect(await redis.feed.player('u1|title_b')).toEqual({ v: 1, since: 1 });
-      expect(await redis.feed.claim('g1|u1|s:1')).toBe(false);
+      expect(await redis.feed.claim('g1|u1|s:1')).toBe('posted');
+      expect(await redis.feed.claim('g1|u1|s:2')).toBe('mine');
     } finally {
       await redis.close();
+    }
+  });
+});
+
+describe('a links file from before claims were leases', () => {
+  it('takes its claims as posts made', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'feed-old-')), 'links.sqlite');
+    const old = new Database(path);
+    old.exec('CREATE TABLE feed_posted (key TEXT PRIMARY KEY, until INTEGER NOT NULL) WITHOUT ROWID');
+    old.prepare('INSERT INTO feed_posted (key, until) VALUES (?, ?)').run('g1|u1|s:1', Date.now() + 86_400_000);
+    old.close();
+    const store = sqliteFeedStore(path, 1_000);
+    try {
+      expect(await store.claim('g1|u1|s:1')).toBe('posted');
+      expect(await store.claim('g1|u1|s:2')).toBe('mine');
+    } finally {
+      store.close();
     }
   });
 });

@@ -198,6 +198,8 @@ describe('the session feed, one bot process on SQLite', () => {
     expect(post!.files.map((f) => f.filename)).toEqual(['card.png']);
     expect(embed?.image?.url).toContain('card.png');
     expect(post!.message.mentions).toEqual([]);
+    // Posted with a nonce of its own (25 characters), which the double, as Discord, enforces.
+    expect(post!.message.nonce).toMatch(/^[\w-]{25}$/);
     await sleep(4_000);
     expect(posts()).toHaveLength(2);
   }, 60_000);

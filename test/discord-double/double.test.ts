@@ -444,6 +444,21 @@ describe('REST auth', () => {
     expect(double.channelMessages('1180000000000000778')).toHaveLength(1);
     expect(double.channelMessages('1180000000000000777')).toHaveLength(1);
   });
+
+  it('makes one message of a channel post sent twice with its nonce enforced, and refuses a nonce past 25 characters', async () => {
+    const post = (body: Record<string, unknown>) =>
+      fetch(`${double.apiUrl}/v10/channels/1180000000000000779/messages`, { method: 'POST', body: JSON.stringify(body), headers: { authorization: `Bot ${double.token}`, 'content-type': 'application/json' } });
+    const first = (await (await post({ content: 'x', nonce: 'n-1', enforce_nonce: true })).json()) as { id: string; nonce: string };
+    const again = (await (await post({ content: 'x', nonce: 'n-1', enforce_nonce: true })).json()) as { id: string };
+    expect(again.id).toBe(first.id);
+    expect(first.nonce).toBe('n-1');
+    // Not enforced, a nonce only travels with the message.
+    expect((await (await post({ content: 'x', nonce: 'n-1' })).json()) as { id: string }).not.toMatchObject({ id: first.id });
+    expect(double.channelMessages('1180000000000000779')).toHaveLength(2);
+    const long = await post({ content: 'x', nonce: 'n'.repeat(26), enforce_nonce: true });
+    expect(long.status).toBe(400);
+    expect(await long.json()).toMatchObject({ code: 50035, errors: { nonce: { _errors: [{ code: 'BASE_TYPE_MAX_LENGTH' }] } } });
+  });
 });
 
 /** A bare gateway client, for what discord.js never does on its own. */

@@ -74,6 +74,7 @@ export function botMessage(fields: {
   attachments?: unknown[];
   flags?: number;
   type?: MessageType;
+  nonce?: string;
 }): APIMessage {
   const id = fields.id ?? snowflake();
   return {
@@ -93,6 +94,7 @@ export function botMessage(fields: {
     pinned: false,
     type: fields.type ?? 0,
     flags: fields.flags ?? 0,
+    ...(fields.nonce !== undefined ? { nonce: fields.nonce } : {}),
     webhook_id: APPLICATION_ID,
     application_id: APPLICATION_ID,
   };

@@ -32,6 +32,7 @@ import {
   invalidFormBody,
   isEmptyMessage,
   messageErrors,
+  nonceProblems,
   type DiscordError,
 } from './validate.js';
 
@@ -90,6 +91,8 @@ export interface HttpInteractionHandle extends InteractionHandle {
 export interface ChannelMessage {
   message: Record<string, unknown>;
   files: UploadedFile[];
+  /** When it was posted (this process's clock, ms). */
+  at: number;
 }
 
 export interface DoubleStats {
@@ -180,6 +183,11 @@ export interface DoubleOptions {
   shardCount?: number;
   /** `session_start_limit.max_concurrency` of GET /gateway/bot: shards that may identify at once (Discord's 1 for most bots). */
   maxConcurrency?: number;
+  /**
+   * How long a channel post's nonce is remembered for `enforce_nonce` (Discord says "the past few
+   * minutes"): the same nonce posted again meanwhile returns the message made, not a new one.
+   */
+  nonceWindowMs?: number;
 }
 
 // An interaction token stays valid for follow-ups and edits this long after the interaction.
@@ -713,6 +721,17 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
     const refusal = channelErrors.get(channelId);
     if (refusal !== undefined) return CHANNEL_REFUSALS[refusal];
     const data = isRecord(call.body) ? call.body : {};
+    const nonceErrors = nonceProblems(data);
+    if (nonceErrors.length > 0) return refuse(invalidFormBody(nonceErrors));
+    const posts = channelPosts.get(channelId) ?? [];
+    // Checked above: a string or an integer (Discord returns it as a string).
+    const nonce = typeof data.nonce === 'string' ? data.nonce : typeof data.nonce === 'number' ? String(data.nonce) : undefined;
+    // Enforced, a nonce the bot posted lately returns that message, and no new one is made.
+    if (data.enforce_nonce === true && nonce !== undefined) {
+      const since = Date.now() - (options.nonceWindowMs ?? 5 * 60_000);
+      const made = posts.find((p) => p.at >= since && p.message.nonce === nonce);
+      if (made) return { status: 200, body: made.message };
+    }
     const allowed = channelPermissions.get(channelId);
     if (allowed && ((!allowed.embedLinks && Array.isArray(data.embeds) && data.embeds.length > 0) || (!allowed.attachFiles && call.files.length > 0))) return CHANNEL_REFUSALS[50013];
     const message = botMessage({
@@ -722,11 +741,11 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
       components: Array.isArray(data.components) ? (data.components as unknown[]) : [],
       flags: typeof data.flags === 'number' ? data.flags & SETTABLE_FLAGS & ~EPHEMERAL : 0,
       type: 0,
+      ...(nonce !== undefined ? { nonce } : {}),
     }) as unknown as Json;
     const problem = messageProblem(data, message, call.files, []);
     if (problem) return refuse(problem);
-    const posts = channelPosts.get(channelId) ?? [];
-    posts.push({ message, files: call.files });
+    posts.push({ message, files: call.files, at: Date.now() });
     if (posts.length > CHANNEL_POSTS_LIMIT) posts.shift();
     channelPosts.set(channelId, posts);
     return { status: 200, body: message };

@@ -126,6 +126,18 @@ export function messageErrors(body: Record<string, unknown>): FieldError[] {
   return errors;
 }
 
+/**
+ * Problems with a channel post's nonce: a string of at most 25 characters or an integer, and
+ * `enforce_nonce` a boolean.
+ */
+export function nonceProblems(body: Record<string, unknown>): FieldError[] {
+  const errors: FieldError[] = [];
+  if (!Number.isInteger(body.nonce)) maxLength(errors, ['nonce'], body.nonce, 25);
+  if (body.enforce_nonce !== undefined && typeof body.enforce_nonce !== 'boolean')
+    errors.push({ path: ['enforce_nonce'], code: 'BOOLEAN_TYPE_CONVERT', message: 'Must be either true or false.' });
+  return errors;
+}
+
 /** Whether a message (as it would stand) has nothing to show, which Discord answers with 50006. */
 export function isEmptyMessage(message: Record<string, unknown>, hasFiles: boolean): boolean {
   const nonEmpty = (v: unknown) => (typeof v === 'string' ? v.length > 0 : Array.isArray(v) ? v.length > 0 : v != null);
