@@ -28,6 +28,20 @@ export function createInteractionsRest(apiUrl: string): REST {
  * `(guild_id >> 22) % count`, and each process answers what its shards receive.
  */
 export function createDiscordClient(apiUrl: string, shards?: { count: number; ids?: number[] | undefined }): Client {
+  // discord.js also reads SHARD_COUNT and SHARDS from the environment (its ShardingManager's way of
+  // telling a child), and takes a blank SHARD_COUNT (as .env.example has it) for 0 shards, which it
+  // then refuses. The bot's configuration has read them already: only what it says counts.
+  const hidden = { SHARD_COUNT: process.env.SHARD_COUNT, SHARDS: process.env.SHARDS };
+  delete process.env.SHARD_COUNT;
+  delete process.env.SHARDS;
+  try {
+    return newClient(apiUrl, shards);
+  } finally {
+    for (const [name, value] of Object.entries(hidden)) if (value !== undefined) process.env[name] = value;
+  }
+}
+
+function newClient(apiUrl: string, shards?: { count: number; ids?: number[] | undefined }): Client {
   const client = new Client({
     intents: [],
     ...(shards ? { shardCount: shards.count, shards: shards.ids ?? Array.from({ length: shards.count }, (_, i) => i) } : {}),

@@ -3,6 +3,8 @@
 // one index range; overview totals and rank material are kept up to date by the import
 // (src/service/totals.ts, src/service/ranks.ts), so an import costs what it imports and the first
 // profile after a start reads no population.
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 
 import type { PlatformSlug, SegmentDimension, TitleSlug } from '../catalog/index.js';
@@ -157,6 +159,8 @@ export class StatsStore implements Store {
   readonly importSteps = new Map<ImportStep, number>();
 
   constructor(path = ':memory:') {
+    // A store in a folder that does not exist yet (`.data/` in a fresh clone) makes it.
+    if (path !== ':memory:' && path !== '') mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path, { timeout: 5_000 });
     // Pages of 16 KB in a new file (a file keeps the size it was made with): a bulk load's sort
     // wrote the million-match row table in 20 s instead of 28 to 33 with SQLite's default 4 KB.

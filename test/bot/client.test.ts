@@ -38,4 +38,33 @@ describe('the discord.js client', () => {
       await client.destroy();
     }
   });
+
+  it('runs one shard when SHARD_COUNT and SHARDS are blank in the environment (as .env.example leaves them), and leaves them as they were', async () => {
+    const before = { SHARD_COUNT: process.env.SHARD_COUNT, SHARDS: process.env.SHARDS };
+    process.env.SHARD_COUNT = '';
+    process.env.SHARDS = '';
+    try {
+      const client = createDiscordClient('http://127.0.0.1:1/api');
+      try {
+        expect(client.options.shardCount).toBe(1);
+        expect(client.options.shards).toEqual([0]);
+      } finally {
+        await client.destroy();
+      }
+      const four = createDiscordClient('http://127.0.0.1:1/api', { count: 4, ids: [2, 3] });
+      try {
+        expect(four.options.shardCount).toBe(4);
+        expect(four.options.shards).toEqual([2, 3]);
+      } finally {
+        await four.destroy();
+      }
+      expect(process.env.SHARD_COUNT).toBe('');
+      expect(process.env.SHARDS).toBe('');
+    } finally {
+      for (const [name, value] of Object.entries(before)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
+  });
 });

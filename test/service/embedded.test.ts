@@ -58,6 +58,18 @@ describe('the embedded service with a kept store', () => {
     await kept.close();
   });
 
+  it('makes the folder of its store when it does not exist yet (STATS_STORE=.data/stats.sqlite in a fresh clone)', async () => {
+    const db = join(dir, 'fresh-clone', '.data', 'stats.sqlite');
+    const service = await startEmbeddedService({ data: 'examples/small-dataset.jsonl', db });
+    try {
+      expect(service.summary?.taken).toBeGreaterThan(0);
+      expect(await profileStatus(service.url, '/v2/title_a/standard/profile/pc_store_a/ashplays')).toBe(200);
+    } finally {
+      await service.close();
+    }
+    expect(readdirSync(join(dir, 'fresh-clone', '.data'))).toContain('stats.sqlite');
+  });
+
   it('leaves the kept store as it was when the dataset cannot be read', async () => {
     const db = join(dir, 'kept.sqlite');
     const ok = await startEmbeddedService({ data: 'examples/small-dataset.jsonl', db });
