@@ -6,6 +6,8 @@ export default defineConfig({
     // a start alone has taken 17 s. The tests wait for events, never for time, so headroom costs nothing.
     testTimeout: 60_000,
     hookTimeout: 30_000,
+    // What the tests start reads this file of no settings, not the checkout's .env (test/helpers/bot.ts: NO_SETTINGS).
+    env: { ENV_FILE: 'test/no-settings.env' },
     benchmark: { include: ['bench/**/*.bench.ts'] },
     projects: [
       { extends: true, test: { name: 'sqlite', include: ['test/**/*.test.ts'] } },

@@ -273,13 +273,18 @@ export function loadPreviewConfig(env: Record<string, string | undefined> = proc
 }
 
 /**
- * Reads `.env` into the environment when there is one; variables already set win. Called once by
- * each command before its configuration is parsed.
+ * Reads the settings file into the environment; variables already set win. Called once by each
+ * command before its configuration is parsed. The file is `ENV_FILE` when set (it must exist), else
+ * `.env` in the working directory when there is one (the tests name a file of no settings, so that
+ * a developer's own `.env` never reaches what they start).
  */
-export function loadDotEnv(path = '.env'): void {
+export function loadDotEnv(): void {
+  const named = process.env.ENV_FILE?.trim() || undefined;
+  const file = named ?? '.env';
   try {
-    process.loadEnvFile(path);
+    process.loadEnvFile(file);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new ConfigError(`Configuration: ${path} could not be read (${(e as Error).message.split('\n')[0] ?? ''})`);
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT' && named === undefined) return;
+    throw new ConfigError(`Configuration: ${named === undefined ? file : `ENV_FILE (${file})`} could not be read (${(e as Error).message.split('\n')[0] ?? ''})`);
   }
 }

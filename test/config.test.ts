@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { getHeapStatistics } from 'node:v8';
 
 import { ConfigError, loadBotConfig, loadDotEnv, loadLookupConfig, loadServiceConfig } from '../src/config.js';
+import { NO_SETTINGS, cleanEnv } from './helpers/bot.js';
 
 describe('configuration', () => {
   it('reads the lookup settings, blank values counting as unset', () => {
@@ -122,16 +123,46 @@ describe('bot configuration', () => {
     expect(() => loadBotConfig({ DISCORD_TOKEN: TOKEN, SHARD_COUNT: '0' })).toThrow('Configuration: SHARD_COUNT must be at least 1');
   });
 
-  it('reads .env, where variables already set win', () => {
+  it('reads the settings file ENV_FILE names, where variables already set win; a named file that is missing is told', () => {
     const dir = mkdtempSync(join(tmpdir(), 'dotenv-'));
-    const file = join(dir, '.env');
+    const file = join(dir, 'bot.env');
     writeFileSync(file, 'DOTENV_TEST_A=from-file\nDOTENV_TEST_B=from-file\n');
+    const before = process.env.ENV_FILE;
     process.env.DOTENV_TEST_B = 'from-environment';
-    loadDotEnv(file);
-    expect(process.env.DOTENV_TEST_A).toBe('from-file');
-    expect(process.env.DOTENV_TEST_B).toBe('from-environment');
-    expect(() => loadDotEnv(join(dir, 'missing.env'))).not.toThrow();
-    delete process.env.DOTENV_TEST_A;
-    delete process.env.DOTENV_TEST_B;
+    try {
+      process.env.ENV_FILE = file;
+      loadDotEnv();
+      expect(process.env.DOTENV_TEST_A).toBe('from-file');
+      expect(process.env.DOTENV_TEST_B).toBe('from-environment');
+      process.env.ENV_FILE = join(dir, 'missing.env');
+      expect(() => loadDotEnv()).toThrow(`Configuration: ENV_FILE (${join(dir, 'missing.env')}) could not be read`);
+    } finally {
+      process.env.ENV_FILE = before;
+      delete process.env.DOTENV_TEST_A;
+      delete process.env.DOTENV_TEST_B;
+    }
+  });
+
+  it('reads .env of the working directory without ENV_FILE, and goes on without one', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dotenv-'));
+    const before = { cwd: process.cwd(), file: process.env.ENV_FILE };
+    delete process.env.ENV_FILE;
+    try {
+      process.chdir(dir);
+      expect(() => loadDotEnv()).not.toThrow();
+      writeFileSync(join(dir, '.env'), 'DOTENV_TEST_C=from-dot-env\n');
+      loadDotEnv();
+      expect(process.env.DOTENV_TEST_C).toBe('from-dot-env');
+    } finally {
+      process.chdir(before.cwd);
+      process.env.ENV_FILE = before.file;
+      delete process.env.DOTENV_TEST_C;
+    }
+  });
+
+  it('keeps a developer\'s .env out of the tests: they run with ENV_FILE naming a file of no settings', () => {
+    expect(process.env.ENV_FILE).toBe(NO_SETTINGS);
+    expect(cleanEnv().ENV_FILE).toBe(NO_SETTINGS);
+    expect(readFileSync(NO_SETTINGS, 'utf8')).not.toMatch(/^[A-Z_]+=/m);
   });
 });

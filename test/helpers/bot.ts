@@ -13,9 +13,13 @@ export function buildDist(): SpawnSyncReturns<string> {
   return spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { encoding: 'utf8', timeout: 170_000 });
 }
 
-/** The environment without the project's own settings. */
+/** A settings file of none: what a test starts reads it instead of the checkout's `.env`. */
+export const NO_SETTINGS = 'test/no-settings.env';
+
+/** The environment without the project's own settings, and without the checkout's `.env`. */
 export function cleanEnv(): Record<string, string | undefined> {
-  return Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(LOOKUP_|CACHE_|STATS_DATASET|STATS_STORE|DISCORD_|LINKS_DB|CONTROLS_|METRICS_|INTERACTIONS_|SHARD_)/.test(k)));
+  const kept = Object.entries(process.env).filter(([k]) => !/^(LOOKUP_|CACHE_|STATS_DATASET|STATS_STORE|DISCORD_|LINKS_DB|CONTROLS_|METRICS_|INTERACTIONS_|SHARD_)/.test(k));
+  return { ...Object.fromEntries(kept), ENV_FILE: NO_SETTINGS };
 }
 
 /** A links file of its own for each process. */

@@ -86,6 +86,7 @@ describe('npm run service', () => {
     writeFileSync(join(dir, '.env'), 'SERVICE_API_KEYS=from-dot-env\n');
     const env: Record<string, string | undefined> = { ...process.env, LOG_LEVEL: 'warn' };
     delete env.SERVICE_API_KEYS;
+    delete env.ENV_FILE;
     // Run from the directory with the .env (tsx found by its path, as that directory has no node_modules).
     const tsx = pathToFileURL(join(process.cwd(), 'node_modules/tsx/dist/loader.mjs')).href;
     const child = spawn(process.execPath, ['--import', tsx, join(process.cwd(), 'src/service/main.ts'), '--port', '0', '--data', '/dev/null'], {
