@@ -111,7 +111,7 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
       try {
         const moved = await moveFeedToRedis(options.linksPath, feed);
         options.logger?.info(moved, 'session feed settings moved from LINKS_DB to Redis');
-        await moveLinksToRedis(options.linksPath, `${options.namespace}-links`, linksKeyv, timeoutMs, options.logger);
+        await moveFileToRedis(options.linksPath, options.namespace, { links: linksKeyv, snapshots: snapshotsKeyv, members: membersKeyv }, timeoutMs, options.logger);
       } catch (e) {
         // The file keeps its name until every link is across, so the next start carries on.
         options.logger?.warn({ file: options.linksPath, reason: (e as Error).message }, 'LINKS_DB not moved to Redis: tried again at the next start');
@@ -211,11 +211,19 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
   };
 }
 
+/** What the SQLite file keeps per user or server besides the feed, each under `<namespace>-<kind>:`. */
+const KEPT = { links: LinkedAccountSchema, snapshots: SnapshotSchema, members: MembersSchema } as const;
+type KeptKind = keyof typeof KEPT;
+const KEPT_KEY = /^(.*)-(links|snapshots|members):(.+)$/;
+
 /**
- * Moves the links kept in the SQLite file into Redis, once: a link already in Redis wins, and the
- * file is renamed to `<file>.moved-to-redis` so that a link removed later does not come back.
+ * Moves the links, last looks (snapshots) and server members kept in the SQLite file into Redis,
+ * once: a link or last look already in Redis wins, a server's members are the two lists together
+ * (the file's first), and the file is renamed to `<file>.moved-to-redis` so that a link removed
+ * later does not come back. Keys of another CACHE_NAMESPACE than today's (one set when the file was
+ * written) are moved too, after today's: one file belongs to one bot, whatever it was called then.
  */
-async function moveLinksToRedis(path: string, namespace: string, redis: Keyv, timeoutMs: number, logger: Logger | undefined): Promise<void> {
+async function moveFileToRedis(path: string, namespace: string, redis: Record<KeptKind, Keyv>, timeoutMs: number, logger: Logger | undefined): Promise<void> {
   let file: SqliteKeyvStore;
   try {
     file = new SqliteKeyvStore(path);
@@ -223,19 +231,32 @@ async function moveLinksToRedis(path: string, namespace: string, redis: Keyv, ti
     logger?.warn({ file: path, reason: (e as Error).message }, 'LINKS_DB cannot be read: its links were not moved to Redis');
     return;
   }
-  let moved = 0;
+  const moved = { links: 0, snapshots: 0, members: 0 };
   let kept = 0;
+  const otherNamespaces = new Set<string>();
+  const within = <T>(work: Promise<T>, what: string) => withTimeout(work, timeoutMs, what);
   try {
-    const prefix = `${namespace}:`;
-    for (const [key, text] of file.entries()) {
-      if (!key.startsWith(prefix)) continue;
-      const link = LinkedAccountSchema.safeParse((JSON.parse(text) as { value?: unknown }).value);
-      if (!link.success) continue;
-      const id = key.slice(prefix.length);
-      if ((await withTimeout(redis.get(id), timeoutMs, 'reading a link from Redis')) !== undefined) kept++;
+    const entries = [...file.entries()]
+      .map(([key, text]) => ({ match: KEPT_KEY.exec(key), text }))
+      .filter((e): e is { match: RegExpExecArray; text: string } => e.match !== null)
+      // Today's namespace first, so that its link wins over an older name's for the same user.
+      .sort((a, b) => Number(a.match[1] !== namespace) - Number(b.match[1] !== namespace));
+    for (const { match, text } of entries) {
+      const [, from, kind, id] = match as unknown as [string, string, KeptKind, string];
+      const parsed = KEPT[kind].safeParse((JSON.parse(text) as { value?: unknown }).value);
+      if (!parsed.success) continue;
+      if (from !== namespace) otherNamespaces.add(from);
+      const there: unknown = await within(redis[kind].get(id), `reading ${kind} from Redis`);
+      if (kind === 'members') {
+        const known = MembersSchema.safeParse(there);
+        const both = [...(parsed.data as string[]), ...(known.success ? known.data : [])];
+        const members = both.filter((m, i) => both.lastIndexOf(m) === i).slice(-MAX_MEMBERS_PER_SERVER);
+        await within(redis.members.set(id, members), 'writing members to Redis');
+        moved.members++;
+      } else if (there !== undefined) kept++;
       else {
-        await withTimeout(redis.set(id, link.data), timeoutMs, 'writing a link to Redis');
-        moved++;
+        await within(redis[kind].set(id, parsed.data), `writing ${kind} to Redis`);
+        moved[kind]++;
       }
     }
   } finally {
@@ -243,5 +264,5 @@ async function moveLinksToRedis(path: string, namespace: string, redis: Keyv, ti
   }
   const done = `${path}.moved-to-redis`;
   renameSync(path, done);
-  logger?.info({ moved, alreadyInRedis: kept, file: done }, 'links moved from LINKS_DB to Redis');
+  logger?.info({ moved: moved.links, snapshots: moved.snapshots, servers: moved.members, alreadyInRedis: kept, ...(otherNamespaces.size > 0 ? { otherNamespaces: [...otherNamespaces] } : {}), file: done }, 'links moved from LINKS_DB to Redis');
 }

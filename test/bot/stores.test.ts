@@ -1,7 +1,7 @@
 // The bot's stores: in Redis, what one bot process stores another reads; in an SQLite file, what
 // one run stores the next reads.
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -60,6 +60,44 @@ describe('bot stores in an SQLite file', () => {
       expect(members.at(-1)).toBe(`m${MAX_MEMBERS_PER_SERVER + 4}`);
     } finally {
       await b.close();
+    }
+  });
+});
+
+describe('moving the SQLite file to Redis', () => {
+  it('moves links, last looks and server members, whatever CACHE_NAMESPACE the file was written under; what Redis holds wins, members are merged', async () => {
+    const linksPath = join(mkdtempSync(join(tmpdir(), 'stores-move-')), 'links.sqlite');
+    const nova = { platform: 'pc_store_c', identifier: 'Nova#2231', handle: 'Nova#2231' } as const;
+    const rift = { platform: 'pc_store_b', identifier: 'Rift', handle: 'Rift' } as const;
+    const look = { at: '2026-11-20T10:00:00.000Z', platform: 'pc_store_c', identifier: 'Nova#2231', matches: 46 };
+    // Written while the bot was called something else.
+    const file = await createBotStores({ namespace: 'before-rename', linksPath });
+    await file.links.set('u1', 'title_c', nova);
+    await file.links.set('u2', 'title_c', nova);
+    await file.snapshots.set('u1', 'title_c', look);
+    await file.members.add('g1', 'u1');
+    await file.members.add('g1', 'u2');
+    await file.close();
+    const namespace = `stores-move-${randomUUID()}`;
+    const options = { redisUrl: 'redis://127.0.0.1:6379', namespace, linksPath: ':memory:' };
+    const before = await createBotStores(options);
+    await before.links.set('u2', 'title_c', rift);
+    await before.members.add('g1', 'u3');
+    await before.close();
+    const redis = await createBotStores({ ...options, linksPath });
+    try {
+      expect(existsSync(linksPath)).toBe(false);
+      expect(existsSync(`${linksPath}.moved-to-redis`)).toBe(true);
+      expect(await redis.links.get('u1', 'title_c')).toEqual(nova);
+      expect(await redis.links.get('u2', 'title_c')).toEqual(rift);
+      expect(await redis.snapshots.get('u1', 'title_c')).toEqual(look);
+      expect(await redis.members.list('g1')).toEqual(['u1', 'u2', 'u3']);
+    } finally {
+      await redis.close();
+      const client = createClient({ url: 'redis://127.0.0.1:6379' });
+      await client.connect();
+      for (const k of await client.keys(`${namespace}-*`)) await client.del(k);
+      client.destroy();
     }
   });
 });
