@@ -5,12 +5,14 @@ import { parseArgs } from 'node:util';
 
 import { pino } from 'pino';
 
+import { TITLE_SLUGS, buildPath, findEndpoint } from '../catalog/index.js';
 import { configOrExit, exitWith } from '../cli.js';
 import { loadDotEnv, loadServiceConfig } from '../config.js';
 import { startHealthServer, type HealthServer } from '../observe/health-server.js';
 import { describeStore, loadStore } from './open-store.js';
 import { createServiceMetrics } from './metrics.js';
 import { startStatsServer, storeReadiness } from './server.js';
+import type { Store } from './store-api.js';
 
 const USAGE = `Usage: npm run service -- [--port 8787] [--host 127.0.0.1] [--data <file.jsonl>] [--db <store.db | postgres://...>]
   --data   JSON Lines dataset to import (default: the built-in demo dataset)
@@ -122,10 +124,24 @@ async function main(): Promise<void> {
     }
     process.stderr.write(`metrics and health on ${health.url} (/metrics, /healthz, /readyz)\n`);
   }
+  const keyed = config.SERVICE_API_KEYS.length > 0;
+  const sample = await samplePath(store).catch(() => undefined);
   process.stderr.write(
-    `stats service listening on ${service.url}${config.SERVICE_API_KEYS.length > 0 ? ' (API keys required)' : ''}\n` +
-      `try: curl ${service.url}/v2/title_c/standard/profile/pc_store_c/Nova%232231\n`,
+    `stats service listening on ${service.url}${keyed ? ' (API keys required)' : ''}\n` +
+      (sample ? `try: curl${keyed ? " -H 'TRN-Api-Key: <one of SERVICE_API_KEYS>'" : ''} ${service.url}${sample}\n` : ''),
   );
+}
+
+/** A profile this store answers (its first public player's), for the line that says how to try it. */
+async function samplePath(store: Store): Promise<string | undefined> {
+  for (const title of TITLE_SLUGS) {
+    const profile = findEndpoint(title, 'profile');
+    for (const platform of profile?.platforms ?? []) {
+      const player = (await store.playersByHandlePrefix(title, platform, '', 5)).find((p) => p.private === 0);
+      if (player && profile) return buildPath(profile.path, { platform, platformUserIdentifier: player.id });
+    }
+  }
+  return undefined;
 }
 
 await main();

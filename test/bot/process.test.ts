@@ -15,9 +15,9 @@ const GUILD = '1180000000000000100';
 const links = tempLinksDb;
 
 /** Runs a command to its end. Not spawnSync: the double lives in this process and must keep answering. */
-function run(script: string, env: Record<string, string>): Promise<{ status: number | null; stdout: string; stderr: string }> {
+function run(script: string, env: Record<string, string>, args: string[] = []): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', script], { env: { ...cleanEnv(), LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { env: { ...cleanEnv(), LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -53,6 +53,21 @@ describe('npm run deploy-commands', () => {
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toContain(`in guild ${GUILD}`);
     expect(double.commands.guilds.get(GUILD)).toHaveLength(commands.length);
+  });
+
+  it('removes them from that guild with --remove (after a move to global commands, which the guild would show twice)', async () => {
+    const env = { DISCORD_TOKEN: TOKEN, DISCORD_API_URL: double.apiUrl, DISCORD_GUILD_ID: GUILD };
+    expect((await run('src/bot/deploy.ts', env)).status).toBe(0);
+    expect(double.commands.guilds.get(GUILD)).toHaveLength(commands.length);
+    const globally = (double.commands.global as unknown[]).length;
+    const r = await run('src/bot/deploy.ts', env, ['--remove']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toBe(`Removed the commands in guild ${GUILD} for application ${double.applicationId}.\n`);
+    expect(double.commands.guilds.get(GUILD)).toEqual([]);
+    expect((double.commands.global as unknown[]).length).toBe(globally);
+    const wrong = await run('src/bot/deploy.ts', env, ['--remvoe']);
+    expect(wrong.status).toBe(2);
+    expect(wrong.stderr).toContain('Usage: npm run deploy-commands');
   });
 
   it('fails with one line, and no token, when Discord refuses', async () => {

@@ -57,6 +57,19 @@ describe('npm run service', () => {
     expect(stderr()).toMatch(new RegExp(`imported ${smallLines().length} records .* refused 1`));
     const res = await fetch(`${url}/v2/title_a/standard/profile/pc_store_a/ashplays`);
     expect(res.status).toBe(200);
+    // The line that says how to try it names a player of this dataset (not the demo's).
+    const tried = /try: curl (\S+)/.exec(stderr())?.[1];
+    expect(tried).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v2\/title_a\/standard\/profile\//);
+    expect((await fetch(tried!)).status).toBe(200);
+  });
+
+  it('says how to try it with a key when keys are required, and prints none', async () => {
+    const { stderr } = await startCli([], { SERVICE_API_KEYS: 'cli-secret-key-1' });
+    const tried = /try: curl -H 'TRN-Api-Key: <one of SERVICE_API_KEYS>' (\S+)/.exec(stderr())?.[1];
+    expect(tried, stderr()).toBeDefined();
+    expect(stderr()).not.toContain('cli-secret-key-1');
+    expect((await fetch(tried!)).status).toBe(401);
+    expect((await fetch(tried!, { headers: { 'TRN-Api-Key': 'cli-secret-key-1' } })).status).toBe(200);
   });
 
   it('keeps the store in a --db file across restarts', async () => {
