@@ -7,6 +7,7 @@ import {
   LIMITS,
   clampEmbed,
   clip,
+  code,
   errorReply,
   matchReportReply,
   matchesReply,
@@ -17,6 +18,7 @@ import {
   segmentsReply,
   sessionsReply,
   topShare,
+  typedCode,
   type Reply,
 } from '../../src/embeds/index.js';
 import { TITLES, TITLE_SLUGS } from '../../src/catalog/index.js';
@@ -268,6 +270,14 @@ describe('limits and safety', () => {
     expect(notFound.content).toContain('\\*\\*bold\\*\\*');
   });
 
+  it('breaks mentions inside code spans, which stop markdown but not mentions', () => {
+    expect(code('@everyone and @here')).toBe('`@\u200beveryone and @\u200bhere`');
+    expect(typedCode('<@123456789012345678>')).toBe('`<@\u200b123456789012345678>`');
+    const refused = lookupError('invalid_parameter', 'Invalid platformUserIdentifier.', { data: { parameter: 'platformUserIdentifier' } });
+    const told = errorReply(refused, { title: 'title_c', player: '@everyone/Nova' }).content ?? '';
+    expect(told).toMatch(/^`@\u200beveryone\/Nova` is not a Title C player/);
+  });
+
   it('answers every error kind with an ephemeral message of its own', () => {
     const texts = new Set<string>();
     for (const kind of LOOKUP_ERROR_KINDS) {
@@ -287,7 +297,7 @@ describe('limits and safety', () => {
     const en = errorReply(refused, { title: 'title_c', platform: 'console_a', player: link });
     expect(en.ephemeral).toBe(true);
     expect(en.content).toBe(
-      '**https://tracker.example.com/profile/con…** is not a Title C player name or id on Console A. Type the name or id as the game shows it, not a link; `/stats title_c search` finds it from part of the name.',
+      '`https://tracker.example.com/profile/con…` is not a Title C player name or id on Console A. Type the name or id as the game shows it, not a link; `/stats title_c search` finds it from part of the name.',
     );
     const de = errorReply(refused, { title: 'title_c', platform: 'console_a', player: link, locale: 'de' });
     expect(de.content).toContain('keinen Link');
