@@ -1,6 +1,6 @@
 // How numbers, places and times read in a reply: in the reader's locale, places worded honestly,
 // times as Discord timestamps (`<t:…:R>`), which every reader's client keeps current.
-import { FIGURE_INFO, PLATFORMS, TITLES, isDisplayType, parseAnswerDate, type DisplayType, type Figure, type PlatformSlug, type TitleSlug } from '../catalog/index.js';
+import { FIGURE_INFO, PLATFORMS, QUEUES, TITLES, isDisplayType, parseAnswerDate, type DisplayType, type Figure, type PlatformSlug, type Queue, type TitleSlug } from '../catalog/index.js';
 import type { LookupMeta } from '../lookup/client.js';
 import type { Stat } from '../lookup/schemas.js';
 import { say, type TextKey } from '../locales/index.js';
@@ -168,6 +168,10 @@ export function staleWarning(meta: LookupMeta, locale?: string): string | null {
 export function describe(meta: LookupMeta, locale: string | undefined, ...lines: (string | null | undefined | false)[]): string {
   return [staleWarning(meta, locale), ...lines].filter((l): l is string => typeof l === 'string' && l.length > 0).join('\n');
 }
+
+/** A queue's name in the reader's language (`ranked` -> `Ranked`, `Gewertet`); one the bot does not know, as it came, capitalised. */
+export const queueName = (queue: string, locale?: string): string =>
+  (QUEUES as readonly string[]).includes(queue) ? say(locale, `queue.${queue as Queue}`) : queue.charAt(0).toUpperCase() + queue.slice(1);
 
 /** A figure's label in the reader's language (`winRate` -> `Win rate`, `Siegquote`). */
 export const figureLabel = (figure: Figure, locale?: string): string => say(locale, `figure.${figure}`);

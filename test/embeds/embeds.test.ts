@@ -13,6 +13,7 @@ import {
   matchesReply,
   parseCustomId,
   profileReply,
+  queueName,
   searchReply,
   segmentTypeName,
   segmentsReply,
@@ -112,7 +113,22 @@ describe('embeds from the service’s payloads', () => {
     expect(weapons[0]).toBe('Weapon    Kills Acc%  HS%');
     expect(weapons[1]).toBe('Carbine      12   25    –');
     const season = segmentsReply(fixtures.segments!, { title: 'title_a', platform: 'pc_store_a', player: 'Ash', type: 'map', filter: { season: 3, queue: 'ranked' }, meta: network, page: 0, stateId: 's1' });
-    expect(season.embeds[0]?.description).toMatch(/^\*\*Season 3 · ranked\*\*/);
+    expect(season.embeds[0]?.description).toMatch(/^\*\*Season 3 · Ranked\*\*/);
+  });
+
+  it('names the queue in the reader’s language wherever a reply shows it', () => {
+    expect(queueName('ranked')).toBe('Ranked');
+    expect(queueName('social', 'de')).toBe('Ungewertet');
+    // A queue another service names that the bot does not know: as it came, capitalised.
+    expect(queueName('arcade', 'de')).toBe('Arcade');
+    const scope = (filter: { queue?: string; season?: number }, locale?: string) =>
+      /^\*\*([^*]+)\*\*/.exec(segmentsReply(fixtures.segments!, { title: 'title_a', platform: 'pc_store_a', player: 'Ash', type: 'map', filter, meta: network, page: 0, stateId: 's1', locale }).embeds[0]?.description ?? '')?.[1];
+    expect(scope({ season: 3, queue: 'ranked' }, 'de')).toBe('Saison 3 · Gewertet');
+    expect(scope({ queue: 'social' }, 'es-ES')).toBe('Carrera · Normal');
+    expect(scope({ queue: 'social' })).toBe('Lifetime · Social');
+    // Match a-1 was played in the social queue.
+    expect(matchReportReply(fixtures.report!, 'title_a', network, {}).embeds[0]?.description).toContain(' · Social · ');
+    expect(matchReportReply(fixtures.report!, 'title_a', network, { locale: 'pt-BR' }).embeds[0]?.description).toContain(' · Casual · ');
   });
 
   it('keeps a space before every column of a segment table, in every language, whatever the numbers', () => {
