@@ -1,6 +1,6 @@
 // /stats <title> segments: stats per map, weapon, mode, playlist, legend or hero, as a table.
 import { QUEUES, TITLES, type Queue, type TitleSlug } from '../src/catalog/index.js';
-import { code, errorReply, notice, typedCode, segmentTypeName, segmentsReply, type Reply } from '../src/embeds/index.js';
+import { code, errorReply, notice, queueName, typedCode, segmentTypeName, segmentsReply, type Reply } from '../src/embeds/index.js';
 import { within } from '../src/lookup/within.js';
 import { choice, matchesTyped } from './choices.js';
 import { playerOptions, type EndpointCommand, type ViewHandler } from './kind.js';
@@ -76,7 +76,7 @@ export const segments = {
         o
           .setName('queue')
           .setDescription('Only ranked or only social matches')
-          .addChoices(...QUEUES.map((q) => ({ name: q, value: q }))),
+          .addChoices(...QUEUES.map((q) => ({ name: queueName(q), value: q }))),
       );
     if (endpoint.query.some((q) => q.name === 'season'))
       sub.addIntegerOption((o) => o.setName('season').setDescription('Season number (leave out for lifetime)').setMinValue(1).setMaxValue(10_000));

@@ -2,7 +2,7 @@
 import type { TitleSlug } from '../catalog/index.js';
 import type { LookupError } from '../lookup/errors.js';
 import { commandLine, say, sayCount } from '../locales/index.js';
-import { code, platformName, titleName, typedName } from './format.js';
+import { code, platformName, titleName, typedCode } from './format.js';
 import { notice, safeText, type Reply } from './reply.js';
 
 export interface ErrorContext {
@@ -31,7 +31,7 @@ export function errorReply(error: LookupError, ctx: ErrorContext): Reply {
       // A player as typed that the service cannot read as one (a pasted link, a slash): what to type
       // instead, in the reader's language, rather than the service's word for it.
       if (error.data.parameter === 'platformUserIdentifier' && ctx.player)
-        return notice(say(locale, 'error.badIdentifier', { typed: typedName(ctx.player), title, where, search: code(commandLine(locale, `/stats ${ctx.title} search`)) }));
+        return notice(say(locale, 'error.badIdentifier', { typed: typedCode(ctx.player), title, where, search: code(commandLine(locale, `/stats ${ctx.title} search`)) }));
       // The service's own message (in its language), then the values it allows, in ours.
       const allowed = Array.isArray(error.data.allowed)
         ? ` ${say(locale, 'error.chooseOneOf', { list: error.data.allowed.map((a) => (platformName(String(a)) !== String(a) ? `${platformName(String(a))} (${code(String(a))})` : code(String(a)))).join(', ') })}`

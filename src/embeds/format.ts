@@ -1,10 +1,10 @@
 // How numbers, places and times read in a reply: in the reader's locale, places worded honestly,
 // times as Discord timestamps (`<t:…:R>`), which every reader's client keeps current.
-import { FIGURE_INFO, PLATFORMS, TITLES, isDisplayType, parseAnswerDate, type DisplayType, type Figure, type PlatformSlug, type TitleSlug } from '../catalog/index.js';
+import { FIGURE_INFO, PLATFORMS, QUEUES, TITLES, isDisplayType, parseAnswerDate, type DisplayType, type Figure, type PlatformSlug, type Queue, type TitleSlug } from '../catalog/index.js';
 import type { LookupMeta } from '../lookup/client.js';
 import type { Stat } from '../lookup/schemas.js';
 import { say, type TextKey } from '../locales/index.js';
-import { clip, safeText } from './reply.js';
+import { clip, unmentioned } from './reply.js';
 
 /** One colour per title, so that a glance tells which game a reply is about. */
 export const TITLE_COLORS: Record<TitleSlug, number> = {
@@ -18,14 +18,15 @@ export const titleName = (title: TitleSlug): string => TITLES[title].name;
 /** A platform's name for a slug; an answer without a slug gives an empty name. */
 export const platformName = (platform: string | null): string => (platform === null ? '' : (PLATFORMS[platform as PlatformSlug]?.name ?? platform));
 
-/** Text for inside a code span: Discord shows code verbatim (no escapes), so backticks are dropped instead. */
-export const code = (text: string): string => `\`${text.replace(/`/g, "'") || ' '}\``;
+/**
+ * Text for inside a code span: Discord shows code verbatim (no escapes), so backticks are dropped
+ * instead; a code span does not stop a mention, so mentions are broken.
+ */
+export const code = (text: string): string => `\`${unmentioned(text.replace(/`/g, "'")) || ' '}\``;
 /** Characters of what a user typed that a notice quotes back: the notice's point stays in sight on a phone. */
 const TYPED_SHOWN = 40;
-/** What a user typed, quoted back in a notice: as code, and clipped (what they typed may be long). */
+/** What a user typed, quoted back in a notice: as code (no markdown, no mention), and clipped (what they typed may be long). */
 export const typedCode = (text: string): string => code(clip(text, TYPED_SHOWN));
-/** What a user typed as a name (a player), quoted back in a notice: bold, escaped (no markdown, no mention), clipped. */
-export const typedName = (text: string): string => `**${safeText(clip(text, TYPED_SHOWN))}**`;
 
 /** "PC Store C (`pc_store_c`), Console A (`console_a`)": the name a player knows, and what to type. */
 export const platformList = (platforms: readonly PlatformSlug[]): string => platforms.map((p) => `${PLATFORMS[p].name} (${code(p)})`).join(', ');
@@ -167,6 +168,10 @@ export function staleWarning(meta: LookupMeta, locale?: string): string | null {
 export function describe(meta: LookupMeta, locale: string | undefined, ...lines: (string | null | undefined | false)[]): string {
   return [staleWarning(meta, locale), ...lines].filter((l): l is string => typeof l === 'string' && l.length > 0).join('\n');
 }
+
+/** A queue's name in the reader's language (`ranked` -> `Ranked`, `Gewertet`); one the bot does not know, as it came, capitalised. */
+export const queueName = (queue: string, locale?: string): string =>
+  (QUEUES as readonly string[]).includes(queue) ? say(locale, `queue.${queue as Queue}`) : queue.charAt(0).toUpperCase() + queue.slice(1);
 
 /** A figure's label in the reader's language (`winRate` -> `Win rate`, `Siegquote`). */
 export const figureLabel = (figure: Figure, locale?: string): string => say(locale, `figure.${figure}`);

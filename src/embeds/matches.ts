@@ -4,7 +4,7 @@ import type { LookupMeta } from '../lookup/client.js';
 import type { MatchChild, MatchSummary, StatisticalObject, Stats } from '../lookup/schemas.js';
 import { goButtons, openSelect, pageControls, rows } from './controls.js';
 import { figure } from './figures.js';
-import { TITLE_COLORS, answerTime, dataTime, describe, duration, footerOf, statValue, titleName } from './format.js';
+import { TITLE_COLORS, answerTime, dataTime, describe, duration, footerOf, queueName, statValue, titleName } from './format.js';
 import type { Onward } from './profile.js';
 import { embedReply, safeText, type Reply } from './reply.js';
 import { OUTCOME_WORDS, outcomeMark, outcomeOf } from './results.js';
@@ -147,7 +147,7 @@ export function matchReportReply(report: StatisticalObject, title: TitleSlug, me
       description: describe(
         meta,
         options.locale,
-        [m.playlist.displayValue, m.queue ? capitalised(m.queue) : null, m.season !== null ? say(options.locale, 'report.season', { n: m.season }) : null].filter(Boolean).map((s) => safeText(String(s))).join(' · '),
+        [m.playlist.displayValue, m.queue ? queueName(m.queue, options.locale) : null, m.season !== null ? say(options.locale, 'report.season', { n: m.season }) : null].filter(Boolean).map((s) => safeText(String(s))).join(' · '),
         [answerTime(m.timestamp), m.duration === null ? null : duration(m.duration)].filter(Boolean).join(' · '),
       ),
       fields,

@@ -49,11 +49,14 @@ export function clip(text: string, max: number): string {
   return `${text.slice(0, end)}…`;
 }
 
+/**
+ * Text with every mention broken (`@everyone`, `@here`, `<@123>`): a zero-width space after each @
+ * keeps it text even if mentions were parsed. Markdown escapes and code spans do not stop mentions.
+ */
+export const unmentioned = (text: string): string => text.replace(/@/g, '@\u200b');
+
 /** A player's name or any user text, safe to put in markdown: no formatting, no mentions. */
-export function safeText(text: string): string {
-  // Zero-width space after @ so that "@everyone" typed as a handle stays text even if mentions were parsed.
-  return escapeMarkdown(text).replace(/@/g, '@\u200b');
-}
+export const safeText = (text: string): string => unmentioned(escapeMarkdown(text));
 
 function embedLength(e: APIEmbed): number {
   let n = (e.title?.length ?? 0) + (e.description?.length ?? 0) + (e.footer?.text.length ?? 0) + (e.author?.name.length ?? 0);

@@ -4,7 +4,7 @@ import type { LookupMeta } from '../lookup/client.js';
 import type { Segment } from '../lookup/schemas.js';
 import { goButtons, pageControls, rows } from './controls.js';
 import { figure } from './figures.js';
-import { TITLE_COLORS, compactNumber, dataTime, describe, footerOf, formatValue, titleName } from './format.js';
+import { TITLE_COLORS, compactNumber, dataTime, describe, footerOf, formatValue, queueName, titleName } from './format.js';
 import type { Onward } from './profile.js';
 import { clip, embedReply, safeText, type Reply } from './reply.js';
 
@@ -48,11 +48,10 @@ function cell(value: number, figure: Figure, locale: string | undefined): string
   return Math.abs(value) < 1_000 ? formatValue(Math.round(value), 'Number', locale) : compactNumber(value, locale);
 }
 
-/** "Lifetime", "Season 3 · ranked", "Ranked": what the figures cover. */
+/** "Lifetime", "Season 3 · Ranked", "Lifetime · Social": what the figures cover. */
 export function scopeLabel(filter: SegmentsContext['filter'], locale?: string): string {
-  const queue = filter.queue ? filter.queue.charAt(0).toUpperCase() + filter.queue.slice(1) : null;
-  if (filter.season !== undefined) return [say(locale, 'segments.season', { n: filter.season }), filter.queue ?? null].filter(Boolean).join(' · ');
-  return queue ? `${say(locale, 'segments.lifetime')} · ${queue}` : say(locale, 'segments.lifetime');
+  const span = filter.season !== undefined ? say(locale, 'segments.season', { n: filter.season }) : say(locale, 'segments.lifetime');
+  return filter.queue ? `${span} · ${queueName(filter.queue, locale)}` : span;
 }
 
 /**

@@ -1,7 +1,7 @@
 // The command tree in every language: names and descriptions Discord shows in its picker, added to
 // the English tree as `name_localizations` / `description_localizations`. Descriptions are found by
 // their English text (templates such as `Platform: {list}` match with their values); choices named
-// after a figure take the figure's label. What no file knows stays English (a test lists it).
+// after a figure or a queue take its name. What no file knows stays English (a test lists it).
 import { DISCORD_LOCALES, LANGUAGES, fill, type Language } from './languages.js';
 import { en, enCommands } from './en.js';
 
@@ -38,7 +38,8 @@ export function describedBy(description: string): { key: keyof typeof enCommands
   return undefined;
 }
 
-const FIGURE_KEYS = Object.entries(en).filter(([k]) => k.startsWith('figure.'));
+/** The texts a choice may be named after: figures (`K/D`, `Win rate`) and queues (`Ranked`). */
+const CHOICE_KEYS = Object.entries(en).filter(([k]) => k.startsWith('figure.') || k.startsWith('queue.'));
 
 function localized(of: (language: Exclude<Language, 'en'>) => string | undefined): Record<string, string> | undefined {
   const out: Record<string, string> = {};
@@ -64,7 +65,7 @@ function localizeNode<T extends Node>(node: T): T {
   if (node.options) out.options = node.options.map(localizeNode);
   if (node.choices)
     out.choices = node.choices.map((c) => {
-      const key = FIGURE_KEYS.find(([, label]) => label === c.name)?.[0] as keyof typeof en | undefined;
+      const key = CHOICE_KEYS.find(([, label]) => label === c.name)?.[0] as keyof typeof en | undefined;
       const names = key ? localized((l) => LANGUAGES[l].texts[key]) : undefined;
       return names ? { ...c, name_localizations: names } : c;
     });

@@ -157,6 +157,8 @@ export const de: Texts = {
   'segment.legend.one': 'Legende',
   'segment.hero': 'Helden',
   'segment.hero.one': 'Held',
+  'queue.ranked': 'Gewertet',
+  'queue.social': 'Ungewertet',
   'column.matchesPlayed': 'Spiel',
   'column.winRate': 'Sieg%',
   'column.kd': 'K/D',

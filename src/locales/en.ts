@@ -166,6 +166,9 @@ export const en = {
   'segment.legend.one': 'Legend',
   'segment.hero': 'Heroes',
   'segment.hero.one': 'Hero',
+  // Queues: a choice's name, and what a reply calls the queue it covers
+  'queue.ranked': 'Ranked',
+  'queue.social': 'Social',
   // A segment table's column headings: at most 5 characters each
   'column.matchesPlayed': 'Games',
   'column.winRate': 'Win%',

@@ -157,6 +157,8 @@ export const es: Texts = {
   'segment.legend.one': 'Leyenda',
   'segment.hero': 'Héroes',
   'segment.hero.one': 'Héroe',
+  'queue.ranked': 'Clasificatoria',
+  'queue.social': 'Normal',
   'column.matchesPlayed': 'Part.',
   'column.winRate': 'Vic%',
   'column.kd': 'K/D',

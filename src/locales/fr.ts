@@ -157,6 +157,8 @@ export const fr: Texts = {
   'segment.legend.one': 'Légende',
   'segment.hero': 'Héros',
   'segment.hero.one': 'Héros',
+  'queue.ranked': 'Classé',
+  'queue.social': 'Normal',
   'column.matchesPlayed': 'Part.',
   'column.winRate': 'Vic%',
   'column.kd': 'K/D',

@@ -157,6 +157,8 @@ export const ptBR: Texts = {
   'segment.legend.one': 'Lenda',
   'segment.hero': 'Heróis',
   'segment.hero.one': 'Herói',
+  'queue.ranked': 'Ranqueada',
+  'queue.social': 'Casual',
   'column.matchesPlayed': 'Part.',
   'column.winRate': 'Vit%',
   'column.kd': 'K/D',

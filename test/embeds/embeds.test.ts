@@ -7,16 +7,19 @@ import {
   LIMITS,
   clampEmbed,
   clip,
+  code,
   errorReply,
   matchReportReply,
   matchesReply,
   parseCustomId,
   profileReply,
+  queueName,
   searchReply,
   segmentTypeName,
   segmentsReply,
   sessionsReply,
   topShare,
+  typedCode,
   type Reply,
 } from '../../src/embeds/index.js';
 import { TITLES, TITLE_SLUGS } from '../../src/catalog/index.js';
@@ -110,7 +113,22 @@ describe('embeds from the service’s payloads', () => {
     expect(weapons[0]).toBe('Weapon    Kills Acc%  HS%');
     expect(weapons[1]).toBe('Carbine      12   25    –');
     const season = segmentsReply(fixtures.segments!, { title: 'title_a', platform: 'pc_store_a', player: 'Ash', type: 'map', filter: { season: 3, queue: 'ranked' }, meta: network, page: 0, stateId: 's1' });
-    expect(season.embeds[0]?.description).toMatch(/^\*\*Season 3 · ranked\*\*/);
+    expect(season.embeds[0]?.description).toMatch(/^\*\*Season 3 · Ranked\*\*/);
+  });
+
+  it('names the queue in the reader’s language wherever a reply shows it', () => {
+    expect(queueName('ranked')).toBe('Ranked');
+    expect(queueName('social', 'de')).toBe('Ungewertet');
+    // A queue another service names that the bot does not know: as it came, capitalised.
+    expect(queueName('arcade', 'de')).toBe('Arcade');
+    const scope = (filter: { queue?: string; season?: number }, locale?: string) =>
+      /^\*\*([^*]+)\*\*/.exec(segmentsReply(fixtures.segments!, { title: 'title_a', platform: 'pc_store_a', player: 'Ash', type: 'map', filter, meta: network, page: 0, stateId: 's1', locale }).embeds[0]?.description ?? '')?.[1];
+    expect(scope({ season: 3, queue: 'ranked' }, 'de')).toBe('Saison 3 · Gewertet');
+    expect(scope({ queue: 'social' }, 'es-ES')).toBe('Carrera · Normal');
+    expect(scope({ queue: 'social' })).toBe('Lifetime · Social');
+    // Match a-1 was played in the social queue.
+    expect(matchReportReply(fixtures.report!, 'title_a', network, {}).embeds[0]?.description).toContain(' · Social · ');
+    expect(matchReportReply(fixtures.report!, 'title_a', network, { locale: 'pt-BR' }).embeds[0]?.description).toContain(' · Casual · ');
   });
 
   it('keeps a space before every column of a segment table, in every language, whatever the numbers', () => {
@@ -268,6 +286,14 @@ describe('limits and safety', () => {
     expect(notFound.content).toContain('\\*\\*bold\\*\\*');
   });
 
+  it('breaks mentions inside code spans, which stop markdown but not mentions', () => {
+    expect(code('@everyone and @here')).toBe('`@\u200beveryone and @\u200bhere`');
+    expect(typedCode('<@123456789012345678>')).toBe('`<@\u200b123456789012345678>`');
+    const refused = lookupError('invalid_parameter', 'Invalid platformUserIdentifier.', { data: { parameter: 'platformUserIdentifier' } });
+    const told = errorReply(refused, { title: 'title_c', player: '@everyone/Nova' }).content ?? '';
+    expect(told).toMatch(/^`@\u200beveryone\/Nova` is not a Title C player/);
+  });
+
   it('answers every error kind with an ephemeral message of its own', () => {
     const texts = new Set<string>();
     for (const kind of LOOKUP_ERROR_KINDS) {
@@ -287,7 +313,7 @@ describe('limits and safety', () => {
     const en = errorReply(refused, { title: 'title_c', platform: 'console_a', player: link });
     expect(en.ephemeral).toBe(true);
     expect(en.content).toBe(
-      '**https://tracker.example.com/profile/con…** is not a Title C player name or id on Console A. Type the name or id as the game shows it, not a link; `/stats title_c search` finds it from part of the name.',
+      '`https://tracker.example.com/profile/con…` is not a Title C player name or id on Console A. Type the name or id as the game shows it, not a link; `/stats title_c search` finds it from part of the name.',
     );
     const de = errorReply(refused, { title: 'title_c', platform: 'console_a', player: link, locale: 'de' });
     expect(de.content).toContain('keinen Link');

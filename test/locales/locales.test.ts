@@ -75,9 +75,10 @@ describe('the language files', () => {
 
 describe('the command tree', () => {
   const tree = commands.map((c) => c.data);
-  type Node = { name: string; description?: string; name_localizations?: Record<string, string>; description_localizations?: Record<string, string>; options?: Node[] };
+  type Choice = { name: string; value: string | number; name_localizations?: Record<string, string> };
+  type Node = { name: string; description?: string; name_localizations?: Record<string, string>; description_localizations?: Record<string, string>; options?: Node[]; choices?: Choice[] };
 
-  it('names and describes every command and option in every language', () => {
+  it('names and describes every command, option and choice in every language', () => {
     const missing: string[] = [];
     const walk = (node: Node, path: string) => {
       for (const language of OTHERS)
@@ -85,6 +86,8 @@ describe('the command tree', () => {
           // The title groups keep their slugs in every language: they are what the titles are called.
           if (!/^title_[a-d]$/.test(node.name) && !node.name_localizations?.[locale]) missing.push(`${path} name ${locale}`);
           if (node.description && !node.description_localizations?.[locale]) missing.push(`${path} description ${locale}`);
+          // Titles are called by their names in every language, as their groups are.
+          for (const c of node.choices ?? []) if (!/^title_[a-d]$/.test(String(c.value)) && !c.name_localizations?.[locale]) missing.push(`${path} choice ${c.value} ${locale}`);
         }
       for (const o of node.options ?? []) walk(o, `${path} ${o.name}`);
     };
