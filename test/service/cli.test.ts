@@ -135,7 +135,8 @@ describe('npm run service', () => {
     expect(port.stderr).toContain('--port must be a port number');
     // `--port "$PORT"` with PORT unset, and numbers JavaScript reads but a port is not written as.
     for (const value of ['--port=', '--port=0x50', '--port=1e3']) expect((await run([value])).stderr, value).toContain('--port must be a port number');
-    const missing = await run(['--data', '/nonexistent/file.jsonl']);
+    // On a free port: the default one (8787) may be another service's on a developer's machine.
+    const missing = await run(['--port', '0', '--data', '/nonexistent/file.jsonl']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('cannot read /nonexistent/file.jsonl');
     // A port already taken is told before the import, not after it.
