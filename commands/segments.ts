@@ -93,7 +93,7 @@ export const segments = {
     if (season !== undefined && TITLES[title].lifetimeOnlySegmentTypes.includes(type))
       return notice(say(input.locale, 'segments.lifetimeOnly', { title: TITLES[title].name, type: segmentTypeName(type, input.locale) ?? type, season: code(optionName(input.locale, 'season')) }));
     const queue = stringOption(input, 'queue');
-    if (queue !== undefined && !(QUEUES as readonly string[]).includes(queue)) return notice(say(input.locale, 'segments.queue', { list: QUEUES.map(code).join(', ') }));
+    if (queue !== undefined && !(QUEUES as readonly string[]).includes(queue)) return notice(say(input.locale, 'segments.queue', { list: QUEUES.map((q) => `${queueName(q, input.locale)} (${code(q)})`).join(', ') }));
     const target = await resolveTarget(input, title, 'segments', deps);
     if (isReply(target)) return target;
     const view: SegmentsView = { kind: 'segments', title, platform: target.platform, player: target.player, handle: target.handle, type, queue: queue as Queue | undefined, season, ownerId: input.userId };
