@@ -1,5 +1,7 @@
 // The only reader of process.env: each process's settings as a zod schema, parsed once at start.
 // A missing or malformed variable is one clear line naming it.
+import { readFileSync } from 'node:fs';
+import { parseEnv } from 'node:util';
 import { getHeapStatistics } from 'node:v8';
 
 import { z } from 'zod';
@@ -272,6 +274,46 @@ export function loadPreviewConfig(env: Record<string, string | undefined> = proc
   return parseConfig(PreviewConfigSchema, env);
 }
 
+/** Every setting some command reads. */
+const SETTINGS: ReadonlySet<string> = new Set(['ENV_FILE', ...[ServiceConfigSchema, BotConfigSchema, PreviewConfigSchema].flatMap((schema) => Object.keys(schema.shape))]);
+/** Names shaped like this project's settings: one of them that no command reads is likely a typo. */
+const LOOKS_LIKE_A_SETTING = /^(DISCORD|LOOKUP|CACHE|SERVICE|STATS|FEED|METRICS|INTERACTIONS|SHARDS?|LINKS|CONTROLS|VIEWS|STORE|PREVIEW|LOG)(_|$)|^CARDS?$/;
+
+/** Edits (insert, delete, replace a character) from `a` to `b`: two rows of the usual table. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = row;
+  }
+  return previous[b.length]!;
+}
+
+/**
+ * One line for each name that no command reads: every name the settings file sets, and the names
+ * in the environment shaped like a setting (`SERVICE_API_KEY` for `SERVICE_API_KEYS` would leave
+ * the service open, `DISCORD_GUILDID` register the commands globally), with the setting it most
+ * likely meant. Such a name is ignored; the lines say so.
+ */
+export function unknownSettings(fileNames: readonly string[], env: Record<string, string | undefined>, file = '.env'): string[] {
+  const names = new Map<string, string>();
+  for (const name of fileNames) names.set(name, `in ${file}`);
+  for (const name of Object.keys(env)) if (!names.has(name) && LOOKS_LIKE_A_SETTING.test(name)) names.set(name, 'in the environment');
+  const lines: string[] = [];
+  for (const [name, where] of names) {
+    if (SETTINGS.has(name)) continue;
+    let best: string | undefined;
+    let bestDistance = Math.max(3, Math.floor(name.length / 4)) + 1;
+    for (const known of SETTINGS) {
+      const d = editDistance(name.toUpperCase(), known);
+      if (d < bestDistance) [best, bestDistance] = [known, d];
+    }
+    lines.push(`Configuration: ${name} (${where}) is not a setting and is ignored${best ? `: did you mean ${best}?` : ''}`);
+  }
+  return lines;
+}
+
 /**
  * Reads the settings file into the environment; variables already set win. Called once by each
  * command before its configuration is parsed. The file is `ENV_FILE` when set (it must exist), else
@@ -281,10 +323,14 @@ export function loadPreviewConfig(env: Record<string, string | undefined> = proc
 export function loadDotEnv(): void {
   const named = process.env.ENV_FILE?.trim() || undefined;
   const file = named ?? '.env';
+  let text: string | undefined;
   try {
-    process.loadEnvFile(file);
+    text = readFileSync(file, 'utf8');
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT' && named === undefined) return;
-    throw new ConfigError(`Configuration: ${named === undefined ? file : `ENV_FILE (${file})`} could not be read (${(e as Error).message.split('\n')[0] ?? ''})`);
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || named !== undefined)
+      throw new ConfigError(`Configuration: ${named === undefined ? file : `ENV_FILE (${file})`} could not be read (${(e as Error).message.split('\n')[0] ?? ''})`);
   }
+  const set = text === undefined ? {} : parseEnv(text);
+  for (const [name, value] of Object.entries(set)) if (process.env[name] === undefined) process.env[name] = value;
+  for (const line of unknownSettings(Object.keys(set), process.env, file)) process.stderr.write(`${line}\n`);
 }

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { parseEnv } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { getHeapStatistics } from 'node:v8';
 
-import { ConfigError, loadBotConfig, loadDotEnv, loadLookupConfig, loadServiceConfig } from '../src/config.js';
+import { ConfigError, loadBotConfig, loadDotEnv, loadLookupConfig, loadServiceConfig, unknownSettings } from '../src/config.js';
 import { NO_SETTINGS, cleanEnv } from './helpers/bot.js';
 
 describe('configuration', () => {
@@ -164,5 +165,36 @@ describe('bot configuration', () => {
     expect(process.env.ENV_FILE).toBe(NO_SETTINGS);
     expect(cleanEnv().ENV_FILE).toBe(NO_SETTINGS);
     expect(readFileSync(NO_SETTINGS, 'utf8')).not.toMatch(/^[A-Z_]+=/m);
+  });
+
+  it('names a setting no command reads, with the one it likely meant: in the settings file any name, in the environment those shaped like a setting', () => {
+    expect(unknownSettings(['SERVICE_API_KEY', 'DISCORD_GUILDID', 'LOG_LEVEL', 'MY_OWN_THING'], { CARD: 'off', HOME: '/root', LOOKUP_TIMEOUT_MS: '5000', DISCORD_GUILDID: '1' }, '.env')).toEqual([
+      'Configuration: SERVICE_API_KEY (in .env) is not a setting and is ignored: did you mean SERVICE_API_KEYS?',
+      'Configuration: DISCORD_GUILDID (in .env) is not a setting and is ignored: did you mean DISCORD_GUILD_ID?',
+      'Configuration: MY_OWN_THING (in .env) is not a setting and is ignored',
+      'Configuration: CARD (in the environment) is not a setting and is ignored: did you mean CARDS?',
+    ]);
+    // Every name .env.example sets is one some command reads.
+    expect(unknownSettings(Object.keys(parseEnv(readFileSync('.env.example', 'utf8'))), {})).toEqual([]);
+  });
+
+  it('tells a misspelled name in the settings file on stderr as the file is read', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dotenv-'));
+    const file = join(dir, 'typo.env');
+    writeFileSync(file, 'SERVICE_API_KEY=secret-key-1\n');
+    const before = process.env.ENV_FILE;
+    const written: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((chunk: string) => written.push(chunk) > 0);
+    try {
+      process.env.ENV_FILE = file;
+      loadDotEnv();
+    } finally {
+      process.stderr.write = write;
+      process.env.ENV_FILE = before;
+      delete process.env.SERVICE_API_KEY;
+    }
+    expect(written).toEqual([`Configuration: SERVICE_API_KEY (in ${file}) is not a setting and is ignored: did you mean SERVICE_API_KEYS?\n`]);
+    expect(written.join('')).not.toContain('secret-key-1');
   });
 });
