@@ -94,7 +94,7 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
   const viewTtlMs = options.viewTtlMs ?? VIEW_TTL_MS;
   const timeoutMs = options.operationTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
   if (options.redisUrl) {
-    const { keyvOnRedis } = await import('../lookup/redis.js');
+    const { keyvOnRedis, notConnected } = await import('../lookup/redis.js');
     const opened = ['links', 'views', 'snapshots', 'members'].map((name) => keyvOnRedis(options.redisUrl!, `${options.namespace}-${name}`));
     [linksKeyv, viewsKeyv, snapshotsKeyv, membersKeyv] = opened.map((o) => o.keyv) as [Keyv, Keyv, Keyv, Keyv];
     const redisFeed = await redisFeedStore(options.redisUrl, options.namespace, timeoutMs);
@@ -105,7 +105,7 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
       await withTimeout(Promise.all([...opened.map((o) => o.ready), redisFeed.ready]), options.connectTimeoutMs ?? 2_000, 'connecting to Redis');
       connected = true;
     } catch (e) {
-      options.logger?.warn({ reason: (e as Error).message }, 'Redis unavailable: links and paged replies fail until it is back');
+      options.logger?.warn({ reason: notConnected(e as Error, opened.map((o) => o.lastError()).find((m) => m !== undefined)) }, 'Redis unavailable: links and paged replies fail until it is back');
     }
     if (connected && existsSync(options.linksPath)) {
       try {

@@ -126,13 +126,13 @@ export async function createLookupCache(options: CacheOptions & { connectTimeout
       store.close();
     }, true);
   }
-  const { keyvOnRedis } = await import('./redis.js');
-  const { keyv, ready, close } = keyvOnRedis(options.url, namespace);
+  const { keyvOnRedis, notConnected } = await import('./redis.js');
+  const { keyv, ready, lastError, close } = keyvOnRedis(options.url, namespace);
   const cache = new GuardedCache(keyv, guard, close);
   try {
     await withTimeout(ready, options.connectTimeoutMs ?? 1_000);
   } catch (e) {
-    cache.markDown((e as Error).message);
+    cache.markDown(notConnected(e as Error, lastError()));
   }
   return cache;
 }

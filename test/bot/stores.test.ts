@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { createClient } from '@keyv/redis';
+import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 
 import { MAX_MEMBERS_PER_SERVER, createBotStores } from '../../src/bot/stores.js';
@@ -99,5 +100,22 @@ describe('moving the SQLite file to Redis', () => {
       for (const k of await client.keys(`${namespace}-*`)) await client.del(k);
       client.destroy();
     }
+  });
+});
+
+describe('Redis that is not there at start', () => {
+  it('is logged with why: the connection refused, or a password Redis does not take (never the password)', async () => {
+    const reasons: string[] = [];
+    for (const url of ['redis://127.0.0.1:1', 'redis://:not-the-password-1@127.0.0.1:6379']) {
+      const lines: string[] = [];
+      const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(line) });
+      const stores = await createBotStores({ redisUrl: url, namespace: `absent-${randomUUID()}`, linksPath: ':memory:', logger, connectTimeoutMs: 1_500 });
+      await stores.close();
+      const warning = lines.map((l) => JSON.parse(l) as { msg: string; reason?: string }).find((l) => l.msg.startsWith('Redis unavailable'));
+      reasons.push(warning?.reason ?? '');
+      expect(lines.join('')).not.toContain('not-the-password-1');
+    }
+    expect(reasons[0]).toMatch(/^connecting to Redis took longer than 1500 ms \(connect ECONNREFUSED 127\.0\.0\.1:1\)$/);
+    expect(reasons[1]).toMatch(/^connecting to Redis took longer than 1500 ms \((ERR AUTH|WRONGPASS)/);
   });
 });
