@@ -1,6 +1,7 @@
 // Puts the lookups together from configuration: the stats service (the one LOOKUP_BASE_URL names,
 // or the embedded one), the cache (Redis at CACHE_URL, or memory) and the client. The bot and the
 // lookup command start from here.
+import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { Logger } from 'pino';
@@ -78,6 +79,9 @@ export async function openLookups(config: LookupConfig, logger: Logger, observer
 }
 
 async function openEmbedded(config: LookupConfig, logger: Logger, options: LookupsOptions): Promise<EmbeddedService> {
+  // A dataset that is not there is a typo far more often than anything else: told at once, rather
+  // than serving the store kept from the last start (or the demo data) under a warning.
+  if (config.STATS_DATASET && !existsSync(config.STATS_DATASET)) throw new ConfigError(`Configuration: STATS_DATASET (${config.STATS_DATASET}) does not exist`);
   const source = { data: config.STATS_DATASET, db: config.STATS_STORE };
   if (options.storeWaitMs === undefined) return startEmbeddedService(source, logger);
   const service = await openEmbeddedService(source, logger);

@@ -86,6 +86,10 @@ describe('npm run lookup', () => {
     const bad = await lookupCli(['profile', 'title_c', 'pc_store_c', 'x'], { CACHE_URL: 'memcached://nope' });
     expect(bad.code).toBe(2);
     expect(bad.stderr.trim()).toBe('Configuration: CACHE_URL must be a URL such as redis://127.0.0.1:6379');
+    // A dataset name with a typo is told, not replaced by the demo data (or a store kept from before).
+    const dataset = await lookupCli(['profile', 'title_c', 'pc_store_c', 'x'], { STATS_DATASET: 'examples/small-datset.jsonl' });
+    expect(dataset.code).toBe(2);
+    expect(dataset.stderr.trim()).toBe('Configuration: STATS_DATASET (examples/small-datset.jsonl) does not exist');
     const title = await lookupCli(['profile', 'title_z', 'pc_store_c', 'x']);
     expect(title.code).toBe(2);
     expect(title.stderr).toContain('unknown title "title_z"');
