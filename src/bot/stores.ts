@@ -71,6 +71,8 @@ export interface StoreOptions {
   namespace: string;
   /** The SQLite file for links when there is no Redis; with Redis, links found in it are moved there once. */
   linksPath: string;
+  /** The setting that names `linksPath`, in the errors that name the file (LINKS_DB unless told). */
+  linksSetting?: string;
   /** How long a view (the controls of a paged reply) lives. */
   viewTtlMs?: number;
   viewsMaxEntries?: number;
@@ -120,16 +122,17 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
     }
   } else {
     // Without this, a start without CACHE_URL after the move made a new, empty file: every link gone, silently.
+    const setting = options.linksSetting ?? 'LINKS_DB';
     const moved = `${options.linksPath}.moved-to-redis`;
     if (options.linksPath !== ':memory:' && !existsSync(options.linksPath) && existsSync(moved))
       throw new Error(
-        `LINKS_DB (${options.linksPath}) was moved to Redis (${moved}): set CACHE_URL again, or rename that file back to ${options.linksPath} to use it without Redis (links made since in Redis are not in it)`,
+        `${setting} (${options.linksPath}) was moved to Redis (${moved}): set CACHE_URL again, or rename that file back to ${options.linksPath} to use it without Redis (links made since in Redis are not in it)`,
       );
     let file: SqliteKeyvStore;
     try {
       file = new SqliteKeyvStore(options.linksPath);
     } catch (e) {
-      throw new Error(`LINKS_DB (${options.linksPath}) cannot be used: ${(e as Error).message.split('\n')[0] ?? ''}`);
+      throw new Error(`${setting} (${options.linksPath}) cannot be used: ${(e as Error).message.split('\n')[0] ?? ''}`);
     }
     linksKeyv = new Keyv({ store: file, namespace: `${options.namespace}-links`, throwOnErrors: true });
     linksKeyv.on('error', () => undefined);
