@@ -1,6 +1,7 @@
 // The only reader of process.env: each process's settings as a zod schema, parsed once at start.
 // A missing or malformed variable is one clear line naming it.
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseEnv } from 'node:util';
 import { getHeapStatistics } from 'node:v8';
 
@@ -238,7 +239,15 @@ export const BotConfigSchema = LookupConfigSchema.extend({
 export type BotConfig = z.infer<typeof BotConfigSchema>;
 
 /** What `npm run preview` needs: the lookups and a place for links, no Discord. */
-export const PreviewConfigSchema = LookupConfigSchema.extend({ LINKS_DB: BotConfigSchema.shape.LINKS_DB });
+export const PreviewConfigSchema = LookupConfigSchema.extend({
+  /**
+   * The preview's own links, members, snapshots and feed settings, kept between runs: never the
+   * bot's LINKS_DB nor Redis, where a preview's made-up links and channels reached the real bot.
+   */
+  PREVIEW_DB: z.preprocess(blankAsUnset, z.string().default('.data/preview.sqlite')),
+  /** Read only to refuse a PREVIEW_DB that is the bot's file. */
+  LINKS_DB: BotConfigSchema.shape.LINKS_DB,
+});
 export type PreviewConfig = z.infer<typeof PreviewConfigSchema>;
 
 export class ConfigError extends Error {}
@@ -271,7 +280,10 @@ export function loadBotConfig(env: Record<string, string | undefined> = process.
 }
 
 export function loadPreviewConfig(env: Record<string, string | undefined> = process.env): PreviewConfig {
-  return parseConfig(PreviewConfigSchema, env);
+  const config = parseConfig(PreviewConfigSchema, env);
+  if (resolve(config.PREVIEW_DB) === resolve(config.LINKS_DB))
+    throw new ConfigError(`Configuration: PREVIEW_DB must not be LINKS_DB (${config.LINKS_DB}): the preview's made-up links and channels would reach the bot`);
+  return config;
 }
 
 /** Every setting some command reads. */

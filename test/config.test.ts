@@ -7,7 +7,7 @@ import { join } from 'node:path';
 
 import { getHeapStatistics } from 'node:v8';
 
-import { ConfigError, loadBotConfig, loadDotEnv, loadLookupConfig, loadServiceConfig, unknownSettings } from '../src/config.js';
+import { ConfigError, loadBotConfig, loadDotEnv, loadLookupConfig, loadPreviewConfig, loadServiceConfig, unknownSettings } from '../src/config.js';
 import { NO_SETTINGS, cleanEnv } from './helpers/bot.js';
 
 describe('configuration', () => {
@@ -101,6 +101,12 @@ describe('bot configuration', () => {
 
   it('defaults to Discord’s API and a links file', () => {
     expect(loadBotConfig({ DISCORD_TOKEN: TOKEN })).toMatchObject({ DISCORD_API_URL: 'https://discord.com/api', LINKS_DB: '.data/links.sqlite', CACHE_NAMESPACE: 'player-stats' });
+  });
+
+  it('gives the preview a file of its own, never the bot\'s links file', () => {
+    expect(loadPreviewConfig({})).toMatchObject({ PREVIEW_DB: '.data/preview.sqlite', LINKS_DB: '.data/links.sqlite' });
+    expect(loadPreviewConfig({ PREVIEW_DB: ' ', LINKS_DB: 'bot.sqlite' })).toMatchObject({ PREVIEW_DB: '.data/preview.sqlite' });
+    expect(() => loadPreviewConfig({ PREVIEW_DB: './.data/links.sqlite' })).toThrow(new ConfigError("Configuration: PREVIEW_DB must not be LINKS_DB (.data/links.sqlite): the preview's made-up links and channels would reach the bot"));
   });
 
   it('runs the gateway on one shard unless told otherwise, and HTTP interactions only with the public key', () => {

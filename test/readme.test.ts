@@ -51,9 +51,9 @@ const previews = readme
 describe('README preview examples', () => {
   it('runs each in order, printing an embed or choices (errors are plain notices)', () => {
     expect(previews.length).toBeGreaterThanOrEqual(5);
-    const linksDb = join(mkdtempSync(join(tmpdir(), 'readme-links-')), 'links.sqlite');
+    const previewDb = join(mkdtempSync(join(tmpdir(), 'readme-preview-')), 'preview.sqlite');
     for (const { flags, command } of previews) {
-      const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/bot/preview.ts', ...flags, command], { env: { ...cleanEnv(), LINKS_DB: linksDb, LOG_LEVEL: 'warn' }, encoding: 'utf8', timeout: 30_000 });
+      const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/bot/preview.ts', ...flags, command], { env: { ...cleanEnv(), PREVIEW_DB: previewDb, LOG_LEVEL: 'warn' }, encoding: 'utf8', timeout: 30_000 });
       expect(run.status, `${command}: ${run.stderr}`).toBe(0);
       expect(run.stdout.trim().length, command).toBeGreaterThan(0);
       expect(run.stdout, command).toMatch(flags.length > 0 ? /→/ : /┌─/);
@@ -67,7 +67,8 @@ describe('README reply shown', () => {
     const shown = /The profile above reads:\n\n```\n([\s\S]*?)\n```/.exec(readme)?.[1];
     expect(shown).toBeDefined();
     const first = previews[0]!;
-    const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/bot/preview.ts', first.command], { env: { ...cleanEnv(), LOG_LEVEL: 'warn' }, encoding: 'utf8', timeout: 30_000 });
+    const previewDb = join(mkdtempSync(join(tmpdir(), 'readme-shown-')), 'preview.sqlite');
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/bot/preview.ts', first.command], { env: { ...cleanEnv(), PREVIEW_DB: previewDb, LOG_LEVEL: 'warn' }, encoding: 'utf8', timeout: 30_000 });
     const normalise = (text: string) => text.split('\n').map((l) => l.trimEnd()).join('\n').trim();
     expect(normalise(run.stdout)).toBe(normalise(shown ?? ''));
   }, 60_000);

@@ -1,6 +1,8 @@
 // `npm run preview -- "/stats title_c profile platform:console_a player:Nova"`: the bot's handlers
-// without Discord. Same commands, same lookups (the embedded service unless LOOKUP_BASE_URL), same
-// links; the reply is printed as text. `--autocomplete` shows the choices for the last option.
+// without Discord. Same commands, same lookups (the embedded service unless LOOKUP_BASE_URL, cached
+// where the bot caches them); links, members and /track settings in a file of the preview's own
+// (PREVIEW_DB), never the bot's LINKS_DB or Redis, which the real bot would then act on. The reply
+// is printed as text. `--autocomplete` shows the choices for the last option.
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
@@ -23,7 +25,8 @@ const USAGE = `Usage: npm run preview -- "/stats title_c profile platform:consol
   --user <id>     the Discord user to act as (for /link and linked accounts); default preview-user
   --server <id>   the Discord server the command is used in (for /leaderboard, /track); default preview-server
   --admin         act as a member with Manage Server (for /track channel and /track off)
-  --locale <code> the reader's Discord locale (de, fr, es-ES, es-419, pt-BR; others read English); default en-US`;
+  --locale <code> the reader's Discord locale (de, fr, es-ES, es-419, pt-BR; others read English); default en-US
+  Links, members and /track settings are kept between runs in PREVIEW_DB (default .data/preview.sqlite), never in the bot's LINKS_DB or Redis.`;
 
 async function main(): Promise<void> {
   let parsed;
@@ -45,7 +48,14 @@ async function main(): Promise<void> {
   const config = configOrExit(loadPreviewConfig);
   const logger = pino({ level: config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL }, pino.destination(2));
   const lookups = await openLookupsOrExit(config, logger);
-  const stores = await createBotStores({ redisUrl: config.CACHE_URL, namespace: config.CACHE_NAMESPACE, linksPath: config.LINKS_DB, logger });
+  // No redisUrl: the file, whatever CACHE_URL says (the lookups above still cache in Redis, which is harmless).
+  let stores;
+  try {
+    stores = await createBotStores({ namespace: config.CACHE_NAMESPACE, linksPath: config.PREVIEW_DB, linksSetting: 'PREVIEW_DB', logger });
+  } catch (e) {
+    await lookups.close();
+    exitWith(`Could not start: ${(e as Error).message}`, 1);
+  }
   const cards = parsed.values.card ? createCardRenderer() : undefined;
   const deps = { lookup: lookups.client, links: stores.links, views: stores.views, snapshots: stores.snapshots, members: stores.members, feed: stores.feed, logger, ...(cards ? { cards } : {}) };
   try {

@@ -71,6 +71,8 @@ export interface StoreOptions {
   namespace: string;
   /** The SQLite file for links when there is no Redis; with Redis, links found in it are moved there once. */
   linksPath: string;
+  /** The setting that names `linksPath`, in the errors that name the file (LINKS_DB unless told). */
+  linksSetting?: string;
   /** How long a view (the controls of a paged reply) lives. */
   viewTtlMs?: number;
   viewsMaxEntries?: number;
@@ -82,7 +84,8 @@ export interface StoreOptions {
  * Opens the stores. With Redis, waits up to `connectTimeoutMs` for it: a link made right after
  * start must not fail for a connection still being made. If Redis is not there, links and paged
  * replies answer with an error until it comes (lookups themselves go on, uncached). An SQLite file
- * that cannot be opened throws, naming the file.
+ * that cannot be opened throws, naming the file; so does one that was moved to Redis
+ * (`<file>.moved-to-redis`) and is asked for again without Redis, rather than starting empty.
  */
 export async function createBotStores(options: StoreOptions & { connectTimeoutMs?: number; logger?: Logger | undefined }): Promise<BotStores> {
   let linksKeyv: Keyv;
@@ -118,11 +121,18 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
       }
     }
   } else {
+    // Without this, a start without CACHE_URL after the move made a new, empty file: every link gone, silently.
+    const setting = options.linksSetting ?? 'LINKS_DB';
+    const moved = `${options.linksPath}.moved-to-redis`;
+    if (options.linksPath !== ':memory:' && !existsSync(options.linksPath) && existsSync(moved))
+      throw new Error(
+        `${setting} (${options.linksPath}) was moved to Redis (${moved}): set CACHE_URL again, or rename that file back to ${options.linksPath} to use it without Redis (links made since in Redis are not in it)`,
+      );
     let file: SqliteKeyvStore;
     try {
       file = new SqliteKeyvStore(options.linksPath);
     } catch (e) {
-      throw new Error(`LINKS_DB (${options.linksPath}) cannot be used: ${(e as Error).message.split('\n')[0] ?? ''}`);
+      throw new Error(`${setting} (${options.linksPath}) cannot be used: ${(e as Error).message.split('\n')[0] ?? ''}`);
     }
     linksKeyv = new Keyv({ store: file, namespace: `${options.namespace}-links`, throwOnErrors: true });
     linksKeyv.on('error', () => undefined);

@@ -1,8 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { createClient } from '@keyv/redis';
 import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
 
@@ -13,7 +15,7 @@ import { cleanEnv } from '../helpers/bot.js';
 
 function preview(...args: string[]) {
   const dir = mkdtempSync(join(tmpdir(), 'preview-card-'));
-  const env = { ...cleanEnv(), LINKS_DB: join(dir, 'links.sqlite'), LOG_LEVEL: 'warn' };
+  const env = { ...cleanEnv(), PREVIEW_DB: join(dir, 'preview.sqlite'), LOG_LEVEL: 'warn' };
   return { dir, run: spawnSync(process.execPath, ['--import', 'tsx', 'src/bot/preview.ts', ...args.map((a) => a.replace('$DIR', dir))], { env, encoding: 'utf8', timeout: 30_000 }) };
 }
 
@@ -67,4 +69,50 @@ describe('--card', () => {
       expect(run.stderr).toContain('This reply has no card');
     }
   }, 60_000);
+});
+
+describe('the preview\'s own store', () => {
+  it('keeps links, members and /track settings in PREVIEW_DB between runs, never in the bot\'s LINKS_DB or in Redis (lookups still cached there)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'preview-store-'));
+    const namespace = `preview-${randomUUID()}`;
+    const linksDb = join(dir, 'links.sqlite');
+    const previewDb = join(dir, 'preview.sqlite');
+    const env = { ...cleanEnv(), LINKS_DB: linksDb, CACHE_URL: 'redis://127.0.0.1:6379', CACHE_NAMESPACE: namespace, PREVIEW_DB: previewDb, LOG_LEVEL: 'warn' };
+    const run = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'src/bot/preview.ts', ...args], { env, encoding: 'utf8', timeout: 30_000 });
+    const redis = createClient({ url: 'redis://127.0.0.1:6379' });
+    await redis.connect();
+    try {
+      for (const args of [['/link title:title_c platform:pc_store_c player:Nova#2231'], ['--admin', '/track channel channel:1180000000000000777'], ['/track join title:title_c']]) {
+        const r = run(...args);
+        expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+      }
+      expect(existsSync(linksDb)).toBe(false);
+      expect(existsSync(previewDb)).toBe(true);
+      // The stores' keys are `<namespace>-links::…`, `<namespace>-feed:…` and the like; the lookup cache's `<namespace>::…`.
+      expect(await redis.keys(`${namespace}-*`)).toEqual([]);
+      expect((await redis.keys(`${namespace}::*`)).length).toBeGreaterThan(0);
+      const profile = run('/stats title_c profile');
+      expect(profile.status, profile.stderr).toBe(0);
+      expect(profile.stdout).toContain('│ Nova');
+      const status = run('/track status');
+      expect(status.status, status.stderr).toBe(0);
+      expect(status.stdout).toContain('1180000000000000777');
+      expect(existsSync(linksDb)).toBe(false);
+    } finally {
+      for (const k of await redis.keys(`${namespace}*`)) await redis.del(k);
+      redis.destroy();
+    }
+  }, 120_000);
+
+  it('refuses a PREVIEW_DB that is the bot\'s LINKS_DB, naming it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'preview-same-'));
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/bot/preview.ts', '/link title:title_c platform:pc_store_c player:Nova#2231'], {
+      env: { ...cleanEnv(), LINKS_DB: join(dir, 'links.sqlite'), PREVIEW_DB: `${dir}/./links.sqlite`, LOG_LEVEL: 'warn' },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim()).toBe(`Configuration: PREVIEW_DB must not be LINKS_DB (${join(dir, 'links.sqlite')}): the preview's made-up links and channels would reach the bot`);
+    expect(existsSync(join(dir, 'links.sqlite'))).toBe(false);
+  });
 });

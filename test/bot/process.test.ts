@@ -1,6 +1,7 @@
 // The bot's processes at their edges: registering commands, refusing bad configuration, and
 // keeping Discord's deadlines when the stats service hangs.
 import { spawn } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -99,6 +100,16 @@ describe('npm start with bad configuration', () => {
     expect(r.status).toBe(1);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/^Could not start the lookups: the dataset could not be imported: .*nonexistent/);
+  });
+
+  it('exits 1 with one line when LINKS_DB was moved to Redis and CACHE_URL is gone, instead of starting with no links', async () => {
+    const file = links();
+    writeFileSync(`${file}.moved-to-redis`, '');
+    const r = await run('src/bot/main.ts', { DISCORD_TOKEN: TOKEN, DISCORD_API_URL: double.apiUrl, STATS_DATASET: 'examples/small-dataset.jsonl', LINKS_DB: file });
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr.trim()).toBe(`Could not start: LINKS_DB (${file}) was moved to Redis (${file}.moved-to-redis): set CACHE_URL again, or rename that file back to ${file} to use it without Redis (links made since in Redis are not in it)`);
+    expect(existsSync(file)).toBe(false);
   });
 
   it('exits 1 without printing the token when Discord refuses it', async () => {

@@ -1,7 +1,7 @@
 // The bot's stores: in Redis, what one bot process stores another reads; in an SQLite file, what
 // one run stores the next reads.
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, renameSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -99,6 +99,37 @@ describe('moving the SQLite file to Redis', () => {
       await client.connect();
       for (const k of await client.keys(`${namespace}-*`)) await client.del(k);
       client.destroy();
+    }
+  });
+});
+
+describe('going back from Redis to the SQLite file', () => {
+  it('refuses to open a LINKS_DB that was moved to Redis, rather than start an empty one, and opens it renamed back', async () => {
+    const linksPath = join(mkdtempSync(join(tmpdir(), 'stores-back-')), 'links.sqlite');
+    const nova = { platform: 'pc_store_c', identifier: 'Nova#2231', handle: 'Nova#2231' } as const;
+    const file = await createBotStores({ namespace: 't', linksPath });
+    await file.links.set('u1', 'title_c', nova);
+    await file.close();
+    const namespace = `stores-back-${randomUUID()}`;
+    const redis = await createBotStores({ redisUrl: 'redis://127.0.0.1:6379', namespace, linksPath });
+    await redis.close();
+    const client = createClient({ url: 'redis://127.0.0.1:6379' });
+    await client.connect();
+    for (const k of await client.keys(`${namespace}-*`)) await client.del(k);
+    client.destroy();
+    expect(existsSync(`${linksPath}.moved-to-redis`)).toBe(true);
+
+    await expect(createBotStores({ namespace: 't', linksPath })).rejects.toThrow(
+      `LINKS_DB (${linksPath}) was moved to Redis (${linksPath}.moved-to-redis): set CACHE_URL again, or rename that file back to ${linksPath} to use it without Redis (links made since in Redis are not in it)`,
+    );
+    expect(existsSync(linksPath)).toBe(false);
+
+    renameSync(`${linksPath}.moved-to-redis`, linksPath);
+    const back = await createBotStores({ namespace: 't', linksPath });
+    try {
+      expect(await back.links.get('u1', 'title_c')).toEqual(nova);
+    } finally {
+      await back.close();
     }
   });
 });
