@@ -1,7 +1,7 @@
 // The bot's stores: in Redis, what one bot process stores another reads; in an SQLite file, what
 // one run stores the next reads.
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, renameSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, renameSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -131,6 +131,16 @@ describe('going back from Redis to the SQLite file', () => {
     } finally {
       await back.close();
     }
+
+    // A file made anew beside the moved copy (by a start before this refusal existed) is used, with a warning at each start.
+    copyFileSync(linksPath, `${linksPath}.moved-to-redis`);
+    const lines: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(line) });
+    const beside = await createBotStores({ namespace: 't', linksPath, logger });
+    await beside.close();
+    expect(lines.map((l) => (JSON.parse(l) as { msg: string }).msg)).toEqual([
+      'LINKS_DB is used without Redis, beside a copy moved to Redis before: the links in that copy are not read (rename it back in place of LINKS_DB to use them, or set CACHE_URL)',
+    ]);
   });
 });
 
