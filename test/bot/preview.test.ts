@@ -56,6 +56,29 @@ describe('reading a typed command', () => {
   });
 });
 
+describe('the preview command line', () => {
+  const FLAGS = ['--autocomplete', '--json', '--card', '--user', '--server', '--admin', '--locale'];
+
+  it('prints its usage with --help, naming every flag on the usage line and below it, and exits 0', () => {
+    const { run } = preview('--help');
+    expect(run.status, run.stderr).toBe(0);
+    const [usage = '', ...below] = run.stdout.split('\n');
+    expect(usage).toMatch(/^Usage: npm run preview -- /);
+    for (const flag of FLAGS) {
+      expect(usage, flag).toContain(`[${flag}`);
+      expect(below.some((l) => l.startsWith(`  ${flag} `)), flag).toBe(true);
+    }
+    expect(below.some((l) => l.startsWith('  --help '))).toBe(true);
+  });
+
+  it('tells an unknown option with the options the subcommand has, and exits 2', () => {
+    const { run } = preview('/stats title_a match platform:pc_store_a match:a-00743');
+    expect(run.status).toBe(2);
+    expect(run.stderr.split('\n')[0]).toBe('"/stats title_a match" has no option "match": its options are id, platform');
+    expect(run.stdout).toBe('');
+  });
+});
+
 describe('printing a reply', () => {
   it('prints embeds, controls and ephemeral notes as plain text', () => {
     const text = renderText({
