@@ -18,14 +18,14 @@ import { createBotStores } from './stores.js';
 const USAGE = `Usage: npm run preview -- [--autocomplete] [--json] [--card <file.png>] [--user <id>] [--server <id>] [--admin] [--locale <code>] "<command>"
   such as: npm run preview -- "/stats title_c profile platform:console_a player:Nova"
   Runs a command the way the bot would and prints the reply. Values with spaces: player:"Ashen Knight".
+  --help          print this
   --autocomplete  print the choices Discord would offer for the last option typed
   --json          print the reply (or the choices) as JSON, as the bot would send it, with the command line
   --card <file>   write the picture card the reply attaches (profile, sessions, compare) to this PNG file
   --user <id>     the Discord user to act as (for /link and linked accounts); default preview-user
   --server <id>   the Discord server the command is used in (for /leaderboard, /track); default preview-server
   --admin         act as a member with Manage Server (for /track channel and /track off)
-  --locale <code> the reader's Discord locale (de, fr, es-ES, es-419, pt-BR; others read English); default en-US
-  --help          print this`;
+  --locale <code> the reader's Discord locale (de, fr, es-ES, es-419, pt-BR; others read English); default en-US`;
 
 async function main(): Promise<void> {
   let parsed;
