@@ -18,7 +18,13 @@ const USAGE = `Usage: npm run lookup -- <method> <title> <platform> <identifier>
   match     title_a <platform> <matchId>
   sessions  title_b <platform> <identifier>
   --twice   look up twice and print both (the second one comes from the cache)
-Environment: LOOKUP_BASE_URL, LOOKUP_API_KEY, CACHE_URL, STATS_DATASET, LOG_LEVEL (see .env.example).`;
+  --help    print this
+Prints each envelope ({ data, meta } or { errors, meta }) on stdout. Exits 0 when every lookup
+answered data; 1 when one carries errors (not found, private, unauthorized, unavailable, ...:
+printed all the same) or the lookups cannot start; 2 for a bad argument or setting.
+Environment (see .env.example): LOOKUP_BASE_URL, LOOKUP_API_KEY, LOOKUP_TIMEOUT_MS, LOOKUP_PATH_VALUES,
+  CACHE_URL, CACHE_NAMESPACE, CACHE_MAX_MB, STATS_DATASET, STATS_STORE, LOG_LEVEL; ENV_FILE for
+  another file than .env.`;
 
 async function main(): Promise<void> {
   let parsed;
@@ -74,7 +80,12 @@ async function main(): Promise<void> {
     }
   };
   try {
-    for (let i = 0; i < (values.twice ? 2 : 1); i++) process.stdout.write(`${JSON.stringify(await once(), null, 2)}\n`);
+    for (let i = 0; i < (values.twice ? 2 : 1); i++) {
+      const answer = await once();
+      process.stdout.write(`${JSON.stringify(answer, null, 2)}\n`);
+      // A script (or CI) that runs a lookup learns from the exit code that it failed.
+      if (answer.errors) process.exitCode = 1;
+    }
   } finally {
     await lookups.close();
   }

@@ -15,17 +15,39 @@ function tokens(line: string): string[] {
   return out;
 }
 
-/** The leaf options a command path (group, subcommand) takes, by name. */
-function leafOptions(options: readonly APIApplicationCommandOption[] | undefined, path: string[]): Map<string, APIApplicationCommandOption> {
+export class CommandLineError extends Error {}
+
+const isBranch = (o: APIApplicationCommandOption) =>
+  o.type === ApplicationCommandOptionType.Subcommand || o.type === ApplicationCommandOptionType.SubcommandGroup;
+
+const branchWord = (branches: readonly APIApplicationCommandOption[]) =>
+  branches.every((o) => o.type === ApplicationCommandOptionType.SubcommandGroup) ? 'group' : 'subcommand';
+
+/**
+ * The leaf options a command path (group, subcommand) takes, by name. A path Discord would not take
+ * (a name it lacks, or one that stops before its subcommand) is told with what it could be instead.
+ */
+function leafOptions(command: string, options: readonly APIApplicationCommandOption[] | undefined, path: readonly string[]): Map<string, APIApplicationCommandOption> {
   let level = options ?? [];
+  const walked = [`/${command}`];
   for (const name of path) {
-    const next = level.find((o) => o.name === name);
-    level = next && 'options' in next ? (next.options ?? []) : [];
+    const branches = level.filter(isBranch);
+    const next = branches.find((o) => o.name === name);
+    if (!next) {
+      const optionsHere = level.filter((o) => !isBranch(o)).map((o) => o.name);
+      throw new CommandLineError(
+        branches.length > 0
+          ? `"${walked.join(' ')}" has no ${branchWord(branches)} "${name}": use ${branches.map((o) => o.name).join(', ')}`
+          : `"${walked.join(' ')}" has no subcommand "${name}"${optionsHere.length > 0 ? `: its options, written name:value, are ${optionsHere.join(', ')}` : ''}`,
+      );
+    }
+    walked.push(name);
+    level = 'options' in next ? (next.options ?? []) : [];
   }
+  const branches = level.filter(isBranch);
+  if (branches.length > 0) throw new CommandLineError(`"${walked.join(' ')}" needs a ${branchWord(branches)}: ${branches.map((o) => o.name).join(', ')}`);
   return new Map(level.map((o) => [o.name, o]));
 }
-
-export class CommandLineError extends Error {}
 
 /** Parses a typed command; the last option is the focused one for autocomplete. */
 export function parseCommandLine(line: string, userId: string): CommandInput & { last?: { name: string; value: string } } {
@@ -44,13 +66,19 @@ export function parseCommandLine(line: string, userId: string): CommandInput & {
     }
     const key = token.slice(0, colon);
     const raw = token.slice(colon + 1);
-    const option = leafOptions(command.data.options, path).get(key);
-    if (!option) throw new CommandLineError(`"/${[name, ...path].join(' ')}" has no option "${key}"`);
+    const leaf = leafOptions(name, command.data.options, path);
+    const option = leaf.get(key);
+    if (!option) {
+      const known = [...leaf.keys()];
+      throw new CommandLineError(`"/${[name, ...path].join(' ')}" has no option "${key}": ${known.length > 0 ? `its options are ${known.join(', ')}` : 'it takes no options'}`);
+    }
     const numeric = option.type === ApplicationCommandOptionType.Integer || option.type === ApplicationCommandOptionType.Number;
     if (numeric && !Number.isFinite(Number(raw))) throw new CommandLineError(`option "${key}" takes a number`);
     options[key] = numeric ? Number(raw) : option.type === ApplicationCommandOptionType.Boolean ? raw === 'true' : raw;
     last = { name: key, value: raw };
   }
+  // Also without options: "/stats title_c" alone, or a subcommand mistyped, is told here, not by the handler.
+  leafOptions(name, command.data.options, path);
   const [group, subcommand] = path.length >= 2 ? [path[0] ?? null, path[1] ?? null] : [null, path[0] ?? null];
   return { name, group, subcommand, options, userId, ...(last ? { last } : {}) };
 }

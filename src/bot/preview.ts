@@ -17,8 +17,10 @@ import { CommandLineError, parseCommandLine } from './command-line.js';
 import { renderText } from './render-text.js';
 import { createBotStores } from './stores.js';
 
-const USAGE = `Usage: npm run preview -- "/stats title_c profile platform:console_a player:Nova" [--autocomplete] [--json] [--card <file.png>] [--user <id>] [--locale <code>]
+const USAGE = `Usage: npm run preview -- [--autocomplete] [--json] [--card <file.png>] [--user <id>] [--server <id>] [--admin] [--locale <code>] "<command>"
+  such as: npm run preview -- "/stats title_c profile platform:console_a player:Nova"
   Runs a command the way the bot would and prints the reply. Values with spaces: player:"Ashen Knight".
+  --help          print this
   --autocomplete  print the choices Discord would offer for the last option typed
   --json          print the reply (or the choices) as JSON, as the bot would send it, with the command line
   --card <file>   write the picture card the reply attaches (profile, sessions, compare) to this PNG file
@@ -36,7 +38,11 @@ async function main(): Promise<void> {
     exitWith(`${(e as Error).message}\n${USAGE}`);
   }
   const line = parsed.positionals.join(' ');
-  if (parsed.values.help || !line) exitWith(USAGE, parsed.values.help ? 0 : 2);
+  if (parsed.values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (!line) exitWith(USAGE);
   let input;
   try {
     input = { ...parseCommandLine(line, parsed.values.user), guildId: parsed.values.server, locale: parsed.values.locale, canManageServer: parsed.values.admin ?? false };

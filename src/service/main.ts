@@ -20,7 +20,11 @@ const USAGE = `Usage: npm run service -- [--port 8787] [--host 127.0.0.1] [--dat
            shared by several service processes); default: in memory
   --port   port to listen on (default 8787; 0 picks a free one)
   --host   address to listen on (default 127.0.0.1)
-Environment: SERVICE_API_KEYS, SERVICE_RATE_LIMIT_PER_MINUTE, SERVICE_MAX_CONNECTIONS, SERVICE_IDLE_TIMEOUT_MS, LOG_LEVEL (see .env.example).`;
+  --help   print this
+Environment (see .env.example): SERVICE_API_KEYS, SERVICE_RATE_LIMIT_PER_MINUTE, SERVICE_MAX_CONNECTIONS,
+  SERVICE_IDLE_TIMEOUT_MS, METRICS_PORT (metrics and health on a listener of their own; off when unset),
+  METRICS_HOST (default 127.0.0.1), LOG_LEVEL; ENV_FILE for another file than .env.
+A port already in use (--port or METRICS_PORT) is told, exit 2, before the dataset is imported.`;
 
 async function main(): Promise<void> {
   let args;
@@ -49,15 +53,9 @@ async function main(): Promise<void> {
   configOrExit(() => loadDotEnv());
   const config = configOrExit(loadServiceConfig);
   const logger = pino({ level: config.LOG_LEVEL });
-  // A port already taken is told now, not after an import that may take minutes (the service itself
-  // binds it once the store is loaded; another process could still take it meanwhile, then told as below).
-  if (port !== 0) {
-    const probe = createServer();
-    await new Promise<void>((resolve) => {
-      probe.once('error', (e) => exitWith(`cannot listen on ${args.host}:${port}: ${e.message}`));
-      probe.listen(port, args.host, () => probe.close(() => resolve()));
-    });
-  }
+  await exitIfTaken(port, args.host, `${args.host}:${port}`);
+  // The bot, reading the same .env, may well hold METRICS_PORT already.
+  if (config.METRICS_PORT) await exitIfTaken(config.METRICS_PORT, config.METRICS_HOST, `METRICS_PORT ${config.METRICS_PORT} on ${config.METRICS_HOST}`);
   const started = performance.now();
   let reportedRefusals = 0;
   let lastReport = 0;
@@ -130,6 +128,20 @@ async function main(): Promise<void> {
     `stats service listening on ${service.url}${keyed ? ' (API keys required)' : ''}\n` +
       (sample ? `try: curl${keyed ? " -H 'TRN-Api-Key: <one of SERVICE_API_KEYS>'" : ''} ${service.url}${sample}\n` : ''),
   );
+}
+
+/**
+ * A port already taken is told now, with the line a failed listen gives later, not after an import
+ * that may take minutes (the listeners bind once the store is loaded; another process could still
+ * take the port meanwhile, which is then told the same way). Port 0 is never taken.
+ */
+async function exitIfTaken(port: number, host: string, what: string): Promise<void> {
+  if (port === 0) return;
+  const probe = createServer();
+  await new Promise<void>((resolve) => {
+    probe.once('error', (e) => exitWith(`cannot listen on ${what}: ${e.message}`));
+    probe.listen(port, host, () => probe.close(() => resolve()));
+  });
 }
 
 /** A profile this store answers (its first public player's), for the line that says how to try it. */

@@ -37,6 +37,48 @@ describe('reading a typed command', () => {
     expect(() => parseCommandLine('/stats title_c profile colour:red', 'u')).toThrow('has no option "colour"');
     expect(() => parseCommandLine('/stats title_a segments segment:map season:two', 'u')).toThrow('takes a number');
   });
+
+  it('lists the options a subcommand has beside one it has not, and the subcommands beside a path it lacks', () => {
+    const told = (line: string) => {
+      try {
+        parseCommandLine(line, 'u');
+      } catch (e) {
+        expect(e).toBeInstanceOf(CommandLineError);
+        return (e as Error).message;
+      }
+      throw new Error(`${line} was taken`);
+    };
+    expect(told('/stats title_a match platform:pc_store_a match:a-00743')).toBe('"/stats title_a match" has no option "match": its options are id, platform');
+    expect(told('/link colour:red')).toBe('"/link" has no option "colour": its options are title, platform, player');
+    expect(told('/track off colour:red')).toBe('"/track off" has no option "colour": it takes no options');
+    expect(told('/stats title_a mtch id:a-00743')).toBe('"/stats title_a" has no subcommand "mtch": use profile, matches, match, segments, search');
+    expect(told('/stats title_z profile')).toBe('"/stats" has no group "title_z": use title_a, title_b, title_c, title_d');
+    expect(told('/stats title_c platform:pc_store_c')).toBe('"/stats title_c" needs a subcommand: profile, segments, search');
+    expect(told('/link Nova')).toBe('"/link" has no subcommand "Nova": its options, written name:value, are title, platform, player');
+  });
+});
+
+describe('the preview command line', () => {
+  const FLAGS = ['--autocomplete', '--json', '--card', '--user', '--server', '--admin', '--locale'];
+
+  it('prints its usage with --help, naming every flag on the usage line and below it, and exits 0', () => {
+    const { run } = preview('--help');
+    expect(run.status, run.stderr).toBe(0);
+    const [usage = '', ...below] = run.stdout.split('\n');
+    expect(usage).toMatch(/^Usage: npm run preview -- /);
+    for (const flag of FLAGS) {
+      expect(usage, flag).toContain(`[${flag}`);
+      expect(below.some((l) => l.startsWith(`  ${flag} `)), flag).toBe(true);
+    }
+    expect(below.some((l) => l.startsWith('  --help '))).toBe(true);
+  });
+
+  it('tells an unknown option with the options the subcommand has, and exits 2', () => {
+    const { run } = preview('/stats title_a match platform:pc_store_a match:a-00743');
+    expect(run.status).toBe(2);
+    expect(run.stderr.split('\n')[0]).toBe('"/stats title_a match" has no option "match": its options are id, platform');
+    expect(run.stdout).toBe('');
+  });
 });
 
 describe('printing a reply', () => {

@@ -79,6 +79,39 @@ describe('npm run deploy-commands', () => {
     expect(r.stderr).toMatch(/^Could not register the commands: /);
     expect(r.stdout + r.stderr).not.toContain(wrong);
   });
+
+  it('names the setting Discord refused: the token, an application id not the token’s, a guild the bot is not in', async () => {
+    const told = async (env: Record<string, string>, args: string[] = []) => {
+      const r = await run('src/bot/deploy.ts', { DISCORD_API_URL: double.apiUrl, DISCORD_TOKEN: TOKEN, ...env }, args);
+      expect(r.status, r.stderr).toBe(1);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stdout + r.stderr).not.toContain(env.DISCORD_TOKEN ?? TOKEN);
+      return r.stderr.trim();
+    };
+    const wrong = 'MTE4MDAwMDAwMDAwMDAwMDAwMQ.Zx9aBQ.wrong-token-abcdefghijklmnopqrstuvw';
+    expect(await told({ DISCORD_TOKEN: wrong })).toBe(
+      'Could not register the commands: Discord refused DISCORD_TOKEN (401: Unauthorized): reset it in the developer portal (Bot > Reset Token) and put the new one in DISCORD_TOKEN',
+    );
+    // The same with the application id given: the token is what is wrong, not the id.
+    expect(await told({ DISCORD_TOKEN: wrong, DISCORD_APPLICATION_ID: double.applicationId })).toContain('Discord refused DISCORD_TOKEN (401: Unauthorized)');
+    const otherApp = '1180000000000000777';
+    const wrongApp = `DISCORD_APPLICATION_ID ${otherApp} does not belong to the token's application, ${double.applicationId} (Discord: Missing Access): leave it blank to read it from Discord`;
+    expect(await told({ DISCORD_APPLICATION_ID: otherApp })).toBe(`Could not register the commands: ${wrongApp}`);
+    expect(await told({ DISCORD_APPLICATION_ID: otherApp, DISCORD_GUILD_ID: GUILD }, ['--remove'])).toBe(`Could not remove the commands: ${wrongApp}`);
+    const strange = '1180000000000000555';
+    const notInGuild = `Could not register the commands: the bot is not in guild ${strange} (DISCORD_GUILD_ID; Discord: Missing Access): invite it with the applications.commands scope (developer portal, OAuth2 > URL Generator), or correct DISCORD_GUILD_ID`;
+    expect(await told({ DISCORD_GUILD_ID: strange })).toBe(notInGuild);
+    expect(await told({ DISCORD_GUILD_ID: strange, DISCORD_APPLICATION_ID: double.applicationId })).toBe(notInGuild);
+    expect(double.commands.guilds.has(strange)).toBe(false);
+  });
+
+  it('prints its usage with --help and exits 0', async () => {
+    const r = await run('src/bot/deploy.ts', {}, ['--help']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^Usage: npm run deploy-commands/);
+    expect(r.stdout).toContain('--remove');
+    expect(r.stderr).toBe('');
+  });
 });
 
 describe('npm start with bad configuration', () => {

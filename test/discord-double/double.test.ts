@@ -355,6 +355,21 @@ describe('commands', () => {
     expect(error).toMatchObject({ code: 50035, status: 400 });
     expect(double.commands.global?.map((c) => (c as { name: string }).name)).toEqual(['stats']);
   });
+
+  it('refuses another application’s commands, and a guild the bot is not in, with Missing Access, and a wrong token with 401, as Discord does', async () => {
+    const put = (path: string, authorization: string) =>
+      fetch(`${double.apiUrl}/v10${path}`, { method: 'PUT', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const bot = `Bot ${double.token}`;
+    for (const path of ['/applications/1180000000000000777/commands', '/applications/1180000000000000777/guilds/1180000000000000100/commands', `/applications/${double.applicationId}/guilds/1180000000000000555/commands`]) {
+      const res = await put(path, bot);
+      expect(res.status, path).toBe(403);
+      expect(await res.json(), path).toEqual({ message: 'Missing Access', code: 50001 });
+    }
+    expect(double.commands.guilds.has('1180000000000000555')).toBe(false);
+    const wrong = await put(`/applications/${double.applicationId}/commands`, 'Bot wrong');
+    expect(wrong.status).toBe(401);
+    expect(await wrong.json()).toEqual({ message: '401: Unauthorized', code: 0 });
+  });
 });
 
 describe('resume', () => {

@@ -24,7 +24,7 @@ import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 
 import { Turns } from '../../src/bot/turns.js';
 import { BodyError, readBody, type UploadedFile } from './body.js';
-import { APPLICATION_ID, BOT_USER, BOT_USER_ID, DEFAULT_TOKEN, botMessage, interactionToken, snowflake } from './ids.js';
+import { APPLICATION_ID, BOT_USER, BOT_USER_ID, DEFAULT_TOKEN, GUILD_ID, botMessage, interactionToken, snowflake } from './ids.js';
 import type { APIInteractionLike } from './interactions.js';
 import {
   choicesErrors,
@@ -188,6 +188,11 @@ export interface DoubleOptions {
    * minutes"): the same nonce posted again meanwhile returns the message made, not a new one.
    */
   nonceWindowMs?: number;
+  /**
+   * The guilds the bot is in (GUILD_ID by default): registering or reading commands in another is
+   * refused 403 Missing Access (50001), as Discord refuses it.
+   */
+  guilds?: readonly string[];
 }
 
 // An interaction token stays valid for follow-ups and edits this long after the interaction.
@@ -355,6 +360,7 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
   const keys = generateKeyPairSync('ed25519');
   const publicKey = Buffer.from(keys.publicKey.export({ format: 'jwk' }).x ?? '', 'base64url').toString('hex');
   const interactionTimeoutMs = options.interactionTimeoutMs ?? 3000;
+  const memberOf = new Set(options.guilds ?? [GUILD_ID]);
 
   const restCalls: RestCall[] = [];
   const identifies: unknown[] = [];
@@ -702,6 +708,7 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
     }
     const [guilds, guildId, what, ...extra] = rest;
     if (guilds === 'guilds' && guildId !== undefined && what === 'commands' && extra.length === 0) {
+      if (!memberOf.has(guildId)) return fail(403, 50001, 'Missing Access');
       if (call.method === 'PUT') return putCommands(call, guildId);
       if (call.method === 'GET') return { status: 200, body: commands.guilds.get(guildId) ?? [] };
       return methodNotAllowed();

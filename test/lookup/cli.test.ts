@@ -1,10 +1,12 @@
 // `npm run lookup` as a newcomer runs it: a real process, configured by the environment.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { createServer, type AddressInfo } from 'node:net';
 
 import { createClient } from '@keyv/redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { LookupConfigSchema } from '../../src/config.js';
 import { smallLines } from '../fixtures/small-dataset.js';
 import { cleanEnv } from '../helpers/bot.js';
 import { startService, type TestService } from '../helpers/service.js';
@@ -60,10 +62,32 @@ describe('npm run lookup', () => {
     expect(found.code, found.stderr).toBe(0);
     expect(JSON.stringify(envelopes(found)[0]?.data)).toContain('"key":"Harbor"');
     expect(found.stdout + found.stderr).not.toContain('cli-secret-key');
+    // Printed, and told by the exit code: a script that runs a lookup learns that it failed.
     const missing = await lookupCli(['profile', 'title_a', 'console_a', 'nobody'], env);
+    expect(missing.code, missing.stderr).toBe(1);
     expect(envelopes(missing)[0]?.errors?.[0]?.kind).toBe('not_found');
     const refused = await lookupCli(['profile', 'title_a', 'console_a', 'nobody'], { LOOKUP_BASE_URL: keyed.url });
+    expect(refused.code, refused.stderr).toBe(1);
     expect(envelopes(refused)[0]?.errors?.[0]?.kind).toBe('unauthorized');
+  });
+
+  it('exits 1 when the service cannot be reached, after printing the envelope that says so', async () => {
+    // A port nothing listens on: taken for a moment, then let go.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const unreachable = await lookupCli(['profile', 'title_a', 'console_a', 'nobody'], { LOOKUP_BASE_URL: `http://127.0.0.1:${port}`, LOOKUP_TIMEOUT_MS: '1000' });
+    expect(unreachable.code, unreachable.stderr).toBe(1);
+    expect(envelopes(unreachable)[0]?.errors?.[0]?.kind).toBe('unavailable');
+  });
+
+  it('prints its usage with --help: the methods, the exit codes and every setting it reads', async () => {
+    const help = await lookupCli(['--help']);
+    expect(help.code, help.stderr).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: npm run lookup -- /);
+    expect(help.stdout).toContain('1 when one carries errors');
+    for (const setting of Object.keys(LookupConfigSchema.shape)) expect(help.stdout, setting).toContain(setting);
   });
 
   it('shares a Redis cache between processes (CACHE_URL)', async () => {

@@ -8,6 +8,7 @@ import { pathToFileURL } from 'node:url';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
+import { ServiceConfigSchema } from '../../src/config.js';
 import { envelopeOf, StatsProfileSchema } from '../../src/lookup/schemas.js';
 import { smallLines } from '../fixtures/small-dataset.js';
 
@@ -147,11 +148,25 @@ describe('npm run service', () => {
       expect(busy.code).toBe(2);
       expect(busy.stderr).toMatch(/^cannot listen on 127\.0\.0\.1:\d+: .*EADDRINUSE/);
       expect(busy.stderr).not.toContain('imported');
+      // And METRICS_PORT (the bot, reading the same .env, may hold it) the same way, before the import.
+      const metricsBusy = await run(['--port', '0', '--data', '/dev/null'], { METRICS_PORT: String((taken.address() as AddressInfo).port) });
+      expect(metricsBusy.code).toBe(2);
+      expect(metricsBusy.stderr).toMatch(/^cannot listen on METRICS_PORT \d+ on 127\.0\.0\.1: .*EADDRINUSE/);
+      expect(metricsBusy.stderr).not.toContain('imported');
     } finally {
       taken.close();
     }
     const config = await run([], { SERVICE_RATE_LIMIT_PER_MINUTE: 'lots' });
     expect(config.code).toBe(2);
     expect(config.stderr.trim()).toBe('Configuration: SERVICE_RATE_LIMIT_PER_MINUTE must be a whole number (0 for none)');
+  });
+
+  it('prints its usage with --help, naming every setting it reads', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/service/main.ts', '--help'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    expect(await exitOf(child)).toBe(0);
+    expect(stdout).toMatch(/^Usage: npm run service -- /);
+    for (const setting of Object.keys(ServiceConfigSchema.shape)) expect(stdout, setting).toContain(setting);
   });
 });
