@@ -128,11 +128,15 @@ describe('npm start with bad configuration', () => {
     expect(url.stderr.trim()).toBe('Configuration: CACHE_URL must be a URL such as redis://127.0.0.1:6379');
   });
 
-  it('exits with one line when the dataset cannot be read', async () => {
-    const r = await run('src/bot/main.ts', { DISCORD_TOKEN: TOKEN, DISCORD_API_URL: double.apiUrl, STATS_DATASET: '/nonexistent/data.jsonl', LINKS_DB: links() });
-    expect(r.status).toBe(1);
-    expect(r.stderr.trim().split('\n')).toHaveLength(1);
-    expect(r.stderr).toMatch(/^Could not start the lookups: the dataset could not be imported: .*nonexistent/);
+  it('exits with one line when the dataset is not there or cannot be read', async () => {
+    const missing = await run('src/bot/main.ts', { DISCORD_TOKEN: TOKEN, DISCORD_API_URL: double.apiUrl, STATS_DATASET: '/nonexistent/data.jsonl', LINKS_DB: links() });
+    expect(missing.status).toBe(2);
+    expect(missing.stderr.trim()).toBe('Configuration: STATS_DATASET (/nonexistent/data.jsonl) does not exist');
+    // There, but not a file to read (a folder).
+    const unreadable = await run('src/bot/main.ts', { DISCORD_TOKEN: TOKEN, DISCORD_API_URL: double.apiUrl, STATS_DATASET: 'examples', LINKS_DB: links() });
+    expect(unreadable.status).toBe(1);
+    expect(unreadable.stderr.trim().split('\n')).toHaveLength(1);
+    expect(unreadable.stderr).toMatch(/^Could not start the lookups: the dataset could not be imported: .*EISDIR/);
   });
 
   it('exits 1 with one line when LINKS_DB was moved to Redis and CACHE_URL is gone, instead of starting with no links', async () => {
