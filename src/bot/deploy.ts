@@ -74,7 +74,8 @@ async function settingToCorrect(e: unknown, config: BotConfig, rest: REST): Prom
   const actual = await tokenApplication(rest).catch(() => undefined);
   if (actual !== undefined && actual !== appId) return appLine(actual);
   if (missingAccess && guildId) return actual === appId ? guildLine : `${appLine()}, or ${guildLine}`;
-  return actual === appId ? undefined : appLine();
+  // The token's application could not be read either (DISCORD_API_URL not Discord's?): Discord's own words.
+  return undefined;
 }
 
 await main();
