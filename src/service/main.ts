@@ -55,6 +55,7 @@ async function main(): Promise<void> {
   const logger = pino({ level: config.LOG_LEVEL });
   await exitIfTaken(port, args.host, `${args.host}:${port}`);
   // The bot, reading the same .env, may well hold METRICS_PORT already.
+  if (config.METRICS_PORT !== undefined && config.METRICS_PORT === port) exitWith(`METRICS_PORT ${port} is the service's own --port: give the metrics another`);
   if (config.METRICS_PORT) await exitIfTaken(config.METRICS_PORT, config.METRICS_HOST, `METRICS_PORT ${config.METRICS_PORT} on ${config.METRICS_HOST}`);
   const started = performance.now();
   let reportedRefusals = 0;

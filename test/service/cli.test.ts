@@ -153,6 +153,10 @@ describe('npm run service', () => {
       expect(metricsBusy.code).toBe(2);
       expect(metricsBusy.stderr).toMatch(/^cannot listen on METRICS_PORT \d+ on 127\.0\.0\.1: .*EADDRINUSE/);
       expect(metricsBusy.stderr).not.toContain('imported');
+      // Both on one port: each free alone, not together.
+      const same = await run(['--port', '47123', '--data', '/dev/null'], { METRICS_PORT: '47123' });
+      expect(same.code).toBe(2);
+      expect(same.stderr.trim()).toBe("METRICS_PORT 47123 is the service's own --port: give the metrics another");
     } finally {
       taken.close();
     }
