@@ -2,7 +2,7 @@
 // endpoint allows) and the player (typed, or the linked account). Every refusal is a clear,
 // ephemeral reply saying what to type instead.
 import { PLATFORMS, TITLES, TITLE_SLUGS, findEndpoint, isTitle, type Endpoint, type EndpointKind, type PlatformSlug, type TitleSlug } from '../src/catalog/index.js';
-import { code, notice, platformList, platformOf, safeText, typedPlatform, type Reply } from '../src/embeds/index.js';
+import { code, notice, platformList, platformOf, safeText, titleList, typedPlatform, type Reply } from '../src/embeds/index.js';
 import type { CommandInput, Deps } from './types.js';
 import { commandLine, optionName, say } from '../src/locales/index.js';
 
@@ -31,7 +31,7 @@ export const titleChoices = TITLE_SLUGS.map((t) => ({ name: TITLES[t].name, valu
 /** The title typed; a value typed past the choices gets a clear answer. */
 export function titleOf(input: CommandInput): TitleSlug | Reply {
   const title = stringOption(input, 'title') ?? '';
-  return isTitle(title) ? title : notice(say(input.locale, 'resolve.chooseTitle', { list: TITLE_SLUGS.map((t) => code(t)).join(', ') }));
+  return isTitle(title) ? title : notice(say(input.locale, 'resolve.chooseTitle', { list: titleList() }));
 }
 
 export const integerOption = (input: CommandInput, name: string): number | undefined => {

@@ -1,6 +1,6 @@
 // How numbers, places and times read in a reply: in the reader's locale, places worded honestly,
 // times as Discord timestamps (`<t:…:R>`), which every reader's client keeps current.
-import { FIGURE_INFO, PLATFORMS, PLATFORM_SLUGS, QUEUES, TITLES, isDisplayType, parseAnswerDate, type DisplayType, type Figure, type PlatformSlug, type Queue, type TitleSlug } from '../catalog/index.js';
+import { FIGURE_INFO, PLATFORMS, PLATFORM_SLUGS, QUEUES, TITLES, TITLE_SLUGS, isDisplayType, parseAnswerDate, type DisplayType, type Figure, type PlatformSlug, type Queue, type TitleSlug } from '../catalog/index.js';
 import type { LookupMeta } from '../lookup/client.js';
 import type { Stat } from '../lookup/schemas.js';
 import { say, type TextKey } from '../locales/index.js';
@@ -41,6 +41,9 @@ export const typedPlatform = (typed: string): string => {
   const known = platformOf(typed);
   return known ? PLATFORMS[known].name : typedCode(typed);
 };
+
+/** "Title A (`title_a`), Title B (`title_b`)": as `platformList`, for the titles. */
+export const titleList = (): string => TITLE_SLUGS.map((t) => `${TITLES[t].name} (${code(t)})`).join(', ');
 
 // ---------------------------------------------------------------------------------------------
 // Numbers, in the reader's locale (`interaction.locale`: `de` writes 1.652)

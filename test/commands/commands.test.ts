@@ -409,7 +409,7 @@ describe('/compare', () => {
     expect(missing.content).toContain('Nobody#0000');
     const hidden = await run({ title: 'title_c', player: 'Ember#4471', platform: 'pc_store_c', other: 'Shade#0001' });
     expect(hidden.content).toContain('private');
-    expect((await run({ title: 'title_z', player: 'x' })).content).toContain('Choose a title');
+    expect((await run({ title: 'title_z', player: 'x' })).content).toContain('Choose a title: Title A (`title_a`), Title B (`title_b`)');
   });
 
   it('autocompletes platforms and both players', async () => {
@@ -549,7 +549,7 @@ describe('/leaderboard', () => {
 
   it('answers outside a server, an unknown figure and an empty server with a clear message', async () => {
     expect((await run({ title: 'title_c' }, 'b1', null)).content).toContain('use it in one');
-    expect((await run({ title: 'title_c', stat: 'luck' }, 'b1')).content).toContain('Rank by one of');
+    expect((await run({ title: 'title_c', stat: 'luck' }, 'b1')).content).toContain('Rank by one of: K/D (`kd`), Win rate (`winRate`)');
     const empty = await run({ title: 'title_a' }, 'b1', 'g-empty');
     expect(empty.embeds[0]!.description).toContain('Nobody to rank yet');
   });
