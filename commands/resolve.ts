@@ -1,8 +1,8 @@
 // Reading what the user typed into what a lookup needs: the platform (checked against what the
 // endpoint allows) and the player (typed, or the linked account). Every refusal is a clear,
 // ephemeral reply saying what to type instead.
-import { PLATFORMS, TITLES, TITLE_SLUGS, findEndpoint, isPlatform, isTitle, type Endpoint, type EndpointKind, type PlatformSlug, type TitleSlug } from '../src/catalog/index.js';
-import { code, notice, platformList, safeText, typedCode, type Reply } from '../src/embeds/index.js';
+import { PLATFORMS, TITLES, TITLE_SLUGS, findEndpoint, isTitle, type Endpoint, type EndpointKind, type PlatformSlug, type TitleSlug } from '../src/catalog/index.js';
+import { code, notice, platformList, platformOf, safeText, titleList, typedPlatform, type Reply } from '../src/embeds/index.js';
 import type { CommandInput, Deps } from './types.js';
 import { commandLine, optionName, say } from '../src/locales/index.js';
 
@@ -31,7 +31,7 @@ export const titleChoices = TITLE_SLUGS.map((t) => ({ name: TITLES[t].name, valu
 /** The title typed; a value typed past the choices gets a clear answer. */
 export function titleOf(input: CommandInput): TitleSlug | Reply {
   const title = stringOption(input, 'title') ?? '';
-  return isTitle(title) ? title : notice(say(input.locale, 'resolve.chooseTitle', { list: TITLE_SLUGS.map((t) => code(t)).join(', ') }));
+  return isTitle(title) ? title : notice(say(input.locale, 'resolve.chooseTitle', { list: titleList() }));
 }
 
 export const integerOption = (input: CommandInput, name: string): number | undefined => {
@@ -41,11 +41,10 @@ export const integerOption = (input: CommandInput, name: string): number | undef
 
 /** The platform option checked against the endpoint: a value typed past autocomplete may be anything. */
 export function checkPlatform(endpoint: Endpoint, value: string, locale?: string): PlatformSlug | Reply {
-  const slug = value.toLowerCase();
-  if (isPlatform(slug) && endpoint.platforms.includes(slug)) return slug;
-  const byName = endpoint.platforms.find((p) => PLATFORMS[p].name.toLowerCase() === slug);
-  if (byName) return byName;
-  return notice(say(locale, 'resolve.notOnPlatform', { title: TITLES[endpoint.title].name, kind: say(locale, `kind.${endpoint.kind}`), platform: typedCode(value), list: platformList(endpoint.platforms) }));
+  const known = platformOf(value);
+  if (known && endpoint.platforms.includes(known)) return known;
+  // A platform the endpoint does not serve is named as players know it; only what is no platform is quoted back.
+  return notice(say(locale, 'resolve.notOnPlatform', { title: TITLES[endpoint.title].name, kind: say(locale, `kind.${endpoint.kind}`), platform: typedPlatform(value), list: platformList(endpoint.platforms) }));
 }
 
 /**

@@ -1,6 +1,6 @@
 // /stats <title> segments: stats per map, weapon, mode, playlist, legend or hero, as a table.
 import { QUEUES, TITLES, type Queue, type TitleSlug } from '../src/catalog/index.js';
-import { code, errorReply, notice, queueName, typedCode, segmentTypeName, segmentsReply, type Reply } from '../src/embeds/index.js';
+import { code, errorReply, notice, queueName, segmentTypeName, segmentsReply, typedSegmentType, type Reply } from '../src/embeds/index.js';
 import { within } from '../src/lookup/within.js';
 import { choice, matchesTyped } from './choices.js';
 import { playerOptions, type EndpointCommand, type ViewHandler } from './kind.js';
@@ -88,7 +88,7 @@ export const segments = {
     const wanted = typed.trim().toLowerCase();
     const type = types.find((s) => [s.type, s.name, segmentTypeName(s.type, input.locale) ?? s.name].some((n) => n.toLowerCase() === wanted))?.type ?? typed;
     if (!types.some((s) => s.type === type))
-      return notice(say(input.locale, 'segments.noType', { title: TITLES[title].name, type: typedCode(type), list: types.map((s) => `${segmentTypeName(s.type, input.locale) ?? s.name} (${code(s.type)})`).join(', ') }));
+      return notice(say(input.locale, 'segments.noType', { title: TITLES[title].name, type: typedSegmentType(typed, input.locale), list: types.map((s) => `${segmentTypeName(s.type, input.locale) ?? s.name} (${code(s.type)})`).join(', ') }));
     const season = integerOption(input, 'season');
     if (season !== undefined && TITLES[title].lifetimeOnlySegmentTypes.includes(type))
       return notice(say(input.locale, 'segments.lifetimeOnly', { title: TITLES[title].name, type: segmentTypeName(type, input.locale) ?? type, season: code(optionName(input.locale, 'season')) }));

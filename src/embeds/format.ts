@@ -1,6 +1,6 @@
 // How numbers, places and times read in a reply: in the reader's locale, places worded honestly,
 // times as Discord timestamps (`<t:…:R>`), which every reader's client keeps current.
-import { FIGURE_INFO, PLATFORMS, QUEUES, TITLES, isDisplayType, parseAnswerDate, type DisplayType, type Figure, type PlatformSlug, type Queue, type TitleSlug } from '../catalog/index.js';
+import { FIGURE_INFO, PLATFORMS, PLATFORM_SLUGS, QUEUES, TITLES, TITLE_SLUGS, isDisplayType, parseAnswerDate, type DisplayType, type Figure, type PlatformSlug, type Queue, type TitleSlug } from '../catalog/index.js';
 import type { LookupMeta } from '../lookup/client.js';
 import type { Stat } from '../lookup/schemas.js';
 import { say, type TextKey } from '../locales/index.js';
@@ -30,6 +30,20 @@ export const typedCode = (text: string): string => code(clip(text, TYPED_SHOWN))
 
 /** "PC Store C (`pc_store_c`), Console A (`console_a`)": the name a player knows, and what to type. */
 export const platformList = (platforms: readonly PlatformSlug[]): string => platforms.map((p) => `${PLATFORMS[p].name} (${code(p)})`).join(', ');
+
+/** The platform a typed value means, by its slug or its name in any case (`PC store a`); undefined for what is none. */
+export const platformOf = (typed: string): PlatformSlug | undefined => {
+  const wanted = typed.trim().toLowerCase();
+  return PLATFORM_SLUGS.find((p) => p === wanted || PLATFORMS[p].name.toLowerCase() === wanted);
+};
+/** A typed platform as a notice names it: a known one by the name players know (not its slug), anything else quoted back as typed. */
+export const typedPlatform = (typed: string): string => {
+  const known = platformOf(typed);
+  return known ? PLATFORMS[known].name : typedCode(typed);
+};
+
+/** "Title A (`title_a`), Title B (`title_b`)": as `platformList`, for the titles. */
+export const titleList = (): string => TITLE_SLUGS.map((t) => `${TITLES[t].name} (${code(t)})`).join(', ');
 
 // ---------------------------------------------------------------------------------------------
 // Numbers, in the reader's locale (`interaction.locale`: `de` writes 1.652)

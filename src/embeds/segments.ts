@@ -1,10 +1,10 @@
-import { FIGURE_INFO, SEGMENT_FIGURES, TITLES, segmentType, type Figure, type TitleSlug } from '../catalog/index.js';
+import { FIGURE_INFO, SEGMENT_FIGURES, TITLES, TITLE_SLUGS, segmentType, type Figure, type TitleSlug } from '../catalog/index.js';
 import { en, say, type TextKey } from '../locales/index.js';
 import type { LookupMeta } from '../lookup/client.js';
 import type { Segment } from '../lookup/schemas.js';
 import { goButtons, pageControls, rows } from './controls.js';
 import { figure } from './figures.js';
-import { TITLE_COLORS, compactNumber, dataTime, describe, footerOf, formatValue, queueName, titleName } from './format.js';
+import { TITLE_COLORS, compactNumber, dataTime, describe, footerOf, formatValue, queueName, titleName, typedCode } from './format.js';
 import type { Onward } from './profile.js';
 import { clip, embedReply, safeText, type Reply } from './reply.js';
 
@@ -34,6 +34,21 @@ const heading = (f: Figure, locale: string | undefined): string => {
 export function segmentTypeName(type: string, locale: string | undefined, one = false): string | undefined {
   const key = one ? `segment.${type}.one` : `segment.${type}`;
   return key in en ? say(locale, key as TextKey) : undefined;
+}
+
+/**
+ * The segment type a typed value means, of any title, by its slug or its name (the catalog's or the
+ * reader's) in any case; undefined for what is none.
+ */
+export function segmentTypeOf(typed: string, locale: string | undefined): string | undefined {
+  const wanted = typed.trim().toLowerCase();
+  return TITLE_SLUGS.flatMap((t) => TITLES[t].segmentTypes).find((s) => [s.type, s.name, segmentTypeName(s.type, locale) ?? s.name].some((n) => n.toLowerCase() === wanted))?.type;
+}
+
+/** A typed segment type as a notice names it: a known one (another title's) by its name in the reader's language, anything else quoted back as typed. */
+export function typedSegmentType(typed: string, locale: string | undefined): string {
+  const known = segmentTypeOf(typed, locale);
+  return known ? (segmentTypeName(known, locale) ?? known) : typedCode(typed);
 }
 const NAME_WIDTH = 10;
 const COLUMN_WIDTH = 5;

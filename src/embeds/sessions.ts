@@ -71,16 +71,23 @@ function ratingChange(s: Session): string | null {
 }
 
 const RATES: readonly Figure[] = ['kd', 'killsPerMatch', 'damagePerMatch'];
+/** Text that a narrow screen does not break: its spaces made no-break spaces. */
+const unbroken = (text: string): string => text.replace(/ /g, '\u00a0');
 
-/** "K/D **1.80** (career 1.20)": the session's rates, each beside the career's where known. */
+/**
+ * "K/D **1.80** (career 1.20)": the session's rates, each beside the career's where known, a line
+ * each: side by side they ran to 87 characters (94 in German), and a phone broke a figure from its
+ * label. The career's figure is held to its word (no-break spaces), so that a line too long for a
+ * phone (`Schaden/Spiel 12.261 (Karriere 10.432)`) moves it whole to the next line.
+ */
 function rates(s: Session, ctx: Pick<SessionsContext, 'title' | 'career' | 'locale'>): string {
   const { stats } = sessionTally(s);
   return RATES.flatMap((f) => {
     const now = figure(stats, ctx.title, f);
     if (!now) return [];
     const then = ctx.career ? figure(ctx.career, ctx.title, f) : undefined;
-    return [`${figureLabel(f, ctx.locale)} **${statValue(now, ctx.locale, f, true)}**${then ? ` (${say(ctx.locale, 'sessions.career', { value: statValue(then, ctx.locale, f, true) })})` : ''}`];
-  }).join(' · ');
+    return [`${figureLabel(f, ctx.locale)} **${statValue(now, ctx.locale, f, true)}**${then ? ` (${unbroken(say(ctx.locale, 'sessions.career', { value: statValue(then, ctx.locale, f, true) }))})` : ''}`];
+  }).join('\n');
 }
 
 const characters = (s: Session) => [...new Set(s.matches.map((m) => m.metadata.character?.displayValue ?? m.metadata.character?.value).filter((c): c is string => !!c))];

@@ -190,7 +190,11 @@ describe('embeds from the service’s payloads', () => {
     expect(d).toContain('### Latest session');
     expect(d).toMatch(/<t:\d+:R> · 20m · 1 match/);
     expect(d).toContain('🟩 **1 of 1 won**');
-    expect(d).toContain('Kills/match **5.00** (career 10.00)');
+    expect(d).toContain('Kills/match **5.00** (career\u00a010.00)');
+    // A line each, the career's figure held to its word: side by side a phone broke them mid-figure.
+    const rates = d.split('\n').filter((l) => l.includes('(career'));
+    expect(rates.length).toBeGreaterThan(1);
+    for (const line of rates) expect(line).toMatch(/^[\w/]+ \*\*[^*\s]+\*\* \(career\u00a0\S+\)$/);
     expect(d).toContain('Played Wraith');
     expect(r.embeds[0]?.fields?.map((f) => f.name)).toEqual(['Earlier sessions']);
     expect(r.embeds[0]?.fields?.[0]?.value).toMatch(/^<t:\d+:R> · 1 of 2 matches won$/);
