@@ -11,6 +11,14 @@ import { describe, expect, it } from 'vitest';
 
 import { MAX_MEMBERS_PER_SERVER, createBotStores } from '../../src/bot/stores.js';
 
+/** Takes a test's keys out of the shared Redis. */
+async function dropNamespace(namespace: string): Promise<void> {
+  const client = createClient({ url: 'redis://127.0.0.1:6379' });
+  await client.connect();
+  for (const k of await client.keys(`${namespace}-*`)) await client.del(k);
+  client.destroy();
+}
+
 describe('bot stores on Redis', () => {
   it('share links and views between processes', async () => {
     const namespace = `stores-${randomUUID()}`;
@@ -37,10 +45,7 @@ describe('bot stores on Redis', () => {
     } finally {
       await a.close();
       await b.close();
-      const redis = createClient({ url: 'redis://127.0.0.1:6379' });
-      await redis.connect();
-      for (const k of await redis.keys(`${namespace}-*`)) await redis.del(k);
-      redis.destroy();
+      await dropNamespace(namespace);
     }
   });
 });
@@ -95,10 +100,7 @@ describe('moving the SQLite file to Redis', () => {
       expect(await redis.members.list('g1')).toEqual(['u1', 'u2', 'u3']);
     } finally {
       await redis.close();
-      const client = createClient({ url: 'redis://127.0.0.1:6379' });
-      await client.connect();
-      for (const k of await client.keys(`${namespace}-*`)) await client.del(k);
-      client.destroy();
+      await dropNamespace(namespace);
     }
   });
 });
@@ -113,10 +115,7 @@ describe('going back from Redis to the SQLite file', () => {
     const namespace = `stores-back-${randomUUID()}`;
     const redis = await createBotStores({ redisUrl: 'redis://127.0.0.1:6379', namespace, linksPath });
     await redis.close();
-    const client = createClient({ url: 'redis://127.0.0.1:6379' });
-    await client.connect();
-    for (const k of await client.keys(`${namespace}-*`)) await client.del(k);
-    client.destroy();
+    await dropNamespace(namespace);
     expect(existsSync(`${linksPath}.moved-to-redis`)).toBe(true);
 
     await expect(createBotStores({ namespace: 't', linksPath })).rejects.toThrow(
