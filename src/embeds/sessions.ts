@@ -106,7 +106,7 @@ export function latest(s: Session, ctx: Pick<SessionsContext, 'title' | 'career'
     `### ${heading ?? say(ctx.locale, live ? 'sessions.playingNow' : 'sessions.latest')}`,
     [start && live ? say(ctx.locale, 'sessions.started', { when: start }) : start, length, count > 0 ? sayCount(ctx.locale, 'sessions.matches', count) : null].filter(Boolean).join(' · '),
     // A session that lists no match and counts none (a compatible service's bare session) says nothing of them.
-    count > 0 ? `${strip ? `${strip} ` : ''}**${say(ctx.locale, 'sessions.won', { wins, count })}**` : null,
+    count > 0 ? `${strip ? `${strip} ` : ''}**${unbroken(say(ctx.locale, 'sessions.won', { wins, count }))}**` : null,
     rates(s, ctx),
     [played.length > 0 ? say(ctx.locale, 'sessions.played', { list: played.map(safeText).join(', ') }) : null, change ? say(ctx.locale, 'sessions.rating', { change: `**${change}**` }) : null].filter(Boolean).join(' · '),
   ]
@@ -114,13 +114,17 @@ export function latest(s: Session, ctx: Pick<SessionsContext, 'title' | 'career'
     .join('\n');
 }
 
-/** An earlier session on one line: when, how many, how many won, K/D. */
+/**
+ * An earlier session on one line: when, how many, how many won, K/D. A figure is held to its label
+ * (`K/D 3,00`), so that a phone never breaks between them; the words of the count may break (held
+ * together, a German line took three lines on a phone instead of two).
+ */
 function earlier(s: Session, ctx: SessionsContext): string {
   const { wins, count } = form(s);
   const start = startOf(s);
   const kd = figure(s.stats, ctx.title, 'kd');
   const change = ratingChange(s);
-  return [start ?? '—', count > 0 ? sayCount(ctx.locale, 'sessions.wonOf', count, { wins }) : null, kd ? `K/D ${statValue(kd, ctx.locale, 'kd')}` : null, change ? say(ctx.locale, 'sessions.rating', { change }) : null]
+  return [start ?? '—', count > 0 ? sayCount(ctx.locale, 'sessions.wonOf', count, { wins }) : null, kd ? unbroken(`K/D ${statValue(kd, ctx.locale, 'kd')}`) : null, change ? unbroken(say(ctx.locale, 'sessions.rating', { change })) : null]
     .filter(Boolean)
     .join(' · ');
 }

@@ -193,7 +193,7 @@ describe('the session feed, one bot process on SQLite', () => {
     expect(embed?.author?.name).toBe('Title B · Session feed');
     expect(embed?.title).toBe('Runner');
     expect(embed?.description).toContain(`<@${users.runner.id}>’s session`);
-    expect(embed?.description).toContain('**1 of 2 won**');
+    expect(embed?.description).toContain('**1\u00a0of\u00a02\u00a0won**');
     expect(embed?.description).toContain('(career');
     expect(post!.files.map((f) => f.filename)).toEqual(['card.png']);
     expect(embed?.image?.url).toContain('card.png');
@@ -221,7 +221,7 @@ describe('the session feed, one bot process on SQLite', () => {
     const all = await double.waitForChannelMessages(FEED_CHANNEL, 3, 20_000);
     const embed = embedOf(all[2]!);
     expect(embed?.author?.name).toBe('Title C · Session feed');
-    expect(embed?.description).toContain('**1 of 2 won**');
+    expect(embed?.description).toContain('**1\u00a0of\u00a02\u00a0won**');
     expect(embed?.description).toMatch(/K\/D \*\*2(\.00)?\*\*/);
     await sleep(3_000);
     expect(posts()).toHaveLength(3);
@@ -368,7 +368,7 @@ describe('the session feed on the demo data', () => {
     writeFileSync(clockFile, new Date(end + 50 * 60_000).toISOString());
     const [, post] = await double.waitForChannelMessages(FEED_CHANNEL, 2, 20_000);
     expect(embedOf(post!)?.title).toBe('Wraithling');
-    expect(embedOf(post!)?.description).toMatch(/### Session over\n.*\n.* \*\*\d+ of \d+ won\*\*/);
+    expect(embedOf(post!)?.description).toMatch(/### Session over\n.*\n.* \*\*\d+\u00a0of\u00a0\d+\u00a0won\*\*/);
     await sleep(3_000);
     expect(double.channelMessages(FEED_CHANNEL)).toHaveLength(2);
   }, 60_000);

@@ -189,7 +189,7 @@ describe('embeds from the service’s payloads', () => {
     const d = r.embeds[0]?.description ?? '';
     expect(d).toContain('### Latest session');
     expect(d).toMatch(/<t:\d+:R> · 20m · 1 match/);
-    expect(d).toContain('🟩 **1 of 1 won**');
+    expect(d).toContain('🟩 **1\u00a0of\u00a01\u00a0won**');
     expect(d).toContain('Kills/match **5.00** (career\u00a010.00)');
     // A line each, the career's figure held to its word: side by side a phone broke them mid-figure.
     const rates = d.split('\n').filter((l) => l.includes('(career'));

@@ -132,7 +132,7 @@ describe('results however they are worded', () => {
     const m = (id: string, result: string) => ({ id, metadata: { endDate: { value: '2024-12-31T22:00:00+00:00' }, result: { value: result, displayValue: result } }, stats: { kills: st(2) } });
     const sessions = read(SessionListSchema, { items: [{ metadata: { startDate: { value: '2024-12-31T21:00:00+00:00' } }, stats: {}, matches: [m('a', 'Victory'), m('b', 'Defeat'), m('c', 'Won')] }] });
     const text = description(sessionsReply(sessions.items, { title: 'title_b', platform: 'console_a', player: 'Nova', meta, page: 0, stateId: 's' }));
-    expect(text).toContain('🟩🟥🟩 **2 of 3 won**');
+    expect(text).toContain('🟩🟥🟩 **2\u00a0of\u00a03\u00a0won**');
     expect(sessionCard(sessions.items, 'title_b', 'console_a', 'Nova')?.results.filter((x) => x === 'win')).toHaveLength(2);
   });
 
@@ -145,15 +145,15 @@ describe('results however they are worded', () => {
     };
     // Wins in the stats, no match count: the listed matches say both (not "5 of 3 won").
     const winsOnly = tally({ kills: st(40), wins: st(5) });
-    expect(winsOnly.text).toContain('**2 of 3 won**');
+    expect(winsOnly.text).toContain('**2\u00a0of\u00a03\u00a0won**');
     expect(winsOnly.text).toContain('Kills/match **13.33**');
     expect(winsOnly.card?.subtitle).toContain('3 matches');
     expect(winsOnly.card?.versus.map((v) => v.label)).toContain('Kills/match');
     // A match count in the stats, no wins: the listed matches again (not "2 of 40 won").
-    expect(tally({ kills: st(40), matchesPlayed: st(40) }).text).toContain('**2 of 3 won**');
+    expect(tally({ kills: st(40), matchesPlayed: st(40) }).text).toContain('**2\u00a0of\u00a03\u00a0won**');
     // Both in the stats (a long session lists only its newest): the stats, in the text and on the card.
     const both = tally({ kills: st(80), matchesPlayed: st(40), wins: st(21) });
-    expect(both.text).toContain('**21 of 40 won**');
+    expect(both.text).toContain('**21\u00a0of\u00a040\u00a0won**');
     expect(both.text).toContain('Kills/match **2.00**');
     expect(both.card?.subtitle).toContain('40 matches');
   });

@@ -189,9 +189,9 @@ describe('the other payloads in the real layouts', () => {
     const reply = sessionsReply(r.data!.items, { title: 'title_b', platform: 'pc_store_b', player: 'Wraithling', meta, page: 0, stateId: 's' });
     const latest = reply.embeds[0]?.description ?? '';
     expect(visible(reply)).not.toContain('Playing now');
-    expect(latest).toMatch(/^### Latest session\n<t:\d+:R> · 45m · 2 matches\n🟥🟩 \*\*1 of 2 won\*\*/);
+    expect(latest).toMatch(/^### Latest session\n<t:\d+:R> · 45m · 2 matches\n🟥🟩 \*\*1\u00a0of\u00a02\u00a0won\*\*/);
     expect(latest).toContain('Played Wraith, Bangalore · Rating **+23**');
-    expect(reply.embeds[0]?.fields?.[0]?.value).toMatch(/^<t:\d+:R> · 0 of 1 match won · Rating -8$/);
+    expect(reply.embeds[0]?.fields?.[0]?.value).toMatch(/^<t:\d+:R> · 0 of 1 match won · Rating\u00a0-8$/);
     expectSendable(reply);
   });
 
