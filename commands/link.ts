@@ -1,7 +1,7 @@
 // /link and /unlink: remember a Discord user's account per title, so that `player` can be left out.
 
 import { PLATFORMS, TITLES, findEndpoint, isTitle, platformsOfTitle, type PlatformSlug, type TitleSlug } from '../src/catalog/index.js';
-import { TITLE_COLORS, code, embedReply, errorReply, notice, platformList, safeText, titleName, type Reply } from '../src/embeds/index.js';
+import { TITLE_COLORS, code, embedReply, errorReply, notice, platformList, platformOf, safeText, titleName, type Reply } from '../src/embeds/index.js';
 import { searchChoices } from './choices.js';
 import { stringOption, titleChoices, titleOf } from './resolve.js';
 import { COMMAND_DEADLINE_MS, type AutocompleteInput, type Choice, type Command, type CommandInput, type Deps } from './types.js';
@@ -48,8 +48,8 @@ export const link = {
     const title = titleOf(input);
     if (typeof title !== 'string') return title;
     const platforms = platformsOfTitle(title);
-    const typed = (stringOption(input, 'platform') ?? '').toLowerCase();
-    const platform = platforms.find((p) => p === typed || PLATFORMS[p].name.toLowerCase() === typed);
+    const known = platformOf(stringOption(input, 'platform') ?? '');
+    const platform = known && platforms.includes(known) ? known : undefined;
     if (!platform) return notice(say(input.locale, 'link.platforms', { title: titleName(title), list: platformList(platforms) }));
     const player = stringOption(input, 'player');
     if (!player) return notice(say(input.locale, 'link.typePlayer'));

@@ -1,6 +1,6 @@
 // /stats <title> segments: stats per map, weapon, mode, playlist, legend or hero, as a table.
 import { QUEUES, TITLES, type Queue, type TitleSlug } from '../src/catalog/index.js';
-import { code, errorReply, notice, queueName, segmentTypeName, segmentsReply, typedSegmentType, type Reply } from '../src/embeds/index.js';
+import { code, errorReply, notice, queueName, segmentTypeName, segmentTypeOf, segmentsReply, typedSegmentType, type Reply } from '../src/embeds/index.js';
 import { within } from '../src/lookup/within.js';
 import { choice, matchesTyped } from './choices.js';
 import { playerOptions, type EndpointCommand, type ViewHandler } from './kind.js';
@@ -85,8 +85,7 @@ export const segments = {
     const typed = stringOption(input, 'segment') ?? '';
     const types = TITLES[title].segmentTypes;
     // Typed past the choices: the type by its slug or its name as the list shows it, in any case (as a platform is taken).
-    const wanted = typed.trim().toLowerCase();
-    const type = types.find((s) => [s.type, s.name, segmentTypeName(s.type, input.locale) ?? s.name].some((n) => n.toLowerCase() === wanted))?.type ?? typed;
+    const type = segmentTypeOf(typed, input.locale, types) ?? typed;
     if (!types.some((s) => s.type === type))
       return notice(say(input.locale, 'segments.noType', { title: TITLES[title].name, type: typedSegmentType(typed, input.locale), list: types.map((s) => `${segmentTypeName(s.type, input.locale) ?? s.name} (${code(s.type)})`).join(', ') }));
     const season = integerOption(input, 'season');

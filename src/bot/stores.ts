@@ -124,13 +124,14 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
     // Without this, a start without CACHE_URL after the move made a new, empty file: every link gone, silently.
     const setting = options.linksSetting ?? 'LINKS_DB';
     const moved = `${options.linksPath}.moved-to-redis`;
-    if (options.linksPath !== ':memory:' && !existsSync(options.linksPath) && existsSync(moved))
+    const wasMoved = options.linksPath !== ':memory:' && existsSync(moved);
+    if (wasMoved && !existsSync(options.linksPath))
       throw new Error(
         `${setting} (${options.linksPath}) was moved to Redis (${moved}): set CACHE_URL again, or rename that file back to ${options.linksPath} to use it without Redis (links made since in Redis are not in it)`,
       );
     // Both there: a start that made the file anew before that was refused. Said at each start, since
     // the links of the moved file are not read until someone chooses which file to keep.
-    if (options.linksPath !== ':memory:' && existsSync(options.linksPath) && existsSync(moved))
+    if (wasMoved)
       options.logger?.warn({ file: options.linksPath, moved }, `${setting} is used without Redis, beside a copy moved to Redis before: the links in that copy are not read (rename it back in place of ${setting} to use them, or set CACHE_URL)`);
     let file: SqliteKeyvStore;
     try {

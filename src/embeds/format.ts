@@ -183,9 +183,12 @@ export function describe(meta: LookupMeta, locale: string | undefined, ...lines:
   return [staleWarning(meta, locale), ...lines].filter((l): l is string => typeof l === 'string' && l.length > 0).join('\n');
 }
 
+/** A word as the start of a label: `ranked` -> `Ranked`. */
+export const capitalised = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
+
 /** A queue's name in the reader's language (`ranked` -> `Ranked`, `Gewertet`); one the bot does not know, as it came, capitalised. */
 export const queueName = (queue: string, locale?: string): string =>
-  (QUEUES as readonly string[]).includes(queue) ? say(locale, `queue.${queue as Queue}`) : queue.charAt(0).toUpperCase() + queue.slice(1);
+  (QUEUES as readonly string[]).includes(queue) ? say(locale, `queue.${queue as Queue}`) : capitalised(queue);
 
 /** A figure's label in the reader's language (`winRate` -> `Win rate`, `Siegquote`). */
 export const figureLabel = (figure: Figure, locale?: string): string => say(locale, `figure.${figure}`);

@@ -4,7 +4,7 @@ import type { LookupMeta } from '../lookup/client.js';
 import type { MatchChild, MatchSummary, StatisticalObject, Stats } from '../lookup/schemas.js';
 import { goButtons, openSelect, pageControls, rows } from './controls.js';
 import { figure } from './figures.js';
-import { TITLE_COLORS, answerTime, dataTime, describe, duration, footerOf, queueName, statValue, titleName } from './format.js';
+import { TITLE_COLORS, answerTime, capitalised, dataTime, describe, duration, footerOf, queueName, statValue, titleName } from './format.js';
 import type { Onward } from './profile.js';
 import { embedReply, safeText, type Reply } from './reply.js';
 import { OUTCOME_WORDS, outcomeMark, outcomeOf } from './results.js';
@@ -29,7 +29,6 @@ const word = (r: string | null, locale: string | undefined) => {
   const o = outcomeOf(r);
   return o ? say(locale, OUTCOME_WORDS[o]) : r;
 };
-const capitalised = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 const num = (stats: Stats, key: string) => {
   const v = stats[key]?.value;

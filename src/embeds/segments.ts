@@ -1,4 +1,4 @@
-import { FIGURE_INFO, SEGMENT_FIGURES, TITLES, TITLE_SLUGS, segmentType, type Figure, type TitleSlug } from '../catalog/index.js';
+import { FIGURE_INFO, SEGMENT_FIGURES, TITLES, TITLE_SLUGS, segmentType, type Figure, type SegmentTypeInfo, type TitleSlug } from '../catalog/index.js';
 import { en, say, type TextKey } from '../locales/index.js';
 import type { LookupMeta } from '../lookup/client.js';
 import type { Segment } from '../lookup/schemas.js';
@@ -37,12 +37,12 @@ export function segmentTypeName(type: string, locale: string | undefined, one = 
 }
 
 /**
- * The segment type a typed value means, of any title, by its slug or its name (the catalog's or the
- * reader's) in any case; undefined for what is none.
+ * The segment type a typed value means, among `types` (by default every title's), by its slug or its
+ * name (the catalog's or the reader's) in any case; undefined for what is none.
  */
-export function segmentTypeOf(typed: string, locale: string | undefined): string | undefined {
+export function segmentTypeOf(typed: string, locale: string | undefined, types: readonly SegmentTypeInfo[] = TITLE_SLUGS.flatMap((t) => TITLES[t].segmentTypes)): string | undefined {
   const wanted = typed.trim().toLowerCase();
-  return TITLE_SLUGS.flatMap((t) => TITLES[t].segmentTypes).find((s) => [s.type, s.name, segmentTypeName(s.type, locale) ?? s.name].some((n) => n.toLowerCase() === wanted))?.type;
+  return types.find((s) => [s.type, s.name, segmentTypeName(s.type, locale) ?? s.name].some((n) => n.toLowerCase() === wanted))?.type;
 }
 
 /** A typed segment type as a notice names it: a known one (another title's) by its name in the reader's language, anything else quoted back as typed. */
