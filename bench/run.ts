@@ -434,10 +434,11 @@ function harnessCollector(): () => void {
  * Cards: the time to draw one (the pool as the bot uses it: post to a worker, PNG back; every card
  * new, so no cache), and autocomplete while the bot answers a burst of profiles at once with cards
  * it has not drawn yet (their lookups cached, their cards not), with cards off for comparison in the
- * same run. Autocomplete is timed three ways: the round trip as the Discord double records it (the
- * double runs in this process, which also receives the whole burst), dispatch to the moment the bot
- * sent its answer (the bot's log, on the host's monotonic clock), and the bot's own part (frame read
- * to answer sent).
+ * same run. Autocomplete is timed from the double's dispatch to the moment the bot's answer went out
+ * on its connection (the bot's log, on the host's monotonic clock): the bot's whole share, on which
+ * the target is set. Beside it: the round trip as the Discord double records it (the double runs in
+ * this process, which also receives the whole burst), the bot's own part (frame read to answer
+ * written) and undici's wait for the connection (answer made to written).
  */
 async function cards(): Promise<void> {
   const section = '7. Cards';
@@ -483,7 +484,7 @@ async function cards(): Promise<void> {
   // The host's monotonic clock, which the bot's log lines use: performance.now() counts from this process's start on it.
   const monotonicOffset = Number(process.hrtime.bigint()) / 1e6 - performance.now();
   const oneBurst = async (env: Record<string, string>) => {
-    // LOG_LEVEL=info: each autocomplete's log line says when the bot read its frame and sent its answer.
+    // LOG_LEVEL=info: each autocomplete's log line says when the bot read its frame, made its answer and wrote it out.
     const bot = await startBotAgainst('bot', { LOG_LEVEL: 'info', ...env });
     let capture: Capture | undefined;
     try {
@@ -522,17 +523,20 @@ async function cards(): Promise<void> {
       const cardsSent = burst.filter((h) => h.responses().some((c) => c.files.length > 0)).length;
       const reasons = [...bot.output().matchAll(/"reason":"(\w+)"/g)].map((m) => m[1]);
       const shed = Object.fromEntries(['busy', 'timeout', 'late', 'failed'].map((r) => [r, reasons.filter((x) => x === r).length]));
-      // The bot's own account of each autocomplete: frame read, answer sent (monotonic ms).
-      const stamps = new Map<string, { readAt: number; sentAt: number }>();
+      // The bot's own account of each autocomplete: frame read, answer made, answer written out (monotonic ms).
+      const stamps = new Map<string, { readAt: number; sentAt: number; writtenAt?: number }>();
       for (const line of bot.output().split('\n')) {
         if (!line.includes('"sentAt"')) continue;
-        const j = JSON.parse(line) as { interaction: string; readAt: number; sentAt: number };
+        const j = JSON.parse(line) as { interaction: string; readAt: number; sentAt: number; writtenAt?: number };
         stamps.set(j.interaction, j);
       }
       const roundTrip: number[] = [];
-      const untilSent: number[] = [];
+      const untilWritten: number[] = [];
       const inBot: number[] = [];
-      const afterSent: number[] = [];
+      const connectionWait: number[] = [];
+      const afterWritten: number[] = [];
+      /** Answers with no written stamp: sent through discord.js' queue (a failure of the direct way), not timed. */
+      let unstamped = 0;
       const wireTrip: number[] = [];
       typed.forEach((h, i) => {
         // Those typed after the last profile was answered are not during the burst.
@@ -543,23 +547,29 @@ async function cards(): Promise<void> {
         if (frame !== undefined && callback !== undefined) wireTrip.push(callback - frame);
         const s = stamps.get(h.id);
         if (!s) return;
-        untilSent.push(s.sentAt - (h.dispatchedAt + monotonicOffset));
-        inBot.push(s.sentAt - s.readAt);
-        if (answer) afterSent.push(answer.at + monotonicOffset - s.sentAt);
+        if (s.writtenAt === undefined) {
+          unstamped++;
+          return;
+        }
+        untilWritten.push(s.writtenAt - (h.dispatchedAt + monotonicOffset));
+        inBot.push(s.writtenAt - s.readAt);
+        connectionWait.push(s.writtenAt - s.sentAt);
+        if (answer) afterWritten.push(answer.at + monotonicOffset - s.writtenAt);
       });
       const missing = answers.filter((a) => !a).length;
       collections.disconnect();
       const harnessPauses = pauses.filter((e) => e.startTime >= started && e.startTime <= lastReplyAt).map((e) => e.duration);
       const harnessGc = { count: harnessPauses.length, maxMs: round(Math.max(0, ...harnessPauses), 1) };
       process.stderr.write(
-        `  burst${env.CARDS === 'off' ? ' (CARDS=off)' : ''}: last reply ${round(lastReply, 0)} ms, ${unanswered} unanswered, ${cardsSent} with a card, cards not drawn ${JSON.stringify(shed)}; ${typed.length} autocompletes, ${missing} unanswered; the bench process collected ${harnessGc.count} times meanwhile (longest ${harnessGc.maxMs} ms)\n`,
+        `  burst${env.CARDS === 'off' ? ' (CARDS=off)' : ''}: last reply ${round(lastReply, 0)} ms, ${unanswered} unanswered, ${cardsSent} with a card, cards not drawn ${JSON.stringify(shed)}; ${typed.length} autocompletes, ${missing} unanswered${unstamped ? `, ${unstamped} sent through the REST queue (not timed)` : ''}; the bench process collected ${harnessGc.count} times meanwhile (longest ${harnessGc.maxMs} ms)\n`,
       );
       return {
         roundTrip,
         wireTrip,
-        untilSent,
+        untilWritten,
         inBot,
-        afterSent,
+        connectionWait,
+        afterWritten,
         harnessLoop: { p99: round(loop.percentile(99) / 1e6, 1), max: round(loop.max / 1e6, 1) },
         harnessGc,
         lastReply: round(lastReply, 0),
@@ -584,9 +594,10 @@ async function cards(): Promise<void> {
     return {
       roundTrip: stats(all.flatMap((r) => r.roundTrip)),
       wireTrip: stats(all.flatMap((r) => r.wireTrip)),
-      untilSent: stats(all.flatMap((r) => r.untilSent)),
+      untilWritten: stats(all.flatMap((r) => r.untilWritten)),
       inBot: stats(all.flatMap((r) => r.inBot)),
-      afterSent: stats(all.flatMap((r) => r.afterSent)),
+      connectionWait: stats(all.flatMap((r) => r.connectionWait)),
+      afterWritten: stats(all.flatMap((r) => r.afterWritten)),
       harnessLoop: { p99: Math.max(...all.map((r) => r.harnessLoop.p99)), max: Math.max(...all.map((r) => r.harnessLoop.max)) },
       harnessGc: { count: sum((r) => r.harnessGc.count), maxMs: Math.max(...all.map((r) => r.harnessGc.maxMs)) },
       lastReply: Math.round(sum((r) => r.lastReply) / rounds),
@@ -600,9 +611,13 @@ async function cards(): Promise<void> {
   const off = await duringBurst({ CARDS: 'off' });
   const burstNote = `${rounds} bursts pooled, each of ${players.length} profiles dispatched at once (lookups cached, cards not) to a bot of its own, an autocomplete every 5 ms until all were answered`;
   const target = { op: '<', value: 10 } as const;
-  record({ section, name: 'autocomplete p99 during a burst of cards, dispatch to answer sent by the bot', value: on.untilSent.p99, unit: 'ms', target, baseline: off.untilSent.p99, note: `n=${on.untilSent.n}, ${burstNote}; baseline: the same with CARDS=off` });
-  record({ section, name: 'autocomplete p50 during the burst, dispatch to answer sent', value: on.untilSent.p50, unit: 'ms', baseline: off.untilSent.p50 });
-  record({ section, name: 'autocomplete p99 during the burst, round trip as the Discord double sees it', value: on.roundTrip.p99, unit: 'ms', target, baseline: off.roundTrip.p99, note: `n=${on.roundTrip.n}; the double shares the bench process with the burst it receives (its event loop delay p99 ${on.harnessLoop.p99} ms, max ${on.harnessLoop.max} ms; its collector ran ${on.harnessGc.count} times during the bursts, longest ${on.harnessGc.maxMs} ms)` });
+  // The target is on the bot's whole share: from the double's dispatch (the frame leaving "Discord")
+  // to the answer going out on the bot's connection, every wait on the way in the bot's process
+  // included. The round trip adds the way back into the double, which on Discord is the network's
+  // and Discord's own: reported, without a target (see the README's section 7).
+  record({ section, name: 'autocomplete p99 during a burst of cards, dispatch to answer written out by the bot', value: on.untilWritten.p99, unit: 'ms', target, baseline: off.untilWritten.p99, note: `n=${on.untilWritten.n}, ${burstNote}; baseline: the same with CARDS=off` });
+  record({ section, name: 'autocomplete p50 during the burst, dispatch to answer written out', value: on.untilWritten.p50, unit: 'ms', baseline: off.untilWritten.p50 });
+  record({ section, name: 'autocomplete p99 during the burst, round trip as the Discord double sees it', value: on.roundTrip.p99, unit: 'ms', baseline: off.roundTrip.p99, note: `n=${on.roundTrip.n}; no target: it adds the double's own reading, in the bench process that also receives the whole burst (its event loop delay p99 ${on.harnessLoop.p99} ms, max ${on.harnessLoop.max} ms; its collector ran ${on.harnessGc.count} times during the bursts, longest ${on.harnessGc.maxMs} ms)` });
   record({ section, name: 'autocomplete p50 during the burst, round trip', value: on.roundTrip.p50, unit: 'ms', baseline: off.roundTrip.p50 });
   if (wire)
     record({
@@ -615,8 +630,9 @@ async function cards(): Promise<void> {
     });
   else if (process.env.BENCH_WIRE === '1') process.stderr.write('  the round trip on the wire is left out: tcpdump is not installed, or may not capture loopback here\n');
   // The round trip's second hop: what the bench process (the double) adds after the bot has sent.
-  record({ section, name: 'autocomplete p99 during the burst, answer sent by the bot to the double stamping it', value: on.afterSent.p99, unit: 'ms', baseline: off.afterSent.p99, note: `p50 ${on.afterSent.p50} ms; the double's share of the round trip (the bot's clock and the bench's are the same monotonic clock)` });
-  record({ section, name: 'autocomplete p99 during the burst, in the bot: frame read to answer sent', value: on.inBot.p99, unit: 'ms', baseline: off.inBot.p99, note: `p50 ${on.inBot.p50} ms` });
+  record({ section, name: 'autocomplete p99 during the burst, answer written out by the bot to the double stamping it', value: on.afterWritten.p99, unit: 'ms', baseline: off.afterWritten.p99, note: `p50 ${on.afterWritten.p50} ms; the double's share of the round trip (the bot's clock and the bench's are the same monotonic clock)` });
+  record({ section, name: 'autocomplete p99 during the burst, in the bot: frame read to answer written out', value: on.inBot.p99, unit: 'ms', baseline: off.inBot.p99, note: `p50 ${on.inBot.p50} ms` });
+  record({ section, name: 'autocomplete p99 during the burst, in the bot: answer made to written out (undici waits for its connection)', value: on.connectionWait.p99, unit: 'ms', baseline: off.connectionWait.p99, note: `p50 ${on.connectionWait.p50} ms` });
   record({
     section,
     name: 'the burst: last profile answered',

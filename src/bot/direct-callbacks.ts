@@ -7,6 +7,8 @@
 // limit, so there is no queue to keep. What Discord answers is read the way discord.js reads it. A
 // 429, a 5xx or a connection failure goes to discord.js' own path, which waits and retries.
 import { randomBytes } from 'node:crypto';
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage, type RequestOptions } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 
 import { DefaultUserAgent, DiscordAPIError, InteractionResponseType, Routes, type REST, type RawFile } from 'discord.js';
 import type { Logger } from 'pino';
@@ -42,8 +44,12 @@ export function multipart(json: unknown, files: readonly RawFile[]): { body: Buf
 
 /** Sends interaction callbacks: the first answer of a gateway interaction. */
 export interface CallbackSender {
-  /** Posts `body` (and `files`, as multipart) to the interaction's callback route; rejects with Discord's error. */
-  send(interactionId: string, token: string, body: unknown, files?: readonly RawFile[]): Promise<unknown>;
+  /**
+   * Posts `body` (and `files`, as multipart) to the interaction's callback route; rejects with
+   * Discord's error. `onWritten` is called as the request goes out on a connection (its headers are
+   * written next), after undici's own wait for an idle one; not when the REST queue sends it.
+   */
+  send(interactionId: string, token: string, body: unknown, files?: readonly RawFile[], onWritten?: () => void): Promise<unknown>;
   /** Closes the connection pool. */
   close(): Promise<void>;
 }
@@ -61,7 +67,7 @@ interface Posted {
  * One POST on the pool, read into a buffer: undici's handler interface, without the stream, the
  * promise chain and the body mixin of its `request()`, which cost a tenth of the process under load.
  */
-function post(pool: Pool, path: string, headers: Record<string, string>, body: string | Buffer): Promise<Posted> {
+function post(pool: Pool, path: string, headers: Record<string, string>, body: string | Buffer, onWritten?: () => void): Promise<Posted> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -70,8 +76,11 @@ function post(pool: Pool, path: string, headers: Record<string, string>, body: s
     pool.dispatch(
       { method: 'POST', path, headers, body },
       {
-        // Its presence marks the handler as undici's current interface (the others follow it).
-        onRequestStart() {},
+        // Its presence marks the handler as undici's current interface (the others follow it). undici
+        // calls it on the connection the request goes out on, just before writing its headers.
+        onRequestStart() {
+          onWritten?.();
+        },
         onResponseStart(_controller, statusCode, responseHeaders) {
           status = statusCode;
           type = String(responseHeaders['content-type'] ?? '');
@@ -92,6 +101,43 @@ function post(pool: Pool, path: string, headers: Record<string, string>, body: s
   });
 }
 
+/** What a callback POST got back, read into a buffer (at most MAX_ANSWER_BYTES). */
+function readAnswer(response: IncomingMessage, resolve: (p: Posted) => void, reject: (e: Error) => void): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  response.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > MAX_ANSWER_BYTES) response.destroy(new Error(`Discord's answer to a callback was over ${MAX_ANSWER_BYTES} bytes`));
+    else chunks.push(chunk);
+  });
+  response.on('error', reject);
+  response.on('end', () => resolve({ status: response.statusCode ?? 0, type: String(response.headers['content-type'] ?? ''), body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) }));
+}
+
+/**
+ * Autocomplete choices POSTed with Node's own client over a keep-alive agent: it writes the request
+ * in the same turn of the event loop (its next tick). undici writes on a connection that sat idle
+ * only after a `setImmediate`, once the rest of the loop's poll phase has run (its check for bytes
+ * the server sent unasked, GHSA-35p6-xmwp-9g52): in a burst of replies that held the choices back
+ * 0.3 ms p50 and 6 ms p99 (`npm run bench -- cards`), a fifth of Discord's patience for them spent
+ * before a byte left. Node's agent makes the same check its own way: a free connection that receives
+ * anything is destroyed, never reused. `onWritten` is called just before the request is written.
+ */
+function postNow(send: typeof httpRequest, url: URL, options: RequestOptions, body: string, onWritten?: () => void): Promise<Posted> {
+  return new Promise((resolve, reject) => {
+    const headers = { ...options.headers, 'content-length': Buffer.byteLength(body) };
+    const req: ClientRequest = send(url, { ...options, method: 'POST', headers }, (response) => readAnswer(response, resolve, reject));
+    // Emitted on the connection it goes out on, right before its headers and body are written.
+    req.once('socket', () => onWritten?.());
+    req.setTimeout(CALLBACK_TIMEOUT_MS, () => req.destroy(new Error(`no answer to the callback within ${CALLBACK_TIMEOUT_MS / 1000} s`)));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Discord's own deadline for a callback is the interaction's 3 s; past 15 s, as discord.js, give up. */
+const CALLBACK_TIMEOUT_MS = 15_000;
+
 /**
  * Callbacks straight over a keep-alive pool to `rest`'s API; a 429, a 5xx or a connection failure
  * goes through `rest` itself (discord.js' queue), which waits as Discord asks and retries.
@@ -100,14 +146,13 @@ function post(pool: Pool, path: string, headers: Record<string, string>, body: s
  */
 export function createCallbackSender(rest: REST, observe?: (ok: boolean) => void, logger?: Logger): CallbackSender {
   const api = new URL(`${rest.options.api}/v${rest.options.version}`);
-  // Discord's own deadline for a callback is the interaction's 3 s; past 15 s, as discord.js, give up.
-  const pool = new Pool(api.origin, { keepAliveTimeout: 30_000, connections: 64, headersTimeout: 15_000, bodyTimeout: 15_000 });
-  // Autocomplete choices cannot be deferred and are a few hundred bytes: their own connections, so
-  // that they never queue behind replies carrying cards while every connection of the pool is busy.
-  // undici writes on a connection that sat idle only after a setImmediate (its check for a
-  // desynchronised response): under a burst the choices leave 0.55 to 1.55 ms p50 after they are
-  // made, not at once. Kept, not bypassed (the README's cards bench says why).
-  const choicesPool = new Pool(api.origin, { keepAliveTimeout: 30_000, connections: 8, headersTimeout: 15_000, bodyTimeout: 15_000 });
+  const pool = new Pool(api.origin, { keepAliveTimeout: 30_000, connections: 64, headersTimeout: CALLBACK_TIMEOUT_MS, bodyTimeout: CALLBACK_TIMEOUT_MS });
+  // Autocomplete choices cannot be deferred and are a few hundred bytes: connections of their own,
+  // so that they never queue behind replies carrying cards while every connection of the pool is
+  // busy, and Node's client, which writes them at once (postNow).
+  const secure = api.protocol === 'https:';
+  const choicesAgent = secure ? new HttpsAgent({ keepAlive: true, maxSockets: 8, maxFreeSockets: 8, timeout: 30_000 }) : new HttpAgent({ keepAlive: true, maxSockets: 8, maxFreeSockets: 8, timeout: 30_000 });
+  const sendChoices = secure ? httpsRequest : httpRequest;
   const userAgent = `${DefaultUserAgent} ${rest.options.userAgentAppendix}`.trim();
   const base = api.pathname.replace(/\/$/, '');
   const jsonHeaders = { 'user-agent': userAgent, 'content-type': 'application/json' };
@@ -120,16 +165,18 @@ export function createCallbackSender(rest: REST, observe?: (ok: boolean) => void
     logger?.warn({ alikeLeftOut, err: (e as Error).message, code: (e as { code?: string }).code ?? null }, 'interaction callback failed on its own connection; sent through the REST queue');
   };
   return {
-    async send(interactionId, token, body, files = []) {
+    async send(interactionId, token, body, files = [], onWritten) {
       const route = Routes.interactionCallback(interactionId, token);
       let answer: Posted;
       try {
         if (files.length) {
           const form = multipart(body, files);
-          answer = await post(pool, `${base}${route}`, { 'user-agent': userAgent, 'content-type': form.contentType }, form.body);
+          answer = await post(pool, `${base}${route}`, { 'user-agent': userAgent, 'content-type': form.contentType }, form.body, onWritten);
         } else {
           const choices = (body as { type?: unknown } | undefined)?.type === InteractionResponseType.ApplicationCommandAutocompleteResult;
-          answer = await post(choices ? choicesPool : pool, `${base}${route}`, jsonHeaders, JSON.stringify(body));
+          answer = choices
+            ? await postNow(sendChoices, new URL(`${base}${route}`, api.origin), { agent: choicesAgent, headers: jsonHeaders }, JSON.stringify(body), onWritten)
+            : await post(pool, `${base}${route}`, jsonHeaders, JSON.stringify(body), onWritten);
         }
       } catch (e) {
         fellBack(e);
@@ -150,6 +197,9 @@ export function createCallbackSender(rest: REST, observe?: (ok: boolean) => void
       const raw = (data && typeof data === 'object' && !Buffer.isBuffer(data) ? data : { message: `${answer.status}`, code: 0 }) as ConstructorParameters<typeof DiscordAPIError>[0];
       throw new DiscordAPIError(raw, 'code' in raw ? raw.code : answer.status, answer.status, 'POST', `${api.origin}${base}${route}`, { files: [...files], body });
     },
-    close: () => Promise.all([pool.close(), choicesPool.close()]).then(() => undefined),
+    close: () => {
+      choicesAgent.destroy();
+      return pool.close();
+    },
   };
 }

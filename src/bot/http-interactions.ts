@@ -13,7 +13,7 @@ import type { Logger } from 'pino';
 import { InteractionTypes, actionOf, createdAt, readEnvelope } from './interaction-payload.js';
 import type { Incoming, Router } from './router.js';
 import { ed25519PublicKey, verifySignature } from './signature.js';
-import { WebhookAnswer } from './webhook-answer.js';
+import { WebhookAnswer, type FirstAnswer } from './webhook-answer.js';
 import { WarningThrottle } from '../lookup/warning-throttle.js';
 
 /** Discord's interaction payloads are a few kilobytes (a component's carries its message): anything past this is refused with 413. */
@@ -143,7 +143,11 @@ export async function startInteractionsServer(options: InteractionsServerOptions
       return send(res, 503, { error: 'busy' });
     }
     // The first answer is the HTTP response (JSON only: a reply with a card is deferred, its card sent by an edit).
-    const answer = new WebhookAnswer((body) => send(res, 200, body), false, rest, raw.application_id, raw.token);
+    const respond: FirstAnswer = (body, _files, written) => {
+      written();
+      return send(res, 200, body);
+    };
+    const answer = new WebhookAnswer(respond, false, rest, raw.application_id, raw.token);
     const incoming: Incoming = { id: raw.id, type: raw.type, createdTimestamp: createdAt(raw.id), action, answer };
     const handled = router.handle(incoming);
     await Promise.race([answer.answered, handled]);

@@ -12,6 +12,7 @@ import { LIMITS, clip, notice, parseCustomId, type Reply } from '../embeds/index
 import { say } from '../locales/index.js';
 import type { InteractionKind, InteractionObserver } from './metrics.js';
 import { FULL, Turns } from './turns.js';
+import { monotonicMs } from './webhook-answer.js';
 
 /**
  * An answer ready within this budget (a cache hit, the embedded service, a quick service) is the
@@ -76,6 +77,8 @@ export interface Answer {
   readonly placeholder: boolean;
   /** Whether a private "thinking…" stands (a private defer, nothing edited in yet): a notice takes its place. */
   readonly thinkingPrivately: boolean;
+  /** When the first answer went out on its connection (the host's monotonic clock, ms), where the way tells. */
+  readonly writtenAt?: number | undefined;
 }
 
 /** How a press was acknowledged before its view was read (a slow view store), if it was. */
@@ -106,9 +109,6 @@ export interface Incoming {
   action: Action;
   answer: Answer;
 }
-
-/** Milliseconds on the host's monotonic clock (the same in every process on the machine), to 0.01 ms. */
-const monotonicMs = () => Math.round(Number(process.hrtime.bigint() / 10_000n)) / 100;
 
 const describe = (input: CommandInput) => [input.name, input.group, input.subcommand].filter(Boolean).join(' ');
 
@@ -185,10 +185,12 @@ export class Router {
         case 'autocomplete':
           log.command = describe(action.input);
           log.focused = action.input.focused.name;
-          // When the frame was read and the answer sent, on the host's monotonic clock (the bench
-          // sets them beside the Discord double's timestamps to tell the bot's time from the rest).
+          // When the frame was read, the answer made and sent, and when it went out on its connection,
+          // on the host's monotonic clock (the bench sets them beside the Discord double's timestamps
+          // to tell the bot's time from the rest).
           log.readAt = readAt;
           log.choices = await this.autocomplete(action.input, answer, interaction.id, log);
+          if (answer.writtenAt !== undefined) log.writtenAt = answer.writtenAt;
           break;
         case 'command':
           log.command = describe(action.input);

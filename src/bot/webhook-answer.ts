@@ -10,6 +10,9 @@ import type { Answer } from './router.js';
 
 const EPHEMERAL = 64;
 
+/** The host's monotonic clock in milliseconds (two decimals): the same clock in every process, so a log's stamps can be set beside another process's. */
+export const monotonicMs = (): number => Math.round(Number(process.hrtime.bigint() / 10_000n)) / 100;
+
 export interface UploadFile {
   name: string;
   data: Buffer;
@@ -34,9 +37,10 @@ export function messageOf(reply: Reply, withFlags: boolean): { body: Record<stri
 
 /**
  * Sends the interaction's first answer (a callback body, and files when the way carries them);
- * rejects with Discord's error when it refuses.
+ * rejects with Discord's error when it refuses. It calls `written` as the answer goes out on the
+ * connection (where the way can tell).
  */
-export type FirstAnswer = (body: unknown, files: readonly UploadFile[]) => Promise<void>;
+export type FirstAnswer = (body: unknown, files: readonly UploadFile[], written: () => void) => Promise<void>;
 
 export class WebhookAnswer implements Answer {
   /** True once the first answer went out. */
@@ -45,6 +49,8 @@ export class WebhookAnswer implements Answer {
   placeholder = false;
   /** True while a private "thinking…" stands: a private defer, nothing edited in yet. */
   thinkingPrivately = false;
+  /** When the first answer went out on its connection (monotonicMs), where the way told. */
+  writtenAt: number | undefined;
   private acking = false;
   private readonly sent: Promise<void>;
   private resolveSent!: () => void;
@@ -72,7 +78,7 @@ export class WebhookAnswer implements Answer {
     if (this.acking) throw new Error('the interaction was already acknowledged');
     this.acking = true;
     try {
-      await this.first(body, files);
+      await this.first(body, files, () => (this.writtenAt ??= monotonicMs()));
       this.acknowledged = true;
     } catch (e) {
       // Refused (an answer Discord would not take): the interaction can still be answered, with a notice.

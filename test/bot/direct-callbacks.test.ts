@@ -69,7 +69,8 @@ beforeEach(() => {
   answers = [];
 });
 
-const post = (body: unknown, files?: { name: string; data: Buffer }[]) => sender.send('1180000000000000001', 'interaction-token', body, files);
+const post = (body: unknown, files?: { name: string; data: Buffer }[], onWritten?: () => void) => sender.send('1180000000000000001', 'interaction-token', body, files, onWritten);
+const choices = { type: 8, data: { choices: [{ name: 'Nova', value: 'Nova' }] } };
 const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(64, 7)]);
 
 describe('interaction callbacks sent directly', () => {
@@ -139,5 +140,35 @@ describe('interaction callbacks sent directly', () => {
     }
     await Promise.all(replies);
     expect(seen).toHaveLength(81);
+  });
+
+  it('writes autocomplete choices in the same turn of the event loop, on a connection used before: not after the rest of the poll phase', async () => {
+    await post(choices);
+    // Whatever the loop would run after this turn's I/O (the check phase) comes after the choices' write.
+    const order: string[] = [];
+    const sent = post(choices, undefined, () => order.push('written'));
+    setImmediate(() => order.push('next phase'));
+    await sent;
+    expect(order).toEqual(['written', 'next phase']);
+    expect(seen).toHaveLength(2);
+    expect(viaQueue).toBe(0);
+  });
+
+  it('tells when a reply goes out on its connection, before Discord has read it', async () => {
+    let writtenWith = -1;
+    await post({ type: 4, data: { content: 'hi' } }, [{ name: 'card.png', data: png }], () => (writtenWith = seen.length));
+    expect(writtenWith).toBe(0);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('reads Discord’s refusal of choices as of any callback: a DiscordAPIError with its code, a 429 handed to discord.js', async () => {
+    answers = [{ status: 404, body: { message: 'Unknown interaction', code: 10062 } }];
+    const error = await post(choices).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DiscordAPIError);
+    expect((error as DiscordAPIError).code).toBe(10062);
+    answers = [{ status: 429, headers: { 'retry-after': '0.05', 'x-ratelimit-scope': 'shared' }, body: { message: 'You are being rate limited.', retry_after: 0.05, global: false } }, { status: 204 }];
+    await post(choices);
+    expect(viaQueue).toBe(1);
+    expect(seen).toHaveLength(3);
   });
 });
