@@ -5,7 +5,7 @@ import { ChannelType } from 'discord.js';
 
 import { findEndpoint, type TitleSlug } from '../src/catalog/index.js';
 import { code, feedCheckReply, notice, safeText, titleName, type Reply } from '../src/embeds/index.js';
-import { commandLine, say, sayCount, type TextKey } from '../src/locales/index.js';
+import { commandLine, languageName, say, sayCount, type TextKey } from '../src/locales/index.js';
 import { installableCommand } from './installs.js';
 import { recordMember } from './link.js';
 import { stringOption, titleChoices, titleOf } from './resolve.js';
@@ -45,12 +45,18 @@ async function setChannel(input: CommandInput, guildId: string, store: FeedStore
   const channelId = stringOption(input, 'channel');
   if (!channelId || !/^\d{17,20}$/.test(channelId)) return notice(say(input.locale, 'track.pickChannel'));
   if (deps.poster) {
-    const posted = await deps.poster.post(channelId, feedCheckReply(deps.cards !== undefined));
+    const posted = await deps.poster.post(channelId, feedCheckReply(deps.cards !== undefined, input.guildLocale));
     if (!posted.ok) return admin(input, feed, say(input.locale, 'track.cannotPost', { channel: `<#${channelId}>`, reason: refusal(input.locale, posted.code, posted.message) }));
   }
-  await store.setGuild(guildId, { channelId, on: true });
+  // The posts are for everyone in the channel: written in the server's language, kept with the feed.
+  await store.setGuild(guildId, { channelId, on: true, ...(input.guildLocale ? { locale: input.guildLocale } : {}) });
   const members = await store.count(guildId);
-  return notice(say(input.locale, 'track.on', { channel: `<#${channelId}>`, follows: follows(input.locale, members), join: line(input.locale, '/track join title:…'), link: line(input.locale, '/link') }));
+  return notice(
+    [
+      say(input.locale, 'track.on', { channel: `<#${channelId}>`, follows: follows(input.locale, members), join: line(input.locale, '/track join title:…'), link: line(input.locale, '/link') }),
+      say(input.locale, 'track.language', { language: languageName(input.guildLocale, input.locale) }),
+    ].join('\n'),
+  );
 }
 
 async function join(input: CommandInput, guildId: string, store: FeedStore, deps: Deps, feed: GuildFeed | undefined): Promise<Reply> {
@@ -118,7 +124,7 @@ export const track = {
       case 'off':
         if (!input.canManageServer) return notice(say(input.locale, 'track.offAdminOnly'));
         if (!feed?.on) return admin(input, feed, say(input.locale, 'track.alreadyOff'));
-        await store.setGuild(guildId, { channelId: feed.channelId, on: false });
+        await store.setGuild(guildId, { ...feed, on: false });
         return notice(say(input.locale, 'track.off', { command: line(input.locale, '/track channel') }));
       case 'join':
         return join(input, guildId, store, deps, feed);

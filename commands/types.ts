@@ -24,6 +24,8 @@ export interface CommandInput {
   guildId?: string | null | undefined;
   /** The reader's locale (`interaction.locale`, e.g. `de`): numbers are written the way they read them. */
   locale?: string | undefined;
+  /** The server's language (`guild_locale`), in a server: what the bot posts for everyone there (the feed) is written in it. */
+  guildLocale?: string | undefined;
   /** Whether the member may manage the server (Manage Server), for server settings such as the feed's channel. */
   canManageServer?: boolean | undefined;
 }
@@ -87,6 +89,8 @@ export interface GuildFeed {
   on: boolean;
   /** Set when a post failed for good (10003 unknown channel, 50001 missing access, 50013 missing permissions). */
   off?: { code: number; at: string } | undefined;
+  /** The server's language when the channel was picked (`guild_locale`): the posts are written in it. */
+  locale?: string | undefined;
 }
 
 /** A member following their own sessions for a title in a server. */

@@ -32,7 +32,13 @@ export const POST_LEASE_MS = 2 * 60_000;
  */
 export const PLAYER_STATE_TTL_MS = 30 * 24 * 3_600_000;
 
-const GuildFeedSchema = z.object({ channelId: z.string().min(1), on: z.boolean(), off: z.object({ code: z.number(), at: z.string() }).optional() });
+const GuildFeedSchema = z.object({
+  channelId: z.string().min(1),
+  on: z.boolean(),
+  off: z.object({ code: z.number(), at: z.string() }).optional(),
+  // A language it cannot read leaves the posts in English rather than the feed unreadable.
+  locale: z.string().max(20).optional().catch(undefined),
+});
 
 const subOf = (guildId: string, member: string): FeedSubscription | undefined => {
   const [userId, title] = member.split('|');

@@ -411,14 +411,14 @@ export class FeedPoller {
         complete = false;
         continue;
       }
-      const reply = await this.render(f, account, done.session, career);
+      const reply = await this.render(f, account, done.session, career, feed.locale);
       const posted = await this.o.poster.post(feed.channelId, reply, { nonce: postNonce(postKey) });
       if (posted.ok) {
         await this.o.store.posted(postKey);
         this.counts.posted++;
         this.o.logger.info({ guildId, userId: f.userId, title: f.title, session: done.key }, 'session feed: session posted');
       } else if (posted.code === 10003 || posted.code === 50001 || posted.code === 50013) {
-        await this.o.store.setGuild(guildId, { channelId: feed.channelId, on: false, off: { code: posted.code, at: new Date().toISOString() } });
+        await this.o.store.setGuild(guildId, { ...feed, on: false, off: { code: posted.code, at: new Date().toISOString() } });
         this.o.logger.warn({ guildId, channelId: feed.channelId, code: posted.code }, 'session feed: Discord refused the channel; the server’s feed is switched off until an admin picks a channel');
       } else {
         await this.o.store.unclaim(postKey);
@@ -429,7 +429,8 @@ export class FeedPoller {
     return complete;
   }
 
-  private async render(f: Followed, account: LinkedAccount, session: Session, career: StatsProfile | undefined): Promise<Reply> {
+  /** A post in the server's language (`locale`, the feed's), English where it has none. */
+  private async render(f: Followed, account: LinkedAccount, session: Session, career: StatsProfile | undefined, locale: string | undefined): Promise<Reply> {
     const reply = feedPostReply(session, {
       title: f.title,
       platform: account.platform,
@@ -437,8 +438,9 @@ export class FeedPoller {
       userId: f.userId,
       career: career ? overviewOf(career.segments)?.stats : undefined,
       fromProfile: session.matches.length === 0,
+      locale,
     });
-    return withCard(reply, () => sessionCard([session], f.title, account.platform, account.handle, career), { cards: this.o.cards, logger: this.o.logger });
+    return withCard(reply, () => sessionCard([session], f.title, account.platform, account.handle, career, locale), { cards: this.o.cards, logger: this.o.logger });
   }
 
   /** The service refuses or fails: wait (429: what it asks, at least 30 s), longer each time; a missing player is looked at rarely. */

@@ -18,6 +18,8 @@ export interface RawInteraction {
   member?: { user: { id: string }; permissions?: string | undefined } | undefined;
   user?: { id: string } | undefined;
   locale?: string | undefined;
+  /** The server's language (its community setting; `en-US` where none is set), in a server. */
+  guild_locale?: string | undefined;
   data?: unknown;
   /** A component's: who ran the interaction that made the message it is on (its `interaction_metadata`). */
   messageOwner?: string | undefined;
@@ -100,7 +102,9 @@ export function readEnvelope(json: unknown): RawInteraction | undefined {
     if (permissions === false) return undefined;
     member = { user: { id: m.user.id }, permissions };
   }
-  return { id, application_id: applicationId, type: type as number, token, guild_id: guildId, member, user: user && { id: user.id }, locale, data, messageOwner: messageOwnerOf(json.message) };
+  // The server's language only sets the language of what the bot posts for the server (the feed): one it cannot read is left out, not refused.
+  const guildLocale = isLocale(json.guild_locale) ? json.guild_locale : undefined;
+  return { id, application_id: applicationId, type: type as number, token, guild_id: guildId, member, user: user && { id: user.id }, locale, guild_locale: guildLocale, data, messageOwner: messageOwnerOf(json.message) };
 }
 
 /**
@@ -126,7 +130,7 @@ export function actionOf(raw: RawInteraction): Action | string {
     if (!isObject(data) || typeof data.name !== 'string' || data.name.length > 32) return 'malformed command data';
     const read = readOptions(data.options);
     if (!read) return 'malformed command data';
-    const input: CommandInput = { name: data.name, group: read.group, subcommand: read.subcommand, options: read.values, userId, guildId: raw.guild_id ?? null, locale: raw.locale, canManageServer: manageServer(raw.member?.permissions) };
+    const input: CommandInput = { name: data.name, group: read.group, subcommand: read.subcommand, options: read.values, userId, guildId: raw.guild_id ?? null, locale: raw.locale, guildLocale: raw.guild_locale, canManageServer: manageServer(raw.member?.permissions) };
     if (raw.type === InteractionTypes.command) return { kind: 'command', input };
     return { kind: 'autocomplete', input: { ...input, focused: read.focused ?? { name: '', value: '' } } };
   }

@@ -17,7 +17,7 @@ import { CommandLineError, parseCommandLine } from './command-line.js';
 import { renderText } from './render-text.js';
 import { createBotStores } from './stores.js';
 
-const USAGE = `Usage: npm run preview -- [--autocomplete] [--json] [--card <file.png>] [--user <id>] [--server <id>] [--admin] [--locale <code>] "<command>"
+const USAGE = `Usage: npm run preview -- [--autocomplete] [--json] [--card <file.png>] [--user <id>] [--server <id>] [--admin] [--locale <code>] [--server-locale <code>] "<command>"
   such as: npm run preview -- "/stats title_c profile platform:console_a player:Nova"
   Runs a command the way the bot would and prints the reply. Values with spaces: player:"Ashen Knight".
   --help          print this
@@ -28,12 +28,13 @@ const USAGE = `Usage: npm run preview -- [--autocomplete] [--json] [--card <file
   --server <id>   the Discord server the command is used in (for /leaderboard, /track); default preview-server
   --admin         act as a member with Manage Server (for /track channel and /track off)
   --locale <code> the reader's Discord locale (de, fr, es-ES, es-419, pt-BR; others read English); default en-US
+  --server-locale <code> the server's language (what /track channel keeps for the feed's posts); default en-US
   Links, members and /track settings are kept between runs in PREVIEW_DB (default .data/preview.sqlite), never in the bot's LINKS_DB or Redis.`;
 
 async function main(): Promise<void> {
   let parsed;
   try {
-    parsed = parseArgs({ allowPositionals: true, options: { autocomplete: { type: 'boolean' }, json: { type: 'boolean' }, card: { type: 'string' }, user: { type: 'string', default: 'preview-user' }, server: { type: 'string', default: 'preview-server' }, locale: { type: 'string', default: 'en-US' }, admin: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+    parsed = parseArgs({ allowPositionals: true, options: { autocomplete: { type: 'boolean' }, json: { type: 'boolean' }, card: { type: 'string' }, user: { type: 'string', default: 'preview-user' }, server: { type: 'string', default: 'preview-server' }, locale: { type: 'string', default: 'en-US' }, 'server-locale': { type: 'string', default: 'en-US' }, admin: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
   } catch (e) {
     exitWith(`${(e as Error).message}\n${USAGE}`);
   }
@@ -45,7 +46,7 @@ async function main(): Promise<void> {
   if (!line) exitWith(USAGE);
   let input;
   try {
-    input = { ...parseCommandLine(line, parsed.values.user), guildId: parsed.values.server, locale: parsed.values.locale, canManageServer: parsed.values.admin ?? false };
+    input = { ...parseCommandLine(line, parsed.values.user), guildId: parsed.values.server, locale: parsed.values.locale, guildLocale: parsed.values['server-locale'], canManageServer: parsed.values.admin ?? false };
   } catch (e) {
     if (e instanceof CommandLineError) exitWith(`${e.message}\n${USAGE}`);
     throw e;

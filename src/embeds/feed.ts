@@ -1,8 +1,9 @@
 // The session feed's post: one finished play session of a member, read against their career, as
-// the server's feed channel shows it.
+// the server's feed channel shows it, in the server's language (the feed's `locale`).
 import type { TitleSlug } from '../catalog/index.js';
+import { commandLine, say } from '../locales/index.js';
 import type { Session, Stats } from '../lookup/schemas.js';
-import { TITLE_COLORS, footerOf, titleName } from './format.js';
+import { TITLE_COLORS, code, footerOf, titleName } from './format.js';
 import { embedReply, safeText, type Reply } from './reply.js';
 import { latest } from './sessions.js';
 
@@ -16,17 +17,20 @@ export interface FeedPostContext {
   career?: Stats | undefined;
   /** True when the session was read from the change of the career (no sessions endpoint). */
   fromProfile: boolean;
+  /** The server's language (`guild_locale` when the channel was picked); English without one. */
+  locale?: string | undefined;
 }
 
 /** One finished session: who, when, how long, its results and rates against the career. */
 export function feedPostReply(session: Session, ctx: FeedPostContext): Reply {
   const end = session.metadata.endDate?.value;
+  const { locale } = ctx;
   return embedReply({
     color: TITLE_COLORS[ctx.title],
-    author: { name: `${titleName(ctx.title)} · Session feed` },
+    author: { name: say(locale, 'feed.author', { title: titleName(ctx.title) }) },
     title: safeText(ctx.player),
-    description: [latest(session, ctx, 'Session over'), `<@${ctx.userId}>’s session · \`/track leave\` stops these posts`].join('\n'),
-    footer: footerOf(ctx.title, ctx.platform, ctx.fromProfile ? 'from the change of the career' : null, 'a session ends after 45 minutes without a match'),
+    description: [latest(session, ctx, say(locale, 'feed.over')), say(locale, 'feed.whose', { member: `<@${ctx.userId}>`, leave: code(commandLine(locale, '/track leave')) })].join('\n'),
+    footer: footerOf(ctx.title, ctx.platform, ctx.fromProfile ? say(locale, 'feed.fromProfile') : null, say(locale, 'sessions.rule')),
     ...(end ? { timestamp: end } : {}),
   });
 }
@@ -40,10 +44,10 @@ const PIXEL = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQ
  * text notice passed in a channel without Embed Links or Attach Files, and the first summary there
  * then switched the feed off.
  */
-export function feedCheckReply(withFile: boolean): Reply {
+export function feedCheckReply(withFile: boolean, locale?: string): Reply {
   const reply = embedReply({
-    author: { name: 'Session feed' },
-    description: 'When a member who opted in finishes a play session (45 minutes without a match), its summary is posted here. Opt in with `/track join`.',
+    author: { name: say(locale, 'feed.checkAuthor') },
+    description: say(locale, 'feed.check', { join: code(commandLine(locale, '/track join')) }),
   });
   const [embed] = reply.embeds;
   // Set after the clamp, which keeps web URLs only (as the card is attached).

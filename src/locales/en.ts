@@ -328,6 +328,14 @@ export const en = {
   'track.leftTitle': 'Your sessions of {title} are no longer posted here.',
   'track.notFollowing': 'You were not following the feed here.',
   'track.usage': 'Use {commands}.',
+  'track.language': 'Summaries are posted in {language}: the server’s language.',
+  // The feed's posts, in the server's language
+  'feed.author': '{title} · Session feed',
+  'feed.over': 'Session over',
+  'feed.whose': '{member}’s session · {leave} stops these posts',
+  'feed.fromProfile': 'from the change of the career',
+  'feed.checkAuthor': 'Session feed',
+  'feed.check': 'When a member who opted in finishes a play session (45 minutes without a match), its summary is posted here. Opt in with {join}.',
   // Links
   'link.platforms': '{title} is on {list}.',
   'link.typePlayer': 'Type your name or id on that platform.',

@@ -48,3 +48,16 @@ export function commandLine(locale: string | null | undefined, line: string): st
     })
     .join(' ');
 }
+
+/**
+ * The name of the language a text for `locale` is written in (one with a file, else English), as
+ * `reader` writes it: `de` for an English reader is "German", for a German one "Deutsch".
+ */
+export function languageName(locale: string | null | undefined, reader: string | null | undefined): string {
+  const language = languageOf(locale);
+  try {
+    return new Intl.DisplayNames([languageOf(reader)], { type: 'language' }).of(language) ?? language;
+  } catch {
+    return language;
+  }
+}

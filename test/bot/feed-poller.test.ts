@@ -211,3 +211,59 @@ describe('the session feed when a process dies while it posts', () => {
     }
   }, 30_000);
 });
+
+describe('the session feed of servers in other languages', () => {
+  it('posts one session in each server’s language: German where the channel was picked in a German server, English where none was given', async () => {
+    // Ember#4471 (title_c, small dataset): one match on record, last seen playing it two hours ago.
+    const service = await startService(smallLines());
+    const lookup = new LookupClient({ baseUrl: service.url, cache: await createLookupCache() });
+    const store = sqliteFeedStore(':memory:', 1_000);
+    const MEMBER = '1180000000000000406';
+    const GERMAN = '1180000000000000101';
+    const now = Date.parse('2026-11-20T12:00:00Z');
+    const none = { matches: 0, wins: 0, kills: 0, deaths: 0 };
+    await store.setGuild(GUILD, { channelId: '1180000000000000777', on: true });
+    await store.setGuild(GERMAN, { channelId: '1180000000000000778', on: true, locale: 'de' });
+    for (const guildId of [GUILD, GERMAN]) await store.join({ guildId, userId: MEMBER, title: 'title_c' });
+    await store.setPlayer(`${MEMBER}|title_c`, {
+      v: 1,
+      platform: 'pc_store_c',
+      identifier: 'Ember#4471',
+      since: now - 86_400_000,
+      nextAt: now,
+      last: { at: now - 2 * 3_600_000, ...none, matches: 1 },
+      start: { at: now - 3 * 3_600_000, ...none },
+      growthAt: now - 2 * 3_600_000,
+      pending: [],
+    });
+    const posts = new Map<string, Reply>();
+    const poller = new FeedPoller({
+      store,
+      links: { get: () => Promise.resolve({ platform: 'pc_store_c', identifier: 'Ember#4471', handle: 'Ember#4471' }) } as unknown as Deps['links'],
+      lookup,
+      poster: { post: (channelId, reply) => (posts.set(channelId, reply), Promise.resolve({ ok: true as const })) },
+      logger: pino({ level: 'silent' }),
+      requestsPerMinute: 600,
+      now: () => now,
+      tickMs: 20,
+    });
+    try {
+      poller.start();
+      for (let i = 0; i < 200 && posts.size < 2; i++) await sleep(20);
+      const english = posts.get('1180000000000000777')?.embeds[0];
+      const german = posts.get('1180000000000000778')?.embeds[0];
+      expect(english?.author?.name).toBe('Title C · Session feed');
+      expect(english?.description).toContain('### Session over');
+      expect(german?.author?.name).toBe('Title C · Session-Feed');
+      expect(german?.description).toContain('### Sitzung vorbei');
+      expect(german?.description).toContain(`Sitzung von <@${MEMBER}>`);
+      expect(german?.footer?.text).toContain('eine Sitzung endet nach 45 Minuten ohne Spiel');
+      expect(german?.footer?.text).toContain('aus der Änderung der Karriere');
+    } finally {
+      await poller.stop();
+      store.close();
+      await lookup.close();
+      await service.close();
+    }
+  }, 30_000);
+});

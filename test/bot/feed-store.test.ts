@@ -69,6 +69,18 @@ describe.each(['sqlite', 'redis'] as const)('the feed store in %s', (kind) => {
     }
   });
 
+  it('keeps the language a server’s feed posts in, and reads a setting with a language it cannot read as English', async () => {
+    const { a, b, close } = await pair(kind);
+    try {
+      await a.setGuild('g1', { channelId: '1180000000000000777', on: true, locale: 'pt-BR' });
+      expect(await b.guild('g1')).toEqual({ channelId: '1180000000000000777', on: true, locale: 'pt-BR' });
+      await a.setGuild('g2', { channelId: '1180000000000000778', on: true, locale: 'x'.repeat(500) });
+      expect(await b.guild('g2')).toEqual({ channelId: '1180000000000000778', on: true });
+    } finally {
+      await close();
+    }
+  });
+
   it('claims a session once across processes, and a claim taken back can be made again', async () => {
     const { a, b, close } = await pair(kind);
     try {

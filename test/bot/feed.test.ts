@@ -372,4 +372,21 @@ describe('the session feed on the demo data', () => {
     await sleep(3_000);
     expect(double.channelMessages(FEED_CHANNEL)).toHaveLength(2);
   }, 60_000);
+
+  it('writes the feed of a server in its language, whatever the language of the admin who picks the channel', async () => {
+    const GERMAN_SERVER = '1180000000000000190';
+    const channel = '1180000000000000791';
+    const picked = await ask(double, { command: 'track', subcommand: 'channel', options: { channel }, user: users.admin, permissions: MANAGE_GUILD, guildId: GERMAN_SERVER, guildLocale: 'de', locale: 'en-US' });
+    // The admin reads English; the channel's first post, as every summary after it, is German.
+    expect(picked.text).toContain('Summaries are posted in German');
+    const check = embedOf(double.channelMessages(channel)[0]!);
+    expect(check?.author?.name).toBe('Session-Feed');
+    expect(check?.description).toContain('Mitmachen mit');
+    const db = new Database(linksDb, { readonly: true, fileMustExist: true });
+    try {
+      expect(JSON.parse(db.prepare('SELECT value FROM feed_guilds WHERE guild_id = ?').pluck().get(GERMAN_SERVER) as string)).toMatchObject({ channelId: channel, on: true, locale: 'de' });
+    } finally {
+      db.close();
+    }
+  }, 30_000);
 });

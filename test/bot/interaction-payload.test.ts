@@ -33,6 +33,13 @@ describe('the interaction payload', () => {
     });
   });
 
+  it('reads the server’s language beside the reader’s, and leaves out one it cannot read rather than refusing the command', () => {
+    expect(actionOf(readEnvelope(command(statsOptions, { guild_locale: 'pt-BR' }))!)).toMatchObject({ kind: 'command', input: { locale: 'de', guildLocale: 'pt-BR' } });
+    const odd = actionOf(readEnvelope(command(statsOptions, { guild_locale: 'x'.repeat(21) }))!);
+    expect(odd).toMatchObject({ kind: 'command', input: { locale: 'de' } });
+    expect(odd).not.toHaveProperty('input.guildLocale', expect.anything());
+  });
+
   it('reads the focused option of an autocomplete, and a DM user without a member', () => {
     const payload = { ...command([{ name: 'title_b', type: 2, options: [{ name: 'segments', type: 1, options: [{ name: 'platform', type: 3, value: 'c', focused: true }] }] }]), type: 4, member: undefined, guild_id: null, user: { id: USER } };
     const action = actionOf(readEnvelope(payload)!);

@@ -48,6 +48,8 @@ interface Where {
   /** Defaults to a fixed guild text channel, or a fixed DM channel when `guildId` is null. */
   channelId?: Snowflake;
   locale?: string;
+  /** The server's language (its community setting); `en-US`, Discord's default, unless given. */
+  guildLocale?: string;
   /** The invoking member's permissions in the channel (a bitfield as a decimal string); none ('0') by default. */
   permissions?: string;
 }
@@ -108,6 +110,7 @@ function placement(where: Where): Placement {
     };
   }
   const channelId = where.channelId ?? GUILD_CHANNEL_ID;
+  const guildLocale = (where.guildLocale ?? 'en-US') as Locale;
   const member: APIInteractionGuildMember = {
     user,
     nick: null,
@@ -125,7 +128,7 @@ function placement(where: Where): Placement {
   };
   return {
     guild_id: guildId,
-    guild: { id: guildId, locale: 'en-US' as Locale, features: [] },
+    guild: { id: guildId, locale: guildLocale, features: [] },
     member,
     channel: {
       id: channelId,
@@ -143,7 +146,7 @@ function placement(where: Where): Placement {
     },
     channel_id: channelId,
     locale,
-    guild_locale: 'en-US' as Locale,
+    guild_locale: guildLocale,
     context: 0,
   };
 }
