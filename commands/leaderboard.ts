@@ -3,7 +3,7 @@
 // within the command's deadline, and counts those it could not rank.
 
 import { FIGURE_INFO, findEndpoint, type Figure, type TitleSlug } from '../src/catalog/index.js';
-import { code, figure, figureLabel, leaderboardReply, notice, type BoardEntry, type Reply } from '../src/embeds/index.js';
+import { figure, figureLabel, leaderboardReply, namedSlug, notice, type BoardEntry, type Reply } from '../src/embeds/index.js';
 import { overviewOf } from '../src/lookup/schemas.js';
 import { recordMember } from './link.js';
 import { stringOption, titleChoices, titleOf } from './resolve.js';
@@ -72,7 +72,7 @@ export const leaderboard = {
     if (typeof title !== 'string') return title;
     if (!input.guildId) return notice(say(input.locale, 'board.serverOnly'));
     const typed = stringOption(input, 'stat') ?? 'kd';
-    if (!isBoardFigure(typed)) return notice(say(input.locale, 'board.rankBy', { list: BOARD_FIGURES.map((f) => `${figureLabel(f, input.locale)} (${code(f)})`).join(', ') }));
+    if (!isBoardFigure(typed)) return notice(say(input.locale, 'board.rankBy', { list: BOARD_FIGURES.map((f) => namedSlug(figureLabel(f, input.locale), f)).join(', ') }));
     await recordMember(input.guildId, input.userId, deps);
     const started = Date.now();
     const deadline = started + COMMAND_DEADLINE_MS - 1_000;

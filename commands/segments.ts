@@ -1,6 +1,6 @@
 // /stats <title> segments: stats per map, weapon, mode, playlist, legend or hero, as a table.
 import { QUEUES, TITLES, type Queue, type TitleSlug } from '../src/catalog/index.js';
-import { code, errorReply, notice, queueName, segmentTypeName, segmentTypeOf, segmentsReply, typedSegmentType, type Reply } from '../src/embeds/index.js';
+import { code, errorReply, namedSlug, notice, queueName, segmentTypeName, segmentTypeOf, segmentsReply, typedSegmentType, type Reply } from '../src/embeds/index.js';
 import { within } from '../src/lookup/within.js';
 import { choice, matchesTyped } from './choices.js';
 import { playerOptions, type EndpointCommand, type ViewHandler } from './kind.js';
@@ -87,12 +87,12 @@ export const segments = {
     // Typed past the choices: the type by its slug or its name as the list shows it, in any case (as a platform is taken).
     const type = segmentTypeOf(typed, input.locale, types) ?? typed;
     if (!types.some((s) => s.type === type))
-      return notice(say(input.locale, 'segments.noType', { title: TITLES[title].name, type: typedSegmentType(typed, input.locale), list: types.map((s) => `${segmentTypeName(s.type, input.locale) ?? s.name} (${code(s.type)})`).join(', ') }));
+      return notice(say(input.locale, 'segments.noType', { title: TITLES[title].name, type: typedSegmentType(typed, input.locale), list: types.map((s) => namedSlug(segmentTypeName(s.type, input.locale) ?? s.name, s.type)).join(', ') }));
     const season = integerOption(input, 'season');
     if (season !== undefined && TITLES[title].lifetimeOnlySegmentTypes.includes(type))
       return notice(say(input.locale, 'segments.lifetimeOnly', { title: TITLES[title].name, type: segmentTypeName(type, input.locale) ?? type, season: code(optionName(input.locale, 'season')) }));
     const queue = stringOption(input, 'queue');
-    if (queue !== undefined && !(QUEUES as readonly string[]).includes(queue)) return notice(say(input.locale, 'segments.queue', { list: QUEUES.map((q) => `${queueName(q, input.locale)} (${code(q)})`).join(', ') }));
+    if (queue !== undefined && !(QUEUES as readonly string[]).includes(queue)) return notice(say(input.locale, 'segments.queue', { list: QUEUES.map((q) => namedSlug(queueName(q, input.locale), q)).join(', ') }));
     const target = await resolveTarget(input, title, 'segments', deps);
     if (isReply(target)) return target;
     const view: SegmentsView = { kind: 'segments', title, platform: target.platform, player: target.player, handle: target.handle, type, queue: queue as Queue | undefined, season, ownerId: input.userId };

@@ -2,7 +2,7 @@
 import type { TitleSlug } from '../catalog/index.js';
 import type { LookupError } from '../lookup/errors.js';
 import { commandLine, say, sayCount } from '../locales/index.js';
-import { code, platformName, titleName, typedCode } from './format.js';
+import { code, namedSlug, platformName, titleName, typedCode } from './format.js';
 import { notice, safeText, type Reply } from './reply.js';
 
 export interface ErrorContext {
@@ -34,7 +34,7 @@ export function errorReply(error: LookupError, ctx: ErrorContext): Reply {
         return notice(say(locale, 'error.badIdentifier', { typed: typedCode(ctx.player), title, where, search: code(commandLine(locale, `/stats ${ctx.title} search`)) }));
       // The service's own message (in its language), then the values it allows, in ours.
       const allowed = Array.isArray(error.data.allowed)
-        ? ` ${say(locale, 'error.chooseOneOf', { list: error.data.allowed.map((a) => (platformName(String(a)) !== String(a) ? `${platformName(String(a))} (${code(String(a))})` : code(String(a)))).join(', ') })}`
+        ? ` ${say(locale, 'error.chooseOneOf', { list: error.data.allowed.map((a) => (platformName(String(a)) !== String(a) ? namedSlug(platformName(String(a)), String(a)) : code(String(a)))).join(', ') })}`
         : '';
       return notice(`${safeText(error.message)}${allowed}`);
     }

@@ -28,8 +28,13 @@ const TYPED_SHOWN = 40;
 /** What a user typed, quoted back in a notice: as code (no markdown, no mention), and clipped (what they typed may be long). */
 export const typedCode = (text: string): string => code(clip(text, TYPED_SHOWN));
 
+/** Text kept on one line: its spaces made no-break spaces, so that a phone wraps a line between such texts, not inside one. */
+export const unbroken = (text: string): string => text.replace(/ /g, '\u00a0');
+/** "PC Store A (`pc_store_a`)": a name players know and what to type, kept together on a phone ("PC Store / A" broke there). */
+export const namedSlug = (name: string, slug: string): string => `${unbroken(name)}\u00a0(${code(slug)})`;
+
 /** "PC Store C (`pc_store_c`), Console A (`console_a`)": the name a player knows, and what to type. */
-export const platformList = (platforms: readonly PlatformSlug[]): string => platforms.map((p) => `${PLATFORMS[p].name} (${code(p)})`).join(', ');
+export const platformList = (platforms: readonly PlatformSlug[]): string => platforms.map((p) => namedSlug(PLATFORMS[p].name, p)).join(', ');
 
 /** The platform a typed value means, by its slug or its name in any case (`PC store a`); undefined for what is none. */
 export const platformOf = (typed: string): PlatformSlug | undefined => {
@@ -39,11 +44,11 @@ export const platformOf = (typed: string): PlatformSlug | undefined => {
 /** A typed platform as a notice names it: a known one by the name players know (not its slug), anything else quoted back as typed. */
 export const typedPlatform = (typed: string): string => {
   const known = platformOf(typed);
-  return known ? PLATFORMS[known].name : typedCode(typed);
+  return known ? unbroken(PLATFORMS[known].name) : typedCode(typed);
 };
 
 /** "Title A (`title_a`), Title B (`title_b`)": as `platformList`, for the titles. */
-export const titleList = (): string => TITLE_SLUGS.map((t) => `${TITLES[t].name} (${code(t)})`).join(', ');
+export const titleList = (): string => TITLE_SLUGS.map((t) => namedSlug(TITLES[t].name, t)).join(', ');
 
 // ---------------------------------------------------------------------------------------------
 // Numbers, in the reader's locale (`interaction.locale`: `de` writes 1.652)

@@ -4,7 +4,7 @@ import type { LookupMeta } from '../lookup/client.js';
 import type { Session, Stat, Stats } from '../lookup/schemas.js';
 import { goButtons, pageControls, rows } from './controls.js';
 import { figure } from './figures.js';
-import { TITLE_COLORS, answerTime, dataTime, dateWorthShowing, describe, duration, figureLabel, footerOf, statValue, titleName } from './format.js';
+import { TITLE_COLORS, answerTime, dataTime, dateWorthShowing, describe, duration, figureLabel, footerOf, statValue, titleName, unbroken } from './format.js';
 import type { Onward } from './profile.js';
 import { embedReply, safeText, type Reply } from './reply.js';
 import { outcomeMark, outcomeOf } from './results.js';
@@ -71,9 +71,6 @@ function ratingChange(s: Session): string | null {
 }
 
 const RATES: readonly Figure[] = ['kd', 'killsPerMatch', 'damagePerMatch'];
-/** Text that a narrow screen does not break: its spaces made no-break spaces. */
-const unbroken = (text: string): string => text.replace(/ /g, '\u00a0');
-
 /**
  * "K/D **1.80** (career 1.20)": the session's rates, each beside the career's where known, a line
  * each: side by side they ran to 87 characters (94 in German), and a phone broke a figure from its

@@ -121,7 +121,7 @@ describe('handlers', () => {
     const platform = await stats.execute(input('title_b', 'segments', { segment: 'legend', platform: 'pc_store_b', player: 'Rift' }), deps);
     expect(platform.ephemeral).toBe(true);
     // Platforms by name; nothing escaped inside a code span (Discord would show the backslash).
-    expect(platform.content).toContain('PC Store C (`pc_store_c`)');
+    expect(platform.content).toContain('PC\u00a0Store\u00a0C\u00a0(`pc_store_c`)');
     expect(platform.content).not.toMatch(/`[^`]*\\[^`]*`/);
     const segment = await stats.execute(input('title_c', 'segments', { segment: 'weapon', platform: 'pc_store_c', player: 'Ember#4471' }), deps);
     expect(segment.content).toContain('`hero`');
@@ -132,18 +132,18 @@ describe('handlers', () => {
   it('names a platform or segment type it knows by the name players know, quoting back only what it does not know', async () => {
     for (const typed of ['pc_store_a', 'PC STORE A']) {
       const r = await stats.execute(input('title_b', 'segments', { segment: 'legend', platform: typed, player: 'Rift' }), deps);
-      expect(r.content, typed).toContain('not available on PC Store A. ');
+      expect(r.content, typed).toContain('not available on PC\u00a0Store\u00a0A. ');
     }
     const unknown = await stats.execute(input('title_b', 'segments', { segment: 'legend', platform: 'pc_store_z', player: 'Rift' }), deps);
     expect(unknown.content).toContain('not available on `pc_store_z`.');
     // The list of what to type keeps its slugs.
-    expect(unknown.content).toContain('PC Store C (`pc_store_c`)');
+    expect(unknown.content).toContain('PC\u00a0Store\u00a0C\u00a0(`pc_store_c`)');
     const weapon = await stats.execute(input('title_c', 'segments', { segment: 'weapon', platform: 'pc_store_c', player: 'Ember#4471' }), deps);
     expect(weapon.content).toContain('Title C has no Weapons segments.');
     const german = await stats.execute({ ...input('title_c', 'segments', { segment: 'weapon', platform: 'pc_store_c', player: 'Ember#4471' }), locale: 'de' }, deps);
     expect(german.content).toContain('Title C hat keine Waffen-Segmente.');
     const platformDe = await stats.execute({ ...input('title_b', 'segments', { segment: 'legend', platform: 'pc_store_a', player: 'Rift' }), locale: 'de' }, deps);
-    expect(platformDe.content).toContain('gibt es nicht auf PC Store A.');
+    expect(platformDe.content).toContain('gibt es nicht auf PC\u00a0Store\u00a0A.');
   });
 
   it('quotes a long typed value back clipped, so that what to choose stays in sight', async () => {
@@ -409,7 +409,7 @@ describe('/compare', () => {
     expect(missing.content).toContain('Nobody#0000');
     const hidden = await run({ title: 'title_c', player: 'Ember#4471', platform: 'pc_store_c', other: 'Shade#0001' });
     expect(hidden.content).toContain('private');
-    expect((await run({ title: 'title_z', player: 'x' })).content).toContain('Choose a title: Title A (`title_a`), Title B (`title_b`)');
+    expect((await run({ title: 'title_z', player: 'x' })).content).toContain('Choose a title: Title\u00a0A\u00a0(`title_a`), Title\u00a0B\u00a0(`title_b`)');
   });
 
   it('autocompletes platforms and both players', async () => {
@@ -549,7 +549,7 @@ describe('/leaderboard', () => {
 
   it('answers outside a server, an unknown figure and an empty server with a clear message', async () => {
     expect((await run({ title: 'title_c' }, 'b1', null)).content).toContain('use it in one');
-    expect((await run({ title: 'title_c', stat: 'luck' }, 'b1')).content).toContain('Rank by one of: K/D (`kd`), Win rate (`winRate`)');
+    expect((await run({ title: 'title_c', stat: 'luck' }, 'b1')).content).toContain('Rank by one of: K/D\u00a0(`kd`), Win\u00a0rate\u00a0(`winRate`)');
     const empty = await run({ title: 'title_a' }, 'b1', 'g-empty');
     expect(empty.embeds[0]!.description).toContain('Nobody to rank yet');
   });
