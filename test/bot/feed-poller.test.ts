@@ -142,6 +142,25 @@ describe('the session feed after the bot was down for a week', () => {
   }, 30_000);
 });
 
+/**
+ * The poller's record of `member` following Ember#4471 (title_c, small dataset: one match on
+ * record), last seen playing it two hours before `now`, from none: the first look finds that session over.
+ */
+function endedSession(store: FeedStore, member: string, now: number): Promise<void> {
+  const none = { matches: 0, wins: 0, kills: 0, deaths: 0 };
+  return store.setPlayer(`${member}|title_c`, {
+    v: 1,
+    platform: 'pc_store_c',
+    identifier: 'Ember#4471',
+    since: now - 86_400_000,
+    nextAt: now,
+    last: { at: now - 2 * 3_600_000, ...none, matches: 1 },
+    start: { at: now - 3 * 3_600_000, ...none },
+    growthAt: now - 2 * 3_600_000,
+    pending: [],
+  });
+}
+
 describe('the session feed when a process dies while it posts', () => {
   it('leaves the session to the next look once the claim lapses, which posts it with the same nonce', async () => {
     // Ember#4471 (title_c, small dataset) has one match on record; the member was last seen playing
@@ -151,20 +170,9 @@ describe('the session feed when a process dies while it posts', () => {
     const store = sqliteFeedStore(':memory:', 1_000);
     const MEMBER = '1180000000000000405';
     let now = Date.parse('2026-11-20T12:00:00Z');
-    const none = { matches: 0, wins: 0, kills: 0, deaths: 0 };
     await store.setGuild(GUILD, { channelId: '1180000000000000777', on: true });
     await store.join({ guildId: GUILD, userId: MEMBER, title: 'title_c' });
-    await store.setPlayer(`${MEMBER}|title_c`, {
-      v: 1,
-      platform: 'pc_store_c',
-      identifier: 'Ember#4471',
-      since: now - 86_400_000,
-      nextAt: now,
-      last: { at: now - 2 * 3_600_000, ...none, matches: 1 },
-      start: { at: now - 3 * 3_600_000, ...none },
-      growthAt: now - 2 * 3_600_000,
-      pending: [],
-    });
+    await endedSession(store, MEMBER, now);
     const poller = (post: ChannelPoster['post']) =>
       new FeedPoller({
         store,
@@ -221,21 +229,10 @@ describe('the session feed of servers in other languages', () => {
     const MEMBER = '1180000000000000406';
     const GERMAN = '1180000000000000101';
     const now = Date.parse('2026-11-20T12:00:00Z');
-    const none = { matches: 0, wins: 0, kills: 0, deaths: 0 };
     await store.setGuild(GUILD, { channelId: '1180000000000000777', on: true });
     await store.setGuild(GERMAN, { channelId: '1180000000000000778', on: true, locale: 'de' });
     for (const guildId of [GUILD, GERMAN]) await store.join({ guildId, userId: MEMBER, title: 'title_c' });
-    await store.setPlayer(`${MEMBER}|title_c`, {
-      v: 1,
-      platform: 'pc_store_c',
-      identifier: 'Ember#4471',
-      since: now - 86_400_000,
-      nextAt: now,
-      last: { at: now - 2 * 3_600_000, ...none, matches: 1 },
-      start: { at: now - 3 * 3_600_000, ...none },
-      growthAt: now - 2 * 3_600_000,
-      pending: [],
-    });
+    await endedSession(store, MEMBER, now);
     const posts = new Map<string, Reply>();
     const poller = new FeedPoller({
       store,
