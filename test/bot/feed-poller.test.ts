@@ -6,7 +6,7 @@ import { pino, type Logger } from 'pino';
 import { describe, expect, it } from 'vitest';
 
 import type { ChannelPoster, Deps, FeedStore, LinkedAccount } from '../../commands/index.js';
-import { FeedPoller } from '../../src/bot/feed.js';
+import { FeedPoller, type FeedPollerOptions } from '../../src/bot/feed.js';
 import { sqliteFeedStore } from '../../src/bot/feed-store.js';
 import { lookupError } from '../../src/lookup/errors.js';
 import { createLookupCache } from '../../src/lookup/cache.js';
@@ -99,9 +99,7 @@ describe('the session feed’s poller and servers whose feed is off', () => {
 describe('the session feed after the bot was down for a week', () => {
   it('takes the career as it finds it for a player whose look is that late, and still posts a session seen on time', async () => {
     // Ember#4471 (title_c, small dataset) has one match on record; both members last saw none.
-    const service = await startService(smallLines());
-    const lookup = new LookupClient({ baseUrl: service.url, cache: await createLookupCache() });
-    const store = sqliteFeedStore(':memory:', 1_000);
+    const { lookup, store, close } = await smallWorld();
     const LATE = '1180000000000000403';
     const ON_TIME = '1180000000000000404';
     let now = Date.parse('2026-11-20T12:00:00Z');
@@ -112,16 +110,12 @@ describe('the session feed after the bot was down for a week', () => {
     await store.setPlayer(`${LATE}|title_c`, { v: 1, platform: 'pc_store_c', identifier: 'Ember#4471', since: weekAgo, nextAt: weekAgo + 3_600_000, last: { at: weekAgo, ...none }, pending: [] });
     await store.setPlayer(`${ON_TIME}|title_c`, { v: 1, platform: 'pc_store_c', identifier: 'Ember#4471', since: weekAgo, nextAt: now, last: { at: now - 3_600_000, ...none }, pending: [] });
     const posts: { userId: string; reply: Reply }[] = [];
-    const poller = new FeedPoller({
+    const poller = emberPoller(
       store,
-      links: { get: () => Promise.resolve({ platform: 'pc_store_c', identifier: 'Ember#4471', handle: 'Ember#4471' }) } as unknown as Deps['links'],
       lookup,
-      poster: { post: (_channelId, reply) => (posts.push({ userId: /<@(\d+)>/.exec(reply.embeds[0]?.description ?? '')?.[1] ?? '', reply }), Promise.resolve({ ok: true as const })) },
-      logger: pino({ level: 'silent' }),
-      requestsPerMinute: 600,
-      now: () => now,
-      tickMs: 20,
-    });
+      (_channelId, reply) => (posts.push({ userId: /<@(\d+)>/.exec(reply.embeds[0]?.description ?? '')?.[1] ?? '', reply }), Promise.resolve({ ok: true as const })),
+      () => now,
+    );
     try {
       poller.start();
       const seen = async (userId: string) => ((await store.player(`${userId}|title_c`)) as { last?: { matches: number } } | undefined)?.last?.matches === 1;
@@ -135,12 +129,44 @@ describe('the session feed after the bot was down for a week', () => {
       expect(await store.player(`${LATE}|title_c`)).not.toHaveProperty('start');
     } finally {
       await poller.stop();
-      store.close();
-      await lookup.close();
-      await service.close();
+      await close();
     }
   }, 30_000);
 });
+
+/** The small dataset's stats service, a lookup client on it and a feed store in memory; `close` ends all three. */
+async function smallWorld(): Promise<{ lookup: LookupClient; store: ReturnType<typeof sqliteFeedStore>; close: () => Promise<void> }> {
+  const service = await startService(smallLines());
+  const lookup = new LookupClient({ baseUrl: service.url, cache: await createLookupCache() });
+  const store = sqliteFeedStore(':memory:', 1_000);
+  return {
+    lookup,
+    store,
+    close: async () => {
+      store.close();
+      await lookup.close();
+      await service.close();
+    },
+  };
+}
+
+/**
+ * A poller over `store` for members whose linked account is Ember#4471 (title_c), looking up with
+ * `lookup` on the clock `now`, posting with `post`.
+ */
+function emberPoller(store: FeedStore, lookup: LookupClient, post: ChannelPoster['post'], now: () => number, options: Partial<FeedPollerOptions> = {}): FeedPoller {
+  return new FeedPoller({
+    store,
+    links: { get: () => Promise.resolve({ platform: 'pc_store_c', identifier: 'Ember#4471', handle: 'Ember#4471' }) } as unknown as Deps['links'],
+    lookup,
+    poster: { post },
+    logger: pino({ level: 'silent' }),
+    requestsPerMinute: 600,
+    now,
+    tickMs: 20,
+    ...options,
+  });
+}
 
 /**
  * The poller's record of `member` following Ember#4471 (title_c, small dataset: one match on
@@ -165,26 +191,13 @@ describe('the session feed when a process dies while it posts', () => {
   it('leaves the session to the next look once the claim lapses, which posts it with the same nonce', async () => {
     // Ember#4471 (title_c, small dataset) has one match on record; the member was last seen playing
     // it two hours ago, from none: the first look finds that session over.
-    const service = await startService(smallLines());
-    const lookup = new LookupClient({ baseUrl: service.url, cache: await createLookupCache() });
-    const store = sqliteFeedStore(':memory:', 1_000);
+    const { lookup, store, close } = await smallWorld();
     const MEMBER = '1180000000000000405';
     let now = Date.parse('2026-11-20T12:00:00Z');
     await store.setGuild(GUILD, { channelId: '1180000000000000777', on: true });
     await store.join({ guildId: GUILD, userId: MEMBER, title: 'title_c' });
     await endedSession(store, MEMBER, now);
-    const poller = (post: ChannelPoster['post']) =>
-      new FeedPoller({
-        store,
-        links: { get: () => Promise.resolve({ platform: 'pc_store_c', identifier: 'Ember#4471', handle: 'Ember#4471' }) } as unknown as Deps['links'],
-        lookup,
-        poster: { post },
-        logger: pino({ level: 'silent' }),
-        requestsPerMinute: 600,
-        now: () => now,
-        tickMs: 20,
-        lockTtlMs: 500,
-      });
+    const poller = (post: ChannelPoster['post']) => emberPoller(store, lookup, post, () => now, { lockTtlMs: 500 });
     // The first process's post never comes back: it dies with it.
     const tried: (string | undefined)[] = [];
     const dying = poller((_channelId, _reply, options) => (tried.push(options?.nonce), new Promise(() => {})));
@@ -213,9 +226,7 @@ describe('the session feed when a process dies while it posts', () => {
       expect(await store.player(`${MEMBER}|title_c`)).toMatchObject({ pending: [] });
     } finally {
       await Promise.all([dying.stop(), next.stop()]);
-      store.close();
-      await lookup.close();
-      await service.close();
+      await close();
     }
   }, 30_000);
 });
@@ -223,9 +234,7 @@ describe('the session feed when a process dies while it posts', () => {
 describe('the session feed of servers in other languages', () => {
   it('posts one session in each server’s language: German where the channel was picked in a German server, English where none was given', async () => {
     // Ember#4471 (title_c, small dataset): one match on record, last seen playing it two hours ago.
-    const service = await startService(smallLines());
-    const lookup = new LookupClient({ baseUrl: service.url, cache: await createLookupCache() });
-    const store = sqliteFeedStore(':memory:', 1_000);
+    const { lookup, store, close } = await smallWorld();
     const MEMBER = '1180000000000000406';
     const GERMAN = '1180000000000000101';
     const now = Date.parse('2026-11-20T12:00:00Z');
@@ -234,16 +243,7 @@ describe('the session feed of servers in other languages', () => {
     for (const guildId of [GUILD, GERMAN]) await store.join({ guildId, userId: MEMBER, title: 'title_c' });
     await endedSession(store, MEMBER, now);
     const posts = new Map<string, Reply>();
-    const poller = new FeedPoller({
-      store,
-      links: { get: () => Promise.resolve({ platform: 'pc_store_c', identifier: 'Ember#4471', handle: 'Ember#4471' }) } as unknown as Deps['links'],
-      lookup,
-      poster: { post: (channelId, reply) => (posts.set(channelId, reply), Promise.resolve({ ok: true as const })) },
-      logger: pino({ level: 'silent' }),
-      requestsPerMinute: 600,
-      now: () => now,
-      tickMs: 20,
-    });
+    const poller = emberPoller(store, lookup, (channelId, reply) => (posts.set(channelId, reply), Promise.resolve({ ok: true as const })), () => now);
     try {
       poller.start();
       for (let i = 0; i < 200 && posts.size < 2; i++) await sleep(20);
@@ -258,9 +258,7 @@ describe('the session feed of servers in other languages', () => {
       expect(german?.footer?.text).toContain('aus der Änderung der Karriere');
     } finally {
       await poller.stop();
-      store.close();
-      await lookup.close();
-      await service.close();
+      await close();
     }
   }, 30_000);
 });
