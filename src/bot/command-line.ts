@@ -49,8 +49,12 @@ function leafOptions(command: string, options: readonly APIApplicationCommandOpt
   return new Map(level.map((o) => [o.name, o]));
 }
 
-/** Parses a typed command; the last option is the focused one for autocomplete. */
-export function parseCommandLine(line: string, userId: string): CommandInput & { last?: { name: string; value: string } } {
+/**
+ * Parses a typed command; the last option is the focused one for autocomplete. A `complete` command
+ * (one to run, not one being typed) must have every option the command requires: Discord sends no
+ * command without them, so a handler never meets one missing.
+ */
+export function parseCommandLine(line: string, userId: string, { complete = true }: { complete?: boolean } = {}): CommandInput & { last?: { name: string; value: string } } {
   const [head, ...rest] = tokens(line.trim());
   const name = (head ?? '').replace(/^\//, '');
   const command = findCommand(name);
@@ -78,7 +82,9 @@ export function parseCommandLine(line: string, userId: string): CommandInput & {
     last = { name: key, value: raw };
   }
   // Also without options: "/stats title_c" alone, or a subcommand mistyped, is told here, not by the handler.
-  leafOptions(name, command.data.options, path);
+  const leaf = leafOptions(name, command.data.options, path);
+  const missing = complete ? [...leaf.values()].filter((o) => o.required === true && !(o.name in options)).map((o) => `${o.name}:…`) : [];
+  if (missing.length > 0) throw new CommandLineError(`"/${[name, ...path].join(' ')}" needs ${missing.join(' ')} (Discord sends it with ${missing.length > 1 ? 'these' : 'this'} always)`);
   const [group, subcommand] = path.length >= 2 ? [path[0] ?? null, path[1] ?? null] : [null, path[0] ?? null];
   return { name, group, subcommand, options, userId, ...(last ? { last } : {}) };
 }

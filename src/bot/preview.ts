@@ -46,7 +46,7 @@ async function main(): Promise<void> {
   if (!line) exitWith(USAGE);
   let input;
   try {
-    input = { ...parseCommandLine(line, parsed.values.user), guildId: parsed.values.server, locale: parsed.values.locale, guildLocale: parsed.values['server-locale'], canManageServer: parsed.values.admin ?? false };
+    input = { ...parseCommandLine(line, parsed.values.user, { complete: !parsed.values.autocomplete }), guildId: parsed.values.server, locale: parsed.values.locale, guildLocale: parsed.values['server-locale'], canManageServer: parsed.values.admin ?? false };
   } catch (e) {
     if (e instanceof CommandLineError) exitWith(`${e.message}\n${USAGE}`);
     throw e;

@@ -56,6 +56,12 @@ describe('reading a typed command', () => {
     expect(told('/stats title_c platform:pc_store_c')).toBe('"/stats title_c" needs a subcommand: profile, segments, search');
     expect(told('/link Nova')).toBe('"/link" has no subcommand "Nova": its options, written name:value, are title, platform, player');
   });
+
+  it('says which options a command to run lacks that Discord always sends, and takes them missing while a command is typed', () => {
+    expect(() => parseCommandLine('/stats title_b segments platform:pc_store_b player:Wraithling', 'u')).toThrow('"/stats title_b segments" needs segment:… (Discord sends it with this always)');
+    expect(() => parseCommandLine('/link player:Nova', 'u')).toThrow('"/link" needs title:… platform:…');
+    expect(parseCommandLine('/link title:title_c player:No', 'u', { complete: false })).toMatchObject({ name: 'link', last: { name: 'player', value: 'No' } });
+  });
 });
 
 describe('the preview command line', () => {
