@@ -110,6 +110,7 @@ function readAnswer(response: IncomingMessage, resolve: (p: Posted) => void, rej
     if (size > MAX_ANSWER_BYTES) response.destroy(new Error(`Discord's answer to a callback was over ${MAX_ANSWER_BYTES} bytes`));
     else chunks.push(chunk);
   });
+  // A connection lost before the answer ends is an error here too (Node's 'aborted'): never a wait without end.
   response.on('error', reject);
   response.on('end', () => resolve({ status: response.statusCode ?? 0, type: String(response.headers['content-type'] ?? ''), body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) }));
 }

@@ -19,7 +19,7 @@ interface Seen {
 
 let server: Server;
 let seen: Seen[] = [];
-let answers: { status: number; headers?: Record<string, string>; body?: unknown }[] = [];
+let answers: { status: number; headers?: Record<string, string>; body?: unknown; cut?: boolean }[] = [];
 let client: Client;
 let sender: CallbackSender;
 let viaQueue = 0;
@@ -38,6 +38,13 @@ beforeAll(async () => {
         return;
       }
       const answer = answers.shift() ?? { status: 204 };
+      // The connection lost halfway through the answer.
+      if (answer.cut) {
+        res.writeHead(answer.status, { 'content-type': 'application/json', 'content-length': '100' });
+        res.write('{"id":');
+        setTimeout(() => res.socket?.destroy(), 20);
+        return;
+      }
       const text = answer.body === undefined ? '' : JSON.stringify(answer.body);
       res.writeHead(answer.status, { ...(text ? { 'content-type': 'application/json' } : {}), ...answer.headers });
       res.end(text);
@@ -170,5 +177,12 @@ describe('interaction callbacks sent directly', () => {
     await post(choices);
     expect(viaQueue).toBe(1);
     expect(seen).toHaveLength(3);
+  });
+
+  it('hands choices whose answer was cut off with the connection to discord.js, which sends them again: never a wait without end', async () => {
+    answers = [{ status: 200, cut: true }, { status: 204 }];
+    await post(choices);
+    expect(seen).toHaveLength(2);
+    expect(viaQueue).toBe(1);
   });
 });
