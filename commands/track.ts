@@ -5,7 +5,7 @@ import { ChannelType } from 'discord.js';
 
 import { findEndpoint, type TitleSlug } from '../src/catalog/index.js';
 import { code, feedCheckReply, notice, safeText, titleName, type Reply } from '../src/embeds/index.js';
-import { commandLine, languageName, say, sayCount, type TextKey } from '../src/locales/index.js';
+import { commandLine, languageChoices, languageName, say, sayCount, type TextKey } from '../src/locales/index.js';
 import { installableCommand } from './installs.js';
 import { recordMember } from './link.js';
 import { stringOption, titleChoices, titleOf } from './resolve.js';
@@ -44,17 +44,20 @@ const admin = (input: CommandInput, feed: GuildFeed | undefined, text: string): 
 async function setChannel(input: CommandInput, guildId: string, store: FeedStore, deps: Deps, feed: GuildFeed | undefined): Promise<Reply> {
   const channelId = stringOption(input, 'channel');
   if (!channelId || !/^\d{17,20}$/.test(channelId)) return notice(say(input.locale, 'track.pickChannel'));
+  // The posts are for everyone in the channel: in the language picked, else the server's (a server
+  // that is not a Community server always says en-US), kept with the feed.
+  const chosen = stringOption(input, 'language');
+  const locale = chosen ?? input.guildLocale;
   if (deps.poster) {
-    const posted = await deps.poster.post(channelId, feedCheckReply(deps.cards !== undefined, input.guildLocale));
+    const posted = await deps.poster.post(channelId, feedCheckReply(deps.cards !== undefined, locale));
     if (!posted.ok) return admin(input, feed, say(input.locale, 'track.cannotPost', { channel: `<#${channelId}>`, reason: refusal(input.locale, posted.code, posted.message) }));
   }
-  // The posts are for everyone in the channel: written in the server's language, kept with the feed.
-  await store.setGuild(guildId, { channelId, on: true, ...(input.guildLocale ? { locale: input.guildLocale } : {}) });
+  await store.setGuild(guildId, { channelId, on: true, ...(locale ? { locale } : {}) });
   const members = await store.count(guildId);
   return notice(
     [
       say(input.locale, 'track.on', { channel: `<#${channelId}>`, follows: follows(input.locale, members), join: line(input.locale, '/track join title:…'), link: line(input.locale, '/link') }),
-      say(input.locale, 'track.language', { language: languageName(input.guildLocale, input.locale) }),
+      say(input.locale, chosen ? 'track.languageChosen' : 'track.language', { language: languageName(locale, input.locale) }),
     ].join('\n'),
   );
 }
@@ -93,7 +96,8 @@ export const track = {
       s
         .setName('channel')
         .setDescription('Post the feed in this channel (Manage Server)')
-        .addChannelOption((o) => o.setName('channel').setDescription('Where session summaries go').setRequired(true).addChannelTypes(ChannelType.GuildText, ChannelType.GuildAnnouncement)),
+        .addChannelOption((o) => o.setName('channel').setDescription('Where session summaries go').setRequired(true).addChannelTypes(ChannelType.GuildText, ChannelType.GuildAnnouncement))
+        .addStringOption((o) => o.setName('language').setDescription('The language of the summaries (default: the server’s)').addChoices(...languageChoices())),
     )
     .addSubcommand((s) => s.setName('off').setDescription('Stop the feed (Manage Server)'))
     .addSubcommand((s) =>

@@ -17,6 +17,7 @@ export const enCommands = {
     leaderboard: 'leaderboard',
     track: "track",
     channel: "channel",
+    language: "language",
     off: "off",
     join: "join",
     leave: "leave",
@@ -67,6 +68,7 @@ export const enCommands = {
     track: "This server’s session feed: a summary of each play session when it ends",
     trackChannel: "Post the feed in this channel (Manage Server)",
     trackChannelOption: "Where session summaries go",
+    trackLanguageOption: "The language of the summaries (default: the server’s)",
     trackOff: "Stop the feed (Manage Server)",
     trackJoin: "Have your sessions of a title posted (your linked account)",
     trackLeave: "Stop posting your sessions",
@@ -329,6 +331,7 @@ export const en = {
   'track.notFollowing': 'You were not following the feed here.',
   'track.usage': 'Use {commands}.',
   'track.language': 'Summaries are posted in {language}: the server’s language.',
+  'track.languageChosen': 'Summaries are posted in {language}.',
   // The feed's posts, in the server's language
   'feed.author': '{title} · Session feed',
   'feed.over': 'Session over',

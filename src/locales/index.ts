@@ -2,7 +2,7 @@
 // English for every locale without one. `say` picks a text by `interaction.locale`; numbers inside
 // it are formatted by the caller (they follow the locale too).
 import { en, enCommands, type CommandTexts, type TextKey, type Texts } from './en.js';
-import { LANGUAGES, fill, languageOf, type Language, type Vars } from './languages.js';
+import { DISCORD_LOCALES, LANGUAGES, fill, languageOf, type Language, type Vars } from './languages.js';
 
 /** A fixed text in the reader's language, with its values put in. */
 export function say(locale: string | null | undefined, key: TextKey, vars?: Vars): string {
@@ -60,4 +60,20 @@ export function languageName(locale: string | null | undefined, reader: string |
   } catch {
     return language;
   }
+}
+
+/** A Discord locale for each language with a file (`en-US`, `de`, `fr`, `es-ES`, `pt-BR`). */
+const LANGUAGE_LOCALES: Record<Language, string> = { en: 'en-US', de: 'de', fr: 'fr', es: 'es-ES', 'pt-BR': 'pt-BR' };
+
+/** The languages with a file as choices of an option, each named in the reader's language (`German`, `Deutsch`), its value a Discord locale. */
+export function languageChoices(): { name: string; value: string; name_localizations: Record<string, string> }[] {
+  const named = (language: Language, reader: string) => {
+    const name = languageName(language, reader);
+    return name.charAt(0).toLocaleUpperCase(reader) + name.slice(1);
+  };
+  return (Object.keys(LANGUAGES) as Language[]).map((language) => ({
+    name: named(language, 'en'),
+    value: LANGUAGE_LOCALES[language],
+    name_localizations: Object.fromEntries(Object.values(DISCORD_LOCALES).flatMap((locales) => locales.map((locale) => [locale, named(language, locale)]))),
+  }));
 }

@@ -55,6 +55,19 @@ describe('/track channel', () => {
     expect(await feed.guild(GUILD)).toMatchObject({ channelId: CHANNEL, on: true });
   });
 
+  it('writes the feed in the language picked, else in the server’s, and says which', async () => {
+    double.setChannelPermissions(CHANNEL, null);
+    const run = (options: Record<string, string>, guildLocale?: string) =>
+      track.execute({ name: 'track', group: null, subcommand: 'channel', options: { channel: CHANNEL, ...options }, userId: 'admin', guildId: GUILD, canManageServer: true, locale: 'en-US', guildLocale }, deps);
+    const picked = await run({ language: 'fr' }, 'de');
+    expect(picked.content).toContain('Summaries are posted in French.');
+    expect(await feed.guild(GUILD)).toMatchObject({ channelId: CHANNEL, on: true, locale: 'fr' });
+    expect(JSON.stringify(double.channelMessages(CHANNEL).at(-1)!.message.embeds)).toContain('Fil des sessions');
+    const server = await run({}, 'de');
+    expect(server.content).toContain('Summaries are posted in German: the server’s language.');
+    expect(await feed.guild(GUILD)).toMatchObject({ locale: 'de' });
+  });
+
   it('posts its notice as a summary is posted, an embed with a file when cards are on', async () => {
     double.setChannelPermissions(CHANNEL, null);
     await pick({ ...deps, cards: {} as CardRenderer });
