@@ -1,7 +1,7 @@
 // The README's promises: every example request it shows answers as it says, `$B` ones on the demo
 // data and `$M` ones on the example dataset.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -41,23 +41,31 @@ describe('README examples', () => {
   });
 });
 
-/** `npm run preview -- [flags] "<command>"` lines, in README order (the last relies on the /link before it). */
+/** `npm run preview -- [flags] "<command>"` lines, in README order (later ones rely on the /link and /track before them). */
 const previews = readme
   .split('\n')
-  .map((line) => /^npm run preview -- (--autocomplete )?"([^"]+)"/.exec(line))
+  .map((line) => /^npm run preview -- ((?:--[\w-]+(?: [^-"\s]\S*)? )*)"([^"]+)"/.exec(line))
   .filter((m): m is RegExpExecArray => m !== null)
-  .map((m) => ({ flags: m[1] ? ['--autocomplete'] : [], command: m[2] ?? '' }));
+  .map((m) => ({ flags: (m[1] ?? '').trim().split(/\s+/).filter(Boolean), command: m[2] ?? '' }));
 
 describe('README preview examples', () => {
   it('runs each in order, printing an embed or choices (errors are plain notices)', () => {
     expect(previews.length).toBeGreaterThanOrEqual(5);
     const previewDb = join(mkdtempSync(join(tmpdir(), 'readme-preview-')), 'preview.sqlite');
+    const cards = mkdtempSync(join(tmpdir(), 'readme-cards-'));
     for (const { flags, command } of previews) {
-      const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/bot/preview.ts', ...flags, command], { env: { ...cleanEnv(), PREVIEW_DB: previewDb, LOG_LEVEL: 'warn' }, encoding: 'utf8', timeout: 30_000 });
+      // A card is written where the test says, not in the checkout.
+      const args = flags.map((f, i) => (flags[i - 1] === '--card' ? join(cards, f) : f));
+      const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/bot/preview.ts', ...args, command], { env: { ...cleanEnv(), PREVIEW_DB: previewDb, LOG_LEVEL: 'warn' }, encoding: 'utf8', timeout: 30_000 });
       expect(run.status, `${command}: ${run.stderr}`).toBe(0);
       expect(run.stdout.trim().length, command).toBeGreaterThan(0);
-      expect(run.stdout, command).toMatch(flags.length > 0 ? /→/ : /┌─/);
+      if (flags.includes('--autocomplete')) expect(run.stdout, command).toMatch(/→/);
+      else if (flags.includes('--json')) expect(() => JSON.parse(run.stdout) as unknown, command).not.toThrow();
+      else if (command.startsWith('/stats')) expect(run.stdout, command).toMatch(/┌─/);
+      if (flags.includes('--card')) expect(readdirSync(cards), command).toContain(flags[flags.indexOf('--card') + 1]);
     }
+    // Every kind of line the README shows is run: flags and all.
+    expect(previews.filter((p) => p.flags.length > 0).length).toBeGreaterThanOrEqual(10);
     // Each example starts a process that builds the demo data: seconds each on a busy machine.
   }, 20_000 * Math.max(6, previews.length));
 });
