@@ -63,14 +63,28 @@ interface Posted {
   body: Buffer;
 }
 
+/** An answer's bytes as they come, up to MAX_ANSWER_BYTES: `add` gives the error to end the answer with past it. */
+function answerBytes(): { add(chunk: Buffer): Error | undefined; bytes(): Buffer } {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  return {
+    add(chunk) {
+      size += chunk.length;
+      if (size > MAX_ANSWER_BYTES) return new Error(`Discord's answer to a callback was over ${MAX_ANSWER_BYTES} bytes`);
+      chunks.push(chunk);
+      return undefined;
+    },
+    bytes: () => (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)),
+  };
+}
+
 /**
  * One POST on the pool, read into a buffer: undici's handler interface, without the stream, the
  * promise chain and the body mixin of its `request()`, which cost a tenth of the process under load.
  */
 function post(pool: Pool, path: string, headers: Record<string, string>, body: string | Buffer, onWritten?: () => void): Promise<Posted> {
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
+    const answer = answerBytes();
     let status = 0;
     let type = '';
     pool.dispatch(
@@ -86,12 +100,11 @@ function post(pool: Pool, path: string, headers: Record<string, string>, body: s
           type = String(responseHeaders['content-type'] ?? '');
         },
         onResponseData(controller, chunk) {
-          size += chunk.length;
-          if (size > MAX_ANSWER_BYTES) controller.abort(new Error(`Discord's answer to a callback was over ${MAX_ANSWER_BYTES} bytes`));
-          else chunks.push(chunk);
+          const tooLarge = answer.add(chunk);
+          if (tooLarge) controller.abort(tooLarge);
         },
         onResponseEnd() {
-          resolve({ status, type, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) });
+          resolve({ status, type, body: answer.bytes() });
         },
         onResponseError(_controller, error) {
           reject(error);
@@ -103,16 +116,14 @@ function post(pool: Pool, path: string, headers: Record<string, string>, body: s
 
 /** What a callback POST got back, read into a buffer (at most MAX_ANSWER_BYTES). */
 function readAnswer(response: IncomingMessage, resolve: (p: Posted) => void, reject: (e: Error) => void): void {
-  const chunks: Buffer[] = [];
-  let size = 0;
+  const answer = answerBytes();
   response.on('data', (chunk: Buffer) => {
-    size += chunk.length;
-    if (size > MAX_ANSWER_BYTES) response.destroy(new Error(`Discord's answer to a callback was over ${MAX_ANSWER_BYTES} bytes`));
-    else chunks.push(chunk);
+    const tooLarge = answer.add(chunk);
+    if (tooLarge) response.destroy(tooLarge);
   });
   // A connection lost before the answer ends is an error here too (Node's 'aborted'): never a wait without end.
   response.on('error', reject);
-  response.on('end', () => resolve({ status: response.statusCode ?? 0, type: String(response.headers['content-type'] ?? ''), body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) }));
+  response.on('end', () => resolve({ status: response.statusCode ?? 0, type: String(response.headers['content-type'] ?? ''), body: answer.bytes() }));
 }
 
 /**
@@ -152,7 +163,8 @@ export function createCallbackSender(rest: REST, observe?: (ok: boolean) => void
   // so that they never queue behind replies carrying cards while every connection of the pool is
   // busy, and Node's client, which writes them at once (postNow).
   const secure = api.protocol === 'https:';
-  const choicesAgent = secure ? new HttpsAgent({ keepAlive: true, maxSockets: 8, maxFreeSockets: 8, timeout: 30_000 }) : new HttpAgent({ keepAlive: true, maxSockets: 8, maxFreeSockets: 8, timeout: 30_000 });
+  const agentOptions = { keepAlive: true, maxSockets: 8, maxFreeSockets: 8, timeout: 30_000 };
+  const choicesAgent = secure ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions);
   const sendChoices = secure ? httpsRequest : httpRequest;
   const userAgent = `${DefaultUserAgent} ${rest.options.userAgentAppendix}`.trim();
   const base = api.pathname.replace(/\/$/, '');

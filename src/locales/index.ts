@@ -62,9 +62,6 @@ export function languageName(locale: string | null | undefined, reader: string |
   }
 }
 
-/** A Discord locale for each language with a file (`en-US`, `de`, `fr`, `es-ES`, `pt-BR`). */
-const LANGUAGE_LOCALES: Record<Language, string> = { en: 'en-US', de: 'de', fr: 'fr', es: 'es-ES', 'pt-BR': 'pt-BR' };
-
 /** The languages with a file as choices of an option, each named in the reader's language (`German`, `Deutsch`), its value a Discord locale. */
 export function languageChoices(): { name: string; value: string; name_localizations: Record<string, string> }[] {
   const named = (language: Language, reader: string) => {
@@ -73,7 +70,8 @@ export function languageChoices(): { name: string; value: string; name_localizat
   };
   return (Object.keys(LANGUAGES) as Language[]).map((language) => ({
     name: named(language, 'en'),
-    value: LANGUAGE_LOCALES[language],
+    // A Discord locale the language answers: `en-US`, `de`, `fr`, `es-ES`, `pt-BR`.
+    value: language === 'en' ? 'en-US' : (DISCORD_LOCALES[language][0] ?? language),
     name_localizations: Object.fromEntries(Object.values(DISCORD_LOCALES).flatMap((locales) => locales.map((locale) => [locale, named(language, locale)]))),
   }));
 }
