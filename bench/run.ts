@@ -587,7 +587,7 @@ async function cards(): Promise<void> {
   // A burst gives seventy to ninety autocompletes, so its p99 is its slowest: the figures pool
   // CARD_ROUNDS bursts, each with a bot of its own. With three (about 220 autocompletes) the p99 was
   // the third slowest, and moved between runs more than any change measured here (6.43 to 11.22 ms in
-  // seven runs of one morning); with ten (about 880) it is the ninth, 7.08 to 8.28 ms in four runs.
+  // seven runs of one morning); with ten (about 880) it is the ninth, 7.08 to 10.44 ms in six runs.
   const rounds = Math.max(1, Number(process.env.CARD_ROUNDS ?? 10));
   const duringBurst = async (env: Record<string, string>) => {
     const all: Awaited<ReturnType<typeof oneBurst>>[] = [];
