@@ -5,9 +5,9 @@
 // option, answered from memory) is dispatched every 5 ms and timed from dispatch to the moment the
 // bot's answer went out on its connection (its log says when), and as the double records it; then
 // as many again once loaded, for comparison. A profile asked during the import shows what a user
-// reads then. Last, autocompletes are timed the same way while
-// the busiest players' lookups are asked, then while typical players' are: the embedded service
-// works them out in its own thread, never on the bot's event loop.
+// reads then. Last, autocompletes are timed the same way while typical players' lookups are asked,
+// then while the busiest players' are: the embedded service works them out in its own thread, never
+// on the bot's event loop.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';

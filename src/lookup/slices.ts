@@ -15,7 +15,7 @@ export const SLICED_ANSWER_CHARS = 256 * 1024;
 /**
  * Text scanned or read in one turn of the event loop, a fraction of a millisecond's work. 128 K
  * (about a millisecond) left autocomplete p99 at 10 to 21 ms while the busiest players' lookups
- * ran at a million matches; 32 K, 7.8 to 9 (`npm run bench:scale -- --stores bot`, alternating).
+ * ran at a million matches; 32 K, 6.7 to 9 (`npm run bench:scale -- --stores bot`, alternating).
  */
 export const SLICE_CHARS = 32 * 1024;
 
