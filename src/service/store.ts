@@ -89,12 +89,13 @@ export const TOTALS_FLUSH_PLAYERS = 300_000;
 /** Matches staged before their rows join the table (bounds the import's memory). */
 export const STAGE_LIMIT = 2_000_000;
 /**
- * Matches whose rows one statement stages. A statement inside a transaction first copies each page
- * it changes that was there before it (SQLite's statement journal): one statement a match copied
- * the stage's last page (16 KB) a million times a million matches, and once a statement's copies
- * outgrew 64 KiB the journal was a temporary file, written about 15 GB. Sixteen matches a
- * statement: 5.2 GB written by the whole import until its last batch instead of 20.4, and the
- * writer's thread 7.47 to 7.63 CPU seconds for 200,000 prepared matches against 8.15 to 8.43.
+ * Matches whose rows one statement stages. A multi-row statement inside a transaction first copies
+ * each page it changes that was there before it (SQLite's statement journal): with one statement a
+ * match, the stage's last page (16 KB) was copied once a match, and once a statement's copies
+ * outgrew 64 KiB the journal was a temporary file: about 15 GiB written in a million-match import.
+ * Sixteen matches a statement: 5.2 GiB written by the whole import until its last batch instead of
+ * 20.4, and the writer's thread 7.47 to 7.63 CPU seconds for 200,000 prepared matches against 8.15
+ * to 8.43.
  */
 const STAGE_MATCHES_A_STATEMENT = 16;
 /** The values a match's rows are staged with (title, start, id, duration, map, mode, playlist, queue, season, rows). */
