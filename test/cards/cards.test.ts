@@ -1,6 +1,6 @@
 // Cards: the model chosen by meaning, the PNG the worker pool draws (decodes, its size, not blank,
 // like the golden image), the cache, and every way drawing can fail falling back to the text reply.
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 
@@ -388,17 +388,6 @@ describe('falling back to the text reply', () => {
     } finally {
       await fresh.close();
     }
-  });
-
-  it('lays cards out in the worker without loading discord.js (in its import graph it cost the worker about 30 MB resident and 0.2 s of its start)', () => {
-    // What the worker imports besides takumi: the layout module (render-worker.mjs, importBeside).
-    // discord.js is CommonJS, so its modules show in the require cache once anything imports it.
-    const script = `import { createRequire } from 'node:module';
-      await import('./src/cards/layout.ts');
-      const loaded = Object.keys(createRequire(process.cwd() + '/').cache);
-      process.stdout.write(JSON.stringify(loaded.filter((path) => /[\\\\/]node_modules[\\\\/](discord\\.js|@discordjs)[\\\\/]/.test(path))));`;
-    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
-    expect(JSON.parse(out)).toEqual([]);
   });
 
   it.runIf(process.platform === 'linux')('draws at a lower priority than the thread asking for cards: the drawing threads are found and lowered, the caller is not', async () => {
