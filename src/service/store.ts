@@ -101,6 +101,18 @@ const STAGE_MATCHES_A_STATEMENT = 16;
 /** The values a match's rows are staged with (title, start, id, duration, map, mode, playlist, queue, season, rows). */
 const STAGE_VALUES = 10;
 
+/**
+ * The statement staging the rows of `matches` matches, their STAGE_VALUES values one after the
+ * other. A match's rows are taken from their JSON by SQLite (src/service/prepared.ts): binding 17
+ * values a row from here cost more. JSONB, so that each element is a walk, not a parse. The JSON
+ * comes as text or as its UTF-8 bytes (a blob, which jsonb() would take for JSONB: cast).
+ */
+const stageSql = (matches: number): string => `INSERT INTO match_rows_stage
+  SELECT m.column1, r.value ->> 0, r.value ->> 1, m.column2, m.column3, m.column4, r.value ->> 2, r.value ->> 3, r.value ->> 4,
+    r.value ->> 5, m.column5, m.column6, m.column7, m.column8, m.column9, r.value -> 6, r.value -> 7
+  FROM (VALUES ${Array.from({ length: matches }, () => `(${Array(STAGE_VALUES).fill('?').join(', ')})`).join(', ')}) m,
+    jsonb_each(jsonb(CAST(m.column10 AS TEXT))) r`;
+
 /** Page cache while a fresh file is bulk loaded (the totals use it), in KiB. */
 const BULK_CACHE_KIB = 262_144;
 /**
@@ -208,19 +220,9 @@ export class StatsStore implements Store {
       upsertMatch: db.prepare(`
         INSERT OR REPLACE INTO matches (title, id, platform, started_at, duration_s, map, mode, playlist, queue, season, players, digest)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?)`),
-      // A match's rows taken from their JSON by SQLite (src/service/prepared.ts): binding 17
-      // values a row from here cost more. JSONB, so that each element is a walk, not a parse. The
-      // JSON comes as text or as its UTF-8 bytes (a blob, which jsonb() would take for JSONB: cast).
-      insertStage: db.prepare(`INSERT INTO match_rows_stage
-        SELECT ?, r.value ->> 0, r.value ->> 1, ?, ?, ?, r.value ->> 2, r.value ->> 3, r.value ->> 4, r.value ->> 5, ?, ?, ?, ?, ?,
-          r.value -> 6, r.value -> 7
-        FROM jsonb_each(jsonb(CAST(? AS TEXT))) r`),
-      // The same for STAGE_MATCHES_A_STATEMENT matches at once, their values one after the other.
-      insertStageMany: db.prepare(`INSERT INTO match_rows_stage
-        SELECT m.column1, r.value ->> 0, r.value ->> 1, m.column2, m.column3, m.column4, r.value ->> 2, r.value ->> 3, r.value ->> 4,
-          r.value ->> 5, m.column5, m.column6, m.column7, m.column8, m.column9, r.value -> 6, r.value -> 7
-        FROM (VALUES ${Array.from({ length: STAGE_MATCHES_A_STATEMENT }, () => `(${Array(STAGE_VALUES).fill('?').join(', ')})`).join(', ')}) m,
-          jsonb_each(jsonb(CAST(m.column10 AS TEXT))) r`),
+      // One match staged (a batch's last few), and STAGE_MATCHES_A_STATEMENT at once.
+      insertStage: db.prepare(stageSql(1)),
+      insertStageMany: db.prepare(stageSql(STAGE_MATCHES_A_STATEMENT)),
       totalsJson: db.prepare('SELECT totals FROM player_totals WHERE title = ? AND platform = ? AND player = ?').pluck(),
       putTotals: db.prepare('INSERT OR REPLACE INTO player_totals (title, platform, player, totals) VALUES (?, ?, ?, ?)'),
       deleteTotals: db.prepare('DELETE FROM player_totals WHERE title = ? AND platform = ? AND player = ?'),
