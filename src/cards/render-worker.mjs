@@ -5,7 +5,7 @@
 import { pbkdf2 } from 'node:crypto';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
-import { pid, platform } from 'node:process';
+import { env, execArgv, pid, platform } from 'node:process';
 import { parentPort, workerData } from 'node:worker_threads';
 
 import { Renderer } from '@takumi-rs/core';
@@ -13,6 +13,7 @@ import { Renderer } from '@takumi-rs/core';
 import { importBeside } from '../module-beside.mjs';
 
 const { cardLayout } = /** @type {typeof import('./layout.ts')} */ (await importBeside(import.meta.url, 'layout'));
+const { nodeOwnThreads, v8PoolSize } = /** @type {typeof import('./node-threads.ts')} */ (await importBeside(import.meta.url, 'node-threads'));
 
 /** The nice value of the threads that draw: the bot's event loop gets a core before a card does. */
 const DRAWING_NICE = 10;
@@ -48,7 +49,10 @@ const poolWork = () => new Promise((resolve) => pbkdf2('probe', 'salt', 20_000, 
  * cards: drawing on every pool thread at once left about 20 MB more resident), and the threads
  * whose CPU time grew by a good share of it are the pool's. On Linux a nice value is a thread's
  * own; the pool serves the rest of the process too, which the bot uses little (its files are read
- * at start). Returns how many threads were lowered besides this one.
+ * at start). Node's own threads are left alone (node-threads.ts): V8's pool collects this worker's
+ * garbage when it draws, and one of them was found and lowered with the pool's now and then,
+ * leaving the bot's own collections to a thread at nice 10. Returns how many threads were lowered
+ * besides this one.
  * @returns {Promise<number>}
  */
 async function lowerDrawingThreads() {
@@ -66,11 +70,12 @@ async function lowerDrawingThreads() {
   // are all found, a few at most.
   /** @type {Set<number>} */
   const lowered = new Set();
+  const own = nodeOwnThreads([...threadTimes().keys()], pid, v8PoolSize(execArgv, env.NODE_OPTIONS));
   for (let round = 0; round < PROBE_ROUNDS && lowered.size < POOL_THREADS; round++) {
     const before = threadTimes();
     await Promise.all(Array.from({ length: PROBE_TASKS }, poolWork));
     /** @type {[tid: number, ns: number][]} */
-    const grew = [...threadTimes()].map(([tid, ns]) => /** @type {[number, number]} */ ([tid, ns - (before.get(tid) ?? ns)])).filter(([tid]) => tid !== pid && tid !== self);
+    const grew = [...threadTimes()].map(([tid, ns]) => /** @type {[number, number]} */ ([tid, ns - (before.get(tid) ?? ns)])).filter(([tid]) => tid !== pid && tid !== self && !own.has(tid));
     const most = Math.max(0, ...grew.map(([, ns]) => ns));
     for (const [tid, ns] of grew)
       if (ns > 0 && ns >= most / 4 && !lowered.has(tid))

@@ -4,7 +4,7 @@ import { FIGURE_INFO, PLATFORMS, PLATFORM_SLUGS, QUEUES, TITLES, TITLE_SLUGS, is
 import type { LookupMeta } from '../lookup/client.js';
 import type { Stat } from '../lookup/schemas.js';
 import { say, type TextKey } from '../locales/index.js';
-import { clip, unmentioned } from './reply.js';
+import { clip, unmentioned } from './text.js';
 
 /** One colour per title, so that a glance tells which game a reply is about. */
 export const TITLE_COLORS: Record<TitleSlug, number> = {

@@ -4,7 +4,10 @@ import { escapeMarkdown } from 'discord.js';
 import type { APIActionRowComponent, APIComponentInMessageActionRow, APIEmbed, APIEmbedField } from 'discord.js';
 
 import type { LookupSource } from '../lookup/client.js';
+import { clip, unmentioned } from './text.js';
 import { webUrl } from './urls.js';
+
+export { clip, unmentioned };
 
 export type ActionRow = APIActionRowComponent<APIComponentInMessageActionRow>;
 
@@ -38,22 +41,6 @@ export const LIMITS = {
   selectLabel: 100,
   customId: 100,
 } as const;
-
-/** Cuts text to `max` characters, marking the cut. */
-export function clip(text: string, max: number): string {
-  if (text.length <= max) return text;
-  let end = Math.max(0, max - 1);
-  // Never between the two halves of a surrogate pair (an emoji): Discord refuses a lone half.
-  const last = text.charCodeAt(end - 1);
-  if (end > 0 && last >= 0xd800 && last <= 0xdbff) end--;
-  return `${text.slice(0, end)}…`;
-}
-
-/**
- * Text with every mention broken (`@everyone`, `@here`, `<@123>`): a zero-width space after each @
- * keeps it text even if mentions were parsed. Markdown escapes and code spans do not stop mentions.
- */
-export const unmentioned = (text: string): string => text.replace(/@/g, '@\u200b');
 
 /** A player's name or any user text, safe to put in markdown: no formatting, no mentions. */
 export const safeText = (text: string): string => unmentioned(escapeMarkdown(text));

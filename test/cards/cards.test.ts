@@ -1,6 +1,6 @@
 // Cards: the model chosen by meaning, the PNG the worker pool draws (decodes, its size, not blank,
 // like the golden image), the cache, and every way drawing can fail falling back to the text reply.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 
@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { CARD_FILE, CARD_HEIGHT, CARD_WIDTH, compareCard, createCardRenderer, drawable, profileCard, sessionCard, withCard, type CompareCardModel, type ProfileCardModel, type SessionCardModel } from '../../src/cards/index.js';
 import { cardLayout, compareHeight } from '../../src/cards/layout.js';
 import { isDrawable } from '../../src/cards/fonts.js';
+import { nodeOwnThreads, v8PoolSize } from '../../src/cards/node-threads.js';
 import { embedReply } from '../../src/embeds/index.js';
 import { SessionListSchema, StatsProfileSchema } from '../../src/lookup/schemas.js';
 import { fullTitleBProfile, fullTitleDProfile } from '../fixtures/real-shapes.js';
@@ -390,7 +391,18 @@ describe('falling back to the text reply', () => {
     }
   });
 
-  it.runIf(process.platform === 'linux')('draws at a lower priority than the thread asking for cards: the drawing threads are found and lowered, the caller is not', async () => {
+  it('lays cards out in the worker without loading discord.js (in its import graph it cost the worker about 30 MB resident and 0.2 s of its start)', () => {
+    // What the worker imports besides takumi: the layout module (render-worker.mjs, importBeside).
+    // discord.js is CommonJS, so its modules show in the require cache once anything imports it.
+    const script = `import { createRequire } from 'node:module';
+      await import('./src/cards/layout.ts');
+      const loaded = Object.keys(createRequire(process.cwd() + '/').cache);
+      process.stdout.write(JSON.stringify(loaded.filter((path) => /[\\\\/]node_modules[\\\\/](discord\\.js|@discordjs)[\\\\/]/.test(path))));`;
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(JSON.parse(out)).toEqual([]);
+  });
+
+  it.runIf(process.platform === 'linux')('draws at a lower priority than the thread asking for cards: the drawing threads are found and lowered; the caller and Node\'s own threads are not', async () => {
     const tasks = `/proc/${process.pid}/task`;
     const nice = (tid: string) => {
       const stat = readFileSync(`${tasks}/${tid}/stat`, 'utf8');
@@ -398,22 +410,30 @@ describe('falling back to the text reply', () => {
       return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
     };
     const cpu = () => new Map(readdirSync(tasks).map((tid) => [tid, Number(readFileSync(`${tasks}/${tid}/schedstat`, 'utf8').split(' ')[0])]));
+    // Node's own threads (V8's pool and two more) are the first a process starts: as many as a
+    // fresh Node process, started the same way, has besides its main thread. V8's pool collects the
+    // worker's garbage too, at their normal priority: their time is not the drawing's.
+    const startup = Number(execFileSync(process.execPath, [...process.execArgv, '-e', "process.stdout.write(String(require('fs').readdirSync('/proc/self/task').length))"], { encoding: 'utf8' })) - 1;
     const fresh = createCardRenderer();
     try {
       await fresh.warm();
+      const own = [...cpu().keys()].map(Number).filter((tid) => tid > process.pid).sort((a, b) => a - b).slice(0, startup).map(String);
+      expect(own).toHaveLength(startup);
+      expect([...nodeOwnThreads([...cpu().keys()].map(Number), process.pid, v8PoolSize(process.execArgv, process.env.NODE_OPTIONS))].map(String)).toEqual(own);
       const before = cpu();
       for (let i = 0; i < 20; i++) await fresh.render({ ...PROFILE, name: `Lowered ${i}` });
-      // The CPU time the cards took, by the priority of the threads that spent it (this one aside).
+      // The CPU time the cards took, by the priority of the threads that spent it (this one and Node's own aside).
       let lowered = 0;
       let normal = 0;
       for (const [tid, ns] of cpu()) {
-        if (tid === String(process.pid)) continue;
+        if (tid === String(process.pid) || own.includes(tid)) continue;
         const spent = ns - (before.get(tid) ?? ns);
         if (nice(tid) === 10) lowered += spent;
         else normal += spent;
       }
       expect(lowered).toBeGreaterThan(4 * normal);
       expect(nice(String(process.pid))).toBe(0);
+      expect(own.map(nice)).toEqual(own.map(() => 0));
     } finally {
       await fresh.close();
     }

@@ -1,0 +1,19 @@
+// Plain text helpers with no dependency, for modules that run where discord.js is not wanted: the
+// card worker lays its cards out through format.ts, and discord.js in that import graph (410 modules)
+// cost the worker about 30 MB of resident memory.
+
+/** Cuts text to `max` characters, marking the cut. */
+export function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = Math.max(0, max - 1);
+  // Never between the two halves of a surrogate pair (an emoji): Discord refuses a lone half.
+  const last = text.charCodeAt(end - 1);
+  if (end > 0 && last >= 0xd800 && last <= 0xdbff) end--;
+  return `${text.slice(0, end)}…`;
+}
+
+/**
+ * Text with every mention broken (`@everyone`, `@here`, `<@123>`): a zero-width space after each @
+ * keeps it text even if mentions were parsed. Markdown escapes and code spans do not stop mentions.
+ */
+export const unmentioned = (text: string): string => text.replace(/@/g, '@\u200b');
