@@ -10,13 +10,17 @@ const PLATFORM_EXTRA_THREADS = 2;
 /** Node's default --v8-pool-size. */
 const DEFAULT_V8_POOL = 4;
 
-/** The size of V8's pool as this process was started: --v8-pool-size in its arguments or NODE_OPTIONS. */
-export function v8PoolSize(execArgv: readonly string[], nodeOptions: string | undefined): number {
+/**
+ * The size of V8's pool as this process was started, from its command line (`process.execArgv` of
+ * the main thread: a worker started with `execArgv: []` sees none). A size set in NODE_OPTIONS is
+ * not seen: the probe would then take the first of libuv's threads for Node's and leave them at the
+ * normal priority, or lower one of V8's.
+ */
+export function v8PoolSize(execArgv: readonly string[]): number {
   let size = DEFAULT_V8_POOL;
-  const args = [...(nodeOptions ?? '').split(/\s+/), ...execArgv];
-  args.forEach((arg, i) => {
+  execArgv.forEach((arg, i) => {
     const m = /^--v8-pool-size(?:=(\d+))?$/.exec(arg);
-    if (m) size = Number(m[1] ?? args[i + 1]);
+    if (m) size = Number(m[1] ?? execArgv[i + 1]);
   });
   // 0: Node sizes the pool by the machine.
   return Number.isInteger(size) && size > 0 ? size : availableParallelism();

@@ -5,7 +5,7 @@
 import { pbkdf2 } from 'node:crypto';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
-import { env, execArgv, pid, platform } from 'node:process';
+import { pid, platform } from 'node:process';
 import { parentPort, workerData } from 'node:worker_threads';
 
 import { Renderer } from '@takumi-rs/core';
@@ -13,7 +13,10 @@ import { Renderer } from '@takumi-rs/core';
 import { importBeside } from '../module-beside.mjs';
 
 const { cardLayout } = /** @type {typeof import('./layout.ts')} */ (await importBeside(import.meta.url, 'layout'));
-const { nodeOwnThreads, v8PoolSize } = /** @type {typeof import('./node-threads.ts')} */ (await importBeside(import.meta.url, 'node-threads'));
+const { nodeOwnThreads } = /** @type {typeof import('./node-threads.ts')} */ (await importBeside(import.meta.url, 'node-threads'));
+
+// eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- workerData is what renderer.ts sends: the family, the font files and V8's pool size
+const { family, fonts, v8Pool } = /** @type {{ family: string, fonts: { path: string, weight: number, unicodeRange: [number, number][] }[], v8Pool: number }} */ (workerData);
 
 /** The nice value of the threads that draw: the bot's event loop gets a core before a card does. */
 const DRAWING_NICE = 10;
@@ -70,7 +73,7 @@ async function lowerDrawingThreads() {
   // are all found, a few at most.
   /** @type {Set<number>} */
   const lowered = new Set();
-  const own = nodeOwnThreads([...threadTimes().keys()], pid, v8PoolSize(execArgv, env.NODE_OPTIONS));
+  const own = nodeOwnThreads([...threadTimes().keys()], pid, v8Pool);
   for (let round = 0; round < PROBE_ROUNDS && lowered.size < POOL_THREADS; round++) {
     const before = threadTimes();
     await Promise.all(Array.from({ length: PROBE_TASKS }, poolWork));
@@ -95,8 +98,6 @@ async function lowerDrawingThreads() {
 const lowered = await lowerDrawingThreads();
 
 const renderer = new Renderer();
-// eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- workerData is what renderer.ts sends: the family and the font files
-const { family, fonts } = /** @type {{ family: string, fonts: { path: string, weight: number, unicodeRange: [number, number][] }[] }} */ (workerData);
 for (const f of fonts) await renderer.registerFont({ name: family, data: readFileSync(f.path), weight: f.weight, unicodeRange: f.unicodeRange });
 
 parentPort?.on('message', (/** @type {{ id: number, model: import('./model.ts').CardModel }} */ job) => {

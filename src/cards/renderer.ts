@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 
 import { FONT_FAMILY, fontFiles, isDrawable } from './fonts.js';
+import { v8PoolSize } from './node-threads.js';
 import type { CardModel } from './model.js';
 
 export type CardFailure = 'busy' | 'timeout' | 'late' | 'failed' | 'closed';
@@ -136,7 +137,8 @@ export function createCardRenderer(options: CardRendererOptions = {}): CardRende
   const cacheEntries = options.cacheEntries ?? 256;
   const cacheBytes = options.cacheBytes ?? 16 * 1024 * 1024;
   const workerUrl = options.workerUrl ?? new URL('./render-worker.mjs', import.meta.url);
-  const workerData = { family: FONT_FAMILY, fonts: fontFiles() };
+  // V8's pool size, from this thread's command line: the worker's own is empty (execArgv: [] below).
+  const workerData = { family: FONT_FAMILY, fonts: fontFiles(), v8Pool: v8PoolSize(process.execArgv) };
 
   const cache = new Map<string, Buffer>();
   /** The content key of a model already seen (the same object comes back for a cached lookup's card). */

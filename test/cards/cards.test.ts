@@ -402,6 +402,11 @@ describe('falling back to the text reply', () => {
     expect(JSON.parse(out)).toEqual([]);
   });
 
+  it("reads V8's pool size from the command line it is given (the main thread's: a card worker's own is empty)", () => {
+    expect([v8PoolSize([]), v8PoolSize(['--v8-pool-size=2']), v8PoolSize(['--max-old-space-size=160', '--v8-pool-size', '3'])]).toEqual([4, 2, 3]);
+    expect(nodeOwnThreads([7, 3, 12, 10, 11, 9, 8, 20, 21], 7, 2)).toEqual(new Set([8, 9, 10, 11]));
+  });
+
   it.runIf(process.platform === 'linux')('draws at a lower priority than the thread asking for cards: the drawing threads are found and lowered; the caller and Node\'s own threads are not', async () => {
     const tasks = `/proc/${process.pid}/task`;
     const nice = (tid: string) => {
@@ -419,7 +424,7 @@ describe('falling back to the text reply', () => {
       await fresh.warm();
       const own = [...cpu().keys()].map(Number).filter((tid) => tid > process.pid).sort((a, b) => a - b).slice(0, startup).map(String);
       expect(own).toHaveLength(startup);
-      expect([...nodeOwnThreads([...cpu().keys()].map(Number), process.pid, v8PoolSize(process.execArgv, process.env.NODE_OPTIONS))].map(String)).toEqual(own);
+      expect([...nodeOwnThreads([...cpu().keys()].map(Number), process.pid, v8PoolSize(process.execArgv))].map(String)).toEqual(own);
       const before = cpu();
       for (let i = 0; i < 20; i++) await fresh.render({ ...PROFILE, name: `Lowered ${i}` });
       // The CPU time the cards took, by the priority of the threads that spent it (this one and Node's own aside).
