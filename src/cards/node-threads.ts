@@ -1,8 +1,9 @@
 // The threads Node starts for the whole process before any JavaScript runs: V8's platform (its pool
 // of --v8-pool-size threads, 4 unless set, which collects garbage and compiles for every isolate,
 // the bot's and each worker's) and two more (the platform's scheduler of delayed tasks among them;
-// counted on Node 20, and checked by the card tests against a fresh process). They serve the bot's own thread too, so a worker must not lower them; the card
-// tests tell their time apart from the drawing's.
+// counted on Node 20, and checked by the card tests against a fresh process). They serve the bot's
+// own thread too, so a worker must not lower them; the card tests tell their time apart from the
+// drawing's.
 import { availableParallelism } from 'node:os';
 
 /** Threads a Node process starts with besides its main thread and V8's pool (seen on Node 20: 6 with the default pool of 4, 4 with a pool of 2). */

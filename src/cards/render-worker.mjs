@@ -52,10 +52,10 @@ const poolWork = () => new Promise((resolve) => pbkdf2('probe', 'salt', 20_000, 
  * cards: drawing on every pool thread at once left about 20 MB more resident), and the threads
  * whose CPU time grew by a good share of it are the pool's. On Linux a nice value is a thread's
  * own; the pool serves the rest of the process too, which the bot uses little (its files are read
- * at start). Node's own threads are left alone (node-threads.ts): V8's pool collects this worker's
- * garbage when it draws, and one of them was found and lowered with the pool's now and then,
- * leaving the bot's own collections to a thread at nice 10. Returns how many threads were lowered
- * besides this one.
+ * at start). Node's own threads are left alone (node-threads.ts): V8's pool, busy with this worker's
+ * start and garbage, grew with libuv's and was lowered with it (three of its four threads in every
+ * test run while the worker loaded discord.js), leaving the bot's own collections to threads at
+ * nice 10. Returns how many threads were lowered besides this one.
  * @returns {Promise<number>}
  */
 async function lowerDrawingThreads() {

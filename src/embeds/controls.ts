@@ -4,7 +4,8 @@ import { ButtonStyle, ComponentType } from 'discord.js';
 import type { APIButtonComponentWithCustomId, APISelectMenuOption, APIStringSelectComponent } from 'discord.js';
 
 import { say } from '../locales/index.js';
-import { clip, LIMITS, type ActionRow } from './reply.js';
+import { LIMITS, type ActionRow } from './reply.js';
+import { clip } from './text.js';
 
 export type ControlAction = { kind: 'page'; stateId: string; page: number } | { kind: 'open'; stateId: string } | { kind: 'go'; stateId: string; to: string };
 

@@ -4,6 +4,7 @@ export * from './format.js';
 export * from './matches.js';
 export * from './profile.js';
 export * from './reply.js';
+export * from './text.js';
 export * from './results.js';
 export * from './search.js';
 export * from './segments.js';

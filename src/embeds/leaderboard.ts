@@ -5,7 +5,8 @@ import { commandLine, say, type TextKey } from '../locales/index.js';
 import type { LookupErrorKind } from '../lookup/errors.js';
 import type { Stat } from '../lookup/schemas.js';
 import { TITLE_COLORS, code, figureLabel, statValue, titleName } from './format.js';
-import { clip, embedReply, safeText, type Reply } from './reply.js';
+import { embedReply, safeText, type Reply } from './reply.js';
+import { clip } from './text.js';
 
 export const BOARD_SIZE = 10;
 /**

@@ -7,8 +7,6 @@ import type { LookupSource } from '../lookup/client.js';
 import { clip, unmentioned } from './text.js';
 import { webUrl } from './urls.js';
 
-export { clip, unmentioned };
-
 export type ActionRow = APIActionRowComponent<APIComponentInMessageActionRow>;
 
 export interface Reply {

@@ -4,7 +4,8 @@ import type { LookupMeta } from '../lookup/client.js';
 import type { SearchResult } from '../lookup/schemas.js';
 import { openSelect, pageControls, rows } from './controls.js';
 import { TITLE_COLORS, code, dataTime, describe, footerOf, platformName, titleName } from './format.js';
-import { LIMITS, clip, embedReply, safeText, type Reply } from './reply.js';
+import { LIMITS, embedReply, safeText, type Reply } from './reply.js';
+import { clip } from './text.js';
 
 export const RESULTS_PER_PAGE = 10;
 

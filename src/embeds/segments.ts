@@ -6,7 +6,8 @@ import { goButtons, pageControls, rows } from './controls.js';
 import { figure } from './figures.js';
 import { TITLE_COLORS, compactNumber, dataTime, describe, footerOf, formatValue, queueName, titleName, typedCode } from './format.js';
 import type { Onward } from './profile.js';
-import { clip, embedReply, safeText, type Reply } from './reply.js';
+import { embedReply, safeText, type Reply } from './reply.js';
+import { clip } from './text.js';
 
 export const SEGMENTS_PER_PAGE = 10;
 
