@@ -25,7 +25,7 @@ export interface SegmentsContext {
   onward?: Onward | undefined;
 }
 
-/** Column headings, short enough that a row fits a phone (25 characters: a name of 10, three columns of 5, each with its space). */
+/** Column headings, short enough that a row fits a phone (TABLE_WIDTH: a name, then three columns of 5, each with its space). */
 const heading = (f: Figure, locale: string | undefined): string => {
   const key = `column.${f}`;
   return key in en ? say(locale, key as TextKey) : f;
@@ -51,8 +51,17 @@ export function typedSegmentType(typed: string, locale: string | undefined): str
   const known = segmentTypeOf(typed, locale);
   return known ? (segmentTypeName(known, locale) ?? known) : typedCode(typed);
 }
-const NAME_WIDTH = 10;
-const COLUMN_WIDTH = 5;
+/**
+ * Characters a table's line takes at most: at a phone's width (400 px, drawn as Discord draws it) a
+ * code block in this reply shows 22 on a line, the rest of the embed's width going to its footer's
+ * words and the data's time (with the count in the footer too, 19 in German); a 25th broke every
+ * row in two (`Dunes  5  80` over `1.32`).
+ */
+export const TABLE_WIDTH = 22;
+/** Characters of a column's figures, where they allow. */
+const CELL_WIDTH = 4;
+/** The fewest characters a name keeps when wide headings or figures take the room (`Carbi…`). */
+const NAME_MIN = 6;
 
 const fit = (text: string, width: number) => clip(text, width).padEnd(width);
 
@@ -68,6 +77,23 @@ function cell(value: number, figure: Figure, locale: string | undefined): string
 export function scopeLabel(filter: SegmentsContext['filter'], locale?: string): string {
   const span = filter.season !== undefined ? say(locale, 'segments.season', { n: filter.season }) : say(locale, 'segments.lifetime');
   return filter.queue ? `${span} · ${queueName(filter.queue, locale)}` : span;
+}
+
+/**
+ * A table's lines, the heading line first: names on the left, clipped to what the columns leave of
+ * TABLE_WIDTH, each column right-aligned with a space before it on every row. The first heading may
+ * be one letter wider than its figures (`Games` over `100`): it stands over the space before its
+ * column, and the heading line's first word keeps a space from it (`Overvi… Games`). Any other
+ * heading wider than four, like figures wider than four (`1,2 mil` in Spanish), widens its column
+ * rather than running into its neighbour (`SpielSieg%`).
+ */
+function segmentTable(oneName: string, headings: readonly string[], rows: readonly { name: string; cells: readonly string[] }[]): string[] {
+  const widths = headings.map((h, k) => Math.max(CELL_WIDTH, k === 0 ? h.length - 1 : h.length, ...rows.map((r) => r.cells[k]?.length ?? 0)));
+  const nameWidth = Math.max(NAME_MIN, TABLE_WIDTH - widths.reduce((sum, w) => sum + 1 + w, 0));
+  const over = (headings[0]?.length ?? 0) > (widths[0] ?? 0);
+  const line = (name: string, cells: readonly string[]) => fit(name, nameWidth) + widths.map((w, k) => ` ${(cells[k] ?? '').padStart(w)}`).join('');
+  const header = fit(clip(oneName, over ? nameWidth - 1 : nameWidth), nameWidth) + widths.map((w, k) => headings[k]!.padStart(w + 1)).join('');
+  return [header, ...rows.map((r) => line(r.name, r.cells))];
 }
 
 /**
@@ -94,14 +120,7 @@ export function segmentsReply(answered: Segment[], ctx: SegmentsContext): Reply 
     }),
   }));
   const headings = columns.map((f) => heading(f, ctx.locale));
-  // Every column keeps a space before it: one wider than five (a 5-letter heading, `1,2 mil` in
-  // Spanish) widens its column rather than running into its neighbour (`SpielSieg%`).
-  const widths = columns.map((_, k) => Math.max(COLUMN_WIDTH - 1, headings[k]!.length, ...table.map((r) => r.cells[k]!.length)));
-  // Names get 9 and the space; a heading of 10 (`Spielmodus`) keeps its last letter.
-  const nameWidth = Math.max(NAME_WIDTH - 1, Math.min(oneName.length, NAME_WIDTH));
-  const line = (name: string, cells: string[]) => fit(name, nameWidth) + cells.map((c, k) => ` ${c.padStart(widths[k]!)}`).join('');
-  const header = line(oneName, headings);
-  const lines = table.map((r) => line(r.name, r.cells));
+  const lines = segmentTable(oneName, headings, table);
   const active = segments.find((s) => s.metadata.isActive === true);
   const scope = TITLES[ctx.title].lifetimeOnlySegmentTypes.includes(ctx.type) && ctx.filter.season === undefined ? say(ctx.locale, 'segments.lifetime') : scopeLabel(ctx.filter, ctx.locale);
   return embedReply(
@@ -112,10 +131,11 @@ export function segmentsReply(answered: Segment[], ctx: SegmentsContext): Reply 
       description: describe(
         ctx.meta,
         ctx.locale,
-        `**${scope}**${active ? ` · ${say(ctx.locale, 'segments.inUse', { name: safeText(active.metadata.name) })}` : ''}`,
-        shown.length > 0 ? `\`\`\`\n${[header, ...lines].join('\n')}\n\`\`\`` : say(ctx.locale, ctx.filter.season !== undefined || ctx.filter.queue ? 'segments.noneFiltered' : 'segments.none', { type: typeName.toLowerCase() }),
+        // The count here, not in the footer: a footer's longest words narrow the table's room at a phone's width.
+        `**${scope}** · ${say(ctx.locale, 'segments.inAll', { n: segments.length })}${active ? ` · ${say(ctx.locale, 'segments.inUse', { name: safeText(active.metadata.name) })}` : ''}`,
+        shown.length > 0 ? `\`\`\`\n${lines.join('\n')}\n\`\`\`` : say(ctx.locale, ctx.filter.season !== undefined || ctx.filter.queue ? 'segments.noneFiltered' : 'segments.none', { type: typeName.toLowerCase() }),
       ),
-      footer: footerOf(ctx.title, ctx.platform, say(ctx.locale, 'segments.inAll', { n: segments.length })),
+      footer: footerOf(ctx.title, ctx.platform),
       timestamp: dataTime(ctx.meta),
     },
     rows(pageControls(ctx.stateId, page, pageCount, ctx.locale), ctx.onward ? goButtons(ctx.onward.stateId, ctx.onward.targets) : null),

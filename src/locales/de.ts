@@ -150,7 +150,7 @@ export const de: Texts = {
   'segment.playlist': 'Playlists',
   'segment.playlist.one': 'Playlist',
   'segment.gamemode': 'Spielmodi',
-  'segment.gamemode.one': 'Spielmodus',
+  'segment.gamemode.one': 'Modus',
   'segment.map': 'Karten',
   'segment.map.one': 'Karte',
   'segment.weapon': 'Waffen',

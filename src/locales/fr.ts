@@ -166,7 +166,7 @@ export const fr: Texts = {
   'column.kd': 'K/D',
   'column.kills': 'Kills',
   'column.accuracy': 'Préc%',
-  'column.headshotRate': 'Tête%',
+  'column.headshotRate': 'HS%',
   'controls.previous': '◀ Précédent',
   'controls.next': 'Suivant ▶',
   'go.profile': 'Profil',

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import {
   LIMITS,
+  TABLE_WIDTH,
   clampEmbed,
   clip,
   code,
@@ -103,15 +104,17 @@ describe('embeds from the service’s payloads', () => {
   it('lists segments as a table that fits a phone: labels once, aligned values, weapon figures for weapons, one scope label', () => {
     const r = segmentsReply(fixtures.segments!, { title: 'title_a', platform: 'pc_store_a', player: 'Ash', type: 'map', filter: {}, meta: network, page: 0, stateId: 's1' });
     const table = /```\n([^`]+)\n```/.exec(r.embeds[0]?.description ?? '')?.[1]?.split('\n') ?? [];
-    expect(table[0]).toBe('Map       Games Win%  K/D');
-    expect(table.slice(1).map((l) => l.slice(0, 10).trim())).toEqual(['Foundry', 'Harbor']);
-    for (const line of table) expect(line.length).toBeLessThanOrEqual(25);
+    // 22 characters: what a code block shows on a line at a phone's width (400 px) beside the data's time; a 25th wrapped every row.
+    expect(TABLE_WIDTH).toBe(22);
+    expect(table[0]).toBe('Map    Games Win%  K/D');
+    expect(table.slice(1).map((l) => l.slice(0, 7).trim())).toEqual(['Foundry', 'Harbor']);
+    for (const line of table) expect(line.length).toBeLessThanOrEqual(TABLE_WIDTH);
     expect(r.embeds[0]?.description).toMatch(/^\*\*Lifetime\*\*/);
     expect(r.components).toEqual([]);
     const w = segmentsReply(fixtures.weapons!, { title: 'title_a', platform: 'pc_store_a', player: 'Ash', type: 'weapon', filter: {}, meta: network, page: 0, stateId: 's1' });
     const weapons = /```\n([^`]+)\n```/.exec(w.embeds[0]?.description ?? '')?.[1]?.split('\n') ?? [];
-    expect(weapons[0]).toBe('Weapon    Kills Acc%  HS%');
-    expect(weapons[1]).toBe('Carbine      12   25    –');
+    expect(weapons[0]).toBe('Weapon Kills Acc%  HS%');
+    expect(weapons[1]).toBe('Carbine   12   25    –');
     const season = segmentsReply(fixtures.segments!, { title: 'title_a', platform: 'pc_store_a', player: 'Ash', type: 'map', filter: { season: 3, queue: 'ranked' }, meta: network, page: 0, stateId: 's1' });
     expect(season.embeds[0]?.description).toMatch(/^\*\*Season 3 · Ranked\*\*/);
   });
@@ -141,16 +144,42 @@ describe('embeds from the service’s payloads', () => {
           const segment: Segment = { type, attributes: { key: 'k' }, metadata: { name: 'Abcdefghijklmnop' }, expiryDate: new Date().toISOString(), stats };
           const r = segmentsReply([segment], { title, platform: 'pc_store_a', player: 'x', type, filter: {}, meta: network, page: 0, stateId: 's', locale });
           const [header = '', ...rows] = /```\n([^`]+)\n```/.exec(r.embeds[0]?.description ?? '')?.[1]?.split('\n') ?? [];
-          // The headings (no spaces in them) end where their columns end; every column starts with a space on every line.
+          // The headings (no spaces in them) end where their columns end; every column starts with a space on every row.
           const name = segmentTypeName(type, locale, true) ?? '';
-          expect(header.startsWith(name), `${locale} ${title} ${type}: ${header}`).toBe(true);
-          const first = Math.max(9, name.length);
+          // The long name is clipped to the name's column: its ellipsis is that column's last character.
+          const first = (rows[0] ?? '').indexOf('…') + 1;
+          expect(first, `${locale} ${title} ${type}: ${rows[0]}`).toBeGreaterThanOrEqual(6);
+          // The heading line's first word: the name, clipped one letter shorter where the first heading stands over its space.
+          const nameCell = header.slice(0, first).trim();
+          expect([clip(name, first), clip(name, first - 1)], `${locale} ${title} ${type}: ${header}`).toContain(nameCell);
+          // Over the phone's width only where the name is already down to its fewest characters.
+          if (header.length > TABLE_WIDTH) expect(first, `${locale} ${title} ${type}: ${header}`).toBe(6);
           const ends = [...header.slice(first).matchAll(/\S+/g)].map((m) => first + m.index + m[0].length);
           expect(ends, `${locale} ${title} ${type}: ${header}`).toHaveLength(3);
-          for (const line of [header, ...rows]) {
+          for (const line of rows) {
             expect(line.length, `${locale} ${title} ${type}: ${line}`).toBe(header.length);
             for (const start of [first, ...ends.slice(0, -1)]) expect(line[start], `${locale} ${title} ${type}: ${line}`).toBe(' ');
           }
+          // The heading line's words apart: a heading may stand over the space before its column, never touch its neighbour.
+          expect(header.trim().split(/ +/), `${locale} ${title} ${type}: ${header}`).toEqual([nameCell, ...header.slice(first).trim().split(/ +/)]);
+          expect(header.slice(first).trim().split(/ +/), `${locale} ${title} ${type}: ${header}`).toHaveLength(3);
+        }
+  });
+
+  it('keeps every segment table within a phone’s width, in every language, with figures of four characters', () => {
+    const stat = (value: number) => ({ rank: null, percentile: null, displayName: '', displayCategory: '', category: '', metadata: {}, value, displayValue: String(value), displayType: 'Number' });
+    const stats = { kills: stat(172), matchesPlayed: stat(91), wins: stat(40), kd: stat(1.32), winRate: stat(66.7), accuracy: stat(27.7), headshotPct: stat(17.4) };
+    for (const locale of ['en-US', 'de', 'fr', 'es-ES', 'pt-BR'])
+      for (const title of TITLE_SLUGS)
+        for (const { type } of TITLES[title].segmentTypes) {
+          const segment: Segment = { type, attributes: { key: 'k' }, metadata: { name: 'Citadel' }, expiryDate: new Date().toISOString(), stats };
+          const r = segmentsReply([segment], { title, platform: 'pc_store_a', player: 'x', type, filter: {}, meta: network, page: 0, stateId: 's', locale });
+          const lines = /```\n([^`]+)\n```/.exec(r.embeds[0]?.description ?? '')?.[1]?.split('\n') ?? [];
+          expect(lines, `${locale} ${title} ${type}`).toHaveLength(2);
+          for (const line of lines) expect(line.length, `${locale} ${title} ${type}: ${line}`).toBeLessThanOrEqual(TABLE_WIDTH);
+          // A name of seven letters stays whole where at most the first heading has five letters (`Games`, `Kills`).
+          const headings = lines[0]!.trim().split(/ +/).slice(-3);
+          if (headings.slice(1).every((h) => h.length <= 4)) expect(lines[1], `${locale} ${title} ${type}`).toMatch(/^Citadel /);
         }
   });
 
