@@ -173,7 +173,7 @@ describe('the other payloads in the real layouts', () => {
     const full = await client.segments('title_b', 'pc_store_c', 'Nova#2231', 'legend');
     const text = segmentsReply(full.data!, { title: 'title_b', platform: 'pc_store_c', player: 'Nova#2231', type: 'legend', filter: {}, meta, page: 0, stateId: 's' }).embeds[0]?.description ?? '';
     expect(text).toContain('in use: **Wraith**');
-    expect(text).toMatch(/\nWraith .*\nBangalore /);
+    expect(text).toMatch(/\nWraith .*\nBangal… /);
     served(minimalLegendSegments());
     const minimal = await client.segments('title_b', 'pc_store_c', 'Other#1', 'legend');
     expect(minimal.data?.[0]?.metadata.name).toBe('8');
