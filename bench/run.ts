@@ -25,7 +25,7 @@ import { settled } from '../test/helpers/interactions.js';
 import { describeMachine } from './machine.js';
 import { canCapture, startCapture, type Capture } from './wire.js';
 import { heavyMatches } from './heavy-player.js';
-import { SHIPPED_FLAGS, shippedBot } from './shipped-bot.js';
+import { SHIPPED_ENV, SHIPPED_FLAGS, shippedBot } from './shipped-bot.js';
 import { runSoak } from './soak.js';
 
 const TOKEN = 'MTE4MDAwMDAwMDAwMDAwMDAwMQ.Zx9aBQ.bench-token-abcdefghijklmnopqrstuv';
@@ -76,7 +76,9 @@ function startProcess(script: string, args: string[], env: Record<string, string
   let output = '';
   // The bot is measured as it ships (bench/shipped-bot.ts); the rest runs from the sources.
   const command = script === 'src/bot/main.ts' ? [...START_FLAGS, ...EXTRA_FLAGS, shippedBot()] : ['--import', 'tsx', script];
-  const child = spawn(process.execPath, [...command, ...args], { env: { ...cleanEnv(), LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // The bot and the baseline bot both with the recipes' environment (the allocator's pools).
+  const shipped = script === 'src/service/main.ts' ? {} : SHIPPED_ENV;
+  const child = spawn(process.execPath, [...command, ...args], { env: { ...cleanEnv(), ...shipped, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
   return { child, output: () => output };

@@ -19,7 +19,7 @@ import { autocomplete, chatInput, startDiscordDouble, type InteractionHandle } f
 import { cleanEnv, tempLinksDb } from '../test/helpers/bot.js';
 import { settled } from '../test/helpers/interactions.js';
 import { benchPlayers, scalePlayer } from './scale-data.js';
-import { SHIPPED_FLAGS, shippedBot } from './shipped-bot.js';
+import { SHIPPED_ENV, SHIPPED_FLAGS, shippedBot } from './shipped-bot.js';
 
 const TOKEN = 'MTE4MDAwMDAwMDAwMDAwMDAwMQ.Zx9aBQ.bench-token-abcdefghijklmnopqrstuv';
 
@@ -56,7 +56,7 @@ export async function botWhileImporting(data: string, matches: number, record: (
   const double = await startDiscordDouble({ token: TOKEN });
   let output = '';
   const child = spawn(process.execPath, [...SHIPPED_FLAGS, ...EXTRA_FLAGS, shippedBot()], {
-    env: { ...cleanEnv(), DISCORD_TOKEN: TOKEN, DISCORD_API_URL: double.apiUrl, LINKS_DB: tempLinksDb(), STATS_DATASET: data, STATS_STORE: join(dir, 'store.sqlite'), LOG_LEVEL: 'info' },
+    env: { ...cleanEnv(), ...SHIPPED_ENV, DISCORD_TOKEN: TOKEN, DISCORD_API_URL: double.apiUrl, LINKS_DB: tempLinksDb(), STATS_DATASET: data, STATS_STORE: join(dir, 'store.sqlite'), LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout.on('data', (c: Buffer) => (output += c.toString()));

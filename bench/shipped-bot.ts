@@ -9,6 +9,14 @@ const start = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { 
 /** The Node flags of `npm start`. */
 export const SHIPPED_FLAGS = start.filter((w) => w.startsWith('--max-'));
 
+/**
+ * The environment the recipes give the bot beside its settings (the systemd unit's `Environment=`
+ * lines, which the image's ENV repeats: test/deploy.test.ts): the allocator's pools.
+ */
+export const SHIPPED_ENV: Record<string, string> = Object.fromEntries(
+  [...readFileSync('deploy/player-stats-bot.service', 'utf8').matchAll(/^Environment=([A-Z_]+)=(\S*)$/gm)].map((m) => [m[1]!, m[2]!]),
+);
+
 let built = false;
 
 /** Builds the bot (as `npm start` does first) once per bench run; returns the script `npm start` runs. */

@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { demoLines } from '../src/service/demo.js';
 import { autocomplete, chatInput, component, startDiscordDouble, type InteractionHandle, type RestCall } from '../test/discord-double/index.js';
 import { cleanEnv, tempLinksDb } from '../test/helpers/bot.js';
-import { shippedBot } from './shipped-bot.js';
+import { SHIPPED_ENV, shippedBot } from './shipped-bot.js';
 
 export interface SoakOptions {
   seconds: number;
@@ -115,7 +115,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const double = await startDiscordDouble({ token: options.token });
   let output = '';
   const child: ChildProcess = spawn(process.execPath, [...options.nodeFlags, '--import', './bench/memory-probe.mjs', shippedBot()], {
-    env: { ...cleanEnv(), LOG_LEVEL: 'warn', DISCORD_TOKEN: options.token, DISCORD_API_URL: double.apiUrl, LOOKUP_BASE_URL: proxy.url, LINKS_DB: tempLinksDb(), CONTROLS_TTL_MS: '60000' },
+    env: { ...cleanEnv(), ...SHIPPED_ENV, LOG_LEVEL: 'warn', DISCORD_TOKEN: options.token, DISCORD_API_URL: double.apiUrl, LOOKUP_BASE_URL: proxy.url, LINKS_DB: tempLinksDb(), CONTROLS_TTL_MS: '60000' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   // The memory probe's latest line, and why cards were not drawn (the bot's warnings), by reason.

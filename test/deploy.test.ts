@@ -32,6 +32,13 @@ describe('the process recipes', () => {
     expect(readFileSync('Dockerfile', 'utf8')).toMatch(/^RUN npm run build && npm prune --omit=dev/m);
   });
 
+  it('the image and the unit give the bot the same environment beside its settings (the allocator’s pools)', () => {
+    const unit = [...readFileSync('deploy/player-stats-bot.service', 'utf8').matchAll(/^Environment=(\S+)$/gm)].map((m) => m[1]);
+    expect(unit).toContain('MALLOC_ARENA_MAX=2');
+    const env = /^ENV ((?:.*\\\n)*.*)$/m.exec(readFileSync('Dockerfile', 'utf8'))?.[1]?.split(/\s*\\\n\s*/) ?? [];
+    for (const setting of unit) expect(env).toContain(setting);
+  });
+
   it('the image runs npm start’s command as a non-root user, with the data volume and a health check', () => {
     const dockerfile = readFileSync('Dockerfile', 'utf8');
     const cmd = JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)?.[1] ?? '[]') as string[];
