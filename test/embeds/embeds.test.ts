@@ -134,53 +134,58 @@ describe('embeds from the service’s payloads', () => {
     expect(matchReportReply(fixtures.report!, 'title_a', network, { locale: 'pt-BR' }).embeds[0]?.description).toContain(' · Casual · ');
   });
 
-  it('keeps a space before every column of a segment table, in every language, whatever the numbers', () => {
+  /** The table of one segment named `name` with figures of `values`, in every language, title and segment type. */
+  function everyTable(values: Record<string, number>, name: string): { where: string; locale: string; type: string; lines: string[] }[] {
     const stat = (value: number) => ({ rank: null, percentile: null, displayName: '', displayCategory: '', category: '', metadata: {}, value, displayValue: String(value), displayType: 'Number' });
-    // Five-letter headings (Spiel, Sieg%), long numbers (12.345 in German, 1,2 mil in Spanish, K/D 12.30) and a clipped name.
-    const stats = { kills: stat(12_345), matchesPlayed: stat(1_234), wins: stat(600), kd: stat(12.345), winRate: stat(48.6), accuracy: stat(33.3), headshotPct: stat(25.1) };
-    for (const locale of ['en-US', 'de', 'fr', 'es-ES', 'pt-BR'])
-      for (const title of TITLE_SLUGS)
-        for (const { type } of TITLES[title].segmentTypes) {
-          const segment: Segment = { type, attributes: { key: 'k' }, metadata: { name: 'Abcdefghijklmnop' }, expiryDate: new Date().toISOString(), stats };
+    const stats = Object.fromEntries(Object.entries(values).map(([k, v]) => [k, stat(v)]));
+    return ['en-US', 'de', 'fr', 'es-ES', 'pt-BR'].flatMap((locale) =>
+      TITLE_SLUGS.flatMap((title) =>
+        TITLES[title].segmentTypes.map(({ type }) => {
+          const segment: Segment = { type, attributes: { key: 'k' }, metadata: { name }, expiryDate: new Date().toISOString(), stats };
           const r = segmentsReply([segment], { title, platform: 'pc_store_a', player: 'x', type, filter: {}, meta: network, page: 0, stateId: 's', locale });
-          const [header = '', ...rows] = /```\n([^`]+)\n```/.exec(r.embeds[0]?.description ?? '')?.[1]?.split('\n') ?? [];
-          // The headings (no spaces in them) end where their columns end; every column starts with a space on every row.
-          const name = segmentTypeName(type, locale, true) ?? '';
-          // The long name is clipped to the name's column: its ellipsis is that column's last character.
-          const first = (rows[0] ?? '').indexOf('…') + 1;
-          expect(first, `${locale} ${title} ${type}: ${rows[0]}`).toBeGreaterThanOrEqual(6);
-          // The heading line's first word: the name, clipped one letter shorter where the first heading stands over its space.
-          const nameCell = header.slice(0, first).trim();
-          expect([clip(name, first), clip(name, first - 1)], `${locale} ${title} ${type}: ${header}`).toContain(nameCell);
-          // Over the phone's width only where the name is already down to its fewest characters.
-          if (header.length > TABLE_WIDTH) expect(first, `${locale} ${title} ${type}: ${header}`).toBe(6);
-          const ends = [...header.slice(first).matchAll(/\S+/g)].map((m) => first + m.index + m[0].length);
-          expect(ends, `${locale} ${title} ${type}: ${header}`).toHaveLength(3);
-          for (const line of rows) {
-            expect(line.length, `${locale} ${title} ${type}: ${line}`).toBe(header.length);
-            for (const start of [first, ...ends.slice(0, -1)]) expect(line[start], `${locale} ${title} ${type}: ${line}`).toBe(' ');
-          }
-          // The heading line's words apart: a heading may stand over the space before its column, never touch its neighbour.
-          expect(header.trim().split(/ +/), `${locale} ${title} ${type}: ${header}`).toEqual([nameCell, ...header.slice(first).trim().split(/ +/)]);
-          expect(header.slice(first).trim().split(/ +/), `${locale} ${title} ${type}: ${header}`).toHaveLength(3);
-        }
+          const lines = /```\n([^`]+)\n```/.exec(r.embeds[0]?.description ?? '')?.[1]?.split('\n') ?? [];
+          return { where: `${locale} ${title} ${type}`, locale, type, lines };
+        }),
+      ),
+    );
+  }
+
+  it('keeps a space before every column of a segment table, in every language, whatever the numbers', () => {
+    // Five-letter headings (Spiel, Sieg%), long numbers (12.345 in German, 1,2 mil in Spanish, K/D 12.30) and a clipped name.
+    const tables = everyTable({ kills: 12_345, matchesPlayed: 1_234, wins: 600, kd: 12.345, winRate: 48.6, accuracy: 33.3, headshotPct: 25.1 }, 'Abcdefghijklmnop');
+    expect(tables.length).toBeGreaterThan(5 * TITLE_SLUGS.length);
+    for (const { where, locale, type, lines } of tables) {
+      const [header = '', ...rows] = lines;
+      // The headings (no spaces in them) end where their columns end; every column starts with a space on every row.
+      const name = segmentTypeName(type, locale, true) ?? '';
+      // The long name is clipped to the name's column: its ellipsis is that column's last character.
+      const first = (rows[0] ?? '').indexOf('…') + 1;
+      expect(first, `${where}: ${rows[0]}`).toBeGreaterThanOrEqual(6);
+      // The heading line's first word: the name, clipped one letter shorter where the first heading stands over its space.
+      const nameCell = header.slice(0, first).trim();
+      expect([clip(name, first), clip(name, first - 1)], `${where}: ${header}`).toContain(nameCell);
+      // Over the phone's width only where the name is already down to its fewest characters.
+      if (header.length > TABLE_WIDTH) expect(first, `${where}: ${header}`).toBe(6);
+      const ends = [...header.slice(first).matchAll(/\S+/g)].map((m) => first + m.index + m[0].length);
+      expect(ends, `${where}: ${header}`).toHaveLength(3);
+      for (const line of rows) {
+        expect(line.length, `${where}: ${line}`).toBe(header.length);
+        for (const start of [first, ...ends.slice(0, -1)]) expect(line[start], `${where}: ${line}`).toBe(' ');
+      }
+      // The heading line's words apart: a heading may stand over the space before its column, never touch its neighbour.
+      expect(header.trim().split(/ +/), `${where}: ${header}`).toEqual([nameCell, ...header.slice(first).trim().split(/ +/)]);
+      expect(header.slice(first).trim().split(/ +/), `${where}: ${header}`).toHaveLength(3);
+    }
   });
 
   it('keeps every segment table within a phone’s width, in every language, with figures of four characters', () => {
-    const stat = (value: number) => ({ rank: null, percentile: null, displayName: '', displayCategory: '', category: '', metadata: {}, value, displayValue: String(value), displayType: 'Number' });
-    const stats = { kills: stat(172), matchesPlayed: stat(91), wins: stat(40), kd: stat(1.32), winRate: stat(66.7), accuracy: stat(27.7), headshotPct: stat(17.4) };
-    for (const locale of ['en-US', 'de', 'fr', 'es-ES', 'pt-BR'])
-      for (const title of TITLE_SLUGS)
-        for (const { type } of TITLES[title].segmentTypes) {
-          const segment: Segment = { type, attributes: { key: 'k' }, metadata: { name: 'Citadel' }, expiryDate: new Date().toISOString(), stats };
-          const r = segmentsReply([segment], { title, platform: 'pc_store_a', player: 'x', type, filter: {}, meta: network, page: 0, stateId: 's', locale });
-          const lines = /```\n([^`]+)\n```/.exec(r.embeds[0]?.description ?? '')?.[1]?.split('\n') ?? [];
-          expect(lines, `${locale} ${title} ${type}`).toHaveLength(2);
-          for (const line of lines) expect(line.length, `${locale} ${title} ${type}: ${line}`).toBeLessThanOrEqual(TABLE_WIDTH);
-          // A name of seven letters stays whole where at most the first heading has five letters (`Games`, `Kills`).
-          const headings = lines[0]!.trim().split(/ +/).slice(-3);
-          if (headings.slice(1).every((h) => h.length <= 4)) expect(lines[1], `${locale} ${title} ${type}`).toMatch(/^Citadel /);
-        }
+    for (const { where, lines } of everyTable({ kills: 172, matchesPlayed: 91, wins: 40, kd: 1.32, winRate: 66.7, accuracy: 27.7, headshotPct: 17.4 }, 'Citadel')) {
+      expect(lines, where).toHaveLength(2);
+      for (const line of lines) expect(line.length, `${where}: ${line}`).toBeLessThanOrEqual(TABLE_WIDTH);
+      // A name of seven letters stays whole where at most the first heading has five letters (`Games`, `Kills`).
+      const headings = lines[0]!.trim().split(/ +/).slice(-3);
+      if (headings.slice(1).every((h) => h.length <= 4)) expect(lines[1], where).toMatch(/^Citadel /);
+    }
   });
 
   it('lists matches with result, score and K/D, and a menu that opens each report', () => {
