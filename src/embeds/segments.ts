@@ -131,8 +131,11 @@ export function segmentsReply(answered: Segment[], ctx: SegmentsContext): Reply 
       description: describe(
         ctx.meta,
         ctx.locale,
-        // The count here, not in the footer: a footer's longest words narrow the table's room at a phone's width.
-        `**${scope}** · ${say(ctx.locale, 'segments.inAll', { n: segments.length })}${active ? ` · ${say(ctx.locale, 'segments.inUse', { name: safeText(active.metadata.name) })}` : ''}`,
+        // The count here, not in the footer: a footer's longest words narrow the table's room at a
+        // phone's width. None is counted: the line below says there are none.
+        [`**${scope}**`, segments.length > 0 ? say(ctx.locale, 'segments.inAll', { n: segments.length }) : null, active ? say(ctx.locale, 'segments.inUse', { name: safeText(active.metadata.name) }) : null]
+          .filter((part) => part !== null)
+          .join(' · '),
         shown.length > 0 ? `\`\`\`\n${lines.join('\n')}\n\`\`\`` : say(ctx.locale, ctx.filter.season !== undefined || ctx.filter.queue ? 'segments.noneFiltered' : 'segments.none', { type: typeName.toLowerCase() }),
       ),
       footer: footerOf(ctx.title, ctx.platform),
