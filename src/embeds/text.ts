@@ -9,7 +9,8 @@ export function clip(text: string, max: number): string {
   // Never between the two halves of a surrogate pair (an emoji): Discord refuses a lone half.
   const last = text.charCodeAt(end - 1);
   if (end > 0 && last >= 0xd800 && last <= 0xdbff) end--;
-  return `${text.slice(0, end)}…`;
+  // Nor after a space: `Team…`, not `Team …`.
+  return `${text.slice(0, end).trimEnd()}…`;
 }
 
 /**

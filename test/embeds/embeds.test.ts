@@ -115,6 +115,9 @@ describe('embeds from the service’s payloads', () => {
     const weapons = /```\n([^`]+)\n```/.exec(w.embeds[0]?.description ?? '')?.[1]?.split('\n') ?? [];
     expect(weapons[0]).toBe('Weapon Kills Acc%  HS%');
     expect(weapons[1]).toBe('Carbine   12   25    –');
+    // None counted where the line below says there are none.
+    expect(segmentsReply([], { title: 'title_a', platform: 'pc_store_a', player: 'Ash', type: 'map', filter: {}, meta: network, page: 0, stateId: 's1' }).embeds[0]?.description).toMatch(/^\*\*Lifetime\*\*\nNo maps/);
+    expect(r.embeds[0]?.description).toMatch(/^\*\*Lifetime\*\* · 2 in all\n/);
     const season = segmentsReply(fixtures.segments!, { title: 'title_a', platform: 'pc_store_a', player: 'Ash', type: 'map', filter: { season: 3, queue: 'ranked' }, meta: network, page: 0, stateId: 's1' });
     expect(season.embeds[0]?.description).toMatch(/^\*\*Season 3 · Ranked\*\*/);
   });
@@ -272,6 +275,9 @@ describe('limits and safety', () => {
         expect(lone.test(cut)).toBe(false);
       }
     }
+    // Nor leaves a space before the mark (a segment table's `Team…`, not `Team …`).
+    expect(clip('Team Deathmatch', 6)).toBe('Team…');
+    expect(clip('Team Deathmatch', 7)).toBe('Team D…');
   });
 
   const longName = 'W'.repeat(400);
