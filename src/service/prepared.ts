@@ -44,55 +44,31 @@ export type JsonText = string | Uint8Array;
 /** A match's players' keys as a string. */
 export const keysText = (keys: JsonText): string => (typeof keys === 'string' ? keys : Buffer.from(keys.buffer, keys.byteOffset, keys.byteLength).toString('utf8'));
 
-/** UTF-8 encoding into a buffer: about a sixth of what Buffer.byteLength and Buffer.write cost together on a match's rows. */
-const encoder = new TextEncoder();
-/** Where packTexts encodes a batch's texts before they are copied into a buffer of their own size (grown as needed, at most one batch's worth). */
-let scratch = new Uint8Array(0);
-
 /**
  * Puts the keys and rows of `matches` into one buffer, each match's now a view of it; returns the
  * buffer to transfer. Handed over as strings, a million matches made about 1.7 GB of strings in
  * the writer's heap, and V8's helper threads (its young-generation collections, mostly) took 12
  * to 13.5 CPU seconds of the import, against 4.8 to 6.4 this way; in runs back to back the import
- * took 57.7, 58.6, 61.8 and 66.5 s this way, against 60.9 to 69.1 s as strings. The texts are
- * encoded once, into a scratch buffer large enough for any (three bytes a UTF-16 unit at most),
- * then copied: measuring them first (Buffer.byteLength) and writing them (Buffer.write) cost a
- * generated match 7.8 µs, TextEncoder.encodeInto 1.2.
+ * took 57.7, 58.6, 61.8 and 66.5 s this way, against 60.9 to 69.1 s as strings.
  */
 export function packTexts(matches: PreparedMatch[]): ArrayBuffer {
-  let bound = 0;
-  for (const m of matches) bound += 3 * (m[10].length + m[12].length);
-  if (scratch.length < bound) scratch = new Uint8Array(bound);
-  const ends: number[] = [];
-  let at = 0;
-  const encode = (text: JsonText) => {
-    if (typeof text === 'string') at += encoder.encodeInto(text, scratch.subarray(at)).written;
-    else {
-      scratch.set(text, at);
-      at += text.byteLength;
-    }
-    ends.push(at);
-  };
-  for (const m of matches) {
-    encode(m[10]);
-    encode(m[12]);
-  }
+  let size = 0;
+  for (const m of matches) size += Buffer.byteLength(m[10]) + Buffer.byteLength(m[12]);
   // A buffer of its own (not a slice of Node's shared pool), so that it can be transferred.
-  const packed = new ArrayBuffer(at);
-  new Uint8Array(packed).set(scratch.subarray(0, at));
-  let from = 0;
-  let i = 0;
-  const view = (): Uint8Array => {
-    const end = ends[i++] ?? from;
-    const v = new Uint8Array(packed, from, end - from);
-    from = end;
+  const packed = Buffer.allocUnsafeSlow(size);
+  let at = 0;
+  const view = (text: JsonText): Uint8Array => {
+    if (typeof text !== 'string') return text;
+    const length = packed.write(text, at);
+    const v = new Uint8Array(packed.buffer, packed.byteOffset + at, length);
+    at += length;
     return v;
   };
   for (const m of matches) {
-    m[10] = view();
-    m[12] = view();
+    m[10] = view(m[10]);
+    m[12] = view(m[12]);
   }
-  return packed;
+  return packed.buffer;
 }
 
 /**
