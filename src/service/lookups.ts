@@ -255,8 +255,12 @@ export async function segments(
   const { groups, active } = await memo.get(ctx.store, key, async () => {
     const rows = await ctx.store.aggregateRows(title, platform, player.id_norm, info.groupBy, filter);
     const character = info.groupBy === 'legend' || info.groupBy === 'hero';
+    const grouped = [...groupRows(rows, info.groupBy === 'weapon')];
+    // A player's lifetime overview exists with no match yet, as in their profile (whose list of
+    // segments names it): zeros, not an empty list. A filter no match meets stays empty.
+    if (grouped.length === 0 && info.groupBy === 'overview' && filter.queue === undefined && filter.season === undefined) grouped.push(['', emptyTotals()]);
     return {
-      groups: [...groupRows(rows, info.groupBy === 'weapon')]
+      groups: grouped
         .map(([name, totals]) => ({ name, values: totalsToValues(totals) }))
         .sort((a, b) => (b.values.matchesPlayed ?? 0) - (a.values.matchesPlayed ?? 0) || a.name.localeCompare(b.name)),
       // The legend or hero in use: the one of the player's newest match.

@@ -245,6 +245,17 @@ function answerConnect(req: IncomingMessage, socket: Duplex): void {
   );
 }
 
+/**
+ * An Expect header other than 100-continue: without a listener Node answered 417 with an empty
+ * body. The request's body (if any) is not read, so the connection closes after the answer.
+ */
+function answerExpectation(req: IncomingMessage, res: ServerResponse): void {
+  const error = new ServiceError(417, ERROR_CODES.invalidParameter, 'The service meets no expectation but 100-continue.', { parameter: 'expect' });
+  const text = JSON.stringify({ errors: [error.toApiError()] });
+  res.writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), connection: 'close' });
+  res.end(req.method === 'HEAD' ? undefined : text);
+}
+
 /** Creates the service's request handler; `createStatsServer` wraps it in an HTTP server. */
 export function createHandler(options: ServiceOptions): (req: IncomingMessage, res: ServerResponse) => void {
   const ctx: LookupContext = { store: options.store, now: options.now ?? Date.now };
@@ -309,6 +320,10 @@ export function createHandler(options: ServiceOptions): (req: IncomingMessage, r
     let route = 'none';
     const headers: Record<string, string> = {};
     try {
+      // Node refuses an HTTP/1.1 request without Host before any handler runs, with an empty body
+      // (requireHostHeader); the service refuses it here, in its own envelope (RFC 9112 3.2).
+      if (req.httpVersion === '1.1' && req.headers.host === undefined)
+        throw new ServiceError(400, ERROR_CODES.invalidParameter, 'An HTTP/1.1 request must carry a Host header.', { parameter: 'host' });
       // A target in absolute form (RFC 9112 3.2.2, as a proxy sends it) is read by its path and query alone.
       const url = (req.url ?? '/').replace(/^https?:\/\/[^/?#]*/i, '') || '/';
       const q = url.indexOf('?');
@@ -390,10 +405,13 @@ export async function startStatsServer(options: ServiceOptions & { port?: number
       keepAliveTimeout: limits.keepAliveTimeoutMs,
       // Checks the two timeouts above this often (Node's default is every 30 s).
       connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
+      // The handler answers a missing Host itself, with the errors envelope.
+      requireHostHeader: false,
     },
     createHandler(options),
   );
   server.on('clientError', answerClientError);
+  server.on('checkExpectation', answerExpectation);
   server.on('connect', answerConnect);
   // Idle sockets (connected, sending nothing) are closed: each holds a file descriptor.
   server.setTimeout(limits.idleTimeoutMs, (socket) => socket.destroy());

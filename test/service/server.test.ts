@@ -493,6 +493,22 @@ describe('the HTTP surface', () => {
     await data('StatsProfile', `${A}/profile/pc_store_a/76561198000000042`);
   });
 
+  it('answers an HTTP/1.1 request without Host, and an expectation it cannot meet, in the errors envelope', async () => {
+    const path = `${A}/profile/pc_store_a/76561198000000042`;
+    const noHost = await rawRequest(`GET ${path} HTTP/1.1\r\nConnection: close\r\n\r\n`);
+    expect(noHost.status, noHost.text).toBe(400);
+    expect(ErrorBodySchema.parse(JSON.parse(noHost.text)).errors[0]).toMatchObject({ code: 'InvalidParameter', data: { parameter: 'host' } });
+    // HTTP/1.0 has no Host to require.
+    expect((await rawRequest(`GET ${path} HTTP/1.0\r\n\r\n`)).status).toBe(200);
+    const expect417 = await rawRequest(`GET ${path} HTTP/1.1\r\nHost: x\r\nExpect: foo\r\n\r\n`);
+    expect(expect417.status, expect417.text).toBe(417);
+    expect(expect417.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(Number(expect417.headers.get('content-length'))).toBe(Buffer.byteLength(expect417.text));
+    expect(ErrorBodySchema.parse(JSON.parse(expect417.text)).errors[0]).toMatchObject({ code: 'InvalidParameter', data: { parameter: 'expect' } });
+    const continued = await rawRequest(`GET ${path} HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`);
+    expect(continued.text).toContain('"platformInfo"');
+  });
+
   it('answers an internal failure with 500 Internal and no details, and keeps serving', async () => {
     const broken = await startService(smallLines());
     try {
@@ -603,6 +619,26 @@ describe('a player with no matches yet', () => {
       expect(res.status).toBe(200);
       const profile = strictly(envelopeOf(PAYLOAD_SCHEMAS.StatsProfile), res.body).data;
       expect(profile.segments[0]?.stats.matchesPlayed?.value).toBe(0);
+    } finally {
+      await lonely.close();
+    }
+  });
+
+  it('has the lifetime overview its profile lists on the segments endpoint too, as zeros; no season, no map', async () => {
+    const lonely = await startService(['{"type":"player","title":"title_a","platform":"pc_store_a","id":"76561198000000999","handle":"Lonely"}']);
+    try {
+      const path = `${A}/profile/pc_store_a/76561198000000999`;
+      const profile = strictly(envelopeOf(PAYLOAD_SCHEMAS.StatsProfile), (await lonely.request(path)).body).data;
+      expect(profile.availableSegments.map((s) => s.type)).toEqual(['overview']);
+      const overview = await lonely.request(`${path}/segments/overview`);
+      expect(overview.status, overview.text).toBe(200);
+      const list = strictly(envelopeOf(PAYLOAD_SCHEMAS['Segment[]']), overview.body).data;
+      expect(list).toHaveLength(1);
+      expect(list[0]?.metadata.name).toBe('Lifetime');
+      expect(list[0]?.stats.matchesPlayed?.value).toBe(0);
+      expect(Object.keys(list[0]?.stats ?? {}).sort()).toEqual(Object.keys(profile.segments[0]?.stats ?? {}).sort());
+      for (const other of ['overview?season=2', 'map'])
+        expect(strictly(envelopeOf(PAYLOAD_SCHEMAS['Segment[]']), (await lonely.request(`${path}/segments/${other}`)).body).data, other).toEqual([]);
     } finally {
       await lonely.close();
     }
