@@ -1,4 +1,4 @@
-import { FIGURE_ALIASES, PROFILE_FIGURES, PROFILE_TOTALS, type TitleSlug } from '../catalog/index.js';
+import { FIGURE_ALIASES, PROFILE_FIGURES, PROFILE_TOTALS, type Figure, type TitleSlug } from '../catalog/index.js';
 import { languageOf, say, type TextKey } from '../locales/index.js';
 import type { LookupMeta } from '../lookup/client.js';
 import { overviewOf, type Stats, type StatsProfile } from '../lookup/schemas.js';
@@ -40,6 +40,43 @@ function totals(stats: Stats, title: TitleSlug, locale: string | undefined): str
   return [...known, ...others].slice(0, MAX_TOTALS);
 }
 
+/** An overview's figures as a profile shows them (careerLines). */
+export interface CareerLines {
+  /** K/D and win rate, chosen by meaning: short enough for one line of a phone in a heading; '' when the answer has neither. */
+  headline: string;
+  /** Their places, where the answer gives them. */
+  placeLine: string | null;
+  /** Matches and time played; '' when neither. */
+  played: string;
+  /** The title's own figures the answer has or can derive, each with its place; with no rate to work out, the totals it has. */
+  more: string[];
+}
+
+/** The figures of an overview (a profile's, or the overview segment's), `leaveOut` aside. */
+export function careerLines(stats: Stats, title: TitleSlug, locale: string | undefined, leaveOut: readonly Figure[] = []): CareerLines {
+  const kd = figure(stats, title, 'kd');
+  const winRate = figure(stats, title, 'winRate');
+  const headline = [kd ? `K/D ${statValue(kd, locale, 'kd')}` : null, winRate ? say(locale, 'profile.win', { value: statValue(winRate, locale, 'winRate') }) : null].filter(Boolean).join(' · ');
+  const headlinePlaces = [kd ? place(kd, 'kd', locale) : null, winRate ? place(winRate, 'winRate', locale) : null];
+  const placeLine =
+    headlinePlaces.some(Boolean) && kd && winRate
+      ? [headlinePlaces[0] ? `K/D ${headlinePlaces[0]}` : null, headlinePlaces[1] ? say(locale, 'profile.winRatePlace', { place: headlinePlaces[1] }) : null].filter(Boolean).join(' · ')
+      : (headlinePlaces.find(Boolean) ?? null);
+  const matches = figure(stats, title, 'matchesPlayed');
+  const time = figure(stats, title, 'timePlayed');
+  const played = [matches ? say(locale, 'profile.matches', { n: statValue(matches, locale, 'matchesPlayed') }) : null, time ? say(locale, 'profile.played', { time: statValue(time, locale, 'timePlayed') }) : null]
+    .filter(Boolean)
+    .join(' · ');
+  const rest = figures(stats, title, PROFILE_FIGURES[title].filter((f) => !leaveOut.includes(f)))
+    .slice(0, MAX_FIGURES)
+    .map(({ figure: f, stat }) => {
+      const where = place(stat, f, locale);
+      return `${figureLabel(f, locale)} **${statValue(stat, locale, f, true)}**${where ? ` · ${where}` : ''}`;
+    });
+  // No rate to work out: the totals the answer has, rather than "no stats".
+  return { headline, placeLine, played, more: headline || rest.length > 0 ? rest : totals(stats, title, locale) };
+}
+
 /**
  * A player's career at a glance: the headline (K/D and win rate, chosen by meaning) first, then
  * matches, time played, main hero or legend, rating tier and when they last played; then the few
@@ -60,21 +97,6 @@ const writtenOnce = madeOnce<StatsProfile, Reply>();
 function profileEmbed(profile: StatsProfile, title: TitleSlug, meta: LookupMeta, locale: string | undefined, since: readonly string[] | undefined): Reply {
   const handle = safeText(profile.platformInfo.platformUserHandle);
   const stats = overviewOf(profile.segments)?.stats ?? {};
-  const kd = figure(stats, title, 'kd');
-  const winRate = figure(stats, title, 'winRate');
-  // Short enough to stay on one line of a phone in a heading.
-  const headline = [kd ? `K/D ${statValue(kd, locale, 'kd')}` : null, winRate ? say(locale, 'profile.win', { value: statValue(winRate, locale, 'winRate') }) : null].filter(Boolean).join(' · ');
-  const headlinePlaces = [kd ? place(kd, 'kd', locale) : null, winRate ? place(winRate, 'winRate', locale) : null];
-  const placeLine =
-    headlinePlaces.some(Boolean) && kd && winRate
-      ? [headlinePlaces[0] ? `K/D ${headlinePlaces[0]}` : null, headlinePlaces[1] ? say(locale, 'profile.winRatePlace', { place: headlinePlaces[1] }) : null].filter(Boolean).join(' · ')
-      : (headlinePlaces.find(Boolean) ?? null);
-
-  const matches = figure(stats, title, 'matchesPlayed');
-  const time = figure(stats, title, 'timePlayed');
-  const played = [matches ? say(locale, 'profile.matches', { n: statValue(matches, locale, 'matchesPlayed') }) : null, time ? say(locale, 'profile.played', { time: statValue(time, locale, 'timePlayed') }) : null]
-    .filter(Boolean)
-    .join(' · ');
   const characterKey = CHARACTER_KEYS.find((k) => typeof profile.metadata[k] === 'string' && profile.metadata[k] !== '');
   const character = characterKey ? `${say(locale, CHARACTER_LABELS[characterKey])} **${safeText(String(profile.metadata[characterKey]))}**` : null;
   const rating = figure(stats, title, 'rating');
@@ -83,17 +105,7 @@ function profileEmbed(profile: StatsProfile, title: TitleSlug, meta: LookupMeta,
   const lastPlayedAt = answerTime(profile.metadata.lastPlayed);
   const lastPlayed = lastPlayedAt ? say(locale, 'profile.lastPlayed', { when: lastPlayedAt }) : null;
 
-  // The figures after the headline: the title's own, those the answer has or can derive; a rating
-  // already named with its tier is not repeated.
-  const rest = figures(stats, title, PROFILE_FIGURES[title].filter((f) => !(f === 'rating' && tier)))
-    .slice(0, MAX_FIGURES)
-    .map(({ figure: f, stat }) => {
-      const where = place(stat, f, locale);
-      return `${figureLabel(f, locale)} **${statValue(stat, locale, f, true)}**${where ? ` · ${where}` : ''}`;
-    });
-
-  // No rate to work out: the totals the answer has, rather than "no stats".
-  const more = headline || rest.length > 0 ? rest : totals(stats, title, locale);
+  const { headline, placeLine, played, more } = careerLines(stats, title, locale, tier ? ['rating'] : []);
   const above = [headline, played, character, rank, lastPlayed].some(Boolean);
   // Said only when the overview has nothing to show (a legend named, or when they last played, is not a stat).
   const empty = !headline && !played && !rank && more.length === 0;

@@ -5,7 +5,7 @@ import type { Segment } from '../lookup/schemas.js';
 import { goButtons, pageControls, rows } from './controls.js';
 import { figure } from './figures.js';
 import { TITLE_COLORS, compactNumber, dataTime, describe, footerOf, formatValue, queueName, titleName, typedCode } from './format.js';
-import type { Onward } from './profile.js';
+import { careerLines, type Onward } from './profile.js';
 import { embedReply, safeText, type Reply } from './reply.js';
 import { clip } from './text.js';
 
@@ -110,6 +110,10 @@ export function segmentsReply(answered: Segment[], ctx: SegmentsContext): Reply 
   const info = segmentType(ctx.title, ctx.type);
   const typeName = segmentTypeName(ctx.type, ctx.locale) ?? info?.name ?? ctx.type;
   const oneName = segmentTypeName(ctx.type, ctx.locale, true) ?? typeName.replace(/s$/, '');
+  const scope = TITLES[ctx.title].lifetimeOnlySegmentTypes.includes(ctx.type) && ctx.filter.season === undefined ? say(ctx.locale, 'segments.lifetime') : scopeLabel(ctx.filter, ctx.locale);
+  // The overview is one set of figures, not a list: read as a profile reads it, not as a table of
+  // one row under its own clipped name (`Lifeti…`).
+  const career = info?.groupBy === 'overview' && segments.length === 1 && segments[0] ? careerLines(segments[0].stats, ctx.title, ctx.locale) : undefined;
   const columns = SEGMENT_FIGURES[info?.groupBy === 'weapon' ? 'weapon' : 'other'];
   const table = shown.map((s) => ({
     // Code blocks show text as it is: only backticks could break out of one.
@@ -122,7 +126,17 @@ export function segmentsReply(answered: Segment[], ctx: SegmentsContext): Reply 
   const headings = columns.map((f) => heading(f, ctx.locale));
   const lines = segmentTable(oneName, headings, table);
   const active = segments.find((s) => s.metadata.isActive === true);
-  const scope = TITLES[ctx.title].lifetimeOnlySegmentTypes.includes(ctx.type) && ctx.filter.season === undefined ? say(ctx.locale, 'segments.lifetime') : scopeLabel(ctx.filter, ctx.locale);
+  const body = career
+    ? [
+        career.headline ? `### ${career.headline}` : null,
+        career.placeLine,
+        career.played,
+        career.more.length > 0 ? `${career.headline || career.played ? '\n' : ''}${career.more.join('\n')}` : null,
+        career.headline || career.played || career.more.length > 0 ? null : say(ctx.locale, 'profile.noStats'),
+      ]
+    : [
+        shown.length > 0 ? `\`\`\`\n${lines.join('\n')}\n\`\`\`` : say(ctx.locale, ctx.filter.season !== undefined || ctx.filter.queue ? 'segments.noneFiltered' : 'segments.none', { type: typeName.toLowerCase() }),
+      ];
   return embedReply(
     {
       color: TITLE_COLORS[ctx.title],
@@ -133,10 +147,10 @@ export function segmentsReply(answered: Segment[], ctx: SegmentsContext): Reply 
         ctx.locale,
         // The count here, not in the footer: a footer's longest words narrow the table's room at a
         // phone's width. None is counted: the line below says there are none.
-        [`**${scope}**`, segments.length > 0 ? say(ctx.locale, 'segments.inAll', { n: segments.length }) : null, active ? say(ctx.locale, 'segments.inUse', { name: safeText(active.metadata.name) }) : null]
+        [`**${scope}**`, segments.length > 0 && !career ? say(ctx.locale, 'segments.inAll', { n: segments.length }) : null, active ? say(ctx.locale, 'segments.inUse', { name: safeText(active.metadata.name) }) : null]
           .filter((part) => part !== null)
           .join(' · '),
-        shown.length > 0 ? `\`\`\`\n${lines.join('\n')}\n\`\`\`` : say(ctx.locale, ctx.filter.season !== undefined || ctx.filter.queue ? 'segments.noneFiltered' : 'segments.none', { type: typeName.toLowerCase() }),
+        ...body,
       ),
       footer: footerOf(ctx.title, ctx.platform),
       timestamp: dataTime(ctx.meta),

@@ -143,7 +143,8 @@ describe('embeds from the service’s payloads', () => {
     const stats = Object.fromEntries(Object.entries(values).map(([k, v]) => [k, stat(v)]));
     return ['en-US', 'de', 'fr', 'es-ES', 'pt-BR'].flatMap((locale) =>
       TITLE_SLUGS.flatMap((title) =>
-        TITLES[title].segmentTypes.map(({ type }) => {
+        // The overview, one set of figures, is not a table (next test but two).
+        TITLES[title].segmentTypes.filter(({ groupBy }) => groupBy !== 'overview').map(({ type }) => {
           const segment: Segment = { type, attributes: { key: 'k' }, metadata: { name }, expiryDate: new Date().toISOString(), stats };
           const r = segmentsReply([segment], { title, platform: 'pc_store_a', player: 'x', type, filter: {}, meta: network, page: 0, stateId: 's', locale });
           const lines = /```\n([^`]+)\n```/.exec(r.embeds[0]?.description ?? '')?.[1]?.split('\n') ?? [];
@@ -189,6 +190,26 @@ describe('embeds from the service’s payloads', () => {
       const headings = lines[0]!.trim().split(/ +/).slice(-3);
       if (headings.slice(1).every((h) => h.length <= 4)) expect(lines[1], where).toMatch(/^Citadel /);
     }
+  });
+
+  it('shows the overview segment as a profile shows its figures, not as a table of one row', () => {
+    // As the segments endpoint sends it: no places.
+    const first = fixtures.profile!.segments[0]!;
+    const overview = { ...first, stats: Object.fromEntries(Object.entries(first.stats).map(([k, v]) => [k, { ...v, percentile: null, rank: null }])) };
+    const ctx = { title: 'title_a', platform: 'pc_store_a', player: 'Ash', type: 'overview', filter: { season: 2 }, meta: network, page: 0, stateId: 's1' } as const;
+    const d = segmentsReply([overview], ctx).embeds[0]?.description ?? '';
+    expect(d).not.toContain('```');
+    // Its scope, no count of one; the headline and the figures as the profile words them, no places (the segment has none to give).
+    expect(d.split('\n')[0]).toBe('**Season 2**');
+    const profileLines = profileReply({ ...fixtures.profile!, segments: [overview] }, 'title_a', network)
+      .embeds[0]?.description?.split('\n')
+      .filter((l) => /^### |^\*\*\d|Kills\/match|Damage\/match/.test(l));
+    expect(profileLines?.length).toBeGreaterThanOrEqual(3);
+    for (const line of profileLines ?? []) expect(d.split('\n')).toContain(line);
+    expect(segmentsReply([overview], { ...ctx, locale: 'de' }).embeds[0]?.description).toMatch(/^\*\*Saison 2\*\*\n### K\/D /);
+    // Several overview segments (a service may send one a season) stay a table; none says so.
+    expect(segmentsReply([overview, overview], ctx).embeds[0]?.description).toContain('```');
+    expect(segmentsReply([], ctx).embeds[0]?.description).toBe('**Season 2**\nNo overview on record for this player with these filters.');
   });
 
   it('lists matches with result, score and K/D, and a menu that opens each report', () => {
