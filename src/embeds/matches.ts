@@ -52,7 +52,7 @@ export function matchLabel(m: MatchSummary, title?: TitleSlug, locale?: string):
   const kd = title ? figure(stats, title, 'kd') : undefined;
   return {
     label: [m.metadata.mapName, m.metadata.modeName].filter(Boolean).join(' · ') || m.attributes.id,
-    description: [word(m.metadata.result, locale), score(stats) ? `K/D/A ${score(stats)}` : null, kd ? `K/D ${kd.displayValue}` : null].filter(Boolean).join(' · ') || m.attributes.id,
+    description: [word(m.metadata.result, locale), score(stats) ? `K/D/A ${score(stats)}` : null, kd ? `K/D ${statValue(kd, locale, 'kd')}` : null].filter(Boolean).join(' · ') || m.attributes.id,
   };
 }
 

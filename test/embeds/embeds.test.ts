@@ -155,7 +155,7 @@ describe('embeds from the service’s payloads', () => {
   }
 
   it('keeps a space before every column of a segment table, in every language, whatever the numbers', () => {
-    // Five-letter headings (Spiel, Sieg%), long numbers (12.345 in German, 1,2 mil in Spanish, K/D 12.30) and a clipped name.
+    // Five-letter headings (Spiel, Sieg%), long numbers (12.345 in German, 1,2 mil in Spanish, K/D 12.3) and a clipped name.
     const tables = everyTable({ kills: 12_345, matchesPlayed: 1_234, wins: 600, kd: 12.345, winRate: 48.6, accuracy: 33.3, headshotPct: 25.1 }, 'Abcdefghijklmnop');
     expect(tables.length).toBeGreaterThan(5 * TITLE_SLUGS.length);
     for (const { where, locale, type, lines } of tables) {
@@ -180,6 +180,18 @@ describe('embeds from the service’s payloads', () => {
       expect(header.trim().split(/ +/), `${where}: ${header}`).toEqual([nameCell, ...header.slice(first).trim().split(/ +/)]);
       expect(header.slice(first).trim().split(/ +/), `${where}: ${header}`).toHaveLength(3);
     }
+  });
+
+  it('writes a K/D of ten or more with one decimal, rounded, not the one decimal padded with a zero', () => {
+    const kdCells = (kd: number, locale?: string) =>
+      everyTable({ kills: 31, matchesPlayed: 8, wins: 5, kd, winRate: 62.5 }, 'Lifeline')
+        .filter((t) => t.type === 'legend' && (locale === undefined ? t.locale === 'en-US' : t.locale === locale))
+        .map((t) => t.lines[1]?.trim().split(/ +/).at(-1));
+    expect(kdCells(10.333)).toEqual(['10.3']);
+    expect(kdCells(10.333, 'de')).toEqual(['10,3']);
+    expect(kdCells(9.996)).toEqual(['10.0']);
+    expect(kdCells(123.4)).toEqual(['123']);
+    expect(kdCells(1.234)).toEqual(['1.23']);
   });
 
   it('keeps every segment table within a phone’s width, in every language, with figures of four characters', () => {
@@ -219,6 +231,11 @@ describe('embeds from the service’s payloads', () => {
     expect(menu && 'options' in menu ? menu.options.map((o) => o.value) : []).toEqual(['a-3', 'a-2', 'a-1']);
     // Menus cannot show live times: no date beside the list's "4 days ago".
     expect(menu && 'options' in menu ? menu.options[0]?.description : '').toBe('Win · K/D/A 14/1/3 · K/D 14.00');
+    // The menu writes the K/D as the list beside it does, in the reader's language.
+    const de = matchesReply(fixtures.matches!.matches, { title: 'title_a', platform: 'pc_store_a', player: 'Ash', meta: network, page: 0, hasMore: false, stateId: 's2', locale: 'de' });
+    const deMenu = de.components[0]?.components[0];
+    expect(de.embeds[0]?.description).toContain('K/D 14,00');
+    expect(deMenu && 'options' in deMenu ? deMenu.options[0]?.description : '').toMatch(/ · K\/D 14,00$/);
     expect(menu && 'custom_id' in menu ? parseCustomId(menu.custom_id) : null).toEqual({ kind: 'open', stateId: 's2' });
   });
 
