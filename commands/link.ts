@@ -65,7 +65,8 @@ export const link = {
           title: titleName(title),
           handle: safeText(checked.handle),
           platform: PLATFORMS[platform].name,
-          profile: code(commandLine(input.locale, `/stats ${title} profile`)),
+          // The view this platform has: title_b's pc_store_c players have segments and no profile.
+          profile: code(commandLine(input.locale, `/stats ${title} ${findEndpoint(title, 'profile')?.platforms.includes(platform) ? 'profile' : 'segments'}`)),
           player: code(optionName(input.locale, 'player')),
           unlink: code(commandLine(input.locale, `/unlink title:${title}`)),
         }),

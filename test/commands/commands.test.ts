@@ -199,6 +199,10 @@ describe('handlers', () => {
     expect(await stores.links.get('u2', 'title_c')).toBeUndefined();
     const ok = await link.execute({ name: 'link', group: null, subcommand: null, options: { title: 'title_c', platform: 'pc_store_c', player: 'ember#4471' }, userId: 'u2' }, deps);
     expect(ok.embeds[0]?.title).toBe('Linked: Ember#4471');
+    expect(ok.embeds[0]?.description).toContain('Now `/stats title_c profile` works without');
+    // A platform with segments and no profile (title_b's pc_store_c): the reply names the view that works.
+    const segmentsOnly = await link.execute({ name: 'link', group: null, subcommand: null, options: { title: 'title_b', platform: 'pc_store_c', player: 'Rift#0042' }, userId: 'u2b' }, deps);
+    expect(segmentsOnly.embeds[0]?.description).toContain('Now `/stats title_b segments` works without');
     const profile = await stats.execute(input('title_c', 'profile', {}, 'u2'), deps);
     expect(profile.embeds[0]?.title).toBe('Ember#4471');
     // title_b's link on pc_store_b does not serve its segments endpoint: the reply says so.
