@@ -3,7 +3,7 @@ import type { TitleSlug } from '../src/catalog/index.js';
 import { MATCHES_PER_PAGE, errorReply, matchesReply, type Reply } from '../src/embeds/index.js';
 import { playerOptions, type EndpointCommand, type ViewHandler } from './kind.js';
 import { showReport } from './match.js';
-import { onwardOf, openForPlayer } from './onward.js';
+import { onwardOf, openForPlayer, shownName } from './onward.js';
 import { COMMAND_DEADLINE_MS, type Deps, type View } from './types.js';
 import { say } from '../src/locales/index.js';
 
@@ -22,13 +22,14 @@ async function render(view: MatchesView, stateId: string, page: number, deps: De
   const perService = SERVICE_PAGE / MATCHES_PER_PAGE;
   const servicePage = Math.floor(page / perService);
   const deadline = Date.now() + COMMAND_DEADLINE_MS;
+  const player = shownName(view, deps, COMMAND_DEADLINE_MS);
   let r = await deps.lookup.matches(view.title, view.platform, view.player, undefined, until(deadline));
   for (let i = 0; i < servicePage && r.data?.metadata.next; i++) r = await deps.lookup.matches(view.title, view.platform, view.player, r.data.metadata.next, until(deadline));
   if (r.errors) return errorReply(r.errors[0]!, { title: view.title, platform: view.platform, player: view.handle ?? view.player, locale });
   const offset = (page % perService) * MATCHES_PER_PAGE;
   const shown = r.data.matches.slice(offset, offset + MATCHES_PER_PAGE);
   const hasMore = r.data.matches.length > offset + MATCHES_PER_PAGE || r.data.metadata.next !== null;
-  return matchesReply(shown, { title: view.title, platform: view.platform, player: view.handle ?? view.player, meta: r.meta, page, hasMore, stateId, locale, onward: onwardOf(view, stateId, locale) });
+  return matchesReply(shown, { title: view.title, platform: view.platform, player: await player, meta: r.meta, page, hasMore, stateId, locale, onward: onwardOf(view, stateId, locale) });
 }
 
 export const matchesView: ViewHandler<MatchesView> = {

@@ -13,6 +13,22 @@ export const GO_KINDS = ['profile', 'segments', 'matches', 'sessions'] as const;
 export type GoKind = (typeof GO_KINDS)[number];
 export const isGoKind = (value: string): value is GoKind => (GO_KINDS as readonly string[]).includes(value);
 
+/**
+ * The player as a reply names them: the handle the view knows (a link's, a profile's), else the one
+ * their profile gives (the lookup is cached; it runs beside the view's own), else what was typed. A
+ * player picked from autocomplete arrives as an id (title_a's 7656…, a URL): the reply then reads
+ * "Blaze", not "76561198000000030".
+ */
+export async function shownName(view: Extract<View, { player: string }>, deps: Deps, deadlineMs: number): Promise<string> {
+  if (view.handle) return view.handle;
+  if (!findEndpoint(view.title, 'profile')?.platforms.includes(view.platform)) return view.player;
+  try {
+    return (await deps.lookup.profile(view.title, view.platform, view.player, { deadlineMs })).data?.platformInfo.platformUserHandle || view.player;
+  } catch {
+    return view.player;
+  }
+}
+
 /** The segment type a button opens: maps where the title has them, else its first kind. */
 export function defaultSegmentType(title: TitleSlug): string {
   const types = TITLES[title].segmentTypes.filter((s) => s.groupBy !== 'overview');

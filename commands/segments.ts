@@ -4,7 +4,7 @@ import { code, errorReply, namedSlug, notice, queueName, segmentTypeName, segmen
 import { within } from '../src/lookup/within.js';
 import { choice, matchesTyped } from './choices.js';
 import { playerOptions, type EndpointCommand, type ViewHandler } from './kind.js';
-import { onwardOf, openView } from './onward.js';
+import { onwardOf, openView, shownName } from './onward.js';
 import { choosePlatform, endpointOf, integerOption, isReply, resolveTarget, stringOption } from './resolve.js';
 import { AUTOCOMPLETE_DEADLINE_MS, COMMAND_DEADLINE_MS, type AutocompleteInput, type Choice, type Deps, type View } from './types.js';
 import { optionName, say } from '../src/locales/index.js';
@@ -15,9 +15,9 @@ const call = { deadlineMs: COMMAND_DEADLINE_MS };
 
 async function render(view: SegmentsView, stateId: string, page: number, deps: Deps, locale?: string): Promise<Reply> {
   const filter = { queue: view.queue, season: view.season };
-  const r = await deps.lookup.segments(view.title, view.platform, view.player, view.type, filter, call);
+  const [r, player] = await Promise.all([deps.lookup.segments(view.title, view.platform, view.player, view.type, filter, call), shownName(view, deps, call.deadlineMs)]);
   if (r.errors) return errorReply(r.errors[0]!, { title: view.title, platform: view.platform, player: view.handle ?? view.player, locale });
-  return segmentsReply(r.data, { ...view, player: view.handle ?? view.player, filter, meta: r.meta, page, stateId, locale, onward: onwardOf(view, stateId, locale) });
+  return segmentsReply(r.data, { ...view, player, filter, meta: r.meta, page, stateId, locale, onward: onwardOf(view, stateId, locale) });
 }
 
 export const segmentsView: ViewHandler<SegmentsView> = { render };

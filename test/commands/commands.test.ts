@@ -260,6 +260,17 @@ describe('replies a player reads at a glance', () => {
     }
   });
 
+  it('names a player typed by id or profile URL (as autocomplete hands them over) by their handle in segments and matches too', async () => {
+    for (const typed of ['76561198000000042', 'ashplays'])
+      for (const [sub, options] of [['segments', { segment: 'map' }], ['matches', {}]] as const) {
+        const r = await stats.execute(input('title_a', sub, { ...options, platform: 'pc_store_a', player: typed }), deps);
+        expect(r.embeds[0]?.title, `${sub} ${typed}`).toBe('Ash');
+      }
+    // Where the title has no profile on that platform, what was typed.
+    const legends = await stats.execute(input('title_b', 'segments', { segment: 'legend', platform: 'pc_store_c', player: 'rift#0042' }), deps);
+    expect(legends.embeds[0]?.title).toBe('rift#0042');
+  });
+
   it('goes from a profile to its other views and back with buttons', async () => {
     const profile = await stats.execute(input('title_a', 'profile', { platform: 'pc_store_a', player: 'ashplays' }), deps);
     const onward = buttons(profile);
