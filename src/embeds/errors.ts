@@ -32,6 +32,12 @@ export function errorReply(error: LookupError, ctx: ErrorContext): Reply {
       // instead, in the reader's language, rather than the service's word for it.
       if (error.data.parameter === 'platformUserIdentifier' && ctx.player)
         return notice(say(locale, 'error.badIdentifier', { typed: typedCode(ctx.player), title, where, search: code(commandLine(locale, `/stats ${ctx.title} search`)) }));
+      // A search's query, or a match id, the service cannot take: likewise, rather than "Invalid query: ...".
+      if (error.data.parameter === 'query' && ctx.player) return notice(say(locale, 'error.badQuery', { typed: typedCode(ctx.player), title, where }));
+      if (error.data.parameter === 'matchId') {
+        const typed = typeof error.data.value === 'string' ? error.data.value : '';
+        return notice(say(locale, 'error.badMatchId', { typed: typed ? typedCode(typed) : '—', title, matches: code(commandLine(locale, `/stats ${ctx.title} matches`)) }));
+      }
       // The service's own message (in its language), then the values it allows, in ours.
       const allowed = Array.isArray(error.data.allowed)
         ? ` ${say(locale, 'error.chooseOneOf', { list: error.data.allowed.map((a) => (platformName(String(a)) !== String(a) ? namedSlug(platformName(String(a)), String(a)) : code(String(a)))).join(', ') })}`

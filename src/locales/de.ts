@@ -99,6 +99,8 @@ export const de: Texts = {
   'error.notFound': 'Kein {title}-Spieler {who}{where}. Prüf die Schreibweise oder such mit {search}.',
   'error.private': '{who} hält die {title}-Statistiken privat. Nur der Spieler selbst kann das in den Datenschutzeinstellungen des Spiels ändern.',
   'error.badIdentifier': '{typed} ist kein {title}-Spielername und keine ID{where}. Gib den Namen oder die ID so ein, wie das Spiel sie zeigt, keinen Link; {search} findet sie aus einem Teil des Namens.',
+  'error.badQuery': '{typed} lässt sich bei {title}{where} nicht suchen. Gib einen Teil eines Spielernamens ein, wie das Spiel ihn zeigt, keinen Link.',
+  'error.badMatchId': '{typed} ist keine {title}-Spiel-ID. Wähle ein Spiel aus der Liste beim Tippen oder öffne eines über {matches}.',
   'error.chooseOneOf': 'Wähle eines davon: {list}.',
   'error.busy': 'Der Statistikdienst ist gerade ausgelastet.',
   'error.retryIn.one': 'Versuch es in {n} Sekunde noch einmal.',

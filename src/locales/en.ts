@@ -104,6 +104,8 @@ export const en = {
   'error.notFound': 'No {title} player {who}{where}. Check the spelling, or find them with {search}.',
   'error.private': '{who} keeps their {title} stats private. Only they can change that, in the game’s privacy settings.',
   'error.badIdentifier': '{typed} is not a {title} player name or id{where}. Type the name or id as the game shows it, not a link; {search} finds it from part of the name.',
+  'error.badQuery': '{typed} is not something {title} search can look for{where}. Type part of a player name as the game shows it, not a link.',
+  'error.badMatchId': '{typed} is not a {title} match id. Pick a match from the list as you type, or open one from {matches}.',
   'error.chooseOneOf': 'Choose one of: {list}.',
   'error.busy': 'The stats service is busy right now.',
   'error.retryIn.one': 'Try again in {n} second.',

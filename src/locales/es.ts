@@ -99,6 +99,8 @@ export const es: Texts = {
   'error.notFound': 'No hay ningún jugador de {title} {who}{where}. Revisa cómo se escribe, o búscalo con {search}.',
   'error.private': '{who} mantiene privadas sus estadísticas de {title}. Solo ese jugador puede cambiarlo, en los ajustes de privacidad del juego.',
   'error.badIdentifier': '{typed} no es un nombre ni un id de jugador de {title}{where}. Escribe el nombre o el id tal como lo muestra el juego, no un enlace; {search} lo encuentra a partir de parte del nombre.',
+  'error.badQuery': '{typed} no se puede buscar en {title}{where}. Escribe parte de un nombre de jugador tal como lo muestra el juego, no un enlace.',
+  'error.badMatchId': '{typed} no es un id de partida de {title}. Elige una partida de la lista al escribir o abre una desde {matches}.',
   'error.chooseOneOf': 'Elige uno de: {list}.',
   'error.busy': 'El servicio de estadísticas está saturado ahora mismo.',
   'error.retryIn.one': 'Inténtalo de nuevo en {n} segundo.',

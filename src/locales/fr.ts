@@ -99,6 +99,8 @@ export const fr: Texts = {
   'error.notFound': 'Aucun joueur {title} {who}{where}. Vérifie l’orthographe, ou cherche-le avec {search}.',
   'error.private': '{who} garde ses statistiques {title} privées. Seul ce joueur peut changer cela, dans les paramètres de confidentialité du jeu.',
   'error.badIdentifier': '{typed} n’est ni un nom ni un identifiant de joueur {title}{where}. Tape le nom ou l’identifiant tel que le jeu l’affiche, pas un lien ; {search} le trouve à partir d’une partie du nom.',
+  'error.badQuery': '{typed} ne peut pas être cherché sur {title}{where}. Tape une partie d’un nom de joueur tel que le jeu l’affiche, pas un lien.',
+  'error.badMatchId': '{typed} n’est pas un identifiant de partie {title}. Choisis une partie dans la liste pendant la saisie, ou ouvre-en une depuis {matches}.',
   'error.chooseOneOf': 'Choisis parmi : {list}.',
   'error.busy': 'Le service de statistiques est surchargé pour le moment.',
   'error.retryIn.one': 'Réessaie dans {n} seconde.',

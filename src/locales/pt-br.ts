@@ -99,6 +99,8 @@ export const ptBR: Texts = {
   'error.notFound': 'Nenhum jogador de {title} {who}{where}. Confira a grafia, ou procure com {search}.',
   'error.private': '{who} mantém as estatísticas de {title} privadas. Só o próprio jogador pode mudar isso, nas configurações de privacidade do jogo.',
   'error.badIdentifier': '{typed} não é um nome nem um id de jogador de {title}{where}. Digite o nome ou o id como o jogo mostra, não um link; {search} encontra a partir de parte do nome.',
+  'error.badQuery': '{typed} não pode ser buscado em {title}{where}. Digite parte de um nome de jogador como o jogo mostra, não um link.',
+  'error.badMatchId': '{typed} não é um id de partida de {title}. Escolha uma partida da lista ao digitar ou abra uma em {matches}.',
   'error.chooseOneOf': 'Escolha um destes: {list}.',
   'error.busy': 'O serviço de estatísticas está sobrecarregado agora.',
   'error.retryIn.one': 'Tente de novo em {n} segundo.',

@@ -403,6 +403,21 @@ describe('limits and safety', () => {
     // Another parameter the service refuses keeps its own words and what it allows.
     const other = errorReply(lookupError('invalid_parameter', 'Invalid segmentType.', { data: { parameter: 'segmentType', allowed: ['map'] } }), { title: 'title_c', player: link });
     expect(other.content).toContain('Invalid segmentType.');
+    // A search's query and a match id likewise: no parameter names, in every language.
+    const query = lookupError('invalid_parameter', 'Invalid query: the identifier contains a slash.', { data: { parameter: 'query', value: 'AC/DC' } });
+    const matchId = lookupError('invalid_parameter', 'Invalid matchId: the match id contains a slash.', { data: { parameter: 'matchId', value: 'a/b' } });
+    expect(errorReply(query, { title: 'title_a', platform: 'pc_store_a', player: 'AC/DC' }).content).toBe(
+      '`AC/DC` is not something Title A search can look for on PC Store A. Type part of a player name as the game shows it, not a link.',
+    );
+    expect(errorReply(matchId, { title: 'title_a', platform: 'pc_store_a' }).content).toBe(
+      '`a/b` is not a Title A match id. Pick a match from the list as you type, or open one from `/stats title_a matches`.',
+    );
+    for (const locale of ['de', 'fr', 'es-ES', 'pt-BR'])
+      for (const r of [errorReply(query, { title: 'title_a', platform: 'pc_store_a', player: 'AC/DC', locale }), errorReply(matchId, { title: 'title_a', locale })]) {
+        expect(r.ephemeral).toBe(true);
+        expect(r.content, locale).not.toMatch(/Invalid|query|matchId/);
+        expect(r.content, locale).toMatch(/`(AC\/DC|a\/b)`/);
+      }
   });
 
   it('reads shares as "top N%", in the better half only', () => {
