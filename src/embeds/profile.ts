@@ -105,6 +105,7 @@ function profileEmbed(profile: StatsProfile, title: TitleSlug, meta: LookupMeta,
   const lastPlayedAt = answerTime(profile.metadata.lastPlayed);
   const lastPlayed = lastPlayedAt ? say(locale, 'profile.lastPlayed', { when: lastPlayedAt }) : null;
 
+  // A rating already named with its tier is not repeated among the figures.
   const { headline, placeLine, played, more } = careerLines(stats, title, locale, tier ? ['rating'] : []);
   const above = [headline, played, character, rank, lastPlayed].some(Boolean);
   // Said only when the overview has nothing to show (a legend named, or when they last played, is not a stat).
