@@ -69,15 +69,13 @@ const fit = (text: string, width: number) => clip(text, width).padEnd(width);
 function cell(value: number, figure: Figure, locale: string | undefined): string {
   const info = FIGURE_INFO[figure];
   if (info.displayType === 'NumberPercentage') return formatValue(value, 'NumberPercentage', locale).replace('%', '').replace(/[.,]0$/, '');
-  // A ratio of ten or more with one decimal (10.3: 'Number' wrote 10.33 rounded as 10.30), of a hundred or more whole.
-  // Compared as it would show with two decimals: 9.996 is 10.0, not 10.00.
-  const shown = Math.abs(Math.round(value * 100) / 100);
-  if (info.displayType === 'NumberPrecision2')
-    return shown >= 100
-      ? formatValue(Math.round(value), 'Number', locale)
-      : shown >= 10
-        ? formatValue(value, 'NumberPercentage', locale).replace('%', '')
-        : formatValue(value, 'NumberPrecision2', locale);
+  if (info.displayType === 'NumberPrecision2') {
+    // A ratio of ten or more with one decimal (10.33 had shown as 10.30), of a hundred or more whole;
+    // compared as it would show with two decimals: 9.996 is 10.0, not 10.00.
+    const shown = Math.abs(Math.round(value * 100) / 100);
+    if (shown >= 100) return formatValue(Math.round(value), 'Number', locale);
+    return shown >= 10 ? formatValue(value, 'NumberPercentage', locale).replace('%', '') : formatValue(value, 'NumberPrecision2', locale);
+  }
   return Math.abs(value) < 1_000 ? formatValue(Math.round(value), 'Number', locale) : compactNumber(value, locale);
 }
 

@@ -251,8 +251,13 @@ function answerConnect(req: IncomingMessage, socket: Duplex): void {
  */
 function answerExpectation(req: IncomingMessage, res: ServerResponse): void {
   const error = new ServiceError(417, ERROR_CODES.invalidParameter, 'The service meets no expectation but 100-continue.', { parameter: 'expect' });
-  const text = JSON.stringify({ errors: [error.toApiError()] });
-  res.writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), connection: 'close' });
+  sendJson(req, res, error.status, { errors: [error.toApiError()] }, { connection: 'close' });
+}
+
+/** Writes `body` as the JSON answer (no body to HEAD, its length said all the same). */
+function sendJson(req: IncomingMessage, res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
   res.end(req.method === 'HEAD' ? undefined : text);
 }
 
@@ -373,11 +378,7 @@ export function createHandler(options: ServiceOptions): (req: IncomingMessage, r
       // No content: no body and no content headers (RFC 9110 8.6).
       res.writeHead(status, headers);
       res.end();
-    } else {
-      const text = JSON.stringify(body);
-      res.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
-      res.end(req.method === 'HEAD' ? undefined : text);
-    }
+    } else sendJson(req, res, status, body, headers);
     options.metrics?.request(route, status, (performance.now() - started) / 1000);
     log?.debug({ method: req.method, url: req.url, status, ms: Math.round((performance.now() - started) * 100) / 100 }, 'request');
   };
