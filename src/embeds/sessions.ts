@@ -48,10 +48,14 @@ export function sessionTally(s: Session): { wins: number; count: number; stats: 
   return { wins, count, stats: withCount(s.stats, typeof played === 'number' ? played : s.matches.length) };
 }
 
-/** 🟩🟩🟥, oldest match first, and the session's tally. */
+/** Matches a session's strip shows at most: its newest. */
+const STRIP_MATCHES = 20;
+
+/** 🟩🟩🟥, oldest match first (a longer session's newest, "…" standing for the older), and the session's tally. */
 function form(s: Session): { strip: string; wins: number; count: number } {
   const results = [...s.matches].reverse().map((m) => m.metadata.result?.value);
-  const strip = results.length > 20 ? `${results.slice(-20).map(outcomeMark).join('')}…` : results.map(outcomeMark).join('');
+  const shown = results.slice(-STRIP_MATCHES).map(outcomeMark).join('');
+  const strip = results.length > STRIP_MATCHES ? `…${shown}` : shown;
   const { wins, count } = sessionTally(s);
   return { strip, wins, count };
 }

@@ -275,6 +275,18 @@ describe('embeds from the service’s payloads', () => {
     expect(r.embeds[0]?.fields?.[0]?.value).toMatch(/^<t:\d+:R> · 1 of 2 matches won$/);
   });
 
+  it('shows a long session\'s newest 20 results, "…" before them standing for the older ones', () => {
+    const [latest] = fixtures.sessions!.items;
+    const match = latest!.matches[0]!;
+    const result = (value: string) => ({ ...match, metadata: { ...match.metadata, result: { value, displayValue: value } } });
+    // Newest first, as the answer lists them: the newest 20 are wins, the oldest three losses.
+    const matches = [...Array.from({ length: 20 }, () => result('victory')), ...Array.from({ length: 3 }, () => result('defeat'))];
+    const r = sessionsReply([{ ...latest!, matches, stats: {} }], { title: 'title_b', platform: 'pc_store_b', player: 'Rift', meta: network, page: 0, stateId: 's3' });
+    const d = r.embeds[0]?.description ?? '';
+    expect(d).toContain(`…${'🟩'.repeat(20)} **20\u00a0of\u00a023\u00a0won**`);
+    expect(d).not.toContain('🟥');
+  });
+
   it('says nothing of matches for a session that lists none and counts none, rather than "0 of 0 won"', () => {
     const [latest, earlier] = fixtures.sessions!.items;
     const empty = (s: typeof latest) => ({ ...s!, matches: [], stats: {} });
