@@ -35,6 +35,12 @@ export async function recordMember(guildId: string, userId: string, deps: Deps):
   }
 }
 
+/** The title's platform the `platform` option names, by its slug or its name as a player may type it (`PC Store C`). */
+function linkPlatform(input: CommandInput, title: TitleSlug): PlatformSlug | undefined {
+  const known = platformOf(stringOption(input, 'platform') ?? '');
+  return known && platformsOfTitle(title).includes(known) ? known : undefined;
+}
+
 export const link = {
   data: installableCommand()
     .setName('link')
@@ -47,10 +53,8 @@ export const link = {
   async execute(input: CommandInput, deps: Deps): Promise<Reply> {
     const title = titleOf(input);
     if (typeof title !== 'string') return title;
-    const platforms = platformsOfTitle(title);
-    const known = platformOf(stringOption(input, 'platform') ?? '');
-    const platform = known && platforms.includes(known) ? known : undefined;
-    if (!platform) return notice(say(input.locale, 'link.platforms', { title: titleName(title), list: platformList(platforms) }));
+    const platform = linkPlatform(input, title);
+    if (!platform) return notice(say(input.locale, 'link.platforms', { title: titleName(title), list: platformList(platformsOfTitle(title)) }));
     const player = stringOption(input, 'player');
     if (!player) return notice(say(input.locale, 'link.typePlayer'));
     const checked = await check(title, platform, player, deps, input.locale);
@@ -86,7 +90,7 @@ export const link = {
         .filter((p) => !typed || p.includes(typed.toLowerCase()) || PLATFORMS[p].name.toLowerCase().includes(typed.toLowerCase()))
         .map((p) => ({ name: PLATFORMS[p].name, value: p }));
     if (input.focused.name !== 'player' || !typed) return [];
-    return searchChoices(title, platforms.find((p) => p === stringOption(input, 'platform')), typed, deps);
+    return searchChoices(title, linkPlatform(input, title), typed, deps);
   },
 } satisfies Command;
 

@@ -217,6 +217,18 @@ describe('handlers', () => {
     expect(await stores.links.get('u2', 'title_c')).toBeUndefined();
   });
 
+  it('suggests players for /link whether the platform was picked or typed by its name', async () => {
+    const link = findCommand('link')!;
+    const ask = (platform: string) =>
+      link.autocomplete!({ name: 'link', group: null, subcommand: null, options: { title: 'title_c', platform, player: 'emb' }, userId: 'u2', focused: { name: 'player', value: 'emb' } }, deps);
+    const picked = await ask('pc_store_c');
+    expect(picked.map((c) => c.value)).toEqual(['Ember#4471', 'Embertide#1000', 'emb']);
+    expect(await ask('PC Store C')).toEqual(picked);
+    expect(await ask('pc store c')).toEqual(picked);
+    // A platform the title does not have: what was typed, and no search.
+    expect(await ask('Console Z')).toEqual([{ name: 'emb', value: 'emb' }]);
+  });
+
   it('keeps links across a restart (a new store on the same file)', async () => {
     await stores.links.set('u3', 'title_d', { platform: 'pc_store_a', identifier: '76561198000000077', handle: 'Dusty' });
     const again = await createBotStores({ namespace: 'test', linksPath });
