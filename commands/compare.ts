@@ -1,9 +1,9 @@
 // /compare <title> <player> [platform] [other] [other_platform]: two careers side by side. The other
 // player defaults to the invoker's linked account; a typed other defaults to the first one's platform.
 
-import { TITLES, isTitle, type TitleSlug } from '../src/catalog/index.js';
+import { PLATFORMS, TITLES, isTitle, type TitleSlug } from '../src/catalog/index.js';
 import { compareCard, withCard } from '../src/cards/index.js';
-import { code, compareReply, errorReply, notice, safeText, type Reply } from '../src/embeds/index.js';
+import { code, compareReply, errorReply, notice, safeText, unbroken, type Reply } from '../src/embeds/index.js';
 import { platformChoices, searchChoices } from './choices.js';
 import { cardOption } from './kind.js';
 import { checkPlatform, endpointOf, isReply, resolveTarget, stringOption, titleChoices, titleOf, type Target } from './resolve.js';
@@ -40,10 +40,17 @@ export const compare = {
     const first = await resolveTarget(input, title, 'profile', deps);
     if (isReply(first)) return first;
     const other = stringOption(input, 'other');
+    // No other player named: the invoker's link, when there is one the title has profiles for; else say how to name one.
+    if (!other) {
+      const linked = await deps.links.get(input.userId, title);
+      const words = { name: safeText(first.handle ?? first.player), other: code(`${optionName(input.locale, 'other')}:`), title: TITLES[title].name };
+      if (!linked) return notice(say(input.locale, 'compare.withWhom', { ...words, link: code(commandLine(input.locale, '/link')) }));
+      if (!first.endpoint.platforms.includes(linked.platform)) return notice(say(input.locale, 'compare.linkNotProfiled', { ...words, linked: unbroken(PLATFORMS[linked.platform].name) }));
+    }
     const otherPlatform = stringOption(input, 'other_platform') ?? (other ? first.platform : undefined);
     const second = await resolveTarget({ ...input, options: { ...(otherPlatform ? { platform: otherPlatform } : {}), ...(other ? { player: other } : {}) } }, title, 'profile', deps);
-    // No other player named and no link at all: say how to name one. A link that does not fit (another platform) is told as such.
-    if (isReply(second)) return other || (await deps.links.get(input.userId, title)) ? second : notice(say(input.locale, 'compare.withWhom', { name: safeText(first.handle ?? first.player), other: code(`${optionName(input.locale, 'other')}:`), title: TITLES[title].name, link: code(commandLine(input.locale, '/link')) }));
+    // A link on another platform than other_platform names is told as such.
+    if (isReply(second)) return second;
     if (second.platform === first.platform && second.player.toLowerCase() === first.player.toLowerCase()) return notice(say(input.locale, 'compare.samePlayer', { other: code(`${optionName(input.locale, 'other')}:`) }));
     const [a, b] = await Promise.all([side(title, first, deps, input.locale), side(title, second, deps, input.locale)]);
     if (isReply(a)) return a;

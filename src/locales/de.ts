@@ -258,6 +258,7 @@ export const de: Texts = {
   'compare.ahead': '**{name}** liegt bei {n} von {total} Werten vorn.',
   'compare.none': 'Keiner der beiden Spieler hat bisher Statistiken.',
   'compare.withWhom': '**{name}** mit wem vergleichen? Gib {other} an oder verknüpfe dein {title}-Konto mit {link}.',
+  'compare.linkNotProfiled': '**{name}** mit wem vergleichen? Dein verknüpftes {title}-Konto ist auf {linked}, und dort hat {title} keine Profile: gib {other} an.',
   'compare.samePlayer': 'Das ist zweimal derselbe Spieler: nenne mit {other} jemand anderen.',
   'board.author': '{title} · Server-Rangliste',
   'board.footer': '{title} · {ranked} gereiht von {linked} verknüpften',

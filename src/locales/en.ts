@@ -278,6 +278,7 @@ export const en = {
   'compare.ahead': '**{name}** is ahead on {n} of {total} figures.',
   'compare.none': 'Neither player has stats on record yet.',
   'compare.withWhom': 'Compare **{name}** with whom? Type {other}, or link your {title} account with {link}.',
+  'compare.linkNotProfiled': 'Compare **{name}** with whom? Your linked {title} account is on {linked}, where {title} has no profiles: type {other}.',
   'compare.samePlayer': 'That is the same player twice: name someone else with {other}.',
   // Leaderboard
   'board.author': '{title} · Server leaderboard',

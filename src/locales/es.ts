@@ -258,6 +258,7 @@ export const es: Texts = {
   'compare.ahead': '**{name}** va por delante en {n} de {total} datos.',
   'compare.none': 'Ninguno de los dos jugadores tiene estadísticas todavía.',
   'compare.withWhom': '¿Comparar a **{name}** con quién? Indica {other}, o vincula tu cuenta de {title} con {link}.',
+  'compare.linkNotProfiled': '¿Comparar a **{name}** con quién? Tu cuenta vinculada de {title} está en {linked}, donde {title} no tiene perfiles: indica {other}.',
   'compare.samePlayer': 'Es el mismo jugador dos veces: nombra a otra persona con {other}.',
   'board.author': '{title} · Clasificación del servidor',
   'board.footer': '{title} · {ranked} clasificados de {linked} vinculados',

@@ -258,6 +258,7 @@ export const fr: Texts = {
   'compare.ahead': '**{name}** mène sur {n} statistiques sur {total}.',
   'compare.none': 'Aucun des deux joueurs n’a encore de statistiques.',
   'compare.withWhom': 'Comparer **{name}** avec qui ? Indique {other}, ou lie ton compte {title} avec {link}.',
+  'compare.linkNotProfiled': 'Comparer **{name}** avec qui ? Ton compte {title} lié est sur {linked}, où {title} n’a pas de profils : indique {other}.',
   'compare.samePlayer': 'C’est deux fois le même joueur : nomme quelqu’un d’autre avec {other}.',
   'board.author': '{title} · Classement du serveur',
   'board.footer': '{title} · {ranked} classés sur {linked} liés',

@@ -258,6 +258,7 @@ export const ptBR: Texts = {
   'compare.ahead': '**{name}** está à frente em {n} de {total} dados.',
   'compare.none': 'Nenhum dos dois jogadores tem estatísticas ainda.',
   'compare.withWhom': 'Comparar **{name}** com quem? Informe {other}, ou vincule sua conta de {title} com {link}.',
+  'compare.linkNotProfiled': 'Comparar **{name}** com quem? Sua conta vinculada de {title} está em {linked}, onde {title} não tem perfis: informe {other}.',
   'compare.samePlayer': 'É o mesmo jogador duas vezes: informe outra pessoa com {other}.',
   'board.author': '{title} · Ranking do servidor',
   'board.footer': '{title} · {ranked} no ranking de {linked} vinculados',

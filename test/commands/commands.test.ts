@@ -428,6 +428,11 @@ describe('/compare', () => {
     expect(elsewhere).toMatchObject({ ephemeral: true });
     expect(elsewhere.content).toContain('Console A');
     expect(elsewhere.content).not.toContain('with whom');
+    // A link on a platform the title has no profiles on (title_b's pc_store_c): the player is typed, the other is wanted.
+    await stores.links.set('cmp5', 'title_b', { platform: 'pc_store_c', identifier: 'Rift#0042', handle: 'Rift#0042' });
+    const unprofiled = await run({ title: 'title_b', player: 'Rift', platform: 'pc_store_b' }, 'cmp5');
+    expect(unprofiled).toMatchObject({ ephemeral: true });
+    expect(unprofiled.content).toBe('Compare **Rift** with whom? Your linked Title B account is on PC\u00a0Store\u00a0C, where Title B has no profiles: type `other:`.');
   });
 
   it('answers a missing or private player, and a title typed past the choices, with an ephemeral message', async () => {
