@@ -1,5 +1,7 @@
 // What each endpoint answers, computed from the store. Transport-free: the server parses and checks
 // the request, these functions build the payloads (or throw a ServiceError).
+import { createHash } from 'node:crypto';
+
 import { PLATFORMS, TITLES, formatDuration, formatTimeSpan, segmentType, statInfo, type PlatformSlug, type TitleSlug } from '../catalog/index.js';
 import type {
   AvailableSegment,
@@ -270,13 +272,14 @@ export async function segments(
   const filterAttributes: Record<string, unknown> = {};
   if (filter.season !== undefined) filterAttributes.season = filter.season;
   if (filter.queue !== undefined) filterAttributes.queue = filter.queue;
+  const legendIds = info.groupBy === 'legend' ? legendIdsOf(groups.map((g) => g.name)) : undefined;
   return groups.map(({ name, values }) => {
     const overview = info.groupBy === 'overview';
     const label = overview
       ? [filter.season !== undefined ? `Season ${filter.season}` : 'Lifetime', filter.queue].filter(Boolean).join(' · ')
       : name;
     // title_b's legends are identified by an id, as in the real service; the others by their key.
-    const identity = overview ? {} : info.groupBy === 'legend' ? { id: `legend_${name.toLowerCase().replace(/[^a-z0-9]+/g, '_')}` } : { key: name };
+    const identity = overview ? {} : legendIds ? { id: legendIds.get(name) } : { key: name };
     return {
       type,
       attributes: { ...identity, ...filterAttributes },
@@ -285,6 +288,23 @@ export async function segments(
       stats: toStats(values),
     };
   });
+}
+
+/**
+ * title_b's legend ids, by name: `legend_` and the name folded to `[a-z0-9_]` (`Mad Maggie` is
+ * `legend_mad_maggie`). Names that fold alike (`Wraith` and `wraith`, `Mad-Maggie`) each get a
+ * part of their name's hash after it, so that no two segments of an answer share an id.
+ */
+export function legendIdsOf(names: readonly string[]): Map<string, string> {
+  const folded = (name: string) => `legend_${name.toLowerCase().replace(/[^a-z0-9]+/g, '_')}`;
+  const count = new Map<string, number>();
+  for (const name of names) count.set(folded(name), (count.get(folded(name)) ?? 0) + 1);
+  return new Map(
+    names.map((name) => {
+      const id = folded(name);
+      return [name, (count.get(id) ?? 0) > 1 ? `${id}_${createHash('sha1').update(name).digest('hex').slice(0, 8)}` : id];
+    }),
+  );
 }
 
 /** Values of one match: the player's own numbers and what derives from them, not career counts. */

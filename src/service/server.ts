@@ -150,8 +150,10 @@ function checkPlatform(endpoint: Endpoint, value: string, parameter = 'platform'
 function parseQuery(route: Route, search: URLSearchParams): Record<string, string | undefined> {
   const raw: Record<string, string> = {};
   for (const o of route.endpoint.query) {
-    const v = search.get(o.name);
-    if (v !== null) raw[o.name] = v;
+    const all = search.getAll(o.name);
+    // `?season=2&season=3` asks two things of a one-valued parameter: refused, not read as either.
+    if (all.length > 1) throw invalidParameter(o.name, `${o.name} is given ${all.length} times; give it once`, o.values);
+    if (all[0] !== undefined) raw[o.name] = all[0];
   }
   const parsed = route.query.safeParse(raw);
   if (parsed.success) return parsed.data;

@@ -223,6 +223,33 @@ describe('segments', () => {
     expect(e.message).toContain('lifetime only');
   });
 
+  it('refuses a parameter given twice rather than answering for either value', async () => {
+    const e = await error(`${A}/profile/pc_store_a/76561198000000042/segments/map?season=1&season=2`, 400);
+    expect(e).toMatchObject({ code: 'InvalidParameter', data: { parameter: 'season' } });
+    expect(e.message).toBe('Invalid season: season is given 2 times; give it once.');
+    expect((await error(`${A}/profile/pc_store_a/76561198000000042/segments/map?queue=ranked&queue=ranked`, 400)).data.parameter).toBe('queue');
+    // Parameters the endpoint does not take are not read, once or twice.
+    expect((await service.request(`${A}/profile/pc_store_a/76561198000000042/segments/map?x=1&x=2`)).status).toBe(200);
+  });
+
+  it('gives legends whose names fold alike (case, punctuation) ids of their own', async () => {
+    const match = (id: string, legend: string) =>
+      JSON.stringify({ type: 'match', title: 'title_b', platform: 'pc_store_c', id, startedAt: '2026-11-01T18:00:00.000Z', durationSeconds: 600, players: [{ id: 'Fold#0001', platform: 'pc_store_c', legend, stats: { kills: 1 } }] });
+    const own = await startService([match('f-1', 'Mad Maggie'), match('f-2', 'Mad-Maggie'), match('f-3', 'mad maggie'), match('f-4', 'Seer')]);
+    try {
+      const res = await own.request('/v2/title_b/standard/profile/pc_store_c/Fold%230001/segments/legend');
+      expect(res.status, res.text).toBe(200);
+      const legends = strictly(envelopeOf(PAYLOAD_SCHEMAS['Segment[]']), res.body).data;
+      const ids = new Map(legends.map((s) => [s.metadata.name, s.attributes.id]));
+      expect(ids.get('Seer')).toBe('legend_seer');
+      const folded = ['Mad Maggie', 'Mad-Maggie', 'mad maggie'].map((n) => ids.get(n));
+      for (const id of folded) expect(id).toMatch(/^legend_mad_maggie_[0-9a-f]{8}$/);
+      expect(new Set(folded).size).toBe(3);
+    } finally {
+      await own.close();
+    }
+  });
+
   it('refuses an unknown segment type, a bad queue and a bad season, naming the allowed values', async () => {
     const t = await error(`${A}/profile/pc_store_a/76561198000000042/segments/hero`, 400);
     expect(t.data).toMatchObject({ parameter: 'segmentType', value: 'hero', allowed: ['overview', 'playlist', 'gamemode', 'map', 'weapon'] });
