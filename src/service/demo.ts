@@ -202,6 +202,12 @@ export function* demoRecords(options: DemoOptions = {}): Generator<DatasetRecord
     }
   }
 
+  /** A weapon's numbers in a match, added to what it has (a player's favourites may name one weapon twice). */
+  function addWeapon(weapons: Record<string, Record<string, number>>, name: string, numbers: Record<string, number>): void {
+    const had = weapons[name] ?? {};
+    weapons[name] = Object.fromEntries(Object.entries(numbers).map(([key, n]) => [key, n + (had[key] ?? 0)]));
+  }
+
   function makeMatch(title: TitleSlug, id: string, at: number, duration: number, group: DemoPlayer[]): MatchRecord {
     const minutes = duration / 60;
     const season = 1 + Math.min(3, Math.floor(((at - (end - days * 86_400_000)) / (days * 86_400_000)) * 4));
@@ -216,16 +222,19 @@ export function* demoRecords(options: DemoOptions = {}): Generator<DatasetRecord
         case 'title_a': {
           const kills = k(minutes * 1.4);
           const weapons: Record<string, Record<string, number>> = {};
+          const used = p.favorites.slice(0, int(1, 3));
           let left = kills;
-          for (const w of p.favorites.slice(0, int(1, 3))) {
-            const wk = w === p.favorites[0] ? Math.ceil(left * 0.7) : left;
+          used.forEach((w, i) => {
+            // The first weapon most of the kills, a second some of the rest, the last what is left: they add up to the match's.
+            const wk = i === used.length - 1 ? left : Math.ceil(left * (i === 0 ? 0.7 : 0.6));
             left -= wk;
             const fired = wk * int(8, 20) + int(10, 60);
-            weapons[w] = { kills: wk, shotsFired: fired, shotsHit: Math.round(fired * (0.18 + rnd() * 0.2)), headshots: Math.round(wk * rnd() * 0.4) };
-          }
+            addWeapon(weapons, w, { kills: wk, shotsFired: fired, shotsHit: Math.round(fired * (0.18 + rnd() * 0.2)), headshots: Math.round(wk * rnd() * 0.4) });
+          });
+          const headshots = Object.values(weapons).reduce((sum, w) => sum + (w.headshots ?? 0), 0);
           return {
             ...base,
-            stats: { kills, deaths: k(minutes * 1.2), assists: k(minutes * 0.5), damage: kills * int(90, 130), headshots: Math.round(kills * 0.25), score: kills * 100 + int(0, 900) },
+            stats: { kills, deaths: k(minutes * 1.2), assists: k(minutes * 0.5), damage: kills * int(90, 130), headshots, score: kills * 100 + int(0, 900) },
             weapons,
           };
         }
@@ -248,10 +257,10 @@ export function* demoRecords(options: DemoOptions = {}): Generator<DatasetRecord
         case 'title_d': {
           const kills = k(minutes * 0.7);
           const weapons: Record<string, Record<string, number>> = {};
-          for (const w of p.favorites.slice(0, 2)) {
+          p.favorites.slice(0, 2).forEach((w, i) => {
             const fired = int(60, 400);
-            weapons[w] = { kills: Math.round(kills / 2), shotsFired: fired, shotsHit: Math.round(fired * (0.15 + rnd() * 0.2)) };
-          }
+            addWeapon(weapons, w, { kills: i === 0 ? Math.round(kills / 2) : kills - Math.round(kills / 2), shotsFired: fired, shotsHit: Math.round(fired * (0.15 + rnd() * 0.2)) });
+          });
           return {
             ...base,
             stats: { kills, deaths: k(minutes * 0.65), assists: k(minutes * 0.2), damage: kills * int(80, 110), headshots: Math.round(kills * 0.45), roundsWon: won ? 13 : int(3, 12) },

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENDPOINTS, PLATFORM_SLUGS, TITLES, buildPath, type Endpoint, type PlatformSlug } from '../../src/catalog/index.js';
 import { strictly } from '../helpers/schemas.js';
 import { ErrorBodySchema, PAYLOAD_SCHEMAS, SearchResultListSchema, envelopeOf, MatchResultSchema, StatsProfileSchema } from '../../src/lookup/schemas.js';
-import { DEMO_PLAYERS, demoLines } from '../../src/service/demo.js';
+import { DEMO_PLAYERS, demoLines, demoRecords } from '../../src/service/demo.js';
 import { MATCHES_PAGE_SIZE } from '../../src/service/lookups.js';
 import { startService, type TestService } from '../helpers/service.js';
 
@@ -166,5 +166,26 @@ describe('the demo dataset', () => {
     expect((await one('SELECT COUNT(*) n FROM players WHERE vanity IS NOT NULL')).n).toBeGreaterThan(10);
     const span = await one('SELECT MIN(started_at) a, MAX(started_at) b FROM matches');
     expect((span.b ?? 0) - (span.a ?? 0)).toBeGreaterThan(21 * 86_400_000);
+  });
+
+  it('adds up: a player’s weapons share out their match’s kills and headshots, never more', () => {
+    let checked = 0;
+    let repeated = 0;
+    for (const record of demoRecords()) {
+      if (record.type !== 'match' || (record.title !== 'title_a' && record.title !== 'title_d')) continue;
+      for (const p of record.players) {
+        const weapons = Object.values(p.weapons ?? {});
+        if (weapons.length === 0) continue;
+        const sum = (key: string) => weapons.reduce((n, w) => n + (w[key] ?? 0), 0);
+        expect(sum('kills'), `${record.id} ${p.id}`).toBe(p.stats.kills);
+        if (record.title === 'title_a') expect(sum('headshots'), `${record.id} ${p.id}`).toBe(p.stats.headshots);
+        for (const w of weapons) expect(w.shotsHit ?? 0).toBeLessThanOrEqual(w.shotsFired ?? 0);
+        checked++;
+        if (record.title === 'title_d' && weapons.length === 1) repeated++;
+      }
+    }
+    expect(checked).toBeGreaterThan(1_000);
+    // title_d players whose two favourites are one weapon: it has all their kills, as one entry.
+    expect(repeated).toBeGreaterThan(0);
   });
 });
