@@ -56,11 +56,31 @@ import {
  * chunks and decodes them in one go at the end, a block of the event loop that grows with the
  * answer (a few milliseconds for a busy player's sessions).
  */
-async function bodyText(body: AsyncIterable<Uint8Array>): Promise<string> {
+async function bodyText(body: AsyncIterable<Uint8Array>, maxBytes: number): Promise<string> {
   const decoder = new TextDecoder();
   let text = '';
-  for await (const chunk of body) text += decoder.decode(chunk, { stream: true });
+  let bytes = 0;
+  for await (const chunk of body) {
+    bytes += chunk.byteLength;
+    // Leaving the loop destroys the body: the rest is not read.
+    if (bytes > maxBytes) throw new AnswerTooLarge(maxBytes);
+    text += decoder.decode(chunk, { stream: true });
+  }
   return text + decoder.decode();
+}
+
+/**
+ * Bytes an answer may have: 200 times the largest the demo's busiest players get (a page of 20
+ * matches, 39 KB; their map segments 26 KB). A base URL pointing at something else (a file server,
+ * a proxy's error page) or a broken service could otherwise fill the bot's heap with one answer (a
+ * 120 MB one read whole: 144 MB of heap).
+ */
+export const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
+
+class AnswerTooLarge extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`answer over ${maxBytes} bytes`);
+  }
 }
 
 /**
@@ -134,6 +154,8 @@ export interface LookupClientOptions {
   logger?: Logger | undefined;
   /** Timeout of one HTTP attempt. */
   requestTimeoutMs?: number;
+  /** Bytes an answer may have (MAX_ANSWER_BYTES); a longer one is not read past it and fails as `invalid_response`. */
+  maxAnswerBytes?: number;
   /** Budget of a call that passes no `deadlineMs`. */
   defaultDeadlineMs?: number;
   /** Attempts in all, the first included. */
@@ -442,7 +464,7 @@ export class LookupClient {
     try {
       const res = await this.dispatcher.request({ origin: this.base.origin, path, method: 'GET', headers, signal: controller.signal });
       status = res.statusCode;
-      const text = await bodyText(res.body);
+      const text = await bodyText(res.body, this.options.maxAnswerBytes ?? MAX_ANSWER_BYTES);
       const header = (name: string) => {
         const value = res.headers[name];
         return Array.isArray(value) ? value[0] : value;
@@ -457,6 +479,8 @@ export class LookupClient {
       }
       return await this.parsePayload(req, text, meta());
     } catch (e) {
+      if (e instanceof AnswerTooLarge)
+        return { errors: [lookupError('invalid_response', `The stats service sent an answer larger than ${e.maxBytes} bytes.`, { status, data: { maxBytes: e.maxBytes } })], meta: meta() };
       const timedOut = controller.signal.aborted;
       this.options.logger?.debug({ endpoint: `${req.endpoint.title}.${req.endpoint.kind}`, status, failure: timedOut ? 'timeout' : (e as Error).message }, 'lookup failed');
       return {

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import { createLookupCache, type LookupCache } from '../../src/lookup/cache.js';
-import { DEFAULT_TTL_MS, FAILURE_WARNING_INTERVAL_MS, MAX_RATE_LIMIT_HOLD_MS } from '../../src/lookup/client.js';
+import { DEFAULT_TTL_MS, FAILURE_WARNING_INTERVAL_MS, MAX_ANSWER_BYTES, MAX_RATE_LIMIT_HOLD_MS } from '../../src/lookup/client.js';
 import type { StatsProfile } from '../../src/lookup/schemas.js';
 import { smallLines } from '../fixtures/small-dataset.js';
 import { startFaultServer, type FaultServer } from '../helpers/fault-server.js';
@@ -301,6 +301,26 @@ describe('bodies', () => {
       expect(fault.requests).toHaveLength(1);
       await client.close();
     }
+  });
+
+  it('stops reading an answer past its size limit: an invalid response, warned, not retried', async () => {
+    // Valid JSON of 9 MB: a base URL pointing at something else could send any size.
+    fault.setDefault({ status: 200, body: { data: profile, padding: 'x'.repeat(9 * 1024 * 1024) } });
+    const t = await lookup();
+    const r = await t.client.profile('title_a', 'pc_store_a', 'x');
+    expect(r.errors?.[0]).toMatchObject({ kind: 'invalid_response', message: `The stats service sent an answer larger than ${MAX_ANSWER_BYTES} bytes.` });
+    expect(fault.requests).toHaveLength(1);
+    expect(t.logs()).toContain('lookups are failing');
+    await t.client.close();
+    // The limit is the client's option; an answer within it is read as always.
+    fault.setDefault({ status: 200, body: { data: profile } });
+    const size = Buffer.byteLength(JSON.stringify({ data: profile }));
+    const fits = await lookup({ maxAnswerBytes: size });
+    expect((await fits.client.profile('title_a', 'pc_store_a', 'x')).data?.platformInfo).toEqual(profile.platformInfo);
+    await fits.client.close();
+    const over = await lookup({ maxAnswerBytes: size - 1 });
+    expect((await over.client.profile('title_a', 'pc_store_a', 'x')).errors?.[0]?.kind).toBe('invalid_response');
+    await over.client.close();
   });
 
   it('treats a connection closed in the middle of the body as unavailable', async () => {
