@@ -9,9 +9,9 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { z } from 'zod';
 
-import { StoreUnavailableError, type FeedStore, type FeedSubscription, type GuildFeed } from '../../commands/index.js';
+import type { FeedStore, FeedSubscription, GuildFeed } from '../../commands/index.js';
 import { TITLE_SLUGS, isTitle } from '../catalog/index.js';
-import { withTimeout } from '../lookup/within.js';
+import { storeGuard } from './store-guard.js';
 import type { TextKey } from '../locales/index.js';
 
 /** Members a server's feed follows at most (per title counted apart). */
@@ -45,18 +45,8 @@ const subOf = (guildId: string, member: string): FeedSubscription | undefined =>
   return userId && title && isTitle(title) ? { guildId, userId, title } : undefined;
 };
 
-/** Runs every operation within the deadline; a failure is told as `told`. */
-function guard(timeoutMs: number) {
-  return async <T>(work: () => Promise<T> | T, told: TextKey): Promise<T> => {
-    try {
-      return await withTimeout(Promise.resolve().then(work), timeoutMs, 'the feed store');
-    } catch (e) {
-      throw new StoreUnavailableError(told, { cause: e });
-    }
-  };
-}
 
-const TOLD = { read: 'store.feedUnreadable', write: 'store.feedNotSaved', poller: 'store.feedUnreadable' } as const satisfies Record<string, TextKey>;
+const TOLD = { read: 'store.feedUnreadable', write: 'store.feedNotSaved', late: 'store.saveLate', poller: 'store.feedUnreadable' } as const satisfies Record<string, TextKey>;
 
 /** The feed's tables in the links' SQLite file (a connection of its own). */
 export function sqliteFeedStore(path: string, timeoutMs: number): FeedStore & { close(): void; db: Database.Database } {
@@ -104,7 +94,7 @@ export function sqliteFeedStore(path: string, timeoutMs: number): FeedStore & { 
     ),
     unlock: db.prepare("DELETE FROM feed_lock WHERE name = 'poller' AND owner = ?"),
   };
-  const run = guard(timeoutMs);
+  const run = storeGuard(timeoutMs, 'the feed store');
   const join = db.transaction((sub: FeedSubscription): 'joined' | 'already' | 'full' => {
     if ((s.following.all(sub.guildId, sub.userId) as string[]).includes(sub.title)) return 'already';
     if ((s.countGuild.get(sub.guildId) as number) >= MAX_FEED_PER_SERVER || (s.countAll.get() as number) >= MAX_FEED_SUBSCRIPTIONS) return 'full';
@@ -119,9 +109,9 @@ export function sqliteFeedStore(path: string, timeoutMs: number): FeedStore & { 
         const parsed = text === undefined ? undefined : GuildFeedSchema.safeParse(JSON.parse(text));
         return parsed?.success ? parsed.data : undefined;
       }, TOLD.read),
-    setGuild: (guildId, feed) => run(() => void s.setGuild.run(guildId, JSON.stringify(feed)), TOLD.write),
-    join: (sub) => run(() => join(sub), TOLD.write),
-    leave: (guildId, userId, title) => run(() => (title ? s.leaveOne.run(guildId, userId, title) : s.leaveAll.run(guildId, userId)).changes, TOLD.write),
+    setGuild: (guildId, feed) => run(() => void s.setGuild.run(guildId, JSON.stringify(feed)), TOLD.write, TOLD.late),
+    join: (sub) => run(() => join(sub), TOLD.write, TOLD.late),
+    leave: (guildId, userId, title) => run(() => (title ? s.leaveOne.run(guildId, userId, title) : s.leaveAll.run(guildId, userId)).changes, TOLD.write, TOLD.late),
     following: (guildId, userId) => run(() => (s.following.all(guildId, userId) as string[]).filter(isTitle), TOLD.read),
     count: (guildId) => run(() => s.countGuild.get(guildId) as number, TOLD.read),
     all: () =>
@@ -172,7 +162,7 @@ const RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call
 export async function redisFeedStore(url: string, namespace: string, timeoutMs: number): Promise<FeedStore & { close(): Promise<void>; ready: Promise<unknown> }> {
   const { redisClient } = await import('../lookup/redis.js');
   const { client, ready } = redisClient(url);
-  const run = guard(timeoutMs);
+  const run = storeGuard(timeoutMs, 'the feed store');
   const k = {
     guild: (g: string) => `${namespace}-feed:guild:${g}`,
     subs: `${namespace}-feed:subs`,
@@ -188,7 +178,7 @@ export async function redisFeedStore(url: string, namespace: string, timeoutMs: 
         const parsed = text === null ? undefined : GuildFeedSchema.safeParse(JSON.parse(text));
         return parsed?.success ? parsed.data : undefined;
       }, TOLD.read),
-    setGuild: (guildId, feed: GuildFeed) => run(async () => void (await client.set(k.guild(guildId), JSON.stringify(feed))), TOLD.write),
+    setGuild: (guildId, feed: GuildFeed) => run(async () => void (await client.set(k.guild(guildId), JSON.stringify(feed))), TOLD.write, TOLD.late),
     join: (sub) =>
       run(async () => {
         const member = `${sub.userId}|${sub.title}`;
@@ -197,7 +187,7 @@ export async function redisFeedStore(url: string, namespace: string, timeoutMs: 
         if ((await client.sCard(k.guildSubs(sub.guildId))) >= MAX_FEED_PER_SERVER || (await client.sCard(k.subs)) >= MAX_FEED_SUBSCRIPTIONS) return 'full' as const;
         await client.multi().sAdd(k.guildSubs(sub.guildId), member).sAdd(k.subs, `${sub.guildId}|${member}`).exec();
         return 'joined' as const;
-      }, TOLD.write),
+      }, TOLD.write, TOLD.late),
     leave: (guildId, userId, title) =>
       run(async () => {
         const titles = title ? [title] : [...TITLE_SLUGS];
@@ -208,7 +198,7 @@ export async function redisFeedStore(url: string, namespace: string, timeoutMs: 
           .sRem(k.subs, members.map((m) => `${guildId}|${m}`))
           .exec();
         return Number(removed);
-      }, TOLD.write),
+      }, TOLD.write, TOLD.late),
     following: (guildId, userId) =>
       run(async () => {
         const flags = await client.smIsMember(k.guildSubs(guildId), TITLE_SLUGS.map((t) => `${userId}|${t}`));

@@ -16,7 +16,7 @@ import { withTimeout } from '../lookup/within.js';
 import { BoundedMemoryStore } from '../lookup/memory-store.js';
 import { moveFeedToRedis, redisFeedStore, sqliteFeedStore } from './feed-store.js';
 import { SqliteKeyvStore } from './sqlite-store.js';
-import type { TextKey } from '../locales/index.js';
+import { storeGuard } from './store-guard.js';
 
 /** Random bytes drawn 4 KiB at a time: a view id per profile shown, without a call into the system's generator for each. */
 let entropy = Buffer.alloc(0);
@@ -153,14 +153,7 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
     closers.push(() => file.close(), () => memory.close());
   }
   const linkKey = (userId: string, title: TitleSlug) => `${userId}:${title}`;
-  /** Runs one store operation within the deadline; a failure becomes what the user is told. */
-  const guarded = async <T>(work: () => Promise<T>, told: TextKey): Promise<T> => {
-    try {
-      return await withTimeout(work(), timeoutMs, 'the links or views store');
-    } catch (e) {
-      throw new StoreUnavailableError(told, { cause: e });
-    }
-  };
+  const guarded = storeGuard(timeoutMs, 'the links or views store');
   return {
     links: {
       async get(userId, title) {
@@ -171,11 +164,11 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
       async set(userId, title, account) {
         // Checked as it will be read back: a link `get` would not read is not saved, and the user hears so.
         if (!LinkedAccountSchema.safeParse(account).success) throw new StoreUnavailableError('store.linkNotSaved');
-        const saved = await guarded(() => linksKeyv.set(linkKey(userId, title), account), 'store.linkNotSaved');
+        const saved = await guarded(() => linksKeyv.set(linkKey(userId, title), account), 'store.linkNotSaved', 'store.saveLate');
         if (!saved) throw new StoreUnavailableError('store.linkNotSaved');
       },
       async delete(userId, title) {
-        return guarded(() => linksKeyv.delete(linkKey(userId, title)), 'store.linkNotForgotten');
+        return guarded(() => linksKeyv.delete(linkKey(userId, title)), 'store.linkNotForgotten', 'store.saveLate');
       },
     },
     snapshots: {

@@ -93,6 +93,7 @@ export const de: Texts = {
   'store.viewNotSaved': 'Diese Antwort kann gerade nicht geblättert werden (ihre Schaltflächen können nicht gespeichert werden). Versuch es gleich noch einmal.',
   'store.feedUnreadable': "Die Einstellungen des Session-Feeds können gerade nicht gelesen werden. Versuch es gleich noch einmal.",
   'store.feedNotSaved': "Der Session-Feed wurde **nicht** geändert: Seine Einstellungen können gerade nicht gespeichert werden. Versuch es gleich noch einmal.",
+  'store.saveLate': 'Das Speichern dauert zu lange: Es wurde vielleicht übernommen, vielleicht nicht. Versuch es gleich noch einmal.',
   'error.thatPlayer': 'dieser Spieler',
   'error.onPlatform': ' auf {platform}',
   'error.matchNotFound': 'Dieses {title}-Spiel wurde{where} nicht gefunden.',

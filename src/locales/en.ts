@@ -97,6 +97,7 @@ export const en = {
   'store.viewNotSaved': 'This reply cannot be paged right now (its controls cannot be stored). Try again in a moment.',
   'store.feedUnreadable': "The session feed’s settings cannot be read right now. Try again in a moment.",
   'store.feedNotSaved': "The session feed was **not** changed: its settings cannot be saved right now. Try again in a moment.",
+  'store.saveLate': 'Saving this is taking too long: it may or may not have been kept. Try again in a moment.',
   // Lookups that failed
   'error.thatPlayer': 'that player',
   'error.onPlatform': ' on {platform}',

@@ -93,6 +93,7 @@ export const es: Texts = {
   'store.viewNotSaved': 'Ahora mismo esta respuesta no se puede paginar (sus botones no se pueden guardar). Inténtalo de nuevo en un momento.',
   'store.feedUnreadable': "Ahora mismo no se pueden leer los ajustes del feed de sesiones. Inténtalo de nuevo en un momento.",
   'store.feedNotSaved': "El feed de sesiones **no** ha cambiado: ahora mismo no se pueden guardar sus ajustes. Inténtalo de nuevo en un momento.",
+  'store.saveLate': 'Guardar está tardando demasiado: puede que se haya guardado o no. Inténtalo de nuevo en un momento.',
   'error.thatPlayer': 'ese jugador',
   'error.onPlatform': ' en {platform}',
   'error.matchNotFound': 'No se encontró esa partida de {title}{where}.',

@@ -93,6 +93,7 @@ export const fr: Texts = {
   'store.viewNotSaved': 'Cette réponse ne peut pas être paginée pour le moment (ses boutons ne peuvent pas être enregistrés). Réessaie dans un instant.',
   'store.feedUnreadable': "Les réglages du fil des sessions ne peuvent pas être lus pour le moment. Réessaie dans un instant.",
   'store.feedNotSaved': "Le fil des sessions n’a **pas** été modifié : ses réglages ne peuvent pas être enregistrés pour le moment. Réessaie dans un instant.",
+  'store.saveLate': 'L’enregistrement prend trop de temps : il a peut-être été pris en compte, peut-être pas. Réessaie dans un instant.',
   'error.thatPlayer': 'ce joueur',
   'error.onPlatform': ' sur {platform}',
   'error.matchNotFound': 'Cette partie de {title} est introuvable{where}.',

@@ -93,6 +93,7 @@ export const ptBR: Texts = {
   'store.viewNotSaved': 'Não dá para paginar esta resposta agora (os botões dela não podem ser salvos). Tente de novo em instantes.',
   'store.feedUnreadable': "Não dá para ler as configurações do feed de sessões agora. Tente de novo daqui a pouco.",
   'store.feedNotSaved': "O feed de sessões **não** foi alterado: não dá para salvar as configurações agora. Tente de novo daqui a pouco.",
+  'store.saveLate': 'Salvar está demorando demais: pode ter sido salvo ou não. Tente de novo em instantes.',
   'error.thatPlayer': 'esse jogador',
   'error.onPlatform': ' em {platform}',
   'error.matchNotFound': 'Essa partida de {title} não foi encontrada{where}.',

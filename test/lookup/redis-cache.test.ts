@@ -7,6 +7,7 @@ import { createClient } from '@keyv/redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { createLookupCache } from '../../src/lookup/cache.js';
+import { REDIS_QUEUE_MAX, redisClient } from '../../src/lookup/redis.js';
 import { smallLines } from '../fixtures/small-dataset.js';
 import { memoryLogger, testLookup } from '../helpers/lookup.js';
 import { freePort, startRedis, stopRedis } from '../helpers/redis.js';
@@ -143,4 +144,39 @@ describe('Redis cache', () => {
       await cache.close();
     }
   });
+});
+
+describe('a Redis that accepts connections and stops answering (SIGSTOP)', () => {
+  it('holds at most REDIS_QUEUE_MAX commands, fails the rest at once, and drops the silent connection, failing what it held', async () => {
+    const port = await freePort();
+    const redis = await startRedis(port);
+    const { client, ready } = redisClient(`redis://127.0.0.1:${port}`, { pingIntervalMs: 200, socketTimeoutMs: 1_500 });
+    const errors: string[] = [];
+    client.on('error', (e: Error) => errors.push(e.message));
+    try {
+      await ready;
+      await client.set('k', 'v');
+      redis.kill('SIGSTOP');
+      // Each settles with what became of it: held ones later, the rest at once.
+      const outcome = (p: Promise<unknown>) => p.then(() => 'answered', (e: Error) => e.message);
+      const held = Array.from({ length: REDIS_QUEUE_MAX }, () => outcome(client.get('k')));
+      const started = performance.now();
+      const past = await outcome(client.get('k'));
+      expect(past).toBe('The queue is full');
+      expect(performance.now() - started).toBeLessThan(50);
+      // Silent past the socket timeout: the connection is dropped and every held command fails.
+      const settled = await Promise.all(held);
+      expect(performance.now() - started).toBeLessThan(5_000);
+      expect(settled.every((o) => o !== 'answered')).toBe(true);
+      expect(errors.join('\n')).toMatch(/timeout/i);
+      redis.kill('SIGCONT');
+      // Reconnected by itself once Redis answers again.
+      for (let i = 0; i < 50 && !client.isReady; i++) await sleep(100);
+      expect(await client.get('k')).toBe('v');
+    } finally {
+      redis.kill('SIGCONT');
+      client.destroy();
+      await stopRedis(redis);
+    }
+  }, 20_000);
 });

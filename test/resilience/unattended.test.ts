@@ -144,7 +144,8 @@ describe('links and views in a Redis that stops answering', () => {
     // Accepts connections, answers nothing: the kernel keeps the sockets open.
     redis.kill('SIGSTOP');
     for (const [payload, told] of [
-      [link(user), 'was **not** linked'],
+      // A write past its deadline may still land when Redis answers again: told so, not that it was not made.
+      [link(user), 'may or may not have been kept'],
       [linkedProfile(user), 'Linked accounts cannot be read right now'],
       [component({ customId: id }), 'These controls cannot be used right now'],
     ] as const) {
