@@ -100,6 +100,7 @@ export async function startInteractionsServer(options: InteractionsServerOptions
   // A wrong DISCORD_PUBLIC_KEY refuses every request: the operator hears it, once a minute at most.
   let refused = 0;
   const warnings = new WarningThrottle();
+  const busyWarnings = new WarningThrottle();
   const refuse = (res: ServerResponse, status: number, reason: string) => {
     if (status === 401) {
       refused++;
@@ -139,7 +140,9 @@ export async function startInteractionsServer(options: InteractionsServerOptions
     const action = actionOf(raw);
     if (typeof action === 'string') return refuse(res, 400, action);
     if (router.busy >= MAX_INFLIGHT) {
-      logger.warn({ inflight: router.busy }, 'too many interactions in flight: refusing with 503');
+      // Once a minute at most, with how many were refused since: under overload a line each would add to it.
+      const alikeLeftOut = busyWarnings.take();
+      if (alikeLeftOut !== undefined) logger.warn({ inflight: router.busy, alikeLeftOut }, 'too many interactions in flight: refusing with 503');
       return send(res, 503, { error: 'busy' });
     }
     // The first answer is the HTTP response (JSON only: a reply with a card is deferred, its card sent by an edit).
