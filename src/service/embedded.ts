@@ -97,8 +97,9 @@ function importInChild(db: string, data: string | undefined, logger?: Logger): P
       stderr = lines.pop() ?? '';
       for (const line of lines) {
         try {
-          const said = JSON.parse(line) as { line?: number; reason?: string; error?: string; retry?: number; waitMs?: number };
+          const said = JSON.parse(line) as { line?: number; reason?: string; error?: string; retry?: number; waitMs?: number; moreRefused?: boolean };
           if (said.error) stderr += `${said.error}\n`;
+          else if (said.moreRefused) logger?.warn('further refused dataset lines are counted, not shown: the line saying the service loaded has the count');
           else if (said.retry !== undefined) logger?.warn({ attempt: said.retry, retryInMs: said.waitMs, reason: said.reason }, 'the dataset changed while it was imported; importing it again');
           else logger?.warn({ line: said.line, reason: said.reason }, 'dataset line refused');
         } catch {

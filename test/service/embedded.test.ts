@@ -19,6 +19,7 @@ import { errorFromResponse, isRetryable } from '../../src/lookup/errors.js';
 import { LOADING_MESSAGE, LOOKUP_THREAD_NICE } from '../../src/service/embedded.js';
 import { openEmbeddedService, startEmbeddedService } from '../../src/service/embedded-thread.js';
 import { StatsStore } from '../../src/service/store.js';
+import { memoryLogger } from '../helpers/lookup.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'stats-embedded-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -68,6 +69,22 @@ describe('the embedded service with a kept store', () => {
       await service.close();
     }
     expect(readdirSync(join(dir, 'fresh-clone', '.data'))).toContain('stats.sqlite');
+  });
+
+  it('tells the operator the first 20 refused lines one by one and counts the rest', async () => {
+    const data = join(dir, 'refusals.jsonl');
+    const lines = readFileSync('examples/small-dataset.jsonl', 'utf8').trimEnd().split('\n');
+    writeFileSync(data, [...lines, ...Array.from({ length: 500 }, (_, i) => `{"type":"nothing","n":${i}}`)].join('\n'));
+    const { logger, logs } = memoryLogger();
+    const service = await startEmbeddedService({ data, db: join(dir, 'refusals.sqlite') }, logger);
+    try {
+      expect(service.summary).toMatchObject({ taken: lines.length, refused: 500 });
+      const said = logs().split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { msg: string }).msg);
+      expect(said.filter((m) => m === 'dataset line refused')).toHaveLength(20);
+      expect(said.filter((m) => m.startsWith('further refused dataset lines are counted'))).toHaveLength(1);
+    } finally {
+      await service.close();
+    }
   });
 
   it('leaves the kept store as it was when the dataset cannot be read', async () => {
