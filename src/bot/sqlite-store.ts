@@ -32,6 +32,11 @@ export class SqliteKeyvStore {
     sizeCalculation: (value, key) => key.length + (typeof value === 'string' ? value.length : 1),
   });
 
+  /** Reads the file, past the read cache (a readiness check): throws what SQLite throws when it cannot. */
+  probe(): void {
+    this.s.get.get('readiness-probe');
+  }
+
   constructor(path: string) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     // A lock held elsewhere fails an operation after 250 ms instead of freezing the process 5 s

@@ -93,6 +93,8 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
   let snapshotsKeyv: Keyv;
   let membersKeyv: Keyv;
   let feed: FeedStore;
+  /** Reads the links file itself, past its read cache (which would answer a probe from memory once it had). */
+  let probeFile: (() => void) | undefined;
   const closers: (() => unknown)[] = [];
   const viewTtlMs = options.viewTtlMs ?? VIEW_TTL_MS;
   const timeoutMs = options.operationTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
@@ -139,6 +141,7 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
     } catch (e) {
       throw new Error(`${setting} (${options.linksPath}) cannot be used: ${(e as Error).message.split('\n')[0] ?? ''}`);
     }
+    probeFile = () => file.probe();
     linksKeyv = new Keyv({ store: file, namespace: `${options.namespace}-links`, throwOnErrors: true });
     linksKeyv.on('error', () => undefined);
     snapshotsKeyv = new Keyv({ store: file, namespace: `${options.namespace}-snapshots`, throwOnErrors: true });
@@ -210,7 +213,8 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
       },
     },
     ping: async () => {
-      await withTimeout(Promise.all([linksKeyv.get('readiness-probe'), viewsKeyv.get('readiness-probe')]), timeoutMs, 'the links and views stores');
+      const links = probeFile ? Promise.resolve().then(probeFile) : linksKeyv.get('readiness-probe');
+      await withTimeout(Promise.all([links, viewsKeyv.get('readiness-probe')]), timeoutMs, 'the links and views stores');
     },
     close: async () => {
       await Promise.allSettled([linksKeyv, viewsKeyv, snapshotsKeyv, membersKeyv].map((k) => k.disconnect()));

@@ -159,3 +159,14 @@ describe('Redis that is not there at start', () => {
     expect(reasons[1]).toMatch(/^connecting to Redis took longer than 1500 ms \((ERR AUTH|WRONGPASS)/);
   });
 });
+
+describe('the stores’ readiness check', () => {
+  it('reads the links file itself, not its read cache: a file that can no longer be read is not ready', async () => {
+    const stores = await createBotStores({ namespace: 'ready', linksPath: join(mkdtempSync(join(tmpdir(), 'ready-')), 'links.sqlite') });
+    await stores.ping();
+    // Asked twice: the read cache now knows the probe's key is absent, and would answer from memory.
+    await stores.ping();
+    await stores.close();
+    await expect(stores.ping()).rejects.toThrow(/not open/);
+  });
+});
