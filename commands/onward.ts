@@ -24,7 +24,9 @@ export async function shownName(view: Extract<View, { player: string }>, deps: D
   if (!findEndpoint(view.title, 'profile')?.platforms.includes(view.platform)) return view.player;
   try {
     return (await deps.lookup.profile(view.title, view.platform, view.player, { deadlineMs })).data?.platformInfo.platformUserHandle || view.player;
-  } catch {
+  } catch (e) {
+    // The client answers failures in its envelope: a throw is a defect, told to the operator; the reply goes on with what was typed.
+    deps.logger.warn({ err: (e as Error).message, title: view.title }, 'a player’s handle could not be looked up: shown as typed');
     return view.player;
   }
 }

@@ -13,6 +13,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { StoreUnavailableError, commands, findCommand, goFromView, openFromView, stats, type Deps, type LinkStore } from '../../commands/index.js';
 import { matchesView } from '../../commands/matches.js';
+import { shownName } from '../../commands/onward.js';
+import { memoryLogger } from '../helpers/lookup.js';
 import { COMMAND_DEADLINE_MS } from '../../commands/types.js';
 import { lookupError } from '../../src/lookup/errors.js';
 import { parseCustomId } from '../../src/embeds/index.js';
@@ -215,6 +217,16 @@ describe('handlers', () => {
     const gone = await unlink.execute({ name: 'unlink', group: null, subcommand: null, options: { title: 'title_c' }, userId: 'u2' }, deps);
     expect(gone.content).toContain('Forgotten');
     expect(await stores.links.get('u2', 'title_c')).toBeUndefined();
+  });
+
+  it('names a player as typed, and tells the operator, when looking up their handle throws', async () => {
+    const { logger, logs } = memoryLogger();
+    const throwing = Object.create(deps.lookup) as Deps['lookup'];
+    throwing.profile = () => Promise.reject(new Error('a defect'));
+    const view: Parameters<typeof shownName>[0] = { kind: 'segments', title: 'title_a', platform: 'pc_store_a', player: '76561198000000042', type: 'map', ownerId: 'u1' };
+    expect(await shownName(view, { ...deps, lookup: throwing, logger }, 1_000)).toBe('76561198000000042');
+    expect(logs()).toContain('could not be looked up: shown as typed');
+    expect(await shownName(view, deps, 1_000)).toBe('Ash');
   });
 
   it('suggests players for /link whether the platform was picked or typed by its name', async () => {
