@@ -79,6 +79,9 @@ function cell(value: number, figure: Figure, locale: string | undefined): string
   return Math.abs(value) < 1_000 ? formatValue(Math.round(value), 'Number', locale) : compactNumber(value, locale);
 }
 
+/** A segment type's name inside a sentence: lower case (`No maps`), but German nouns keep their capital (`Keine Karten`). */
+const inSentence = (name: string, locale: string | undefined): string => (locale?.toLowerCase().startsWith('de') ? name : name.toLowerCase());
+
 /** "Lifetime", "Season 3 · Ranked", "Lifetime · Social": what the figures cover. */
 export function scopeLabel(filter: SegmentsContext['filter'], locale?: string): string {
   const span = filter.season !== undefined ? say(locale, 'segments.season', { n: filter.season }) : say(locale, 'segments.lifetime');
@@ -116,7 +119,8 @@ export function segmentsReply(answered: Segment[], ctx: SegmentsContext): Reply 
   const info = segmentType(ctx.title, ctx.type);
   const typeName = segmentTypeName(ctx.type, ctx.locale) ?? info?.name ?? ctx.type;
   const oneName = segmentTypeName(ctx.type, ctx.locale, true) ?? typeName.replace(/s$/, '');
-  const scope = TITLES[ctx.title].lifetimeOnlySegmentTypes.includes(ctx.type) && ctx.filter.season === undefined ? say(ctx.locale, 'segments.lifetime') : scopeLabel(ctx.filter, ctx.locale);
+  // What the figures cover, a queue included: weapons (lifetime only) of ranked matches are not the career's.
+  const scope = scopeLabel(ctx.filter, ctx.locale);
   // The overview is one set of figures, not a list: read as a profile reads it, not as a table of
   // one row under its own clipped name (`Lifeti…`).
   const career = info?.groupBy === 'overview' && segments.length === 1 && segments[0] ? careerLines(segments[0].stats, ctx.title, ctx.locale) : undefined;
@@ -141,7 +145,7 @@ export function segmentsReply(answered: Segment[], ctx: SegmentsContext): Reply 
         career.headline || career.played || career.more.length > 0 ? null : say(ctx.locale, 'profile.noStats'),
       ]
     : [
-        shown.length > 0 ? `\`\`\`\n${lines.join('\n')}\n\`\`\`` : say(ctx.locale, ctx.filter.season !== undefined || ctx.filter.queue ? 'segments.noneFiltered' : 'segments.none', { type: typeName.toLowerCase() }),
+        shown.length > 0 ? `\`\`\`\n${lines.join('\n')}\n\`\`\`` : say(ctx.locale, ctx.filter.season !== undefined || ctx.filter.queue ? 'segments.noneFiltered' : 'segments.none', { type: inSentence(typeName, ctx.locale) }),
       ];
   return embedReply(
     {

@@ -120,6 +120,13 @@ describe('embeds from the service’s payloads', () => {
     expect(r.embeds[0]?.description).toMatch(/^\*\*Lifetime\*\* · 2 in all\n/);
     const season = segmentsReply(fixtures.segments!, { title: 'title_a', platform: 'pc_store_a', player: 'Ash', type: 'map', filter: { season: 3, queue: 'ranked' }, meta: network, page: 0, stateId: 's1' });
     expect(season.embeds[0]?.description).toMatch(/^\*\*Season 3 · Ranked\*\*/);
+    // Weapons are lifetime only, but a queue filters them: ranked figures are not called the career's.
+    const ranked = segmentsReply(fixtures.weapons!, { title: 'title_a', platform: 'pc_store_a', player: 'Ash', type: 'weapon', filter: { queue: 'ranked' }, meta: network, page: 0, stateId: 's1' });
+    expect(ranked.embeds[0]?.description).toMatch(/^\*\*Lifetime · Ranked\*\*/);
+    // A list with none: lower case inside the English sentence, a German noun keeps its capital.
+    const none = (locale?: string) => segmentsReply([], { title: 'title_a', platform: 'pc_store_a', player: 'Ash', type: 'map', filter: { season: 99 }, meta: network, page: 0, stateId: 's1', locale }).embeds[0]?.description ?? '';
+    expect(none()).toContain('No maps');
+    expect(none('de')).toContain('Keine Karten');
   });
 
   it('names the queue in the reader’s language wherever a reply shows it', () => {
