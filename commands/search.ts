@@ -18,16 +18,24 @@ async function render(view: SearchView, stateId: string, page: number, deps: Dep
   return searchReply(r.data, { ...view, meta: r.meta, page, stateId, locale });
 }
 
-/** The profile of a search result, on the platform the result names when the profile endpoint serves it. */
-function openResult(view: SearchView, identifier: string, platform: string | null, deps: Deps, ownerId: string, locale?: string): Promise<Reply> {
+/**
+ * The profile of a search result, on the platform the result names when the profile endpoint serves
+ * it, named by the handle the search gave (a private player's reply has no other: "WraithMain keeps
+ * their stats private", not their id).
+ */
+function openResult(view: SearchView, result: { identifier: string; handle?: string | undefined; platform: string | null }, deps: Deps, ownerId: string, locale?: string): Promise<Reply> {
   const served = endpointOf(view.title, 'profile').platforms;
-  const on = served.find((p) => p === platform) ?? view.platform;
-  return showProfile({ kind: 'profile', title: view.title, platform: on, player: identifier, ownerId }, deps, locale);
+  const on = served.find((p) => p === result.platform) ?? view.platform;
+  return showProfile({ kind: 'profile', title: view.title, platform: on, player: result.identifier, handle: result.handle || undefined, ownerId }, deps, locale);
 }
 
 export const searchView: ViewHandler<SearchView> = {
   render,
-  open: (view, _stateId, identifier, deps, locale) => openResult(view, identifier, null, deps, view.ownerId, locale),
+  async open(view, _stateId, identifier, deps, locale) {
+    // The list's own answer, from the cache: the handle of the player picked from its menu.
+    const listed = (await deps.lookup.search(view.title, view.platform, view.query, call)).data?.find((p) => p.platformUserIdentifier === identifier);
+    return openResult(view, { identifier, handle: listed?.platformUserHandle, platform: null }, deps, view.ownerId, locale);
+  },
 };
 
 export const search = {
@@ -50,7 +58,7 @@ export const search = {
     const only = r.data?.length === 1 ? r.data[0] : undefined;
     if (only) {
       const slug = PLATFORM_SLUGS.find<PlatformSlug>((p): p is PlatformSlug => p === only.platformSlug);
-      return openResult(view, only.platformUserIdentifier, slug ?? null, deps, input.userId, input.locale);
+      return openResult(view, { identifier: only.platformUserIdentifier, handle: only.platformUserHandle, platform: slug ?? null }, deps, input.userId, input.locale);
     }
     return openView(view, deps, (v, id) => render(v, id, 0, deps, input.locale));
   },

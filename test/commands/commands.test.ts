@@ -229,6 +229,24 @@ describe('handlers', () => {
     expect(await shownName(view, deps, 1_000)).toBe('Ash');
   });
 
+  it('names a private player found by search by their handle, found alone or picked from the list', async () => {
+    const player = (id: string, handle: string) => JSON.stringify({ type: 'player', title: 'title_d', platform: 'pc_store_a', id, handle, private: true });
+    const own = await startService([player('76561198000000091', 'Hidden Hand'), player('76561198000000092', 'Hidden Eye')]);
+    const lookup = new LookupClient({ baseUrl: own.url, cache: await createLookupCache() });
+    try {
+      const alone = await stats.execute(input('title_d', 'search', { platform: 'pc_store_a', query: 'Hidden H' }), { ...deps, lookup });
+      expect(alone.content).toContain('**Hidden Hand** keeps their Title D stats private');
+      const list = await stats.execute(input('title_d', 'search', { platform: 'pc_store_a', query: 'Hidden' }), { ...deps, lookup });
+      const menu = list.components[0]?.components[0];
+      const stateId = menu && 'custom_id' in menu ? (parseCustomId(menu.custom_id) as { stateId: string }).stateId : '';
+      const picked = await openFromView((await deps.views.load(stateId))!, stateId, '76561198000000092', { ...deps, lookup });
+      expect(picked.content).toContain('**Hidden Eye** keeps their Title D stats private');
+    } finally {
+      await lookup.close();
+      await own.close();
+    }
+  });
+
   it('suggests players for /link whether the platform was picked or typed by its name', async () => {
     const link = findCommand('link')!;
     const ask = (platform: string) =>
