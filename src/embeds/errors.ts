@@ -1,8 +1,8 @@
 // What a user reads when a lookup fails, by kind: always ephemeral, never a stack trace, never a secret.
-import type { TitleSlug } from '../catalog/index.js';
+import { findEndpoint, type TitleSlug } from '../catalog/index.js';
 import type { LookupError } from '../lookup/errors.js';
 import { commandLine, say, sayCount } from '../locales/index.js';
-import { code, namedSlug, platformName, titleName, typedCode } from './format.js';
+import { code, namedSlug, platformName, titleName, typedCode, unbroken } from './format.js';
 import { notice, safeText, type Reply } from './reply.js';
 
 export interface ErrorContext {
@@ -16,14 +16,19 @@ export interface ErrorContext {
 export function errorReply(error: LookupError, ctx: ErrorContext): Reply {
   const { locale } = ctx;
   const who = ctx.player ? `**${safeText(ctx.player)}**` : say(locale, 'error.thatPlayer');
-  const where = ctx.platform ? say(locale, 'error.onPlatform', { platform: platformName(ctx.platform) }) : '';
+  // The platform's name held together: a phone broke `PC` from `Store C`.
+  const where = ctx.platform ? say(locale, 'error.onPlatform', { platform: unbroken(platformName(ctx.platform)) }) : '';
   const title = titleName(ctx.title);
+  // Search is offered only where it can find the player: title_b has none on PC Store C.
+  const searchable = !ctx.platform || (findEndpoint(ctx.title, 'search')?.platforms.some((p) => p === ctx.platform) ?? false);
   switch (error.kind) {
     case 'not_found':
       return notice(
         error.code === 'MatchNotFound'
           ? say(locale, 'error.matchNotFound', { title, where })
-          : say(locale, 'error.notFound', { title, who, where, search: code(commandLine(locale, `/stats ${ctx.title} search`)) }),
+          : searchable
+            ? say(locale, 'error.notFound', { title, who, where, search: code(commandLine(locale, `/stats ${ctx.title} search`)) })
+            : say(locale, 'error.notFoundNoSearch', { title, who, where }),
       );
     case 'private':
       return notice(say(locale, 'error.private', { who, title }));
@@ -31,7 +36,11 @@ export function errorReply(error: LookupError, ctx: ErrorContext): Reply {
       // A player as typed that the service cannot read as one (a pasted link, a slash): what to type
       // instead, in the reader's language, rather than the service's word for it.
       if (error.data.parameter === 'platformUserIdentifier' && ctx.player)
-        return notice(say(locale, 'error.badIdentifier', { typed: typedCode(ctx.player), title, where, search: code(commandLine(locale, `/stats ${ctx.title} search`)) }));
+        return notice(
+          searchable
+            ? say(locale, 'error.badIdentifier', { typed: typedCode(ctx.player), title, where, search: code(commandLine(locale, `/stats ${ctx.title} search`)) })
+            : say(locale, 'error.badIdentifierNoSearch', { typed: typedCode(ctx.player), title, where }),
+        );
       // A search's query, or a match id, the service cannot take: likewise, rather than "Invalid query: ...".
       if (error.data.parameter === 'query' && ctx.player) return notice(say(locale, 'error.badQuery', { typed: typedCode(ctx.player), title, where }));
       if (error.data.parameter === 'matchId') {

@@ -134,10 +134,10 @@ describe('handlers', () => {
   it('names a platform or segment type it knows by the name players know, quoting back only what it does not know', async () => {
     for (const typed of ['pc_store_a', 'PC STORE A']) {
       const r = await stats.execute(input('title_b', 'segments', { segment: 'legend', platform: typed, player: 'Rift' }), deps);
-      expect(r.content, typed).toContain('not available on PC\u00a0Store\u00a0A. ');
+      expect(r.content, typed).toContain('has no segments on PC\u00a0Store\u00a0A. ');
     }
     const unknown = await stats.execute(input('title_b', 'segments', { segment: 'legend', platform: 'pc_store_z', player: 'Rift' }), deps);
-    expect(unknown.content).toContain('not available on `pc_store_z`.');
+    expect(unknown.content).toContain('has no segments on `pc_store_z`.');
     // The list of what to type keeps its slugs.
     expect(unknown.content).toContain('PC\u00a0Store\u00a0C\u00a0(`pc_store_c`)');
     const weapon = await stats.execute(input('title_c', 'segments', { segment: 'weapon', platform: 'pc_store_c', player: 'Ember#4471' }), deps);
@@ -210,7 +210,7 @@ describe('handlers', () => {
     // title_b's link on pc_store_b does not serve its segments endpoint: the reply says so.
     await link.execute({ name: 'link', group: null, subcommand: null, options: { title: 'title_b', platform: 'pc_store_b', player: 'Rift' }, userId: 'u2' }, deps);
     const segments = await stats.execute(input('title_b', 'segments', { segment: 'legend' }, 'u2'), deps);
-    expect(segments.content).toContain('does not cover');
+    expect(segments.content).toContain('where Title B has no segments');
     const sessions = await stats.execute(input('title_b', 'sessions', {}, 'u2'), deps);
     expect(sessions.embeds[0]?.description).toContain('### Latest session');
     expect(sessions.embeds[0]?.fields?.map((f) => f.name)).toEqual(['Earlier sessions']);

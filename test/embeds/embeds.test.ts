@@ -406,6 +406,17 @@ describe('limits and safety', () => {
     expect(texts.size).toBe(LOOKUP_ERROR_KINDS.length);
     expect(errorReply(lookupError('rate_limited', 'busy', { retryAfterMs: 12_000 }), { title: 'title_c' }).content).toContain('Try again in 12 seconds');
     expect(errorReply(lookupError('not_found', 'no', { code: 'MatchNotFound' }), { title: 'title_a' }).content).toContain('match was not found');
+    // Search is offered only where the title has it: title_b has none on PC Store C.
+    const searchable = errorReply(lookupError('not_found', 'no'), { title: 'title_b', platform: 'pc_store_b', player: 'Nobody' }).content ?? '';
+    expect(searchable).toContain('`/stats title_b search`');
+    for (const locale of ['en-US', 'de', 'fr']) {
+      const none = errorReply(lookupError('not_found', 'no'), { title: 'title_b', platform: 'pc_store_c', player: 'Nobody#0000', locale }).content ?? '';
+      expect(none).toContain('**Nobody#0000**');
+      expect(none).not.toContain('search');
+      expect(none).not.toContain('suche');
+      const link = errorReply(lookupError('invalid_parameter', 'no', { data: { parameter: 'platformUserIdentifier' } }), { title: 'title_b', platform: 'pc_store_c', player: 'https://x.example/p', locale }).content ?? '';
+      expect(link).not.toMatch(/search|suche|recherche/);
+    }
   });
 
   it('tells what to type instead when the service cannot read the player as typed (a pasted link), in the reader\'s language', () => {
@@ -414,7 +425,7 @@ describe('limits and safety', () => {
     const en = errorReply(refused, { title: 'title_c', platform: 'console_a', player: link });
     expect(en.ephemeral).toBe(true);
     expect(en.content).toBe(
-      '`https://tracker.example.com/profile/con…` is not a Title C player name or id on Console A. Type the name or id as the game shows it, not a link; `/stats title_c search` finds it from part of the name.',
+      '`https://tracker.example.com/profile/con…` is not a Title C player name or id on Console\u00a0A. Type the name or id as the game shows it, not a link; `/stats title_c search` finds it from part of the name.',
     );
     const de = errorReply(refused, { title: 'title_c', platform: 'console_a', player: link, locale: 'de' });
     expect(de.content).toContain('keinen Link');
@@ -426,7 +437,7 @@ describe('limits and safety', () => {
     const query = lookupError('invalid_parameter', 'Invalid query: the identifier contains a slash.', { data: { parameter: 'query', value: 'AC/DC' } });
     const matchId = lookupError('invalid_parameter', 'Invalid matchId: the match id contains a slash.', { data: { parameter: 'matchId', value: 'a/b' } });
     expect(errorReply(query, { title: 'title_a', platform: 'pc_store_a', player: 'AC/DC' }).content).toBe(
-      '`AC/DC` is not something Title A search can look for on PC Store A. Type part of a player name as the game shows it, not a link.',
+      '`AC/DC` is not something Title A search can look for on PC\u00a0Store\u00a0A. Type part of a player name as the game shows it, not a link.',
     );
     expect(errorReply(matchId, { title: 'title_a', platform: 'pc_store_a' }).content).toBe(
       '`a/b` is not a Title A match id. Pick a match from the list as you type, or open one from `/stats title_a matches`.',
