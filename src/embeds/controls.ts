@@ -28,15 +28,18 @@ const button = (customId: string, label: string, disabled: boolean): APIButtonCo
   disabled,
 });
 
-/** ◀ 2 / 5 ▶ under a paged reply; nothing when everything fits on one page. */
-export function pageControls(stateId: string, page: number, pageCount: number, locale?: string, disabled = false): ActionRow | null {
+/**
+ * ◀ 2 / 5 ▶ under a paged reply; nothing when everything fits on one page. `openEnded`: the total
+ * is not known (a list paged by cursor), only that another page follows: `1 / 2+`.
+ */
+export function pageControls(stateId: string, page: number, pageCount: number, locale?: string, disabled = false, openEnded = false): ActionRow | null {
   // No state kept (the view store failed): no controls that could not work.
   if (pageCount <= 1 || !stateId) return null;
   return {
     type: ComponentType.ActionRow,
     components: [
       button(`pg:${stateId}:${Math.max(0, page - 1)}`, say(locale, 'controls.previous'), disabled || page <= 0),
-      button(`pgi:${stateId}`, `${page + 1} / ${pageCount}`, true),
+      button(`pgi:${stateId}`, `${page + 1} / ${pageCount}${openEnded ? '+' : ''}`, true),
       button(`pg:${stateId}:${Math.min(pageCount - 1, page + 1)}`, say(locale, 'controls.next'), disabled || page >= pageCount - 1),
     ],
   };

@@ -65,6 +65,7 @@ export function matchesReply(matches: MatchSummary[], ctx: MatchesContext): Repl
     const parts = [score(stats), kd ? `K/D ${statValue(kd, ctx.locale, 'kd')}` : null, answerTime(m.metadata.timestamp)].filter(Boolean);
     return `${outcomeMark(m.metadata.result)} **${where || say(ctx.locale, 'matches.match')}**${parts.length > 0 ? ` · ${parts.join(' · ')}` : ''}`;
   });
+  // Paged by cursor: how many pages follow is not known, only whether one does (`1 / 2+`, then `3 / 3`).
   const pageCount = ctx.page + (ctx.hasMore ? 2 : 1);
   return embedReply(
     {
@@ -81,7 +82,7 @@ export function matchesReply(matches: MatchSummary[], ctx: MatchesContext): Repl
         say(ctx.locale, 'matches.open'),
         matches.map((m) => ({ ...matchLabel(m, ctx.title, ctx.locale), value: m.attributes.id })),
       ),
-      pageControls(ctx.stateId, ctx.page, pageCount, ctx.locale),
+      pageControls(ctx.stateId, ctx.page, pageCount, ctx.locale, false, ctx.hasMore),
       ctx.onward ? goButtons(ctx.onward.stateId, ctx.onward.targets) : null,
     ),
     false,

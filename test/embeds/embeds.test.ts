@@ -246,6 +246,17 @@ describe('embeds from the service’s payloads', () => {
     expect(menu && 'custom_id' in menu ? parseCustomId(menu.custom_id) : null).toEqual({ kind: 'open', stateId: 's2' });
   });
 
+  it('pages matches by cursor without claiming a total it does not know: 1 / 2+, 2 / 3+, then 3 / 3', () => {
+    const label = (page: number, hasMore: boolean) => {
+      const r = matchesReply(fixtures.matches!.matches, { title: 'title_a', platform: 'pc_store_a', player: 'Ash', meta: network, page, hasMore, stateId: 's2' });
+      const row = r.components.find((c) => c.components.some((b) => 'custom_id' in b && b.custom_id.startsWith('pgi:')));
+      const button = row?.components.find((b) => 'custom_id' in b && b.custom_id.startsWith('pgi:'));
+      return button && 'label' in button ? button.label : undefined;
+    };
+    expect([label(0, true), label(1, true), label(2, false)]).toEqual(['1 / 2+', '2 / 3+', '3 / 3']);
+    expect(label(0, false)).toBeUndefined();
+  });
+
   it('shows a match report: winners first, players by score, the player looked up marked, team names capitalised, a way back', () => {
     const r = matchReportReply(fixtures.report!, 'title_a', network, { highlight: ['76561198000000042'], onward: { stateId: 'm1', targets: [{ to: 'matches', label: '◀ Matches' }] } });
     expect(r.embeds[0]?.title).toBe('Foundry · Team Deathmatch');
