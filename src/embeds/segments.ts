@@ -124,13 +124,21 @@ export function segmentsReply(answered: Segment[], ctx: SegmentsContext): Reply 
   // The overview is one set of figures, not a list: read as a profile reads it, not as a table of
   // one row under its own clipped name (`Lifeti…`).
   const career = info?.groupBy === 'overview' && segments.length === 1 && segments[0] ? careerLines(segments[0].stats, ctx.title, ctx.locale) : undefined;
-  const columns = SEGMENT_FIGURES[info?.groupBy === 'weapon' ? 'weapon' : 'other'];
+  const valueOf = (s: Segment, f: Figure): number | undefined => {
+    const stat = figure(s.stats, ctx.title, f);
+    return stat?.value != null && Number.isFinite(stat.value) ? stat.value : undefined;
+  };
+  // A column no segment of the list has a figure for (title_d's weapons carry no headshots) is left
+  // out, not a column of dashes; one with a figure anywhere stays on every page.
+  const possible = SEGMENT_FIGURES[info?.groupBy === 'weapon' ? 'weapon' : 'other'];
+  const known = possible.filter((f) => segments.some((s) => valueOf(s, f) !== undefined));
+  const columns = known.length > 0 ? known : possible;
   const table = shown.map((s) => ({
     // Code blocks show text as it is: only backticks could break out of one.
     name: s.metadata.name.replace(/`/g, "'"),
     cells: columns.map((f) => {
-      const stat = figure(s.stats, ctx.title, f);
-      return stat?.value != null && Number.isFinite(stat.value) ? cell(stat.value, f, ctx.locale) : '–';
+      const value = valueOf(s, f);
+      return value !== undefined ? cell(value, f, ctx.locale) : '–';
     }),
   }));
   const headings = columns.map((f) => heading(f, ctx.locale));
