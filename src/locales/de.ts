@@ -115,6 +115,8 @@ export const de: Texts = {
   'error.unavailable': 'Der Statistikdienst ist gerade nicht erreichbar, und es gibt keine aktuelle Kopie dieser Daten. Versuch es später noch einmal.',
   'error.invalidResponse': 'Der Statistikdienst hat eine Antwort geschickt, die der Bot nicht lesen kann. Versuch es später noch einmal.',
   'resolve.chooseTitle': 'Wähle einen Titel: {list}.',
+  'placeholder.platform': 'Plattform',
+  'placeholder.name': 'Name',
   'resolve.notOnPlatform': '{title} {kind} gibt es nicht auf {platform}. Wähle eine davon: {list}.',
   'resolve.choosePlatform': 'Wähle eine Plattform: {list}.',
   'resolve.choosePlatformFor': 'Wähle eine Plattform für **{player}**: {list}.',

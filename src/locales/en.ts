@@ -121,6 +121,8 @@ export const en = {
   'error.invalidResponse': 'The stats service sent an answer the bot could not read. Try again later.',
   // Choosing what to look up
   'resolve.chooseTitle': 'Choose a title: {list}.',
+  'placeholder.platform': 'platform',
+  'placeholder.name': 'name',
   'resolve.notOnPlatform': '{title} has no {kind} on {platform}. Choose one of: {list}.',
   'resolve.choosePlatform': 'Choose a platform: {list}.',
   'resolve.choosePlatformFor': 'Choose a platform for **{player}**: {list}.',

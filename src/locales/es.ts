@@ -115,6 +115,8 @@ export const es: Texts = {
   'error.unavailable': 'El servicio de estadísticas no está disponible y no hay una copia reciente de estos datos. Inténtalo más tarde.',
   'error.invalidResponse': 'El servicio de estadísticas envió una respuesta que el bot no pudo leer. Inténtalo más tarde.',
   'resolve.chooseTitle': 'Elige un título: {list}.',
+  'placeholder.platform': 'plataforma',
+  'placeholder.name': 'nombre',
   'resolve.notOnPlatform': '{title} ({kind}) no está disponible en {platform}. Elige uno de: {list}.',
   'resolve.choosePlatform': 'Elige una plataforma: {list}.',
   'resolve.choosePlatformFor': 'Elige una plataforma para **{player}**: {list}.',

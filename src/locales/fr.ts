@@ -115,6 +115,8 @@ export const fr: Texts = {
   'error.unavailable': 'Le service de statistiques est indisponible, et il n’y a pas de copie récente de ces données. Réessaie plus tard.',
   'error.invalidResponse': 'Le service de statistiques a envoyé une réponse illisible pour le bot. Réessaie plus tard.',
   'resolve.chooseTitle': 'Choisis un titre : {list}.',
+  'placeholder.platform': 'plateforme',
+  'placeholder.name': 'nom',
   'resolve.notOnPlatform': '{title} ({kind}) n’est pas disponible sur {platform}. Choisis parmi : {list}.',
   'resolve.choosePlatform': 'Choisis une plateforme : {list}.',
   'resolve.choosePlatformFor': 'Choisis une plateforme pour **{player}** : {list}.',

@@ -34,16 +34,24 @@ export function optionName(locale: string | null | undefined, name: string): str
   return names[name] ?? name;
 }
 
+/** A placeholder of a command line in the reader's language (`<name>` -> `<Name>`), one the texts name; else as it is. */
+function placeholder(locale: string | null | undefined, value: string): string {
+  const word = /^<([a-z]+)>$/.exec(value)?.[1];
+  const key = `placeholder.${word ?? ''}`;
+  return word && key in LANGUAGES.en.texts ? `<${say(locale, key as TextKey)}>` : value;
+}
+
 /**
  * A command line as the reader types it: command, subcommand and option names in their language,
- * values as they are (`/link title:title_c player:<name>` -> `/verknüpfen titel:title_c spieler:<name>`).
+ * values as they are, placeholders in the reader's words (`/link title:title_c player:<name>` ->
+ * `/verknüpfen titel:title_c spieler:<Name>`).
  */
 export function commandLine(locale: string | null | undefined, line: string): string {
   return line
     .split(' ')
     .map((word) => {
       const option = /^([a-z_]+):(.*)$/.exec(word);
-      if (option) return `${optionName(locale, option[1]!)}:${option[2]}`;
+      if (option) return `${optionName(locale, option[1]!)}:${placeholder(locale, option[2]!)}`;
       return word.startsWith('/') ? `/${optionName(locale, word.slice(1))}` : optionName(locale, word);
     })
     .join(' ');

@@ -115,6 +115,8 @@ export const ptBR: Texts = {
   'error.unavailable': 'O serviço de estatísticas está fora do ar, e não há uma cópia recente destes dados. Tente mais tarde.',
   'error.invalidResponse': 'O serviço de estatísticas mandou uma resposta que o bot não conseguiu ler. Tente mais tarde.',
   'resolve.chooseTitle': 'Escolha um título: {list}.',
+  'placeholder.platform': 'plataforma',
+  'placeholder.name': 'nome',
   'resolve.notOnPlatform': '{title} ({kind}) não está disponível em {platform}. Escolha um destes: {list}.',
   'resolve.choosePlatform': 'Escolha uma plataforma: {list}.',
   'resolve.choosePlatformFor': 'Escolha uma plataforma para **{player}**: {list}.',

@@ -67,7 +67,11 @@ describe('the language files', () => {
   });
 
   it('writes command lines with the reader’s command and option names', () => {
-    expect(commandLine('de', '/link title:title_c player:<name>')).toBe('/verknüpfen titel:title_c spieler:<name>');
+    // Placeholders in the reader's words; values as they are.
+    expect(commandLine('de', '/link title:title_c platform:<platform> player:<name>')).toBe('/verknüpfen titel:title_c plattform:<Plattform> spieler:<Name>');
+    expect(commandLine('es-ES', '/link title:title_c platform:<platform> player:<name>')).toBe('/vincular título:title_c plataforma:<plataforma> jugador:<nombre>');
+    expect(commandLine('en-US', '/link title:title_c player:<name>')).toBe('/link title:title_c player:<name>');
+    expect(commandLine('de', '/stats title_c profile player:<anything>')).toBe('/statistik title_c profil spieler:<anything>');
     expect(commandLine('en-US', '/stats title_c profile')).toBe('/stats title_c profile');
     expect(commandLine('pt-BR', '/stats title_c profile')).toBe('/estatísticas title_c perfil');
   });
