@@ -1,7 +1,7 @@
 // Two players side by side: a line a figure, left then right, the better of each pair bold and pointed at.
 import { FIGURE_INFO, PROFILE_FIGURES, type Figure, type TitleSlug } from '../catalog/index.js';
 import type { LookupMeta } from '../lookup/client.js';
-import { say } from '../locales/index.js';
+import { say, sayCount } from '../locales/index.js';
 import { overviewOf, type StatsProfile } from '../lookup/schemas.js';
 import { figure } from './figures.js';
 import { TITLE_COLORS, dataTime, describe, figureLabel, footerOf, platformName, statValue, titleName } from './format.js';
@@ -74,7 +74,7 @@ export function compareReply(title: TitleSlug, left: CompareSide, right: Compare
       ? null
       : ahead === behind
         ? say(locale, 'compare.even', { n: ahead })
-        : say(locale, 'compare.ahead', { name: safeText(ahead > behind ? nameA : nameB), n: Math.max(ahead, behind), total: ahead + behind });
+        : sayCount(locale, 'compare.ahead', Math.max(ahead, behind), { name: safeText(ahead > behind ? nameA : nameB), total: ahead + behind });
   // The older of the two answers dates the comparison; either side stale warns.
   const meta = left.meta.source === 'stale' ? left.meta : right.meta.source === 'stale' ? right.meta : left.meta.fetchedAt <= right.meta.fetchedAt ? left.meta : right.meta;
   return embedReply(

@@ -1,5 +1,5 @@
 import type { TitleSlug } from '../catalog/index.js';
-import { say } from '../locales/index.js';
+import { say, sayCount } from '../locales/index.js';
 import type { LookupMeta } from '../lookup/client.js';
 import type { SearchResult } from '../lookup/schemas.js';
 import { openSelect, pageControls, rows } from './controls.js';
@@ -54,7 +54,7 @@ export function searchReply(results: SearchResult[], ctx: SearchContext): Reply 
       author: { name: say(ctx.locale, 'search.author', { title: titleName(ctx.title), platform: platformName(ctx.platform) }) },
       title: `“${safeText(ctx.query)}”`,
       description: describe(ctx.meta, ctx.locale, lines.length > 0 ? lines.join('\n') : say(ctx.locale, 'search.none')),
-      footer: footerOf(ctx.title, ctx.platform, say(ctx.locale, 'search.found', { n: results.length })),
+      footer: footerOf(ctx.title, ctx.platform, sayCount(ctx.locale, 'search.found', results.length)),
       timestamp: dataTime(ctx.meta),
     },
     rows(openSelect(ctx.stateId, say(ctx.locale, 'search.open'), options), pageControls(ctx.stateId, page, pageCount, ctx.locale)),

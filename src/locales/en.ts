@@ -273,14 +273,16 @@ export const en = {
   // Search
   'search.author': '{title} · Search on {platform}',
   'search.none': 'No players found. Check the spelling, or type the exact id.',
-  'search.found': '{n} found',
+  'search.found.one': '{n} found',
+  'search.found.other': '{n} found',
   'search.open': 'Open a profile',
   'search.typeQuery': 'Type a name, an id or a profile URL to search for.',
   // Compare
   'compare.author': '{title} · Compare',
   'compare.vs': 'vs',
   'compare.even': 'Even: {n} figures each.',
-  'compare.ahead': '**{name}** is ahead on {n} of {total} figures.',
+  'compare.ahead.one': '**{name}** is ahead on {n} of {total} figures.',
+  'compare.ahead.other': '**{name}** is ahead on {n} of {total} figures.',
   'compare.none': 'Neither player has stats on record yet.',
   'compare.withWhom': 'Compare **{name}** with whom? Type {other}, or link your {title} account with {link}.',
   'compare.linkNotProfiled': 'Compare **{name}** with whom? Your linked {title} account is on {linked}, where {title} has no profiles: type {other}.',

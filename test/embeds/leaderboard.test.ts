@@ -1,7 +1,7 @@
 // The server leaderboard's text: places as a reader counts them.
 import { describe, expect, it } from 'vitest';
 
-import { leaderboardReply, type BoardEntry } from '../../src/embeds/index.js';
+import { leaderboardReply, searchReply, type BoardEntry } from '../../src/embeds/index.js';
 import type { Stat } from '../../src/lookup/schemas.js';
 
 const kd = (value: number): Stat => ({ rank: null, percentile: null, displayName: 'K/D', displayCategory: null, category: null, metadata: {}, value, displayValue: value.toFixed(2), displayType: 'Number' });
@@ -10,6 +10,19 @@ const board = (entries: BoardEntry[], invokerId: string) =>
   leaderboardReply(entries, { title: 'title_c', figure: 'kd', invokerId, notLookedUp: 0 }).embeds[0]!.description!.split('\n');
 
 describe('the leaderboard', () => {
+  it('writes its footer and a search’s count so that French and Spanish agree with one or none', () => {
+    const footer = (locale: string) => leaderboardReply([entry('u1', 'Ash', 1.5)], { title: 'title_c', figure: 'kd', invokerId: 'u1', notLookedUp: 0, locale }).embeds[0]!.footer!.text;
+    expect(footer('en-US')).toBe('Title C · 1 ranked of 1 linked');
+    expect(footer('fr')).toBe('Title C · classement : 1 sur 1 (comptes liés)');
+    expect(footer('es-ES')).toBe('Title C · en la clasificación: 1 de 1 (cuentas vinculadas)');
+    const found = (n: number, locale: string) =>
+      searchReply(Array.from({ length: n }, (_, i) => ({ platformId: null, platformSlug: 'pc_store_c', platformUserIdentifier: `P#${i}`, platformUserId: null, platformUserHandle: `P#${i}`, avatarUrl: null, status: null, additionalParameters: null })), {
+        title: 'title_c', platform: 'pc_store_c', query: 'p', meta: { source: 'network', fetchedAt: Date.now(), ageMs: 0 }, page: 0, stateId: 's', locale,
+      }).embeds[0]!.footer!.text;
+    expect([0, 1, 2].map((n) => found(n, 'fr'))).toEqual(['Title C · PC Store C · 0 trouvé', 'Title C · PC Store C · 1 trouvé', 'Title C · PC Store C · 2 trouvés']);
+    expect([0, 1, 2].map((n) => found(n, 'es-ES'))).toEqual(['Title C · PC Store C · 0 encontrados', 'Title C · PC Store C · 1 encontrado', 'Title C · PC Store C · 2 encontrados']);
+  });
+
   it('gives members with the same figure the same place, and the next one the place after them all', () => {
     const lines = board([entry('u1', 'Ash', 1.5), entry('u2', 'Bolt', 1.5), entry('u3', 'Cole', 1.2), entry('u4', 'Dune', 1.0)], 'u2');
     expect(lines.slice(0, 4)).toEqual(['🥇 **Ash** · 1.50', '🥇 ▶ **Bolt** · 1.50', '🥉 **Cole** · 1.20', '` 4` **Dune** · 1.00']);
