@@ -86,13 +86,30 @@ export function compactNumber(value: number, locale?: string): string {
   return /\p{L}/u.test(short) ? short : numberFormat(locale, 'integer').format(value);
 }
 
-/** "3h 5m", "12m", "2d 4h": how long, to the minute. */
-export function duration(seconds: number): string {
+const dayFormats = new Map<string, Intl.NumberFormat>();
+/** Days as the reader abbreviates them: `2d`, `2 T`, `2j`, `2 dias`, held together. */
+function days(d: number, locale: string | undefined): string {
+  const key = locale ?? 'en-US';
+  let f = dayFormats.get(key);
+  if (!f) {
+    try {
+      f = new Intl.NumberFormat(key, { style: 'unit', unit: 'day', unitDisplay: 'narrow' });
+    } catch {
+      f = new Intl.NumberFormat('en-US', { style: 'unit', unit: 'day', unitDisplay: 'narrow' });
+    }
+    // A handful of locales at most: Discord's.
+    if (dayFormats.size < 64) dayFormats.set(key, f);
+  }
+  return unbroken(f.format(d));
+}
+
+/** "3h 5m", "12m", "2d 4h" (days in the reader's abbreviation: `2j 4h`): how long, to the minute. */
+export function duration(seconds: number, locale?: string): string {
   const m = Math.max(0, Math.round(seconds / 60));
   const d = Math.floor(m / 1_440);
   const h = Math.floor((m % 1_440) / 60);
   const min = m % 60;
-  if (d > 0) return `${d}d ${h}h`;
+  if (d > 0) return `${days(d, locale)} ${h}h`;
   if (h > 0) return `${h}h ${min}m`;
   return `${min}m`;
 }
@@ -101,7 +118,7 @@ export function duration(seconds: number): string {
 export function formatValue(value: number, displayType: DisplayType, locale?: string, compact = false): string {
   switch (displayType) {
     case 'TimeSeconds':
-      return duration(value);
+      return duration(value, locale);
     case 'NumberPercentage':
       return `${numberFormat(locale, 'percent').format(value)}%`;
     case 'NumberPrecision2':

@@ -148,7 +148,7 @@ export function matchReportReply(report: StatisticalObject, title: TitleSlug, me
         meta,
         options.locale,
         [m.playlist.displayValue, m.queue ? queueName(m.queue, options.locale) : null, m.season !== null ? say(options.locale, 'report.season', { n: m.season }) : null].filter(Boolean).map((s) => safeText(String(s))).join(' · '),
-        [answerTime(m.timestamp), m.duration === null ? null : duration(m.duration)].filter(Boolean).join(' · '),
+        [answerTime(m.timestamp), m.duration === null ? null : duration(m.duration, options.locale)].filter(Boolean).join(' · '),
       ),
       fields,
       footer: footerOf(title, null, say(options.locale, 'report.match', { id: report.attributes.id })),

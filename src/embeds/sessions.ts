@@ -26,12 +26,12 @@ export interface SessionsContext {
 }
 
 /** How long a session lasted, from its TimeSpan (`00:45:06.6886760`), else from its dates. */
-function sessionLength(s: Session): string | null {
+function sessionLength(s: Session, locale: string | undefined): string | null {
   const { duration: span, startDate, endDate } = s.metadata;
   let seconds = span ? parseTimeSpan(span.value) : null;
   const [start, end] = [dateWorthShowing(startDate?.value), dateWorthShowing(endDate?.value)];
   if (seconds === null && start !== null && end !== null) seconds = (end - start) / 1000;
-  return seconds === null || !Number.isFinite(seconds) || seconds < 0 ? null : duration(seconds);
+  return seconds === null || !Number.isFinite(seconds) || seconds < 0 ? null : duration(seconds, locale);
 }
 
 /**
@@ -100,7 +100,7 @@ export function latest(s: Session, ctx: Pick<SessionsContext, 'title' | 'career'
   const { strip, wins, count } = form(s);
   const start = startOf(s);
   const live = s.metadata.isActive?.value === true;
-  const length = sessionLength(s);
+  const length = sessionLength(s, ctx.locale);
   const played = characters(s);
   const change = ratingChange(s);
   return [

@@ -9,7 +9,9 @@ import {
   clampEmbed,
   clip,
   code,
+  duration,
   errorReply,
+  formatValue,
   matchReportReply,
   matchesReply,
   parseCustomId,
@@ -321,6 +323,13 @@ describe('embeds from the service’s payloads', () => {
     expect(r.embeds[0]?.description).toBe('1. **Ember#4471**\n2. **Embertide#1000**');
     const menu = r.components[0]?.components[0];
     expect(menu && 'options' in menu ? menu.options.map((o) => o.value) : []).toEqual(['Ember#4471', 'Embertide#1000']);
+  });
+
+  it('writes days in the reader’s abbreviation, hours and minutes as everywhere', () => {
+    const long = 33 * 3_600 + 5 * 60;
+    expect(['en-US', 'fr', 'de', 'es-ES', 'pt-BR', undefined].map((l) => duration(long, l))).toEqual(['1d 9h', '1j 9h', '1\u00a0T 9h', '1d 9h', '1\u00a0dia 9h', '1d 9h']);
+    expect(duration(3 * 3_600 + 5 * 60, 'fr')).toBe('3h 5m');
+    expect(formatValue(long, 'TimeSeconds', 'fr')).toBe('1j 9h');
   });
 
   it('writes numbers for the reader’s locale', () => {
