@@ -43,7 +43,7 @@ async function pooled<T, R>(items: readonly T[], limit: number, work: (item: T) 
 
 async function entryOf(title: TitleSlug, f: Figure, userId: string, account: LinkedAccount, deadline: number, deps: Deps): Promise<{ entry: BoardEntry; fetchedAt?: number }> {
   const base = { userId, handle: account.handle };
-  if (!findEndpoint(title, 'profile')?.platforms.includes(account.platform)) return { entry: { ...base, missing: 'no_figure' } };
+  if (!findEndpoint(title, 'profile')?.platforms.includes(account.platform)) return { entry: { ...base, missing: 'no_profile' } };
   // Past the deadline a member is not looked up: a floor on each lookup's time (200 ms) let a slow
   // service hold a board of 50 members 2.4 s past it (9.4 s in all), 200 ms for each round of 4.
   const left = deadline - Date.now();

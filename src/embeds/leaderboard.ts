@@ -16,7 +16,9 @@ export const BOARD_SIZE = 10;
 const NAME_SHOWN = 64;
 
 /** One linked member: their figure when their profile answered, else why not. */
-export type BoardEntry = { userId: string; handle: string } & ({ stat: Stat } | { stat?: undefined; missing: LookupErrorKind | 'no_figure' });
+/** Why a member has no place: a lookup's failure, no such figure in their profile, or a link on a platform the title has no profiles on. */
+export type BoardMissing = LookupErrorKind | 'no_figure' | 'no_profile';
+export type BoardEntry = { userId: string; handle: string } & ({ stat: Stat } | { stat?: undefined; missing: BoardMissing });
 
 export interface BoardContext {
   title: TitleSlug;
@@ -33,10 +35,11 @@ export interface BoardContext {
 
 const MEDALS = ['🥇', '🥈', '🥉'];
 
-const REASONS: Partial<Record<LookupErrorKind | 'no_figure', TextKey>> = {
+const REASONS: Partial<Record<BoardMissing, TextKey>> = {
   private: 'board.why.private',
   not_found: 'board.why.not_found',
   no_figure: 'board.why.no_figure',
+  no_profile: 'board.why.no_profile',
   timeout: 'board.why.timeout',
   rate_limited: 'board.why.rate_limited',
   unavailable: 'board.why.unavailable',

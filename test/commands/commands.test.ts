@@ -558,6 +558,12 @@ describe('/leaderboard', () => {
     expect(await stores.members.list('g-board')).toEqual(['b1', 'b3', 'b2']);
   });
 
+  it('says why a member linked on a platform without profiles is not ranked, not that their figure is still to come', async () => {
+    await link.execute({ name: 'link', group: null, subcommand: null, options: { title: 'title_b', platform: 'pc_store_c', player: 'Rift#0042' }, userId: 'b5', guildId: 'g-board-b' }, deps);
+    const r = await run({ title: 'title_b' }, 'b5', 'g-board-b');
+    expect(r.embeds[0]?.description).toContain('Not ranked: 1 linked where the title has no profiles');
+  });
+
   it('ranks by another figure by meaning, and tells a member who has not linked how to get on it', async () => {
     const r = await run({ title: 'title_c', stat: 'winRate' }, 'b-nolink');
     expect(r.embeds[0]!.title).toBe('Win rate');
