@@ -41,14 +41,21 @@ async function typesWithData(title: TitleSlug, input: AutocompleteInput, deps: D
 async function segmentChoices(title: TitleSlug, input: AutocompleteInput, deps: Deps): Promise<Choice[]> {
   const { locale } = input;
   const typed = input.focused.value.trim();
+  // The counts are the career's (the profile's list of segments): with a queue or a season typed
+  // they would promise what the filtered reply does not have, so the types come plain, and with a
+  // season, those kept for the lifetime only (which refuse one) are left out.
+  const season = input.options.season !== undefined && input.options.season !== null && input.options.season !== '';
+  const filtered = season || stringOption(input, 'queue') !== undefined;
   let withData: Map<string, number | undefined> | undefined;
   try {
-    const found = await within(typesWithData(title, input, deps), AUTOCOMPLETE_DEADLINE_MS);
-    if (found.done) withData = found.value;
+    const found = filtered ? undefined : await within(typesWithData(title, input, deps), AUTOCOMPLETE_DEADLINE_MS);
+    if (found?.done) withData = found.value;
   } catch (e) {
     deps.logger.warn({ err: (e as Error).message }, 'segment autocomplete: no data ranking');
   }
-  const named = TITLES[title].segmentTypes.map((s) => ({ ...s, name: segmentTypeName(s.type, locale) ?? s.name }));
+  const named = TITLES[title].segmentTypes
+    .filter((s) => !(season && TITLES[title].lifetimeOnlySegmentTypes.includes(s.type)))
+    .map((s) => ({ ...s, name: segmentTypeName(s.type, locale) ?? s.name }));
   const types = named.filter((s) => matchesTyped(typed, s.type, s.name));
   const ranked = withData ? [...types.filter((s) => withData.has(s.type)), ...types.filter((s) => !withData.has(s.type))] : types;
   return ranked.map((s) => {

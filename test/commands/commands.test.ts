@@ -391,6 +391,16 @@ describe('autocomplete', () => {
     expect(TITLES.title_a.segmentTypes).toHaveLength(5);
   });
 
+  it('offers segment types without the career’s counts when a queue or season is typed, and none kept for the lifetime only with a season', async () => {
+    const player = { platform: 'pc_store_a', player: 'ashplays', segment: '' };
+    const queued = await stats.autocomplete(focus('title_a', 'segments', { ...player, queue: 'ranked' }, 'segment'), deps);
+    expect(queued.map((c) => c.value)).toEqual(['overview', 'playlist', 'gamemode', 'map', 'weapon']);
+    expect(queued.map((c) => c.name).join('\n')).not.toMatch(/data/);
+    const season = await stats.autocomplete(focus('title_a', 'segments', { ...player, season: 3 }, 'segment'), deps);
+    expect(season.map((c) => c.value)).toEqual(['overview', 'playlist', 'gamemode', 'map']);
+    expect(season.map((c) => c.name).join('\n')).not.toMatch(/data/);
+  });
+
   it('offers every segment type at once, unranked, when the link store fails or is slow', async () => {
     const all = TITLES.title_a.segmentTypes.map((s) => s.type);
     const down: LinkStore = { ...stores.links, get: () => Promise.reject(new StoreUnavailableError('store.linksUnreadable')) };
