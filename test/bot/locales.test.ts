@@ -69,7 +69,7 @@ describe('replies in the reader’s language', () => {
   it('tells a Brazilian reader what went wrong in Portuguese, privately', async () => {
     const missing = await answer(chatInput({ group: 'title_c', subcommand: 'profile', options: { platform: 'pc_store_c', player: 'Ninguem#0000' }, user: USER, locale: 'pt-BR' }));
     expect(missing.data?.flags).toBe(64);
-    expect(missing.data?.content).toMatch(/^Nenhum jogador de Title C \*\*Ninguem#0000\*\* em PC Store C\. Confira a grafia, ou procure com `\/estatísticas title_c buscar`\.$/);
+    expect(missing.data?.content).toMatch(/^Nenhum jogador de Title C \*\*Ninguem#0000\*\* em PC\u00a0Store\u00a0C\. Confira a grafia, ou procure com `\/estatísticas title_c buscar`\.$/);
     const nobody = await answer(chatInput({ group: 'title_c', subcommand: 'profile', options: {}, user: { id: '1180000000000000599', username: 'novo' }, locale: 'pt-BR' }));
     expect(nobody.data?.content).toContain('Qual jogador?');
     expect(nobody.data?.content).toContain('`jogador:`');
