@@ -53,6 +53,14 @@ export const TOO_LATE_MS = 2_800;
  */
 export const MAX_WAITING = 5_000;
 
+/**
+ * Interactions handled at once at most, in either mode. A command waits on lookups and stores within
+ * their deadlines, but its answer goes through Discord's REST, which retries and waits out a 429's
+ * Retry-After however long: past this, a new interaction is skipped (unanswered, counted and logged
+ * like one read too late) rather than held in memory behind the rest. An HTTP worker answers 503.
+ */
+export const MAX_INFLIGHT = 2_000;
+
 /** Discord's "Unknown interaction" (expired or answered elsewhere) and "already acknowledged". */
 const IGNORED_CODES = new Set([10062, 40060]);
 
@@ -137,6 +145,10 @@ export class Router {
 
   /** Handles one interaction; never rejects. */
   handle(interaction: Incoming): Promise<void> {
+    if (this.inflight.size >= MAX_INFLIGHT) {
+      this.skip(interaction, `${MAX_INFLIGHT} in flight`);
+      return Promise.resolve();
+    }
     const work = this.dispatch(interaction, monotonicMs()).finally(() => this.inflight.delete(work));
     this.inflight.add(work);
     return work;
@@ -146,6 +158,19 @@ export class Router {
   async drain(timeoutMs: number): Promise<void> {
     this.closing = true;
     await within(Promise.allSettled([...this.inflight]), timeoutMs);
+  }
+
+  /** An interaction left unanswered because the bot is behind: counted, and one line at most every 10 s with how many so far. */
+  private skip(interaction: Incoming, why: string): void {
+    this.counts.tooLate++;
+    this.metrics?.interaction(interaction.action.kind, 'too_late', 0);
+    if (Date.now() - this.tooLateReported > 10_000) {
+      this.tooLateReported = Date.now();
+      this.logger.warn(
+        { skipped: this.counts.tooLate, why },
+        'interactions skipped, read too late to answer (over 2.8 s after Discord sent them, 5,000 waiting or 2,000 in flight): the bot is behind',
+      );
+    }
   }
 
   get busy(): number {
@@ -168,13 +193,7 @@ export class Router {
     // commands and presses wait their turn, so that a burst of them cannot hold it back.
     const turn = interaction.action.kind === 'autocomplete' ? true : await this.turns.take();
     if (turn === FULL || this.lateness(interaction) > TOO_LATE_MS) {
-      this.counts.tooLate++;
-      this.metrics?.interaction(interaction.action.kind, 'too_late', 0);
-      // One line at most every 10 s: how many were skipped so far.
-      if (Date.now() - this.tooLateReported > 10_000) {
-        this.tooLateReported = Date.now();
-        this.logger.warn({ skipped: this.counts.tooLate }, 'interactions skipped, read too late to answer (over 2.8 s after Discord sent them, or 5,000 waiting): the bot is behind');
-      }
+      this.skip(interaction, turn === FULL ? `${MAX_WAITING} waiting` : 'read too late');
       return;
     }
     const started = performance.now();

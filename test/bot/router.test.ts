@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 
 import { StoreUnavailableError, type Deps } from '../../commands/index.js';
-import { Router, type Incoming } from '../../src/bot/router.js';
+import { MAX_INFLIGHT, Router, type Incoming } from '../../src/bot/router.js';
 import { WebhookAnswer, type FirstAnswer } from '../../src/bot/webhook-answer.js';
 import { StatsProfileSchema } from '../../src/lookup/schemas.js';
 import { minimalProfile } from '../fixtures/real-shapes.js';
@@ -200,4 +200,29 @@ describe('the router', () => {
     expect(await choicesFor('a'.repeat(101))).toEqual([]);
     expect(await choicesFor('Nova')).toEqual([{ name: 'Nova', value: 'Nova' }]);
   });
+});
+
+describe('the router’s bound on interactions in flight', () => {
+  it('skips an interaction past MAX_INFLIGHT unanswered, counted and logged once, and takes new ones as the others end', async () => {
+    const { logger, lines } = memoryLog();
+    // Every command waits on a linked account that does not come until the test lets it.
+    let release!: () => void;
+    const held = new Promise<undefined>((resolve) => (release = () => resolve(undefined)));
+    const deps = { logger, links: { get: () => held } } as unknown as Deps;
+    const router = new Router(deps, logger);
+    const profile = { ...input('stats'), group: 'title_c', subcommand: 'profile' };
+    const running = Array.from({ length: MAX_INFLIGHT }, () => router.handle(incoming({ kind: 'command', input: profile }, answerRecorded().answer)));
+    expect(router.busy).toBe(MAX_INFLIGHT);
+    const past = answerRecorded();
+    await router.handle(incoming({ kind: 'command', input: profile }, past.answer));
+    expect(past.seen.first).toHaveLength(0);
+    expect(router.counts.tooLate).toBe(1);
+    expect(lines.filter((l) => String(l.msg).startsWith('interactions skipped'))).toMatchObject([{ level: 40, skipped: 1, why: `${MAX_INFLIGHT} in flight` }]);
+    release();
+    await Promise.all(running);
+    expect(router.busy).toBe(0);
+    const after = answerRecorded();
+    await router.handle(incoming({ kind: 'command', input: profile }, after.answer));
+    expect(after.seen.first).toHaveLength(1);
+  }, 20_000);
 });
