@@ -44,7 +44,7 @@ async function segmentChoices(title: TitleSlug, input: AutocompleteInput, deps: 
   // The counts are the career's (the profile's list of segments): with a queue or a season typed
   // they would promise what the filtered reply does not have, so the types come plain, and with a
   // season, those kept for the lifetime only (which refuse one) are left out.
-  const season = input.options.season !== undefined && input.options.season !== null && input.options.season !== '';
+  const season = integerOption(input, 'season') !== undefined;
   const filtered = season || stringOption(input, 'queue') !== undefined;
   let withData: Map<string, number | undefined> | undefined;
   try {

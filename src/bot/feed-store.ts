@@ -45,7 +45,6 @@ const subOf = (guildId: string, member: string): FeedSubscription | undefined =>
   return userId && title && isTitle(title) ? { guildId, userId, title } : undefined;
 };
 
-
 const TOLD = { read: 'store.feedUnreadable', write: 'store.feedNotSaved', late: 'store.saveLate', poller: 'store.feedUnreadable' } as const satisfies Record<string, TextKey>;
 
 /** The feed's tables in the links' SQLite file (a connection of its own). */

@@ -20,8 +20,6 @@ import { WarningThrottle } from '../lookup/warning-throttle.js';
 export const MAX_BODY_BYTES = 256 * 1024;
 /** A signed request whose timestamp is further than this from now is refused: a replayed request is stale. */
 export const MAX_SKEW_S = 5 * 60;
-/** Interactions handled at once at most (the router's bound, src/bot/router.ts); past it Discord hears 503 (and the user that the interaction failed). */
-export { MAX_INFLIGHT } from './router.js';
 /**
  * Connections at once at most (a load balancer keeps a few dozen): each may hold a body being read,
  * so this bounds what requests that are not Discord's can make the worker hold (512 x 256 KiB).

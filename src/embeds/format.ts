@@ -55,7 +55,7 @@ export const titleList = (): string => TITLE_SLUGS.map((t) => namedSlug(TITLES[t
 
 const formats = new Map<string, Intl.NumberFormat>();
 /** Intl number formats are costly to build; a few locales times a few styles, kept. */
-function numberFormat(locale: string | undefined, style: 'integer' | 'precision2' | 'percent' | 'compact'): Intl.NumberFormat {
+function numberFormat(locale: string | undefined, style: 'integer' | 'precision2' | 'percent' | 'compact' | 'day'): Intl.NumberFormat {
   const key = `${locale ?? 'en-US'}|${style}`;
   let f = formats.get(key);
   if (!f) {
@@ -66,7 +66,9 @@ function numberFormat(locale: string | undefined, style: 'integer' | 'precision2
           ? { minimumFractionDigits: 2, maximumFractionDigits: 2 }
           : style === 'percent'
             ? { minimumFractionDigits: 1, maximumFractionDigits: 1 }
-            : { notation: 'compact', maximumFractionDigits: 1 };
+            : style === 'day'
+              ? { style: 'unit', unit: 'day', unitDisplay: 'narrow' }
+              : { notation: 'compact', maximumFractionDigits: 1 };
     try {
       f = new Intl.NumberFormat(locale ?? 'en-US', options);
     } catch {
@@ -86,30 +88,14 @@ export function compactNumber(value: number, locale?: string): string {
   return /\p{L}/u.test(short) ? short : numberFormat(locale, 'integer').format(value);
 }
 
-const dayFormats = new Map<string, Intl.NumberFormat>();
-/** Days as the reader abbreviates them: `2d`, `2 T`, `2j`, `2 dias`, held together. */
-function days(d: number, locale: string | undefined): string {
-  const key = locale ?? 'en-US';
-  let f = dayFormats.get(key);
-  if (!f) {
-    try {
-      f = new Intl.NumberFormat(key, { style: 'unit', unit: 'day', unitDisplay: 'narrow' });
-    } catch {
-      f = new Intl.NumberFormat('en-US', { style: 'unit', unit: 'day', unitDisplay: 'narrow' });
-    }
-    // A handful of locales at most: Discord's.
-    if (dayFormats.size < 64) dayFormats.set(key, f);
-  }
-  return unbroken(f.format(d));
-}
-
 /** "3h 5m", "12m", "2d 4h" (days in the reader's abbreviation: `2j 4h`): how long, to the minute. */
 export function duration(seconds: number, locale?: string): string {
   const m = Math.max(0, Math.round(seconds / 60));
   const d = Math.floor(m / 1_440);
   const h = Math.floor((m % 1_440) / 60);
   const min = m % 60;
-  if (d > 0) return `${days(d, locale)} ${h}h`;
+  // Days as the reader abbreviates them (`2d`, `2 T`, `2j`, `2 dias`), held together.
+  if (d > 0) return `${unbroken(numberFormat(locale, 'day').format(d))} ${h}h`;
   if (h > 0) return `${h}h ${min}m`;
   return `${min}m`;
 }

@@ -1,5 +1,5 @@
 import { FIGURE_INFO, SEGMENT_FIGURES, TITLES, TITLE_SLUGS, segmentType, type Figure, type SegmentTypeInfo, type TitleSlug } from '../catalog/index.js';
-import { en, say, type TextKey } from '../locales/index.js';
+import { en, inSentence, say, type TextKey } from '../locales/index.js';
 import type { LookupMeta } from '../lookup/client.js';
 import type { Segment } from '../lookup/schemas.js';
 import { goButtons, pageControls, rows } from './controls.js';
@@ -79,9 +79,6 @@ function cell(value: number, figure: Figure, locale: string | undefined): string
   return Math.abs(value) < 1_000 ? formatValue(Math.round(value), 'Number', locale) : compactNumber(value, locale);
 }
 
-/** A segment type's name inside a sentence: lower case (`No maps`), but German nouns keep their capital (`Keine Karten`). */
-const inSentence = (name: string, locale: string | undefined): string => (locale?.toLowerCase().startsWith('de') ? name : name.toLowerCase());
-
 /** "Lifetime", "Season 3 · Ranked", "Lifetime · Social": what the figures cover. */
 export function scopeLabel(filter: SegmentsContext['filter'], locale?: string): string {
   const span = filter.season !== undefined ? say(locale, 'segments.season', { n: filter.season }) : say(locale, 'segments.lifetime');
@@ -153,7 +150,7 @@ export function segmentsReply(answered: Segment[], ctx: SegmentsContext): Reply 
         career.headline || career.played || career.more.length > 0 ? null : say(ctx.locale, 'profile.noStats'),
       ]
     : [
-        shown.length > 0 ? `\`\`\`\n${lines.join('\n')}\n\`\`\`` : say(ctx.locale, ctx.filter.season !== undefined || ctx.filter.queue ? 'segments.noneFiltered' : 'segments.none', { type: inSentence(typeName, ctx.locale) }),
+        shown.length > 0 ? `\`\`\`\n${lines.join('\n')}\n\`\`\`` : say(ctx.locale, ctx.filter.season !== undefined || ctx.filter.queue ? 'segments.noneFiltered' : 'segments.none', { type: inSentence(ctx.locale, typeName) }),
       ];
   return embedReply(
     {

@@ -28,6 +28,11 @@ export { en, enCommands, type CommandTexts, type TextKey, type Texts };
 export { DISCORD_LOCALES, LANGUAGES, fill, languageOf, type Language, type Vars } from './languages.js';
 export { localizeCommand } from './commands.js';
 
+/** A noun (a heading's word, `Maps`) as it stands inside a sentence in the reader's language: `No maps`, `Keine Karten`. */
+export function inSentence(locale: string | null | undefined, noun: string): string {
+  return LANGUAGES[languageOf(locale)].nounsCapitalized ? noun : noun.toLowerCase();
+}
+
 /** A command's or option's name as the reader's picker shows it (`player` -> `spieler`). */
 export function optionName(locale: string | null | undefined, name: string): string {
   const names: Record<string, string> = LANGUAGES[languageOf(locale)].commands.names;

@@ -5,13 +5,14 @@ import { es, esCommands } from './es.js';
 import { fr, frCommands } from './fr.js';
 import { ptBR, ptBRCommands } from './pt-br.js';
 
+/** Each language's texts and command names; `nounsCapitalized`: a noun keeps its capital inside a sentence (German's `Keine Karten`). */
 export const LANGUAGES = {
-  en: { texts: en, commands: enCommands },
-  de: { texts: de, commands: deCommands },
-  fr: { texts: fr, commands: frCommands },
-  es: { texts: es, commands: esCommands },
-  'pt-BR': { texts: ptBR, commands: ptBRCommands },
-} as const satisfies Record<string, { texts: Texts; commands: CommandTexts }>;
+  en: { texts: en, commands: enCommands, nounsCapitalized: false },
+  de: { texts: de, commands: deCommands, nounsCapitalized: true },
+  fr: { texts: fr, commands: frCommands, nounsCapitalized: false },
+  es: { texts: es, commands: esCommands, nounsCapitalized: false },
+  'pt-BR': { texts: ptBR, commands: ptBRCommands, nounsCapitalized: false },
+} as const satisfies Record<string, { texts: Texts; commands: CommandTexts; nounsCapitalized: boolean }>;
 export type Language = keyof typeof LANGUAGES;
 
 /** The Discord locales each language answers (command localizations are keyed by these). */

@@ -14,12 +14,9 @@ import { setPriority } from 'node:os';
 
 import { demoLines } from './demo.js';
 import { CHANGED_WHILE_READ } from './file-lines.js';
-import { retryWhileChanging } from './import.js';
+import { retryWhileChanging, showingRefusals } from './import.js';
 import { loadStore } from './open-store.js';
 import { StatsStore } from './store.js';
-
-/** Refused lines told one by one (to the bot's log, a warning each), as the service's command shows them; the rest are counted in the summary. */
-const REFUSED_SHOWN = 20;
 
 /** Bumped when the store's layout changes, so that an older file is imported again. */
 const STORE_LAYOUT = 4;
@@ -69,12 +66,10 @@ try {
     async () => {
       if (attempts++ > 0) latest = await fingerprint(data);
       removeFiles(fresh);
-      let refused = 0;
-      const onRefused = (r: { line: number; reason: string }) => {
-        refused++;
-        if (refused <= REFUSED_SHOWN) process.stderr.write(`${JSON.stringify({ line: r.line, reason: r.reason })}\n`);
-        else if (refused === REFUSED_SHOWN + 1) process.stderr.write(`${JSON.stringify({ moreRefused: true })}\n`);
-      };
+      const onRefused = showingRefusals(
+        (r) => process.stderr.write(`${JSON.stringify({ line: r.line, reason: r.reason })}\n`),
+        () => process.stderr.write(`${JSON.stringify({ moreRefused: true })}\n`),
+      );
       return loadStore({ db: fresh, data }, { onRefused });
     },
     { onRetry: (attempt, waitMs) => process.stderr.write(`${JSON.stringify({ retry: attempt, waitMs, reason: CHANGED_WHILE_READ })}\n`) },

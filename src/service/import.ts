@@ -48,6 +48,19 @@ export interface ImportOptions {
 
 const MAX_REPORTED = 100;
 
+/** Refused lines an operator is shown one by one (the service's command, the bot's log); the rest are counted in the summary. */
+export const REFUSED_SHOWN = 20;
+
+/** An `onRefused` that shows the first REFUSED_SHOWN refused lines, then says once that the rest are only counted. */
+export function showingRefusals(show: (refused: RefusedLine) => void, more: () => void): (refused: RefusedLine) => void {
+  let seen = 0;
+  return (refused) => {
+    seen++;
+    if (seen <= REFUSED_SHOWN) show(refused);
+    else if (seen === REFUSED_SHOWN + 1) more();
+  };
+}
+
 /**
  * Imports records from lines of text (a dataset file's lines, or generated ones); a line longer
  * than MAX_LINE_BYTES (given as text, or as the LongLine a file's reading left in its place) is

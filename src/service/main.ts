@@ -9,6 +9,7 @@ import { TITLE_SLUGS, buildPath, findEndpoint } from '../catalog/index.js';
 import { configOrExit, exitWith } from '../cli.js';
 import { loadDotEnv, loadServiceConfig } from '../config.js';
 import { startHealthServer, type HealthServer } from '../observe/health-server.js';
+import { showingRefusals } from './import.js';
 import { describeStore, loadStore } from './open-store.js';
 import { createServiceMetrics } from './metrics.js';
 import { startStatsServer, storeReadiness } from './server.js';
@@ -58,17 +59,16 @@ async function main(): Promise<void> {
   if (config.METRICS_PORT !== undefined && config.METRICS_PORT === port) exitWith(`METRICS_PORT ${port} is the service's own --port: give the metrics another`);
   if (config.METRICS_PORT) await exitIfTaken(config.METRICS_PORT, config.METRICS_HOST, `METRICS_PORT ${config.METRICS_PORT} on ${config.METRICS_HOST}`);
   const started = performance.now();
-  let reportedRefusals = 0;
   let lastReport = 0;
   let loaded;
   try {
     loaded = await loadStore(
       { data: args.data, db: args.db, logger },
       {
-        onRefused: (r) => {
-          if (reportedRefusals++ < 20) process.stderr.write(`line ${r.line}: ${r.reason}\n`);
-          else if (reportedRefusals === 21) process.stderr.write('further refused lines are counted, not shown\n');
-        },
+        onRefused: showingRefusals(
+          (r) => process.stderr.write(`line ${r.line}: ${r.reason}\n`),
+          () => process.stderr.write('further refused lines are counted, not shown\n'),
+        ),
         onBytes: (read, total) => {
           const now = performance.now();
           if (now - lastReport < 500 && read < total) return;

@@ -3,8 +3,8 @@
 import { REST } from 'discord.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 
-import { MAX_INFLIGHT, startInteractionsServer, type InteractionsServer } from '../../src/bot/http-interactions.js';
-import type { Router } from '../../src/bot/router.js';
+import { startInteractionsServer, type InteractionsServer } from '../../src/bot/http-interactions.js';
+import { MAX_INFLIGHT, type Router } from '../../src/bot/router.js';
 import { chatInput, startDiscordDouble, type DiscordDouble } from '../discord-double/index.js';
 import { memoryLogger } from '../helpers/lookup.js';
 
