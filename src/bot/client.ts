@@ -1,5 +1,7 @@
 // The discord.js client: no gateway intents (interactions need none), small caches, no mentions.
-import { Client, Options, REST } from 'discord.js';
+import { Client, Options, REST, type RateLimitData } from 'discord.js';
+
+import { LONGEST_RATE_LIMIT_WAIT_MS } from './answer-deadline.js';
 
 /**
  * discord.js' REST settings, for the gateway client and for the HTTP interactions' REST client alike.
@@ -9,10 +11,22 @@ import { Client, Options, REST } from 'discord.js';
  * Each deferred answer's edits and follow-ups get a rate-limit queue of their own (keyed by the
  * interaction's token), which discord.js keeps until its hourly sweep: at ten deferrals a second
  * that is tens of thousands of dead queues. A token is good for 15 minutes; sweep every minute.
+ * A rate-limit wait longer than LONGEST_RATE_LIMIT_WAIT_MS fails the answer at once (discord.js
+ * would sleep through any, then send again); each answer also has an overall deadline
+ * (answer-deadline.ts).
  */
-export function restOptions(apiUrl: string): { api: string; globalRequestsPerSecond: number; handlerSweepInterval: number } {
-  return { api: apiUrl, globalRequestsPerSecond: 500, handlerSweepInterval: 60_000 };
+export function restOptions(apiUrl: string): {
+  api: string;
+  globalRequestsPerSecond: number;
+  handlerSweepInterval: number;
+  rejectOnRateLimit: (limit: RateLimitData) => boolean;
+} {
+  return { api: apiUrl, globalRequestsPerSecond: 500, handlerSweepInterval: 60_000, rejectOnRateLimit: waitsTooLong };
 }
+
+/** Whether a rate limit asks an answer to wait longer than it may. */
+export const waitsTooLong = (limit: RateLimitData): boolean =>
+  Math.max(limit.timeToReset, limit.retryAfter, limit.sublimitTimeout) > LONGEST_RATE_LIMIT_WAIT_MS;
 
 /**
  * The REST client of HTTP interactions mode: interaction webhooks authenticate with the

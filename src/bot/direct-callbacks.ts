@@ -14,6 +14,7 @@ import { DefaultUserAgent, DiscordAPIError, InteractionResponseType, Routes, typ
 import type { Logger } from 'pino';
 import { Pool } from 'undici';
 import { WarningThrottle } from '../lookup/warning-throttle.js';
+import { ANSWER_DEADLINE_MS, withinDeadline } from './answer-deadline.js';
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
 
@@ -155,8 +156,9 @@ const CALLBACK_TIMEOUT_MS = 15_000;
  * goes through `rest` itself (discord.js' queue), which waits as Discord asks and retries.
  * `observe` hears each callback this way answered (accepted or refused); those handed to `rest` are
  * counted there. `logger` hears, once a minute at most, that the direct way failed and the queue took over.
+ * A callback handed to the queue settles within `deadlineMs` (answer-deadline.ts).
  */
-export function createCallbackSender(rest: REST, observe?: (ok: boolean) => void, logger?: Logger): CallbackSender {
+export function createCallbackSender(rest: REST, observe?: (ok: boolean) => void, logger?: Logger, deadlineMs = ANSWER_DEADLINE_MS): CallbackSender {
   const api = new URL(`${rest.options.api}/v${rest.options.version}`);
   const pool = new Pool(api.origin, { keepAliveTimeout: 30_000, connections: 64, headersTimeout: CALLBACK_TIMEOUT_MS, bodyTimeout: CALLBACK_TIMEOUT_MS });
   // Autocomplete choices cannot be deferred and are a few hundred bytes: connections of their own,
@@ -169,7 +171,8 @@ export function createCallbackSender(rest: REST, observe?: (ok: boolean) => void
   const userAgent = `${DefaultUserAgent} ${rest.options.userAgentAppendix}`.trim();
   const base = api.pathname.replace(/\/$/, '');
   const jsonHeaders = { 'user-agent': userAgent, 'content-type': 'application/json' };
-  const queued = (route: `/${string}`, body: unknown, files: readonly RawFile[]) => rest.post(route, { body, files: [...files], auth: false });
+  const queued = (route: `/${string}`, body: unknown, files: readonly RawFile[]) =>
+    withinDeadline('a callback sent through the REST queue', (signal) => rest.post(route, { body, files: [...files], auth: false, signal }), deadlineMs);
   const warnings = new WarningThrottle();
   const fellBack = (e: unknown) => {
     const alikeLeftOut = warnings.take();

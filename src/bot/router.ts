@@ -168,7 +168,7 @@ export class Router {
       this.tooLateReported = Date.now();
       this.logger.warn(
         { skipped: this.counts.tooLate, why },
-        'interactions skipped, read too late to answer (over 2.8 s after Discord sent them, 5,000 waiting or 2,000 in flight): the bot is behind',
+        `interactions skipped, read too late to answer (over ${TOO_LATE_MS / 1000} s after Discord sent them, ${MAX_WAITING.toLocaleString('en-US')} waiting or ${MAX_INFLIGHT.toLocaleString('en-US')} in flight): the bot is behind`,
       );
     }
   }

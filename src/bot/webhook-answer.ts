@@ -6,6 +6,7 @@ import { Routes, type REST } from 'discord.js';
 
 import type { Choice } from '../../commands/index.js';
 import type { Reply } from '../embeds/index.js';
+import { ANSWER_DEADLINE_MS, withinDeadline } from './answer-deadline.js';
 import type { Answer } from './router.js';
 
 const EPHEMERAL = 64;
@@ -65,6 +66,8 @@ export class WebhookAnswer implements Answer {
     private readonly rest: REST,
     private readonly applicationId: string,
     private readonly token: string,
+    /** Each edit, follow-up or delete settles within this (answer-deadline.ts). */
+    private readonly deadlineMs = ANSWER_DEADLINE_MS,
   ) {
     this.sent = new Promise((resolve) => (this.resolveSent = resolve));
   }
@@ -129,7 +132,8 @@ export class WebhookAnswer implements Answer {
   async edit(reply: Reply): Promise<void> {
     await this.sent;
     const { body, files } = messageOf(reply, false);
-    await this.rest.patch(Routes.webhookMessage(this.applicationId, this.token, '@original'), { body, files, auth: false });
+    const route = Routes.webhookMessage(this.applicationId, this.token, '@original');
+    await withinDeadline('an edit of the answer', (signal) => this.rest.patch(route, { body, files, auth: false, signal }), this.deadlineMs);
     this.placeholder = false;
     this.thinkingPrivately = false;
   }
@@ -137,12 +141,14 @@ export class WebhookAnswer implements Answer {
   async followUp(reply: Reply): Promise<void> {
     await this.sent;
     const { body, files } = messageOf(reply, true);
-    await this.rest.post(Routes.webhook(this.applicationId, this.token), { body, files, auth: false });
+    const route = Routes.webhook(this.applicationId, this.token);
+    await withinDeadline('a follow-up', (signal) => this.rest.post(route, { body, files, auth: false, signal }), this.deadlineMs);
   }
 
   async deleteOriginal(): Promise<void> {
     await this.sent;
-    await this.rest.delete(Routes.webhookMessage(this.applicationId, this.token, '@original'), { auth: false });
+    const route = Routes.webhookMessage(this.applicationId, this.token, '@original');
+    await withinDeadline('deleting the answer', (signal) => this.rest.delete(route, { auth: false, signal }), this.deadlineMs);
     this.placeholder = false;
     this.thinkingPrivately = false;
   }
