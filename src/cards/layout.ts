@@ -92,8 +92,9 @@ function profileLayout(model: ProfileCardModel): Node {
   ]);
 }
 
-function chart(label: string, values: readonly number[], color: string, width: number, language: string): Node {
-  const max = Math.max(1, ...values);
+/** A bar a match, `label` and the best above; a match without the figure keeps its place with no bar. */
+function chart(label: string, values: readonly (number | null)[], color: string, width: number, language: string): Node {
+  const max = Math.max(1, ...values.filter((v) => v !== null));
   const height = 72;
   const gap = 6;
   const barWidth = Math.max(6, Math.floor((width - gap * (values.length - 1)) / Math.max(1, values.length)));
@@ -101,7 +102,7 @@ function chart(label: string, values: readonly number[], color: string, width: n
     box({ alignItems: 'baseline', gap: 10 }, [text(label, { fontSize: 24, color: COLOR.muted }), text(say(language, 'card.best', { value: formatValue(Math.round(max), 'Number', language, true) }), { fontSize: 24, fontWeight: 700 })]),
     box(
       { height, alignItems: 'flex-end', gap },
-      values.map((v) => box({ width: barWidth, height: Math.max(4, Math.round((height * v) / max)), backgroundColor: color, borderRadius: 3 })),
+      values.map((v) => (v === null ? box({ width: barWidth, height: 0 }) : box({ width: barWidth, height: Math.max(4, Math.round((height * v) / max)), backgroundColor: color, borderRadius: 3 }))),
     ),
   ]);
 }
@@ -117,7 +118,14 @@ function sessionLayout(model: SessionCardModel): Node {
         box({ width: 40, height: 42, backgroundColor: COLOR[r], borderRadius: 6, alignItems: 'center', justifyContent: 'center' }, [text(letter[r], { fontSize: 26, fontWeight: 700, color: COLOR.background })]),
       ),
     ),
-    box({ gap: 32 }, [chart(say(model.language, 'figure.kills'), model.kills, accent, 276, model.language), chart(say(model.language, 'figure.damage'), model.damage, COLOR.muted, 276, model.language)]),
+    // A chart no match of the session has a figure for is left out.
+    box(
+      { gap: 32 },
+      [
+        model.kills.some((v) => v !== null) ? chart(say(model.language, 'figure.kills'), model.kills, accent, 276, model.language) : null,
+        model.damage.some((v) => v !== null) ? chart(say(model.language, 'figure.damage'), model.damage, COLOR.muted, 276, model.language) : null,
+      ].filter((c) => c !== null),
+    ),
     box(
       { gap: 16 },
       model.versus.map((v) =>

@@ -45,8 +45,9 @@ export interface SessionCardModel extends CardHead {
   active: boolean;
   /** Oldest first, the newest 12. */
   results: MatchResult[];
-  kills: number[];
-  damage: number[];
+  /** Each match's, in the same order; null for a match whose answer has none (drawn as no bar, not a zero). */
+  kills: (number | null)[];
+  damage: (number | null)[];
   /** The session's figures against the career's, when the career is known. */
   versus: { label: string; session: string; career: string | null; better: boolean | null }[];
   ratingChange: string | null;
@@ -130,9 +131,9 @@ function makeProfileCard(profile: StatsProfile, title: TitleSlug, locale?: strin
   };
 }
 
-const number = (stats: Stats, title: TitleSlug, name: Figure): number => {
+const number = (stats: Stats, title: TitleSlug, name: Figure): number | null => {
   const v = figure(stats, title, name)?.value;
-  return typeof v === 'number' && Number.isFinite(v) ? Math.max(0, v) : 0;
+  return typeof v === 'number' && Number.isFinite(v) ? Math.max(0, v) : null;
 };
 
 function result(value: string | null | undefined): MatchResult {

@@ -118,6 +118,21 @@ export function parseTimeSpan(text: string): number | null {
   return sign ? -seconds : seconds;
 }
 
+/**
+ * A percentage's value on the scale of a hundred. Answers mostly send a percentage as its share of
+ * a hundred (`55.0`, shown `55.0%`), but some send the fraction (`0.55`) with the same display
+ * value: when the display value reads a hundred times the value, the value is taken as a fraction.
+ * Anything else (no number shown, `-`, one that agrees) is left as it came.
+ */
+export function percentOnHundred(value: number, displayValue: string): number {
+  if (!(Math.abs(value) <= 1) || value === 0) return value;
+  const shown = Number.parseFloat(displayValue.replace(/[^0-9.-]/g, ''));
+  if (!Number.isFinite(shown)) return value;
+  const scaled = value * 100;
+  // The display value is the scaled one, rounded to at most one place more or less than shown.
+  return Math.abs(shown - scaled) <= 0.5 + Math.abs(scaled) * 0.01 && Math.abs(shown - value) > 0.05 ? scaled : value;
+}
+
 /** The `displayValue` of a stat: what a reader sees. */
 export function formatStatValue(value: number | null, displayType: DisplayType): string {
   if (value === null || !Number.isFinite(value)) return '-';
@@ -252,3 +267,9 @@ export const SEGMENT_FIGURES: Readonly<Record<'weapon' | 'other', readonly Figur
   weapon: ['kills', 'accuracy', 'headshotRate'],
   other: ['matchesPlayed', 'winRate', 'kd'],
 };
+
+/**
+ * Columns of a segment list none of whose segments has any of SEGMENT_FIGURES' (real title_b legend
+ * answers may carry kills and damage only): the totals they have, rather than a table of dashes.
+ */
+export const SEGMENT_TOTALS: readonly Figure[] = ['kills', 'damage', 'wins'];

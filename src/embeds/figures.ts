@@ -1,11 +1,14 @@
 // Figures by meaning: a reply asks for "win rate", and gets it whatever the answer calls it
 // (`winRate`, `wlPercentage`, ...), or derived from the sums the answer has when it sends none.
-import { FIGURE_ALIASES, FIGURE_INFO, formatStatValue, parseTimeSpan, type Figure, type TitleSlug } from '../catalog/index.js';
+import { FIGURE_ALIASES, FIGURE_INFO, formatStatValue, parseTimeSpan, percentOnHundred, type Figure, type TitleSlug } from '../catalog/index.js';
 import type { Stat, Stats } from '../lookup/schemas.js';
 
-/** The key of `stats` that carries `figure` for `title`, if the answer has one. */
+/** A stat that says nothing: no value, and a display value of nothing or a dash (`-`), as answers mark a figure they lack. */
+export const saysNothing = (stat: Stat): boolean => stat.value === null && /^[\s\-\u2013\u2014]*$/.test(stat.displayValue);
+
+/** The key of `stats` that carries `figure` for `title`, if the answer has one (a stat that says nothing carries none). */
 export function figureKey(stats: Stats, title: TitleSlug, figure: Figure): string | undefined {
-  return FIGURE_ALIASES[title][figure].find((key) => Object.hasOwn(stats, key));
+  return FIGURE_ALIASES[title][figure].find((key) => Object.hasOwn(stats, key) && !saysNothing(stats[key]!));
 }
 
 const valueOf = (stats: Stats, title: TitleSlug, figure: Figure): number | undefined => {
@@ -52,13 +55,23 @@ function inSeconds(stat: Stat | undefined, name: Figure): Stat | undefined {
   return seconds === null || seconds < 0 ? stat : { ...stat, value: seconds, displayValue: formatStatValue(seconds, 'TimeSeconds'), displayType: 'TimeSeconds' };
 }
 
+/** A percentage sent as a fraction (`0.55` shown `55.0%`) on the scale of a hundred, as the rest are. */
+export function inPercent(stat: Stat, displayType: string): Stat {
+  if (displayType !== 'NumberPercentage' || stat.value === null) return stat;
+  const value = percentOnHundred(stat.value, stat.displayValue);
+  return value === stat.value ? stat : { ...stat, value };
+}
+
 /**
  * `figure` of a stats map: the stat under the first of its aliases the answer has, else one derived
  * from the sums it has (kills/deaths), marked `metadata.derived`; undefined when neither.
  */
 export function figure(stats: Stats, title: TitleSlug, name: Figure): Stat | undefined {
   const key = figureKey(stats, title, name);
-  if (key !== undefined) return inSeconds(stats[key], name);
+  if (key !== undefined) {
+    const stat = inSeconds(stats[key], name);
+    return stat && inPercent(stat, FIGURE_INFO[name].displayType);
+  }
   const value = DERIVED[name]?.((f) => valueOf(stats, title, f));
   if (value === undefined || !Number.isFinite(value)) return undefined;
   const info = FIGURE_INFO[name];

@@ -1,6 +1,6 @@
 // How numbers, places and times read in a reply: in the reader's locale, places worded honestly,
 // times as Discord timestamps (`<t:…:R>`), which every reader's client keeps current.
-import { FIGURE_INFO, PLATFORMS, PLATFORM_SLUGS, QUEUES, TITLES, TITLE_SLUGS, isDisplayType, parseAnswerDate, type DisplayType, type Figure, type PlatformSlug, type Queue, type TitleSlug } from '../catalog/index.js';
+import { FIGURE_INFO, PLATFORMS, PLATFORM_SLUGS, QUEUES, TITLES, TITLE_SLUGS, isDisplayType, parseAnswerDate, percentOnHundred, type DisplayType, type Figure, type PlatformSlug, type Queue, type TitleSlug } from '../catalog/index.js';
 import type { LookupMeta } from '../lookup/client.js';
 import type { Stat } from '../lookup/schemas.js';
 import { say, type TextKey } from '../locales/index.js';
@@ -124,7 +124,8 @@ export function formatValue(value: number, displayType: DisplayType, locale?: st
 export function statValue(stat: Stat, locale?: string, figure?: Figure, compact = false): string {
   const type = figure ? FIGURE_INFO[figure].displayType : stat.displayType;
   if (stat.value === null || !Number.isFinite(stat.value) || !isDisplayType(type)) return stat.displayValue;
-  return formatValue(stat.value, type, locale, compact);
+  const value = type === 'NumberPercentage' ? percentOnHundred(stat.value, stat.displayValue) : stat.value;
+  return formatValue(value, type, locale, compact);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -137,7 +138,8 @@ export function statValue(stat: Stat, locale?: string, figure?: Figure, compact 
 export function topShare(percentile: number | null, locale?: string): string | null {
   if (percentile === null || !Number.isFinite(percentile) || percentile < 50) return null;
   const share = Math.max(0.1, Math.round((100 - percentile) * 10) / 10);
-  return say(locale, 'place.top', { share: Number.isInteger(share) ? numberFormat(locale, 'integer').format(share) : numberFormat(locale, 'percent').format(share) });
+  // Held together: a phone's line never ends between "top" and its share.
+  return unbroken(say(locale, 'place.top', { share: Number.isInteger(share) ? numberFormat(locale, 'integer').format(share) : numberFormat(locale, 'percent').format(share) }));
 }
 
 /**

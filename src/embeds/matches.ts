@@ -112,14 +112,36 @@ function isHighlighted(p: MatchChild, highlight: ReportOptions['highlight']): bo
   return ids.some((id) => names.has(id.toLowerCase()));
 }
 
+/** Up to two of a player's figures that have a value, as the answer names them ("Deaths 3"). */
+function otherFigures(stats: Stats, locale: string | undefined): string[] {
+  return Object.values(stats)
+    .filter((stat) => typeof stat.value === 'number' && Number.isFinite(stat.value) && stat.displayName.trim() !== '')
+    .slice(0, 2)
+    .map((stat) => `${safeText(stat.displayName)} ${safeText(statValue(stat, locale, undefined, true))}`);
+}
+
+/** A team's name: its own, else its id when that is a word (`red` -> Red), else "Team" and its number. */
+function teamName(team: MatchChild, locale: string | undefined): string {
+  if (team.metadata.name) return capitalised(team.metadata.name);
+  const id = idText(team.attributes.id);
+  if (id && !/^\d+$/.test(id)) return capitalised(id);
+  return id ? `${say(locale, 'report.team')} ${id}` : say(locale, 'report.team');
+}
+
+/** Labels without one that repeats another (a playlist "Ranked" and the ranked queue), compared case-insensitively. */
+const distinct = (labels: readonly (string | null)[]): string[] =>
+  labels.filter((l, i): l is string => !!l && !labels.slice(0, i).some((before) => before?.toLowerCase() === l.toLowerCase()));
+
 function playerLine(p: MatchChild, options: ReportOptions): string {
   const s = score(p.stats);
   const damage = p.stats.damage ? ` · ${say(options.locale, 'report.damage', { value: statValue(p.stats.damage, options.locale, undefined, true) })}` : '';
   const character = [p.metadata.hero, p.metadata.legend].find((c) => typeof c === 'string');
   const name = safeText(p.metadata.name || '?');
   const who = isHighlighted(p, options.highlight) ? `▶ **${name}**` : name;
-  // A player with no figures (one who keeps their stats private) says so rather than standing bare.
-  const figures = s || damage ? `${s ? ` — ${s}` : ''}${damage}` : ` — ${say(options.locale, 'report.noStats')}`;
+  // Without kills and deaths (or a placement) nor damage, the first two figures the player has;
+  // a player with none (one who keeps their stats private) says so rather than standing bare.
+  const others = s || damage ? [] : otherFigures(p.stats, options.locale);
+  const figures = s || damage ? `${s ? ` — ${s}` : ''}${damage}` : others.length > 0 ? ` — ${others.join(' · ')}` : ` — ${say(options.locale, 'report.noStats')}`;
   return `${who}${typeof character === 'string' ? ` (${safeText(character)})` : ''}${figures}`;
 }
 
@@ -129,7 +151,7 @@ export function matchReportReply(report: StatisticalObject, title: TitleSlug, me
   const players = report.children.filter((c) => c.type === 'player').sort((a, b) => scoreOf(b) - scoreOf(a));
   const m = report.metadata;
   const fields = teams.map((team) => ({
-    name: `${won(team) ? '🏆 ' : ''}${safeText(capitalised(team.metadata.name || (typeof team.attributes.id === 'string' ? team.attributes.id : say(options.locale, 'report.team'))))}${word(team.metadata.result, options.locale) ? ` · ${word(team.metadata.result, options.locale)}` : ''}`,
+    name: `${won(team) ? '🏆 ' : ''}${safeText(teamName(team, options.locale))}${word(team.metadata.result, options.locale) ? ` · ${word(team.metadata.result, options.locale)}` : ''}`,
     value:
       players
         .filter((p) => inTeam(p, team))
@@ -147,7 +169,9 @@ export function matchReportReply(report: StatisticalObject, title: TitleSlug, me
       description: describe(
         meta,
         options.locale,
-        [m.playlist.displayValue, m.queue ? queueName(m.queue, options.locale) : null, m.season !== null ? say(options.locale, 'report.season', { n: m.season }) : null].filter(Boolean).map((s) => safeText(String(s))).join(' · '),
+        distinct([m.playlist.displayValue, m.queue ? queueName(m.queue, options.locale) : null, m.season !== null ? say(options.locale, 'report.season', { n: m.season }) : null])
+          .map((s) => safeText(s))
+          .join(' · '),
         [answerTime(m.timestamp), m.duration === null ? null : duration(m.duration, options.locale)].filter(Boolean).join(' · '),
       ),
       fields,

@@ -3,7 +3,7 @@ import { languageOf, say, type TextKey } from '../locales/index.js';
 import type { LookupMeta } from '../lookup/client.js';
 import { overviewOf, type Stats, type StatsProfile } from '../lookup/schemas.js';
 import { goButtons, rows } from './controls.js';
-import { figure, figures, ratingTier } from './figures.js';
+import { figure, figures, ratingTier, saysNothing } from './figures.js';
 import { TITLE_COLORS, answerTime, dataTime, describe, figureLabel, footerOf, place, statValue, titleName } from './format.js';
 import { madeOnce } from './once.js';
 import { embedReply, safeText, type Reply } from './reply.js';
@@ -35,7 +35,7 @@ function totals(stats: Stats, title: TitleSlug, locale: string | undefined): str
   const known = figures(stats, title, PROFILE_TOTALS).map(({ figure: f, stat }) => `${figureLabel(f, locale)} **${statValue(stat, locale, f, true)}**`);
   const named = new Set(Object.values(FIGURE_ALIASES[title]).flat());
   const others = Object.entries(stats)
-    .filter(([key, stat]) => !named.has(key) && stat.displayValue !== '')
+    .filter(([key, stat]) => !named.has(key) && !saysNothing(stat))
     .map(([, stat]) => `${safeText(stat.displayName)} **${safeText(statValue(stat, locale, undefined, true))}**`);
   return [...known, ...others].slice(0, MAX_TOTALS);
 }

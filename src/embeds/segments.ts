@@ -1,4 +1,4 @@
-import { FIGURE_INFO, SEGMENT_FIGURES, TITLES, TITLE_SLUGS, segmentType, type Figure, type SegmentTypeInfo, type TitleSlug } from '../catalog/index.js';
+import { FIGURE_INFO, SEGMENT_FIGURES, SEGMENT_TOTALS, TITLES, TITLE_SLUGS, segmentType, type Figure, type SegmentTypeInfo, type TitleSlug } from '../catalog/index.js';
 import { en, inSentence, say, type TextKey } from '../locales/index.js';
 import type { LookupMeta } from '../lookup/client.js';
 import type { Segment } from '../lookup/schemas.js';
@@ -127,9 +127,12 @@ export function segmentsReply(answered: Segment[], ctx: SegmentsContext): Reply 
   };
   // A column no segment of the list has a figure for (title_d's weapons carry no headshots) is left
   // out, not a column of dashes; one with a figure anywhere stays on every page.
+  // With none of them anywhere, the totals the segments have (kills, damage) are shown instead.
   const possible = SEGMENT_FIGURES[info?.groupBy === 'weapon' ? 'weapon' : 'other'];
-  const known = possible.filter((f) => segments.some((s) => valueOf(s, f) !== undefined));
-  const columns = known.length > 0 ? known : possible;
+  const had = (figures: readonly Figure[]) => figures.filter((f) => segments.some((s) => valueOf(s, f) !== undefined));
+  const known = had(possible);
+  const totals = known.length > 0 ? [] : had(SEGMENT_TOTALS.filter((f) => !possible.includes(f)));
+  const columns = known.length > 0 ? known : totals.length > 0 ? totals : possible;
   const table = shown.map((s) => ({
     // Code blocks show text as it is: only backticks could break out of one.
     name: s.metadata.name.replace(/`/g, "'"),

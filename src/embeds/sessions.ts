@@ -109,7 +109,7 @@ export function latest(s: Session, ctx: Pick<SessionsContext, 'title' | 'career'
     // A session that lists no match and counts none (a compatible service's bare session) says nothing of them.
     count > 0 ? `${strip ? `${strip} ` : ''}**${unbroken(say(ctx.locale, 'sessions.won', { wins, count }))}**` : null,
     rates(s, ctx),
-    [played.length > 0 ? say(ctx.locale, 'sessions.played', { list: played.map(safeText).join(', ') }) : null, change ? say(ctx.locale, 'sessions.rating', { change: `**${change}**` }) : null].filter(Boolean).join(' · '),
+    [played.length > 0 ? say(ctx.locale, 'sessions.played', { list: played.map(safeText).join(', ') }) : null, change ? unbroken(say(ctx.locale, 'sessions.rating', { change: `**${change}**` })) : null].filter(Boolean).join(' · '),
   ]
     .filter(Boolean)
     .join('\n');

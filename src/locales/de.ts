@@ -174,6 +174,8 @@ export const de: Texts = {
   'column.kills': 'Kills',
   'column.accuracy': 'Tref%',
   'column.headshotRate': 'KT%',
+  'column.damage': 'Schd.',
+  'column.wins': 'Siege',
   'controls.previous': '◀ Zurück',
   'controls.next': 'Weiter ▶',
   'go.profile': 'Profil',

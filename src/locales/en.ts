@@ -185,6 +185,8 @@ export const en = {
   'column.kills': 'Kills',
   'column.accuracy': 'Acc%',
   'column.headshotRate': 'HS%',
+  'column.damage': 'Dmg',
+  'column.wins': 'Wins',
   // Controls
   'controls.previous': '◀ Previous',
   'controls.next': 'Next ▶',

@@ -174,6 +174,8 @@ export const es: Texts = {
   'column.kills': 'Bajas',
   'column.accuracy': 'Prec%',
   'column.headshotRate': 'Cab%',
+  'column.damage': 'Daño',
+  'column.wins': 'Vict.',
   'controls.previous': '◀ Anterior',
   'controls.next': 'Siguiente ▶',
   'go.profile': 'Perfil',

@@ -174,6 +174,8 @@ export const fr: Texts = {
   'column.kills': 'Kills',
   'column.accuracy': 'Préc%',
   'column.headshotRate': 'HS%',
+  'column.damage': 'Dég.',
+  'column.wins': 'Vict.',
   'controls.previous': '◀ Précédent',
   'controls.next': 'Suivant ▶',
   'go.profile': 'Profil',

@@ -174,6 +174,8 @@ export const ptBR: Texts = {
   'column.kills': 'Abat.',
   'column.accuracy': 'Prec%',
   'column.headshotRate': 'Cab%',
+  'column.damage': 'Dano',
+  'column.wins': 'Vit.',
   'controls.previous': '◀ Anterior',
   'controls.next': 'Próxima ▶',
   'go.profile': 'Perfil',

@@ -259,8 +259,12 @@ export class LookupClient {
     if (!(await within(this.dispatcher.close(), CLOSE_WAIT_MS)).done) await this.dispatcher.destroy();
   }
 
-  profile(title: TitleSlug, platform: PlatformSlug, identifier: string, options?: CallOptions): Promise<ApiResponse<StatsProfile>> {
-    return this.lookup(title, 'profile', platform, { platformUserIdentifier: identifier }, {}, options);
+  /** A profile whose answer names no one (no handle, identifier or user id) is named as it was asked for. */
+  async profile(title: TitleSlug, platform: PlatformSlug, identifier: string, options?: CallOptions): Promise<ApiResponse<StatsProfile>> {
+    const answer = await this.lookup(title, 'profile', platform, { platformUserIdentifier: identifier }, {}, options);
+    const info = answer.data?.platformInfo;
+    if (!answer.data || !info || info.platformUserHandle !== '') return answer;
+    return { ...answer, data: { ...answer.data, platformInfo: { ...info, platformUserHandle: identifier, platformUserIdentifier: identifier } } };
   }
 
   /** Segments of one type; title_a also takes `queue` and `season` (none on weapon: lifetime only). */

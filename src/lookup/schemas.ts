@@ -49,6 +49,12 @@ function laxList<T extends z.ZodType>(field: string, entry: T, plain?: (item: un
   });
 }
 
+/**
+ * A payload that is a list (search results, a segment list): `null` reads as an empty one, as a
+ * real answer may say "none"; anything else that is not a list is no answer of this kind.
+ */
+const payloadList = <T extends z.ZodType>(field: string, entry: T) => z.union([z.null().transform((): z.output<T>[] => []), laxList(field, entry)]);
+
 /** Same as `laxList`, but a missing or non-list value reads as an empty list. */
 const optionalList = <T extends z.ZodType>(field: string, entry: T, plain?: (item: unknown) => z.output<T> | undefined) =>
   lax(field, laxList(field, entry, plain), []);
@@ -236,7 +242,7 @@ export const SegmentSchema: z.ZodType<Segment> = z
   })
   .transform((s) => ({ ...s, metadata: { ...s.metadata, name: s.metadata.name ?? nameFrom(s.attributes, s.type) } }));
 
-export const SegmentListSchema = laxList('segments', SegmentSchema);
+export const SegmentListSchema = payloadList('segments', SegmentSchema);
 
 // ---------------------------------------------------------------------------------------------
 // Profile
@@ -244,7 +250,10 @@ export const SegmentListSchema = laxList('segments', SegmentSchema);
 export interface PlatformInfo {
   platformSlug: string | null;
   platformUserId: string | null;
-  /** The name to show: the handle, or the identifier when the answer has no handle. */
+  /**
+   * The name to show: the handle, else the identifier, else the user id; empty when the answer names
+   * no one (the client's `profile` then names the player as they were asked for).
+   */
   platformUserHandle: string;
   platformUserIdentifier: string | null;
   avatarUrl: string | null;
@@ -266,14 +275,13 @@ const PlatformInfoSchema: z.ZodType<PlatformInfo> = z
     platformUserIdentifier: id('platformInfo.platformUserIdentifier'),
     avatarUrl: url('platformInfo.avatarUrl'),
   })
-  .transform((p, ctx) => {
-    const handle = p.platformUserHandle || p.platformUserIdentifier;
-    if (!handle) {
-      ctx.addIssue({ code: 'custom', message: 'a profile needs a handle or an identifier', path: ['platformUserHandle'] });
-      return z.NEVER;
-    }
+  .transform((p) => {
+    const handle = p.platformUserHandle || p.platformUserIdentifier || p.platformUserId || '';
+    if (!handle) note('platformInfo.platformUserHandle', 'no handle, identifier or user id');
     return { ...p, additionalParameters: p.additionalParameters ?? null, platformUserHandle: handle };
   });
+
+const NO_PLATFORM_INFO: PlatformInfo = { platformSlug: null, platformUserId: null, platformUserHandle: '', platformUserIdentifier: null, avatarUrl: null, additionalParameters: null };
 
 export const AvailableSegmentSchema = z.looseObject({
   type: z.string(),
@@ -285,14 +293,24 @@ export type AvailableSegment = z.infer<typeof AvailableSegmentSchema>;
 /** The overview of a profile: the segment of type `overview`, else the first. */
 export const overviewOf = (segments: readonly Segment[]): Segment | undefined => segments.find((s) => s.type === 'overview') ?? segments[0];
 
+/**
+ * A profile needs a name or stats: one without a name (no `platformInfo`, or one naming no one) is
+ * shown under the name it was asked for; one without stats says so ("No stats on record yet.").
+ * An answer with neither is not a profile.
+ */
 export const StatsProfileSchema = z
   .looseObject({
-    platformInfo: PlatformInfoSchema,
+    platformInfo: lax('platformInfo', PlatformInfoSchema, NO_PLATFORM_INFO),
     userInfo: record('userInfo'),
     metadata: record('metadata'),
-    segments: laxList('segments', SegmentSchema),
+    segments: optionalList('segments', SegmentSchema),
     availableSegments: optionalList('availableSegments', AvailableSegmentSchema),
     expiryDate,
+  })
+  .superRefine((p, ctx) => {
+    if (p.platformInfo.platformUserHandle === '' && p.segments.length === 0) {
+      ctx.addIssue({ code: 'custom', message: 'a profile needs a handle, an identifier or stats', path: ['platformInfo', 'platformUserHandle'] });
+    }
   });
 export type StatsProfile = z.infer<typeof StatsProfileSchema>;
 
@@ -319,7 +337,7 @@ export const SearchResultSchema = z
     return { ...r, additionalParameters: r.additionalParameters ?? null, platformUserIdentifier: identifier, platformUserHandle: r.platformUserHandle || identifier };
   });
 export type SearchResult = z.infer<typeof SearchResultSchema>;
-export const SearchResultListSchema = laxList('results', SearchResultSchema);
+export const SearchResultListSchema = payloadList('results', SearchResultSchema);
 
 // ---------------------------------------------------------------------------------------------
 // Sessions (title_b), in the real layout
@@ -415,7 +433,7 @@ export const SessionSchema = z.looseObject({
 export type Session = z.infer<typeof SessionSchema>;
 
 export const SessionListSchema = z.looseObject({
-  items: laxList('items', SessionSchema),
+  items: optionalList('items', SessionSchema),
   expiryDate,
 });
 export type SessionList = z.infer<typeof SessionListSchema>;
@@ -423,15 +441,18 @@ export type SessionList = z.infer<typeof SessionListSchema>;
 // ---------------------------------------------------------------------------------------------
 // Matches (title_a)
 
+/** A name given as text or as `{ value, displayValue }`: its display value, else its value when that is text. */
 const displayValueOf = (field: string) =>
   lax(
     field,
-    z.union([z.looseObject({ displayValue: text(`${field}.displayValue`) }), z.string().transform((displayValue) => ({ displayValue }))]),
+    z.union([
+      z.looseObject({ displayValue: text(`${field}.displayValue`) }).transform((v) => ({ ...v, displayValue: v.displayValue ?? (typeof v.value === 'string' && v.value !== '' ? v.value : null) })),
+      z.string().transform((displayValue) => ({ displayValue })),
+    ]),
     { displayValue: null },
   );
-/** A name to show, given as text or as `{ value, displayValue }` (read as the report reads its map). */
-const shownText = (field: string) =>
-  displayValueOf(field).transform((v: { displayValue: string | null; value?: unknown }) => v.displayValue ?? (typeof v.value === 'string' ? v.value : null));
+/** A name to show, read as the report reads its map. */
+const shownText = (field: string) => displayValueOf(field).transform((v) => v.displayValue);
 
 /** When a match was played: an ISO date, or epoch milliseconds (a smaller number is not one: seconds, perhaps). */
 const timestamp = (field: string) =>
@@ -464,7 +485,7 @@ export const MatchSummarySchema = z.looseObject({
 export type MatchSummary = z.infer<typeof MatchSummarySchema>;
 
 export const MatchResultSchema = z.looseObject({
-  matches: laxList('matches', MatchSummarySchema),
+  matches: optionalList('matches', MatchSummarySchema),
   // An empty cursor is no next page: read as one, it would page the same answer forever.
   metadata: lax('metadata', z.looseObject({ next: id('metadata.next').transform((next) => next || null) }), { next: null }),
 });

@@ -83,8 +83,8 @@ describe('embeds from the service’s payloads', () => {
       segments: [{ ...fixtures.profile!.segments[0]!, stats: { kd: stat(1.8, 97), winRate: stat(32.3, 6.3), kills: stat(1652, 99), deaths: stat(1099, 20), matchesPlayed: stat(91, 90), killsPerMatch: stat(18.2, 75) } }],
     };
     const text = profileReply(profile, 'title_a', network).embeds[0]?.description ?? '';
-    expect(text).toContain('K/D top 3%');
-    expect(text).toContain('Kills/match **18.20** · top 25%');
+    expect(text).toContain('K/D top\u00a03%');
+    expect(text).toContain('Kills/match **18.20** · top\u00a025%');
     // A 32.3% win rate is in the worse half: no "top 93.7%".
     expect(text).not.toMatch(/top 9\d/);
     expect(text).not.toContain('#37');
@@ -472,10 +472,11 @@ describe('limits and safety', () => {
   });
 
   it('reads shares as "top N%", in the better half only', () => {
-    expect(topShare(97)).toBe('top 3%');
-    expect(topShare(99.1)).toBe('top 0.9%');
-    expect(topShare(100)).toBe('top 0.1%');
-    expect(topShare(50)).toBe('top 50%');
+    // Held together (a no-break space): a phone's line never ends between "top" and its share.
+    expect(topShare(97)).toBe('top\u00a03%');
+    expect(topShare(99.1)).toBe('top\u00a00.9%');
+    expect(topShare(100)).toBe('top\u00a00.1%');
+    expect(topShare(50)).toBe('top\u00a050%');
     expect(topShare(49.9)).toBeNull();
     expect(topShare(null)).toBeNull();
   });

@@ -222,3 +222,100 @@ describe('time played given as a TimeSpan', () => {
     expect(figure(inValue.segments[0]!.stats, 'title_c', 'timePlayed')?.value).toBe(12 * 86_400 + 3 * 3_600 + 4 * 60 + 5);
   });
 });
+
+describe('percentages sent as fractions', () => {
+  const profile = (stats: Record<string, unknown>) => read(StatsProfileSchema, { platformInfo: { platformSlug: 'pc_store_c', platformUserHandle: 'Ratio' }, segments: [{ type: 'overview', stats }] });
+  const winRatio = { value: 0.55, displayValue: '55.0%', displayType: 'NumberPercentage', percentile: 80 };
+
+  it('reads a win rate of 0.55 shown "55.0%" as 55%: the figure every reply, card and comparison reads, the headline and the table', () => {
+    const p = profile({ kd: st(1.5), winRatio });
+    expect(description(profileReply(p, 'title_c', meta))).toMatch(/^### K\/D 1\.50 · Win 55\.0%\n/);
+    expect(figure(p.segments[0]!.stats, 'title_c', 'winRate')?.value).toBeCloseTo(55);
+    const segments = read(SegmentListSchema, [{ type: 'hero', attributes: { key: 'ana' }, metadata: { name: 'Ana' }, stats: { matchesPlayed: st(100), winRatio, kd: st(1.1) } }]);
+    const table = description(segmentsReply(segments, { title: 'title_c', platform: 'pc_store_c', player: 'Ratio', type: 'hero', filter: {}, meta, page: 0, stateId: 's' }));
+    expect(table).toContain('\nAna      100   55 1.10\n');
+  });
+
+  it('leaves alone a percentage whose display value agrees with it (0.5 shown "0.5%"), and one on the scale of a hundred', () => {
+    expect(figure(profile({ winRatio: { value: 0.5, displayValue: '0.5%' } }).segments[0]!.stats, 'title_c', 'winRate')?.value).toBe(0.5);
+    expect(figure(profile({ winRatio: { value: 52.3, displayValue: '52.3%' } }).segments[0]!.stats, 'title_c', 'winRate')?.value).toBe(52.3);
+    // A stat no figure names, shown as it is sent.
+    expect(description(profileReply(profile({ kills: st(10), clutchRate: { value: 0.25, displayValue: '25%', displayName: 'Clutch rate', displayType: 'NumberPercentage' } }), 'title_c', meta))).toContain('Clutch rate **25.0%**');
+  });
+});
+
+describe('figures an answer marks as missing', () => {
+  it('reads a stat of no value shown "-" as no figure: derived where it can be, else left out, never "Win -" or "- matches"', () => {
+    const p = read(StatsProfileSchema, {
+      platformInfo: { platformSlug: 'pc_store_c', platformUserHandle: 'Dashes' },
+      segments: [{ type: 'overview', stats: { kills: st(30), deaths: st(10), kd: { value: null, displayValue: '-' }, winRate: { value: null, displayValue: '-' }, matchesPlayed: { value: null, displayValue: '—' } } }],
+    });
+    const d = description(profileReply(p, 'title_c', meta));
+    expect(d).toBe('### K/D 3.00');
+    expect(d).not.toMatch(/Win -|- matches|— matches/);
+  });
+});
+
+describe('lists an answer leaves out or sends as null', () => {
+  it('reads a profile’s segments, a sessions list’s items and a match list’s matches as empty, and a null search or segment list as no results', () => {
+    for (const segments of [undefined, null]) {
+      const p = read(StatsProfileSchema, { platformInfo: { platformUserHandle: 'Empty' }, segments });
+      expect(description(profileReply(p, 'title_c', meta))).toBe('No stats on record yet.');
+    }
+    expect(read(SessionListSchema, { items: null }).items).toEqual([]);
+    expect(read(SessionListSchema, {}).items).toEqual([]);
+    expect(read(MatchResultSchema, { matches: null, metadata: { next: null } }).matches).toEqual([]);
+    expect(read(SearchResultListSchema, null)).toEqual([]);
+    expect(read(SegmentListSchema, null)).toEqual([]);
+    // What is no list of its kind at all is still no answer of it.
+    expect(readPayload(SearchResultListSchema, { results: [] }).success).toBe(false);
+  });
+});
+
+describe('a session whose matches lack a figure', () => {
+  it('draws a match without damage as no bar, not a zero, and leaves out a chart no match has', () => {
+    const sessions = read(SessionListSchema, {
+      items: [
+        {
+          metadata: { duration: { value: '00:30:00' }, isActive: { value: false } },
+          stats: { kills: st(9) },
+          matches: [
+            { id: 'm3', metadata: { result: { value: 'win' } }, stats: { kills: st(4), damage: st(900) } },
+            { id: 'm2', metadata: { result: { value: 'loss' } }, stats: { kills: st(2) } },
+            { id: 'm1', metadata: { result: { value: 'win' } }, stats: { kills: st(3), damage: st(600) } },
+          ],
+        },
+      ],
+    }).items;
+    const card = sessionCard(sessions, 'title_b', 'pc_store_b', 'Wraithling');
+    expect(card?.kills).toEqual([3, 2, 4]);
+    expect(card?.damage).toEqual([600, null, 900]);
+  });
+});
+
+describe('a match report’s other real shapes', () => {
+  const report = read(StatisticalObjectSchema, {
+    attributes: { id: 'r2' },
+    metadata: { map: { value: 'Harbor', displayValue: null }, playlist: { displayValue: 'Ranked' }, queue: 'ranked', season: 3 },
+    children: [
+      { type: 'team', attributes: { id: 1 }, metadata: { isWinner: true }, stats: {} },
+      { type: 'team', attributes: { id: 2 }, metadata: { isWinner: false }, stats: {} },
+      { type: 'player', attributes: { teamId: 1 }, metadata: { name: 'Nova' }, stats: { kills: st(10), deaths: st(5) } },
+      { type: 'player', attributes: { teamId: 2 }, metadata: { name: 'Third' }, stats: { kills: { value: null, displayValue: '-' }, deaths: { value: 3, displayValue: '3', displayName: 'Deaths' }, score: { value: 120, displayValue: '120', displayName: 'Score' } } },
+      { type: 'player', attributes: { teamId: 2 }, metadata: { name: 'Hidden' }, stats: {} },
+    ],
+  });
+  const r = matchReportReply(report, 'title_a', meta, {});
+
+  it('names numbered teams by their number, shows the figures a player has without kills, and says "no stats" only for none', () => {
+    expect(r.embeds[0]?.fields?.map((f) => [f.name, f.value])).toEqual([
+      ['🏆 Team 1', 'Nova — 10/5'],
+      ['Team 2', 'Third — Deaths 3 · Score 120\nHidden — no stats'],
+    ]);
+  });
+
+  it('takes a map given by its value, and says a playlist and queue of one name once', () => {
+    expect(r.embeds[0]?.title).toBe('Harbor');
+    expect(description(r)).toMatch(/^Ranked · Season 3/);
+  });
+});

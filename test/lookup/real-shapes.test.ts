@@ -92,7 +92,7 @@ describe('profiles in the real layouts', () => {
     const lines = (reply.embeds[0]?.description ?? '').split('\n').filter(Boolean);
     expect(lines[0]).toBe('### K/D 0.88 · Win 52.3%');
     const figureLines = lines.filter((l) => /^\w[\w/ ]+ \*\*/.test(l));
-    expect(figureLines.slice(0, 2)).toEqual(['Headshots **48.1%** · top 12%', 'Accuracy **17.6%** · top 44.5%']);
+    expect(figureLines.slice(0, 2)).toEqual(['Headshots **48.1%** · top\u00a012%', 'Accuracy **17.6%** · top\u00a044.5%']);
     // Each figure once.
     expect(JSON.stringify(reply.embeds).split('52.3%')).toHaveLength(2);
     expectSendable(reply);
@@ -129,13 +129,29 @@ describe('profiles in the real layouts', () => {
     expectSendable(reply);
   });
 
-  it('refuses only what it cannot show: no handle nor identifier', async () => {
+  it('refuses only what it cannot show: neither a name nor stats', async () => {
     const client = await lookupWith();
-    served({ ...minimalProfile(), platformInfo: { platformSlug: 'console_a' } });
+    served({ ...minimalProfile(), platformInfo: { platformSlug: 'console_a' }, segments: [] });
     expect((await client.profile('title_c', 'console_a', 'a')).errors?.[0]).toMatchObject({ kind: 'invalid_response' });
-    // A handle may stand in for a missing identifier, and the other way round.
+    // A handle may stand in for a missing identifier, and the other way round; the user id for both.
     served({ ...minimalProfile(), platformInfo: { platformUserIdentifier: 'only-id' } });
     expect((await client.profile('title_c', 'console_a', 'c')).data?.platformInfo.platformUserHandle).toBe('only-id');
+    served({ ...minimalProfile(), platformInfo: { platformUserHandle: null, platformUserIdentifier: null, platformUserId: 12345 } });
+    expect((await client.profile('title_c', 'console_a', 'd')).data?.platformInfo.platformUserHandle).toBe('12345');
+  });
+
+  it.each([
+    ['no platformInfo', null],
+    ['an empty platformInfo', {}],
+    ['a platformInfo naming no one', { platformSlug: 'console_a', platformUserHandle: null }],
+  ])('shows a profile with stats and %s under the name it was asked for', async (_, platformInfo) => {
+    served({ ...minimalProfile(), platformInfo });
+    const r = await (await lookupWith()).profile('title_c', 'console_a', 'Typed Name');
+    expect(r.errors).toBeUndefined();
+    expect(r.data?.platformInfo).toMatchObject({ platformUserHandle: 'Typed Name', platformUserIdentifier: 'Typed Name' });
+    const reply = profileReply(r.data!, 'title_c', meta);
+    expect(reply.embeds[0]?.title).toBe('Typed Name');
+    expect(reply.embeds[0]?.description).toContain('K/D');
   });
 });
 
@@ -173,7 +189,8 @@ describe('the other payloads in the real layouts', () => {
     const full = await client.segments('title_b', 'pc_store_c', 'Nova#2231', 'legend');
     const text = segmentsReply(full.data!, { title: 'title_b', platform: 'pc_store_c', player: 'Nova#2231', type: 'legend', filter: {}, meta, page: 0, stateId: 's' }).embeds[0]?.description ?? '';
     expect(text).toContain('in use: **Wraith**');
-    expect(text).toMatch(/\nWraith .*\nBangal… /);
+    // Legends that carry kills and damage only (no games, wins or deaths): those columns, not a table of dashes.
+    expect(text).toContain('```\nLegend      Kills  Dmg\nWraith         6K 1.5M\nBangalore    1.2K    –\n```');
     served(minimalLegendSegments());
     const minimal = await client.segments('title_b', 'pc_store_c', 'Other#1', 'legend');
     expect(minimal.data?.[0]?.metadata.name).toBe('8');
@@ -190,7 +207,7 @@ describe('the other payloads in the real layouts', () => {
     const latest = reply.embeds[0]?.description ?? '';
     expect(visible(reply)).not.toContain('Playing now');
     expect(latest).toMatch(/^### Latest session\n<t:\d+:R> · 45m · 2 matches\n🟥🟩 \*\*1\u00a0of\u00a02\u00a0won\*\*/);
-    expect(latest).toContain('Played Wraith, Bangalore · Rating **+23**');
+    expect(latest).toContain('Played Wraith, Bangalore · Rating\u00a0**+23**');
     expect(reply.embeds[0]?.fields?.[0]?.value).toMatch(/^<t:\d+:R> · 0 of 1 match won · Rating\u00a0-8$/);
     expectSendable(reply);
   });
