@@ -4,19 +4,20 @@ import { PLATFORMS, TITLES, findEndpoint, isTitle, platformsOfTitle, type Platfo
 import { TITLE_COLORS, code, embedReply, errorReply, notice, platformList, platformOf, safeText, titleName, type Reply } from '../src/embeds/index.js';
 import { searchChoices } from './choices.js';
 import { stringOption, titleChoices, titleOf } from './resolve.js';
-import { COMMAND_DEADLINE_MS, type AutocompleteInput, type Choice, type Command, type CommandInput, type Deps } from './types.js';
+import { COMMAND_DEADLINE_MS, type AutocompleteInput, type Choice, type Command, type CommandInput, type Deps, type LinkedAccount } from './types.js';
 import { installableCommand } from './installs.js';
 import { commandLine, optionName, say } from '../src/locales/index.js';
 
 /** Checks the account against the service: a profile where the title has one on that platform, else its segments. */
-async function check(title: TitleSlug, platform: PlatformSlug, player: string, deps: Deps, locale: string | undefined): Promise<{ handle: string; identifier: string } | Reply> {
+async function check(title: TitleSlug, platform: PlatformSlug, player: string, deps: Deps, locale: string | undefined): Promise<{ handle: string; identifier: string; private?: true } | Reply> {
   const call = { deadlineMs: COMMAND_DEADLINE_MS };
   if (findEndpoint(title, 'profile')?.platforms.includes(platform)) {
     const r = await deps.lookup.profile(title, platform, player, call);
     // An empty identifier or handle (a compatible service may send one) would make a link that reads back as none.
     if (r.data) return { handle: r.data.platformInfo.platformUserHandle || player, identifier: r.data.platformInfo.platformUserIdentifier || player };
     const error = r.errors[0]!;
-    return error.kind === 'private' ? { handle: player, identifier: player } : errorReply(error, { title, platform, player, locale });
+    // Linked as typed (a private profile is not shown, its spelling neither), and told it is private.
+    return error.kind === 'private' ? { handle: player, identifier: player, private: true } : errorReply(error, { title, platform, player, locale });
   }
   const type = TITLES[title].segmentTypes[0]?.type ?? '';
   const r = await deps.lookup.segments(title, platform, player, type, {}, call);
@@ -41,6 +42,16 @@ function linkPlatform(input: CommandInput, title: TitleSlug): PlatformSlug | und
   return known && platformsOfTitle(title).includes(known) ? known : undefined;
 }
 
+/** The account linked before this /link, if any: a store that cannot say costs the note, not the link (and is logged). */
+async function previousLink(input: CommandInput, title: TitleSlug, deps: Deps): Promise<LinkedAccount | undefined> {
+  try {
+    return await deps.links.get(input.userId, title);
+  } catch (e) {
+    deps.logger.warn({ err: (e as Error).message }, 'link store failed reading the link before /link: the reply does not say what it replaces');
+    return undefined;
+  }
+}
+
 export const link = {
   data: installableCommand()
     .setName('link')
@@ -59,7 +70,10 @@ export const link = {
     if (!player) return notice(say(input.locale, 'link.typePlayer'));
     const checked = await check(title, platform, player, deps, input.locale);
     if ('embeds' in checked) return checked;
+    const before = await previousLink(input, title, deps);
     await deps.links.set(input.userId, title, { platform, identifier: checked.identifier, handle: checked.handle });
+    // Another account linked before is named, so that the user knows it is no longer the one used.
+    const replaced = before && (before.platform !== platform || before.identifier.toLowerCase() !== checked.identifier.toLowerCase()) ? before : undefined;
     if (input.guildId) await recordMember(input.guildId, input.userId, deps);
     return embedReply(
       {
@@ -73,7 +87,9 @@ export const link = {
           profile: code(commandLine(input.locale, `/stats ${title} ${findEndpoint(title, 'profile')?.platforms.includes(platform) ? 'profile' : 'segments'}`)),
           player: code(optionName(input.locale, 'player')),
           unlink: code(commandLine(input.locale, `/unlink title:${title}`)),
-        }),
+        }) +
+          (checked.private ? `\n${say(input.locale, 'link.private')}` : '') +
+          (replaced ? `\n${say(input.locale, 'link.replaced', { handle: safeText(replaced.handle ?? replaced.identifier), platform: PLATFORMS[replaced.platform].name })}` : ''),
       },
       [],
       true,

@@ -20,9 +20,15 @@ export function endpointOf(title: TitleSlug, kind: EndpointKind): Endpoint {
   return endpoint;
 }
 
+/** Characters that show nothing and that trim() keeps: zero-width spaces and joiners, the word joiner, the BOM, bidi controls. */
+const INVISIBLE = /[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+
+/** A text option as typed, trimmed; none when it shows nothing (blank, or only invisible characters). */
 export const stringOption = (input: CommandInput, name: string): string | undefined => {
   const value = input.options[name];
-  return typeof value === 'string' && value.trim().length > 0 ? value.trim() : undefined;
+  if (typeof value !== 'string') return undefined;
+  const trimmed = value.trim();
+  return trimmed.replace(INVISIBLE, '').trim().length > 0 ? trimmed : undefined;
 };
 
 /** The `title` option of the top-level commands (`/link`, `/compare`, ...), as fixed choices. */

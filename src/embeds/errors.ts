@@ -2,7 +2,8 @@
 import { findEndpoint, type TitleSlug } from '../catalog/index.js';
 import type { LookupError } from '../lookup/errors.js';
 import { commandLine, say, sayCount } from '../locales/index.js';
-import { code, namedSlug, platformName, titleName, typedCode, unbroken } from './format.js';
+import { TYPED_SHOWN, code, namedSlug, platformName, titleName, typedCode, unbroken } from './format.js';
+import { clip } from './text.js';
 import { notice, safeText, type Reply } from './reply.js';
 
 export interface ErrorContext {
@@ -15,7 +16,8 @@ export interface ErrorContext {
 
 export function errorReply(error: LookupError, ctx: ErrorContext): Reply {
   const { locale } = ctx;
-  const who = ctx.player ? `**${safeText(ctx.player)}**` : say(locale, 'error.thatPlayer');
+  // Clipped as any text a notice quotes back: a name of 200 characters took seven lines of a phone.
+  const who = ctx.player ? `**${safeText(clip(ctx.player, TYPED_SHOWN))}**` : say(locale, 'error.thatPlayer');
   // The platform's name held together: a phone broke `PC` from `Store C`.
   const where = ctx.platform ? say(locale, 'error.onPlatform', { platform: unbroken(platformName(ctx.platform)) }) : '';
   const title = titleName(ctx.title);

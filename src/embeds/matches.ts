@@ -7,9 +7,12 @@ import { figure } from './figures.js';
 import { TITLE_COLORS, answerTime, capitalised, dataTime, describe, duration, footerOf, queueName, statValue, titleName } from './format.js';
 import type { Onward } from './profile.js';
 import { embedReply, safeText, type Reply } from './reply.js';
+import { clip } from './text.js';
 import { OUTCOME_WORDS, outcomeMark, outcomeOf } from './results.js';
 
 export const MATCHES_PER_PAGE = 10;
+/** Characters of a player's name a match report shows: a line a player, their figures after it. */
+const REPORT_NAME_SHOWN = 32;
 
 export interface MatchesContext {
   title: TitleSlug;
@@ -136,7 +139,7 @@ function playerLine(p: MatchChild, options: ReportOptions): string {
   const s = score(p.stats);
   const damage = p.stats.damage ? ` · ${say(options.locale, 'report.damage', { value: statValue(p.stats.damage, options.locale, undefined, true) })}` : '';
   const character = [p.metadata.hero, p.metadata.legend].find((c) => typeof c === 'string');
-  const name = safeText(p.metadata.name || '?');
+  const name = safeText(clip(p.metadata.name || '?', REPORT_NAME_SHOWN));
   const who = isHighlighted(p, options.highlight) ? `▶ **${name}**` : name;
   // Without kills and deaths (or a placement) nor damage, the first two figures the player has;
   // a player with none (one who keeps their stats private) says so rather than standing bare.

@@ -4,7 +4,7 @@ import { escapeMarkdown } from 'discord.js';
 import type { APIActionRowComponent, APIComponentInMessageActionRow, APIEmbed, APIEmbedField } from 'discord.js';
 
 import type { LookupSource } from '../lookup/client.js';
-import { clip, unmentioned } from './text.js';
+import { clip, unmentioned, withoutBidiControls } from './text.js';
 import { webUrl } from './urls.js';
 
 export type ActionRow = APIActionRowComponent<APIComponentInMessageActionRow>;
@@ -40,8 +40,23 @@ export const LIMITS = {
   customId: 100,
 } as const;
 
-/** A player's name or any user text, safe to put in markdown: no formatting, no mentions. */
-export const safeText = (text: string): string => unmentioned(escapeMarkdown(text));
+/**
+ * A player's name or any user text, safe to put in markdown: no formatting, no mentions, no links,
+ * nothing that turns its line into a heading, a list, a quote or subtext, and no control that
+ * reverses the reader's line. Player names are chosen by anyone (`[free skins](https://...)`,
+ * `# BIG`), and replies are public.
+ */
+export const safeText = (text: string): string =>
+  unmentioned(
+    escapeMarkdown(withoutBidiControls(text), { heading: true, bulletedList: true })
+      // The line-start forms discord.js does not escape: a quote (`> `, `>>> `) and subtext (`-# `),
+      // and a numbered list (`1. `; its own escape takes `25.0%` for one too).
+      .replace(/^(\s*)(>|-#)/gm, '$1\\$2')
+      .replace(/^(\s*\d+)\.(?=\s)/gm, '$1\\.')
+      // Links: no `[text](url)` of a name's own, no `<...>` (a link, a channel, an emoji, a time), no bare address.
+      .replace(/[[\]<]/g, '\\$&')
+      .replace(/:\/\//g, ':\u200b//'),
+  );
 
 function embedLength(e: APIEmbed): number {
   let n = (e.title?.length ?? 0) + (e.description?.length ?? 0) + (e.footer?.text.length ?? 0) + (e.author?.name.length ?? 0);

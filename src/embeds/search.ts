@@ -58,7 +58,8 @@ export function searchReply(results: SearchResult[], ctx: SearchContext): Reply 
       timestamp: dataTime(ctx.meta),
     },
     rows(openSelect(ctx.stateId, say(ctx.locale, 'search.open'), options), pageControls(ctx.stateId, page, pageCount, ctx.locale)),
-    false,
+    // A search that found no one is a miss like a player not found: told to the searcher alone.
+    results.length === 0,
     ctx.meta.source,
   );
 }

@@ -18,3 +18,10 @@ export function clip(text: string, max: number): string {
  * keeps it text even if mentions were parsed. Markdown escapes and code spans do not stop mentions.
  */
 export const unmentioned = (text: string): string => text.replace(/@/g, '@\u200b');
+
+/**
+ * Text without bidirectional embedding, override and isolate controls (U+202A to U+202E, U+2066 to
+ * U+2069): in a player's name one reverses the rest of the reader's line, other players' figures
+ * included. Names written right to left need none of them.
+ */
+export const withoutBidiControls = (text: string): string => text.replace(/[\u202a-\u202e\u2066-\u2069]/g, '');

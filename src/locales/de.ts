@@ -333,6 +333,8 @@ export const de: Texts = {
   'link.typePlayer': 'Gib deinen Namen oder deine ID auf dieser Plattform ein.',
   'link.doneTitle': 'Verknüpft: {handle}',
   'link.done': 'Dein {title}-Konto ist **{handle}** auf {platform}.\nJetzt geht {profile} ohne {player}. {unlink} vergisst es.',
+  'link.private': 'Seine Statistiken sind noch privat: Abfragen sagen das, bis sie öffentlich sind.',
+  'link.replaced': 'Es ersetzt **{handle}** auf {platform}.',
   'unlink.done': 'Vergessen: Du hast jetzt kein {title}-Konto verknüpft.',
   'unlink.none': 'Du hattest kein {title}-Konto verknüpft.',
 };

@@ -357,6 +357,8 @@ export const en = {
   'link.typePlayer': 'Type your name or id on that platform.',
   'link.doneTitle': 'Linked: {handle}',
   'link.done': 'Your {title} account is **{handle}** on {platform}.\nNow {profile} works without {player}. {unlink} forgets it.',
+  'link.private': 'Its stats are private for now: lookups will say so until they are made public.',
+  'link.replaced': 'It replaces **{handle}** on {platform}.',
   'unlink.done': 'Forgotten: you have no {title} account linked now.',
   'unlink.none': 'You had no {title} account linked.',
 } as const;

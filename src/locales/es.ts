@@ -333,6 +333,8 @@ export const es: Texts = {
   'link.typePlayer': 'Escribe tu nombre o id en esa plataforma.',
   'link.doneTitle': 'Vinculado: {handle}',
   'link.done': 'Tu cuenta de {title} es **{handle}** en {platform}.\nAhora {profile} funciona sin {player}. {unlink} la olvida.',
+  'link.private': 'Sus estadísticas son privadas por ahora: las consultas lo dirán hasta que sean públicas.',
+  'link.replaced': 'Reemplaza a **{handle}** en {platform}.',
   'unlink.done': 'Olvidado: ya no tienes ninguna cuenta de {title} vinculada.',
   'unlink.none': 'No tenías ninguna cuenta de {title} vinculada.',
 };

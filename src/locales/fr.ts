@@ -333,6 +333,8 @@ export const fr: Texts = {
   'link.typePlayer': 'Tape ton nom ou ton id sur cette plateforme.',
   'link.doneTitle': 'Lié : {handle}',
   'link.done': 'Ton compte {title} est **{handle}** sur {platform}.\n{profile} marche maintenant sans {player}. {unlink} l’oublie.',
+  'link.private': 'Ses statistiques sont privées pour l’instant : les recherches le diront jusqu’à ce qu’elles soient publiques.',
+  'link.replaced': 'Il remplace **{handle}** sur {platform}.',
   'unlink.done': 'Oublié : tu n’as plus de compte {title} lié.',
   'unlink.none': 'Tu n’avais pas de compte {title} lié.',
 };

@@ -333,6 +333,8 @@ export const ptBR: Texts = {
   'link.typePlayer': 'Digite seu nome ou id nessa plataforma.',
   'link.doneTitle': 'Vinculado: {handle}',
   'link.done': 'Sua conta de {title} é **{handle}** em {platform}.\nAgora {profile} funciona sem {player}. {unlink} a esquece.',
+  'link.private': 'As estatísticas dela são privadas por enquanto: as consultas vão dizer isso até que sejam públicas.',
+  'link.replaced': 'Ela substitui **{handle}** em {platform}.',
   'unlink.done': 'Esquecido: você não tem mais nenhuma conta de {title} vinculada.',
   'unlink.none': 'Você não tinha nenhuma conta de {title} vinculada.',
 };

@@ -219,6 +219,32 @@ describe('handlers', () => {
     expect(await stores.links.get('u2', 'title_c')).toBeUndefined();
   });
 
+  it('tells a search that found no one to the searcher alone, and takes a name of invisible characters for none', async () => {
+    const none = await stats.execute(input('title_c', 'search', { platform: 'pc_store_c', query: 'zzzqqq' }), deps);
+    expect(none).toMatchObject({ ephemeral: true });
+    expect(none.embeds[0]?.description).toContain('No players found.');
+    const found = await stats.execute(input('title_c', 'search', { platform: 'pc_store_c', query: 'ember' }), deps);
+    expect(found.ephemeral).toBe(false);
+    for (const invisible of ['\u200b', '\u200b \u2060', '\ufeff\u202e']) {
+      const r = await stats.execute(input('title_c', 'profile', { platform: 'pc_store_c', player: invisible }), deps);
+      expect(r.content).toMatch(/^Which player\?/);
+    }
+  });
+
+  it('says a linked account keeps its stats private, and names the account a new link replaces', async () => {
+    const link = findCommand('link')!;
+    const linkAs = (player: string) => link.execute({ name: 'link', group: null, subcommand: null, options: { title: 'title_c', platform: 'pc_store_c', player }, userId: 'u-relink' }, deps);
+    const hidden = await linkAs('Shade#0001');
+    expect(hidden.embeds[0]?.title).toBe('Linked: Shade#0001');
+    expect(hidden.embeds[0]?.description).toContain('Its stats are private for now');
+    expect(hidden.embeds[0]?.description).not.toContain('replaces');
+    const other = await linkAs('Ember#4471');
+    expect(other.embeds[0]?.description).not.toContain('private');
+    expect(other.embeds[0]?.description).toMatch(/\nIt replaces \*\*Shade#0001\*\* on PC Store C\.$/);
+    // The same account again (in another case) replaces nothing.
+    expect((await linkAs('ember#4471')).embeds[0]?.description).not.toContain('replaces');
+  });
+
   it('names a player as typed, and tells the operator, when looking up their handle throws', async () => {
     const { logger, logs } = memoryLogger();
     const throwing = Object.create(deps.lookup) as Deps['lookup'];

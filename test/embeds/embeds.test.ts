@@ -17,6 +17,7 @@ import {
   parseCustomId,
   profileReply,
   queueName,
+  safeText,
   searchReply,
   segmentTypeName,
   segmentsReply,
@@ -28,7 +29,7 @@ import {
 import { TITLES, TITLE_SLUGS } from '../../src/catalog/index.js';
 import type { LookupMeta } from '../../src/lookup/client.js';
 import { LOOKUP_ERROR_KINDS, lookupError } from '../../src/lookup/errors.js';
-import type { SearchResult, Segment } from '../../src/lookup/schemas.js';
+import { StatisticalObjectSchema, type SearchResult, type Segment } from '../../src/lookup/schemas.js';
 import { servicePayloads, type Payloads } from '../helpers/payloads.js';
 
 let fixtures: Partial<Payloads> = {};
@@ -339,6 +340,49 @@ describe('embeds from the service’s payloads', () => {
     const big = { ...fixtures.profile!, segments: [{ ...fixtures.profile!.segments[0]!, stats: { ...fixtures.profile!.segments[0]!.stats, damagePerMatch: { ...fixtures.profile!.segments[0]!.stats.damagePerMatch!, value: 12_261.17 } } }] };
     expect(profileReply(big, 'title_a', network, { locale: 'de' }).embeds[0]?.description).toContain('Schaden/Spiel **12.261**');
     expect(profileReply(big, 'title_a', network).embeds[0]?.description).toContain('Damage/match **12.3K**');
+  });
+});
+
+describe('names chosen by anyone', () => {
+  // Each name, and what Discord must show of it: the same characters, as text.
+  const hostile = [
+    ['[click me](https://evil.example/phish)', '\\[click me\\](https:\u200b//evil.example/phish)'],
+    ['<https://evil.example>', '\\<https:\u200b//evil.example>'],
+    ['# Big Heading', '\\# Big Heading'],
+    ['### Small', '\\### Small'],
+    ['> quote', '\\> quote'],
+    ['>>> all below', '\\>>> all below'],
+    ['-# sub', '\\-# sub'],
+    ['- bullet', '\\- bullet'],
+    ['1. numbered', '1\\. numbered'],
+    ['<#1180000000000000777> <:e:1180000000000000778> <t:0:R>', '\\<#1180000000000000777> \\<:e:1180000000000000778> \\<t:0:R>'],
+    ['@everyone <@1234>', '@\u200beveryone \\<@\u200b1234>'],
+    ['\u202eevil RTL', 'evil RTL'],
+    ['a\u2066b\u2069c\u202ad\u202c', 'abcd'],
+  ] as const;
+
+  it.each(hostile)('shows %j as text: no link, heading, quote, list, mention, channel, emoji, time or reversed line', (name, shown) => {
+    expect(safeText(name)).toBe(shown);
+  });
+
+  it('leaves what is only text alone: names, figures, a dot in a number, right-to-left letters', () => {
+    for (const plain of ['Nova#2231', 'Ashen Knight', '25.0%', '1.5K', 'ネコ', 'محمد', 'x-ray', 'a > b']) expect(safeText(plain)).toBe(plain);
+  });
+
+  it('quotes at most 40 characters of a long name in a notice, and 32 of a player’s in a match report', () => {
+    const long = 'Ab_'.repeat(66);
+    const notFound = errorReply(lookupError('not_found', 'x'), { title: 'title_c', platform: 'pc_store_c', player: long }).content ?? '';
+    expect(notFound).toContain(`**${safeText(long.slice(0, 39))}…**`);
+    const report = matchReportReply(
+      StatisticalObjectSchema.parse({ attributes: { id: 'm' }, children: [{ type: 'player', metadata: { name: long } }] }),
+      'title_a',
+      { source: 'network', fetchedAt: 0, ageMs: 0 },
+    );
+    expect(report.embeds[0]?.fields?.[0]?.value).toBe(`${safeText(long.slice(0, 31))}… — no stats`);
+  });
+
+  it('keeps a name from reversing the line it stands in, in a code span too', () => {
+    expect(code('\u202eevil')).toBe('`evil`');
   });
 });
 
