@@ -3,14 +3,19 @@ import { ComponentType } from 'discord.js';
 
 import type { Reply } from '../embeds/index.js';
 
-/** Discord's `<t:unix:style>` timestamps as UTC dates; markdown escapes and bold marks removed. */
+/**
+ * Discord's `<t:unix:style>` timestamps as UTC dates; markdown escapes and bold marks removed, and
+ * what keeps a name from being a mention or a link (a zero-width space) or a line from breaking
+ * (no-break spaces) shown as Discord shows it.
+ */
 function plain(text: string): string {
   return text
-    .replace(/<t:(\d+):\w>/g, (_, s: string) => new Date(Number(s) * 1000).toISOString().slice(0, 16).replace('T', ' ') + ' UTC')
+    .replace(/(?<!\\)<t:(\d+):\w>/g, (_, s: string) => new Date(Number(s) * 1000).toISOString().slice(0, 16).replace('T', ' ') + ' UTC')
     .replace(/\*\*/g, '')
     .replace(/^#{1,3} /gm, '')
-    .replace(/\\([\\*_`~|>#[\]()-])/g, '$1')
-    .replace(/@\u200b/g, '@');
+    .replace(/\\([\\*_`~|<>#[\]().-])/g, '$1')
+    .replace(/(@|:)\u200b/g, '$1')
+    .replace(/\u00a0/g, ' ');
 }
 
 export function renderText(reply: Reply): string {
