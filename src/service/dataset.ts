@@ -25,9 +25,18 @@ const STAT_VALUE_MESSAGE = 'must be a number from -1e12 to 1e12';
 const text = <T extends z.ZodType<string>>(schema: T) => schema.refine((v) => !hasControlCharacters(v), 'contains control characters');
 
 const label = text(z.string().trim().min(1).max(100)).nullable().optional();
-const numbers = z.record(
-  text(z.string().min(1).max(64)),
-  z.number().min(-MAX_STAT_VALUE, STAT_VALUE_MESSAGE).max(MAX_STAT_VALUE, STAT_VALUE_MESSAGE),
+/**
+ * A stats or weapons map. `__proto__` is no name in one: zod leaves that key out of the map it
+ * makes (assigned, it would set the map's prototype), so the stat was lost without a word; the
+ * line is refused instead, as any other it cannot take.
+ */
+const nameMap = <T extends z.ZodType>(schema: T) =>
+  z
+    .unknown()
+    .refine((v) => !(typeof v === 'object' && v !== null && Object.hasOwn(v, '__proto__')), '__proto__ cannot be a name')
+    .pipe(schema);
+const numbers = nameMap(
+  z.record(text(z.string().min(1).max(64)), z.number().min(-MAX_STAT_VALUE, STAT_VALUE_MESSAGE).max(MAX_STAT_VALUE, STAT_VALUE_MESSAGE)),
 );
 
 export const PlayerRecordSchema = z.object({
@@ -60,7 +69,7 @@ export const MatchPlayerSchema = z.object({
   hero: label,
   legend: label,
   stats: numbers,
-  weapons: z.record(text(z.string().trim().min(1).max(100)), numbers).optional(),
+  weapons: nameMap(z.record(text(z.string().trim().min(1).max(100)), numbers)).optional(),
 });
 export type MatchPlayer = z.infer<typeof MatchPlayerSchema>;
 

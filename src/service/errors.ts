@@ -1,5 +1,6 @@
 // Errors the service answers with: a status and one entry of the `errors` envelope. Thrown inside
 // the service's handlers and turned into a response at the server's single boundary.
+import { clip } from '../embeds/text.js';
 import type { ApiError } from '../lookup/schemas.js';
 
 export const ERROR_CODES = {
@@ -36,10 +37,17 @@ export class ServiceError extends Error {
   }
 }
 
+/** Characters of a value given that an error quotes back (a request may carry kilobytes of it). */
+const VALUE_SHOWN = 100;
+
+/** A value given, quoted in an error's message: at most VALUE_SHOWN characters, never half an emoji. */
+export const quotedValue = (value: string): string => `"${clip(value, VALUE_SHOWN + 1)}"`;
+
 /** 400 naming the parameter, what was given and, when there is a list, the allowed values. */
 export function invalidParameter(parameter: string, message: string, allowed?: readonly (string | number)[], value?: string): ServiceError {
   const data: Record<string, unknown> = { parameter };
-  if (value !== undefined) data.value = value.length > 100 ? `${value.slice(0, 100)}…` : value;
+  // Cut between characters, not between the two halves of one (a lone half is no text a strict JSON reader takes).
+  if (value !== undefined) data.value = clip(value, VALUE_SHOWN + 1);
   if (allowed) data.allowed = allowed;
   const list = allowed ? ` Allowed values: ${allowed.map(String).join(', ')}.` : '';
   return new ServiceError(400, ERROR_CODES.invalidParameter, `Invalid ${parameter}: ${message}.${list}`, data);

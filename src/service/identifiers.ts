@@ -17,12 +17,15 @@ export function normalizeIdentifier(value: string): string {
   return value.normalize('NFC').toLowerCase();
 }
 
+/** The problem of an identifier or match id with a slash in it. */
+export const SLASH = 'contains a slash';
+
 /** Why an identifier can't be one, or null when it is fine. */
 export function identifierProblem(value: string): string | null {
   if (value.trim().length === 0) return 'is empty';
   if (value.length > MAX_IDENTIFIER_LENGTH) return `is longer than ${MAX_IDENTIFIER_LENGTH} characters`;
   if (hasControlCharacters(value)) return 'contains control characters';
-  if (value.includes('/') || value.includes('\\')) return 'contains a slash';
+  if (value.includes('/') || value.includes('\\')) return SLASH;
   if (value.includes('..')) return "contains '..'";
   return null;
 }
@@ -32,7 +35,7 @@ export function matchIdProblem(value: string): string | null {
   if (value.length === 0) return 'is empty';
   if (value.length > 100) return 'is longer than 100 characters';
   if (/\s/.test(value) || hasControlCharacters(value)) return 'contains spaces or control characters';
-  if (value.includes('/') || value.includes('\\')) return 'contains a slash';
+  if (value.includes('/') || value.includes('\\')) return SLASH;
   return null;
 }
 

@@ -16,8 +16,8 @@ import type {
   StatsProfile,
 } from '../lookup/schemas.js';
 import { addMatch, emptyTotals, groupRows, standingOfCounts, toStats, totalsToValues, type MatchRow, type Totals } from './aggregate.js';
-import { ERROR_CODES, ServiceError, invalidParameter } from './errors.js';
-import { identifierProblem, matchIdProblem, parseCommunityUrl } from './identifiers.js';
+import { ERROR_CODES, ServiceError, invalidParameter, quotedValue } from './errors.js';
+import { SLASH, identifierProblem, matchIdProblem, parseCommunityUrl } from './identifiers.js';
 import { cutSessions, isActiveSession } from './sessions.js';
 import type { MatchFilter, PlayerRow, PlayerSummary, Store } from './store-api.js';
 
@@ -72,8 +72,19 @@ export class Memo {
 export function checkIdentifier(platform: PlatformSlug, identifier: string, parameter = 'platformUserIdentifier'): void {
   if (PLATFORMS[platform].acceptsVanity && parseCommunityUrl(identifier)) return;
   const problem = identifierProblem(identifier);
-  if (problem) throw invalidParameter(parameter, `the identifier ${problem}`, undefined, identifier);
+  if (!problem) return;
+  // An address is told as one, not as "contains a slash": what the service reads of it, or that it reads none here.
+  const address = problem === SLASH && ADDRESS.test(identifier.trim());
+  const told = !address
+    ? `the identifier ${problem}`
+    : PLATFORMS[platform].acceptsVanity
+      ? 'the address is not a community profile address the service reads (.../profiles/<id> or .../id/<vanity name>, or a page of one)'
+      : `the identifier is an address: players on ${PLATFORMS[platform].name} are looked up by name or id`;
+  throw invalidParameter(parameter, told, undefined, identifier);
 }
+
+/** Text that starts like a web address: a scheme, or a host name followed by a path. */
+const ADDRESS = /^(?:https?:\/\/|[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\/)/i;
 
 /**
  * Finds a player by identifier; where the platform accepts them (pc_store_a), also by community
@@ -248,7 +259,7 @@ export async function segments(
 ): Promise<Segment[]> {
   const info = segmentType(title, type);
   if (!info)
-    throw invalidParameter('segmentType', `unknown segment type "${type}"`, TITLES[title].segmentTypes.map((s) => s.type), type);
+    throw invalidParameter('segmentType', `unknown segment type ${quotedValue(type)}`, TITLES[title].segmentTypes.map((s) => s.type), type);
   if (filter.season !== undefined && TITLES[title].lifetimeOnlySegmentTypes.includes(type))
     throw invalidParameter('season', `${type} data exists for lifetime only; leave season empty`, undefined, String(filter.season));
   const player = await resolvePlayer(ctx.store, title, platform, identifier, ERROR_CODES.segmentsPrivate);
@@ -325,29 +336,39 @@ interface Cursor {
   matchId: string;
 }
 
-export function encodeCursor(c: Cursor): string {
-  return Buffer.from(JSON.stringify([c.startedAt, c.matchId])).toString('base64url');
+/** Whose list a cursor pages: eight characters of a hash of the player's key, so that another's cursor is told, not followed. */
+const cursorOwner = (p: Pick<PlayerRow, 'title' | 'platform' | 'id_norm'>): string =>
+  createHash('sha1').update(`${p.title}\n${p.platform}\n${p.id_norm}`).digest('base64url').slice(0, 8);
+
+export function encodeCursor(c: Cursor, owner: Pick<PlayerRow, 'title' | 'platform' | 'id_norm'>): string {
+  return Buffer.from(JSON.stringify([c.startedAt, c.matchId, cursorOwner(owner)])).toString('base64url');
 }
 
 /**
- * Reads a cursor back. Its match id must be one a match can have (as the dataset checks it): the
- * id reaches the store, and PostgreSQL answers a NUL in text with an error of its own (a 500).
+ * Reads a cursor back for `owner`'s list. Its match id must be one a match can have (as the dataset
+ * checks it): the id reaches the store, and PostgreSQL answers a NUL in text with an error of its
+ * own (a 500). A cursor of another player's list is refused (followed, it started this player's
+ * list at the other's place, skipping whatever came before). One without an owner (given out
+ * before cursors had one) is read as it was then.
  */
-export function decodeCursor(text: string): Cursor {
+export function decodeCursor(text: string, owner: Pick<PlayerRow, 'title' | 'platform' | 'id_norm'>): Cursor {
+  let read: unknown[] = [];
   try {
     const value: unknown = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
-    const [startedAt, matchId]: unknown[] = Array.isArray(value) && value.length === 2 ? (value as unknown[]) : [];
-    if (Number.isSafeInteger(startedAt) && typeof matchId === 'string' && matchIdProblem(matchId) === null)
-      return { startedAt: startedAt as number, matchId };
+    if (Array.isArray(value)) read = value as unknown[];
   } catch {
     // falls through to the error below
   }
-  throw invalidParameter('next', 'not a cursor this service gave out; pass metadata.next of the previous page', undefined, text);
+  const [startedAt, matchId, whose] = read;
+  const shaped = (read.length === 2 || (read.length === 3 && typeof whose === 'string')) && Number.isSafeInteger(startedAt) && typeof matchId === 'string' && matchIdProblem(matchId) === null;
+  if (!shaped) throw invalidParameter('next', 'not a cursor this service gave out; pass metadata.next of the previous page', undefined, text);
+  if (whose !== undefined && whose !== cursorOwner(owner)) throw invalidParameter('next', "the cursor pages another player's matches; pass metadata.next of this player's previous page", undefined, text);
+  return { startedAt: startedAt as number, matchId: matchId };
 }
 
 export async function matches(ctx: LookupContext, title: TitleSlug, platform: PlatformSlug, identifier: string, next?: string): Promise<MatchResult> {
-  const before = next === undefined ? undefined : decodeCursor(next);
   const player = await resolvePlayer(ctx.store, title, platform, identifier);
+  const before = next === undefined ? undefined : decodeCursor(next, player);
   const rows = await ctx.store.matchPage(player, MATCHES_PAGE_SIZE + 1, before);
   const page = rows.slice(0, MATCHES_PAGE_SIZE);
   const last = page.at(-1);
@@ -367,7 +388,7 @@ export async function matches(ctx: LookupContext, title: TitleSlug, platform: Pl
   }));
   return {
     matches: list,
-    metadata: { next: rows.length > MATCHES_PAGE_SIZE && last ? encodeCursor({ startedAt: last.started_at, matchId: last.match_id }) : null },
+    metadata: { next: rows.length > MATCHES_PAGE_SIZE && last ? encodeCursor({ startedAt: last.started_at, matchId: last.match_id }, player) : null },
   };
 }
 

@@ -11,7 +11,7 @@ import { z } from 'zod';
 
 import { handleHealth, type ReadinessCheck } from '../observe/health-server.js';
 import { ENDPOINTS, TITLES, findEndpoint, type Endpoint, type PlatformSlug, type QueryOption } from '../catalog/index.js';
-import { ERROR_CODES, ServiceError, invalidParameter } from './errors.js';
+import { ERROR_CODES, ServiceError, invalidParameter, quotedValue } from './errors.js';
 import { matchIdProblem } from './identifiers.js';
 import { Memo, matchReport, matches, profile, search, segments, sessions, type LookupContext } from './lookups.js';
 import type { RequestObserver } from './metrics.js';
@@ -143,7 +143,7 @@ function pathSegments(rawPath: string): string[] {
 function checkPlatform(endpoint: Endpoint, value: string, parameter = 'platform'): PlatformSlug {
   const platform = endpoint.platforms.find((p) => p === value);
   if (!platform)
-    throw invalidParameter(parameter, `${endpoint.title} ${endpoint.kind} does not serve platform "${value}"`, endpoint.platforms, value);
+    throw invalidParameter(parameter, `${endpoint.title} ${endpoint.kind} does not serve platform ${quotedValue(value)}`, endpoint.platforms, value);
   return platform;
 }
 
@@ -206,10 +206,18 @@ const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';
  * only when nothing of another answer has gone out on it yet (`_httpMessage` is the socket's
  * answer in progress, the field Node's default handler checks), lest the client read a mix of two.
  */
+/** A Host header's value (RFC 9112 3.2): a host name, an IPv4 address or a bracketed IPv6 one, and an optional port. */
+const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._~!$&'()*+,;=%-]+)(?::\d{0,5})?$/;
+
 function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
   const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
   if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
     socket.destroy();
+    return;
+  }
+  // A method Node's parser does not know (`BREW`, a lower-case `get`) is a method the service does not answer, as any other.
+  if (err.code === 'HPE_INVALID_METHOD') {
+    answerOnSocket(socket, new ServiceError(405, ERROR_CODES.methodNotAllowed, 'The request method is not allowed; the service is read-only (GET).'), { allow: ALLOWED_METHODS });
     return;
   }
   const [status, code, message] =
@@ -331,6 +339,10 @@ export function createHandler(options: ServiceOptions): (req: IncomingMessage, r
       // (requireHostHeader); the service refuses it here, in its own envelope (RFC 9112 3.2).
       if (req.httpVersion === '1.1' && req.headers.host === undefined)
         throw new ServiceError(400, ERROR_CODES.invalidParameter, 'An HTTP/1.1 request must carry a Host header.', { parameter: 'host' });
+      // Nor more than one, nor one that is no host (Node keeps the first of several and any text).
+      const hosts = req.rawHeaders.filter((_, i) => i % 2 === 0 && req.rawHeaders[i]!.toLowerCase() === 'host').length;
+      if (hosts > 1 || (req.headers.host !== undefined && !HOST.test(req.headers.host)))
+        throw new ServiceError(400, ERROR_CODES.invalidParameter, hosts > 1 ? 'A request must carry one Host header.' : 'The Host header is not a host name and port.', { parameter: 'host' });
       // A target in absolute form (RFC 9112 3.2.2, as a proxy sends it) is read by its path and query alone.
       const url = (req.url ?? '/').replace(/^https?:\/\/[^/?#]*/i, '') || '/';
       const q = url.indexOf('?');
@@ -345,7 +357,8 @@ export function createHandler(options: ServiceOptions): (req: IncomingMessage, r
           // A wrong key costs the caller's address, so that keys cannot be guessed at full speed.
           const wait = failedKeys?.take(req.socket.remoteAddress ?? '') ?? 0;
           if (wait > 0) throw rateLimited(wait);
-          throw new ServiceError(401, ERROR_CODES.unauthorized, given ? 'The API key is not valid.' : 'No API key found in request (TRN-Api-Key header).');
+          // RFC 9110 11.6.1: a 401 names the scheme it wants, here the key's header.
+          throw new ServiceError(401, ERROR_CODES.unauthorized, given ? 'The API key is not valid.' : 'No API key found in request (TRN-Api-Key header).', {}, { 'www-authenticate': 'TRN-Api-Key' });
         }
       }
       if (limiter) {

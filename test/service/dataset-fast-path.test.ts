@@ -147,6 +147,12 @@ describe('the fast path for match records', () => {
       expect(fastMatchRecord(json), reason).toBeUndefined();
       expect(parseDatasetLine(JSON.stringify(json))).toEqual({ reason });
     }
+    // A stat or weapon named __proto__ (which a map cannot hold: it was lost without a word) refuses its line.
+    const proto = JSON.stringify({ ...base, ...player({ stats: { kills: 3 } }) }).replace('"kills":3', '"kills":3,"__proto__":5');
+    expect(fastMatchRecord(JSON.parse(proto))).toBeUndefined();
+    expect(parseDatasetLine(proto)).toEqual({ reason: 'players.0.stats: __proto__ cannot be a name' });
+    const protoWeapon = JSON.stringify({ ...base, ...player({ stats: { kills: 3 }, weapons: { Carbine: { kills: 3 } } }) }).replace('"Carbine"', '"__proto__"');
+    expect(parseDatasetLine(protoWeapon)).toEqual({ reason: 'players.0.weapons: __proto__ cannot be a name' });
     // JSON reads 1e400 as Infinity (and writes it as null).
     const infinite = JSON.stringify({ ...base, ...player({ stats: { deaths: 1 } }) }).replace('"deaths":1', '"deaths":1e400');
     expect(fastMatchRecord(JSON.parse(infinite))).toBeUndefined();

@@ -4,6 +4,7 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { PAYLOAD_SCHEMAS, ErrorBodySchema, envelopeOf } from '../../src/lookup/schemas.js';
+import { encodeCursor } from '../../src/service/lookups.js';
 import { SMALL_T0, smallLines } from '../fixtures/small-dataset.js';
 import { strictly } from '../helpers/schemas.js';
 import { startService, type TestService } from '../helpers/service.js';
@@ -127,6 +128,8 @@ describe('profile', () => {
     for (const url of refused) {
       const e = await error(`${A}/profile/pc_store_a/${encodeURIComponent(url)}`, 400);
       expect(e.data, url).toMatchObject({ parameter: 'platformUserIdentifier' });
+      // An address is told as one the service does not read, not as "contains a slash".
+      if (url.includes('community.example.com/') && !url.includes('\u0000')) expect(e.message, url).toContain('not a community profile address the service reads');
       expect((await error(`${A}/search?platform=pc_store_a&query=${encodeURIComponent(url)}`, 400)).data, url).toMatchObject({ parameter: 'query' });
     }
   });
@@ -318,6 +321,17 @@ describe('matches and match reports (title_a)', () => {
     // A cursor as the service gives them out still pages: the matches before a-3.
     const after = await data('MatchResult', `${A}/matches/pc_store_a/76561198000000042?next=${cursor([SMALL_T0 + 40 * 60_000, 'a-3'])}`);
     expect(after.matches.map((m) => m.attributes.id)).toEqual(['a-2', 'a-1']);
+  });
+
+  it('refuses a cursor of another player’s list (followed, it skipped this player’s newer matches), and pages with this player’s', async () => {
+    const at = { startedAt: SMALL_T0 + 40 * 60_000, matchId: 'a-3' };
+    const own = encodeCursor(at, { title: 'title_a', platform: 'pc_store_a', id_norm: '76561198000000042' });
+    const after = await data('MatchResult', `${A}/matches/pc_store_a/76561198000000042?next=${own}`);
+    expect(after.matches.map((m) => m.attributes.id)).toEqual(['a-2', 'a-1']);
+    const theirs = encodeCursor(at, { title: 'title_a', platform: 'console_b', id_norm: 'bolt_77' });
+    const e = await error(`${A}/matches/pc_store_a/76561198000000042?next=${theirs}`, 400);
+    expect(e).toMatchObject({ code: 'InvalidParameter', data: { parameter: 'next' } });
+    expect(e.message).toContain("the cursor pages another player's matches");
   });
 
   it('refuses a bad cursor and an odd match id', async () => {
@@ -536,6 +550,34 @@ describe('the HTTP surface', () => {
     expect(continued.text).toContain('"platformInfo"');
   });
 
+  it('refuses two Host headers or one that is no host, and answers a method HTTP does not know with 405', async () => {
+    const path = `${A}/profile/pc_store_a/76561198000000042`;
+    for (const hosts of ['Host: x\r\nHost: y', 'Host: a b', 'Host: a/b']) {
+      const res = await rawRequest(`GET ${path} HTTP/1.1\r\n${hosts}\r\nConnection: close\r\n\r\n`);
+      expect(res.status, hosts).toBe(400);
+      expect(ErrorBodySchema.parse(JSON.parse(res.text)).errors[0], hosts).toMatchObject({ code: 'InvalidParameter', data: { parameter: 'host' } });
+    }
+    for (const host of ['stats.example.com:8787', '127.0.0.1', '[::1]:8787']) {
+      expect((await rawRequest(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`)).status, host).toBe(200);
+    }
+    for (const method of ['BREW', 'get']) {
+      const res = await rawRequest(`${method} ${path} HTTP/1.1\r\nHost: x\r\n\r\n`);
+      expect(res.status, method).toBe(405);
+      expect(res.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+      expect(ErrorBodySchema.parse(JSON.parse(res.text)).errors[0]?.code).toBe('MethodNotAllowed');
+    }
+  });
+
+  it('quotes back at most 100 characters of a value, never half an emoji, in its data and its message', async () => {
+    const e = await error(`${A}/profile/console_a/a${'%F0%9F%98%80'.repeat(100)}`, 400);
+    const value = String(e.data.value);
+    expect(value.endsWith('…')).toBe(true);
+    expect(value).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/);
+    const long = await service.request(`${A}/profile/console_a/Ashen%20Knight/segments/${'x'.repeat(15_000)}`);
+    expect(long.status).toBe(400);
+    expect(long.text.length).toBeLessThan(1_000);
+  });
+
   it('answers an internal failure with 500 Internal and no details, and keeps serving', async () => {
     const broken = await startService(smallLines());
     try {
@@ -562,6 +604,8 @@ describe('API keys and rate limit', () => {
     try {
       const none = await keyed.request(`${A}/profile/pc_store_a/76561198000000042`);
       expect(none.status).toBe(401);
+      // RFC 9110 11.6.1: a 401 names the scheme it wants.
+      expect(none.headers.get('www-authenticate')).toBe('TRN-Api-Key');
       expect(ErrorBodySchema.parse(none.body).errors[0]?.code).toBe('Unauthorized');
       const wrong = await keyed.request(`${A}/profile/pc_store_a/76561198000000042`, { headers: { 'TRN-Api-Key': 'k-three' } });
       expect(wrong.status).toBe(401);
