@@ -259,7 +259,7 @@ export class LookupClient {
     if (!(await within(this.dispatcher.close(), CLOSE_WAIT_MS)).done) await this.dispatcher.destroy();
   }
 
-  /** A profile whose answer names no one (no handle, identifier or user id) is named as it was asked for. */
+  /** A profile whose answer gives no handle nor identifier is named as it was asked for. */
   async profile(title: TitleSlug, platform: PlatformSlug, identifier: string, options?: CallOptions): Promise<ApiResponse<StatsProfile>> {
     const answer = await this.lookup(title, 'profile', platform, { platformUserIdentifier: identifier }, {}, options);
     const info = answer.data?.platformInfo;

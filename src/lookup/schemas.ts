@@ -251,8 +251,8 @@ export interface PlatformInfo {
   platformSlug: string | null;
   platformUserId: string | null;
   /**
-   * The name to show: the handle, else the identifier, else the user id; empty when the answer names
-   * no one (the client's `profile` then names the player as they were asked for).
+   * The name to show: the handle, else the identifier; empty when the answer gives neither (the
+   * client's `profile` then names the player as they were asked for, not by a bare user id).
    */
   platformUserHandle: string;
   platformUserIdentifier: string | null;
@@ -276,8 +276,8 @@ const PlatformInfoSchema: z.ZodType<PlatformInfo> = z
     avatarUrl: url('platformInfo.avatarUrl'),
   })
   .transform((p) => {
-    const handle = p.platformUserHandle || p.platformUserIdentifier || p.platformUserId || '';
-    if (!handle) note('platformInfo.platformUserHandle', 'no handle, identifier or user id');
+    const handle = p.platformUserHandle || p.platformUserIdentifier || '';
+    if (!handle) note('platformInfo.platformUserHandle', 'no handle or identifier');
     return { ...p, additionalParameters: p.additionalParameters ?? null, platformUserHandle: handle };
   });
 
@@ -294,9 +294,9 @@ export type AvailableSegment = z.infer<typeof AvailableSegmentSchema>;
 export const overviewOf = (segments: readonly Segment[]): Segment | undefined => segments.find((s) => s.type === 'overview') ?? segments[0];
 
 /**
- * A profile needs a name or stats: one without a name (no `platformInfo`, or one naming no one) is
+ * A profile needs someone or stats: one without a name (no `platformInfo`, or one naming no one) is
  * shown under the name it was asked for; one without stats says so ("No stats on record yet.").
- * An answer with neither is not a profile.
+ * An answer with neither a name, a user id nor stats is not a profile.
  */
 export const StatsProfileSchema = z
   .looseObject({
@@ -308,8 +308,8 @@ export const StatsProfileSchema = z
     expiryDate,
   })
   .superRefine((p, ctx) => {
-    if (p.platformInfo.platformUserHandle === '' && p.segments.length === 0) {
-      ctx.addIssue({ code: 'custom', message: 'a profile needs a handle, an identifier or stats', path: ['platformInfo', 'platformUserHandle'] });
+    if (p.platformInfo.platformUserHandle === '' && p.platformInfo.platformUserId === null && p.segments.length === 0) {
+      ctx.addIssue({ code: 'custom', message: 'a profile needs a handle, an identifier, a user id or stats', path: ['platformInfo', 'platformUserHandle'] });
     }
   });
 export type StatsProfile = z.infer<typeof StatsProfileSchema>;

@@ -133,11 +133,14 @@ describe('profiles in the real layouts', () => {
     const client = await lookupWith();
     served({ ...minimalProfile(), platformInfo: { platformSlug: 'console_a' }, segments: [] });
     expect((await client.profile('title_c', 'console_a', 'a')).errors?.[0]).toMatchObject({ kind: 'invalid_response' });
-    // A handle may stand in for a missing identifier, and the other way round; the user id for both.
+    // A handle may stand in for a missing identifier, and the other way round; with neither, the name asked for, not a bare user id.
     served({ ...minimalProfile(), platformInfo: { platformUserIdentifier: 'only-id' } });
     expect((await client.profile('title_c', 'console_a', 'c')).data?.platformInfo.platformUserHandle).toBe('only-id');
     served({ ...minimalProfile(), platformInfo: { platformUserHandle: null, platformUserIdentifier: null, platformUserId: 12345 } });
-    expect((await client.profile('title_c', 'console_a', 'd')).data?.platformInfo.platformUserHandle).toBe('12345');
+    expect((await client.profile('title_c', 'console_a', 'IdOnly#1')).data?.platformInfo).toMatchObject({ platformUserHandle: 'IdOnly#1', platformUserId: '12345' });
+    // A user id and no stats: someone, with no stats yet.
+    served({ ...minimalProfile(), platformInfo: { platformUserId: 12345 }, segments: [] });
+    expect((await client.profile('title_c', 'console_a', 'e')).data?.platformInfo.platformUserHandle).toBe('e');
   });
 
   it.each([
