@@ -1,7 +1,7 @@
 // /link and /unlink: remember a Discord user's account per title, so that `player` can be left out.
 
 import { PLATFORMS, TITLES, findEndpoint, isTitle, platformsOfTitle, type PlatformSlug, type TitleSlug } from '../src/catalog/index.js';
-import { TITLE_COLORS, code, embedReply, errorReply, notice, platformList, platformOf, safeText, titleName, type Reply } from '../src/embeds/index.js';
+import { TITLE_COLORS, code, embedReply, errorReply, notice, platformList, platformOf, safeText, titleName, unbroken, type Reply } from '../src/embeds/index.js';
 import { searchChoices } from './choices.js';
 import { stringOption, titleChoices, titleOf } from './resolve.js';
 import { COMMAND_DEADLINE_MS, type AutocompleteInput, type Choice, type Command, type CommandInput, type Deps, type LinkedAccount } from './types.js';
@@ -82,14 +82,14 @@ export const link = {
         description: say(input.locale, 'link.done', {
           title: titleName(title),
           handle: safeText(checked.handle),
-          platform: PLATFORMS[platform].name,
+          platform: unbroken(PLATFORMS[platform].name),
           // The view this platform has: title_b's pc_store_c players have segments and no profile.
           profile: code(commandLine(input.locale, `/stats ${title} ${findEndpoint(title, 'profile')?.platforms.includes(platform) ? 'profile' : 'segments'}`)),
           player: code(optionName(input.locale, 'player')),
           unlink: code(commandLine(input.locale, `/unlink title:${title}`)),
         }) +
           (checked.private ? `\n${say(input.locale, 'link.private')}` : '') +
-          (replaced ? `\n${say(input.locale, 'link.replaced', { handle: safeText(replaced.handle ?? replaced.identifier), platform: PLATFORMS[replaced.platform].name })}` : ''),
+          (replaced ? `\n${say(input.locale, 'link.replaced', { handle: safeText(replaced.handle ?? replaced.identifier), platform: unbroken(PLATFORMS[replaced.platform].name) })}` : ''),
       },
       [],
       true,

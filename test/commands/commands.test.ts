@@ -240,7 +240,7 @@ describe('handlers', () => {
     expect(hidden.embeds[0]?.description).not.toContain('replaces');
     const other = await linkAs('Ember#4471');
     expect(other.embeds[0]?.description).not.toContain('private');
-    expect(other.embeds[0]?.description).toMatch(/\nIt replaces \*\*Shade#0001\*\* on PC Store C\.$/);
+    expect(other.embeds[0]?.description).toMatch(/\nIt replaces \*\*Shade#0001\*\* on PC\u00a0Store\u00a0C\.$/);
     // The same account again (in another case) replaces nothing.
     expect((await linkAs('ember#4471')).embeds[0]?.description).not.toContain('replaces');
   });
