@@ -68,9 +68,9 @@ export const link = {
     if (!platform) return notice(say(input.locale, 'link.platforms', { title: titleName(title), list: platformList(platformsOfTitle(title)) }));
     const player = stringOption(input, 'player');
     if (!player) return notice(say(input.locale, 'link.typePlayer'));
-    const checked = await check(title, platform, player, deps, input.locale);
+    // The account linked before is read while the service is asked (a store that does not answer costs its deadline once, not twice).
+    const [checked, before] = await Promise.all([check(title, platform, player, deps, input.locale), previousLink(input, title, deps)]);
     if ('embeds' in checked) return checked;
-    const before = await previousLink(input, title, deps);
     await deps.links.set(input.userId, title, { platform, identifier: checked.identifier, handle: checked.handle });
     // Another account linked before is named, so that the user knows it is no longer the one used.
     const replaced = before && (before.platform !== platform || before.identifier.toLowerCase() !== checked.identifier.toLowerCase()) ? before : undefined;

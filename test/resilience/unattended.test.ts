@@ -143,13 +143,15 @@ describe('links and views in a Redis that stops answering', () => {
     const id = paged.components!.flatMap((r) => r.components).find((c) => c.custom_id?.startsWith('pg:'))!.custom_id!;
     // Accepts connections, answers nothing: the kernel keeps the sockets open.
     redis.kill('SIGSTOP');
+    // Each interaction made as it is sent: one made before the others had their answers would be
+    // as old as they took by then (its id carries when Discord made it), and read too late.
     for (const [payload, told] of [
       // A write past its deadline may still land when Redis answers again: told so, not that it was not made.
-      [link(user), 'may or may not have been kept'],
-      [linkedProfile(user), 'Linked accounts cannot be read right now'],
-      [component({ customId: id }), 'These controls cannot be used right now'],
+      [() => link(user), 'may or may not have been kept'],
+      [() => linkedProfile(user), 'Linked accounts cannot be read right now'],
+      [() => component({ customId: id }), 'These controls cannot be used right now'],
     ] as const) {
-      const handle = double.dispatchInteraction(payload);
+      const handle = double.dispatchInteraction(payload());
       // A press whose view the store is slow to give is acknowledged first (an update's defer), and
       // told after: settled waits for the notice that follows.
       const calls = await settled(handle, 10_000);
