@@ -24,8 +24,12 @@ export function restOptions(apiUrl: string): {
   return { api: apiUrl, globalRequestsPerSecond: 500, handlerSweepInterval: 60_000, rejectOnRateLimit: waitsTooLong };
 }
 
-/** Whether a rate limit asks an answer to wait longer than it may. */
+/**
+ * Whether a rate limit asks an answer to wait longer than it may. Only answers (interaction and
+ * webhook routes): the client's own calls, such as the gateway's address at login, wait as asked.
+ */
 export const waitsTooLong = (limit: RateLimitData): boolean =>
+  (limit.route.startsWith('/interactions/') || limit.route.startsWith('/webhooks/')) &&
   Math.max(limit.timeToReset, limit.retryAfter, limit.sublimitTimeout) > LONGEST_RATE_LIMIT_WAIT_MS;
 
 /**

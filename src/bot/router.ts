@@ -10,6 +10,7 @@ import { StoreUnavailableError, findCommand, goFromView, openFromView, renderVie
 import { within } from '../lookup/within.js';
 import { LIMITS, clip, notice, parseCustomId, type Reply } from '../embeds/index.js';
 import { say } from '../locales/index.js';
+import { AnswerDeadlineError } from './answer-deadline.js';
 import type { InteractionKind, InteractionObserver } from './metrics.js';
 import { FULL, Turns } from './turns.js';
 import { monotonicMs } from './webhook-answer.js';
@@ -419,6 +420,9 @@ export class Router {
     const outcome = store ? 'store_unavailable' : 'failed';
     const { action } = interaction;
     if (action.kind === 'autocomplete') return outcome;
+    // Discord's REST did not take an answer in time: telling the user goes the same way, and would
+    // hold the interaction (and its place among those in flight) for a deadline or two more.
+    if (error instanceof AnswerDeadlineError) return outcome;
     const message = notice(say(action.kind === 'component' ? action.locale : action.input.locale, store ? error.told : 'bot.failed'));
     const { answer } = interaction;
     try {

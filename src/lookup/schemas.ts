@@ -50,10 +50,15 @@ function laxList<T extends z.ZodType>(field: string, entry: T, plain?: (item: un
 }
 
 /**
- * A payload that is a list (search results, a segment list): `null` reads as an empty one, as a
- * real answer may say "none"; anything else that is not a list is no answer of this kind.
+ * A list an answer is about (search results, a segment list, a profile's segments, sessions,
+ * matches): missing or `null` reads as an empty one, as a real answer may say "none"; anything
+ * else that is not a list (`"unavailable"`, `{ message }`) is no answer of this kind, not one of
+ * none, which would be shown and cached as "no matches".
  */
-const payloadList = <T extends z.ZodType>(field: string, entry: T) => z.union([z.null().transform((): z.output<T>[] => []), laxList(field, entry)]);
+const listOrNone = <T extends z.ZodType>(field: string, entry: T) =>
+  laxList(field, entry)
+    .nullish()
+    .transform((list): z.output<T>[] => list ?? []);
 
 /** Same as `laxList`, but a missing or non-list value reads as an empty list. */
 const optionalList = <T extends z.ZodType>(field: string, entry: T, plain?: (item: unknown) => z.output<T> | undefined) =>
@@ -242,7 +247,7 @@ export const SegmentSchema: z.ZodType<Segment> = z
   })
   .transform((s) => ({ ...s, metadata: { ...s.metadata, name: s.metadata.name ?? nameFrom(s.attributes, s.type) } }));
 
-export const SegmentListSchema = payloadList('segments', SegmentSchema);
+export const SegmentListSchema = listOrNone('segments', SegmentSchema);
 
 // ---------------------------------------------------------------------------------------------
 // Profile
@@ -303,7 +308,7 @@ export const StatsProfileSchema = z
     platformInfo: lax('platformInfo', PlatformInfoSchema, NO_PLATFORM_INFO),
     userInfo: record('userInfo'),
     metadata: record('metadata'),
-    segments: optionalList('segments', SegmentSchema),
+    segments: listOrNone('segments', SegmentSchema),
     availableSegments: optionalList('availableSegments', AvailableSegmentSchema),
     expiryDate,
   })
@@ -337,7 +342,7 @@ export const SearchResultSchema = z
     return { ...r, additionalParameters: r.additionalParameters ?? null, platformUserIdentifier: identifier, platformUserHandle: r.platformUserHandle || identifier };
   });
 export type SearchResult = z.infer<typeof SearchResultSchema>;
-export const SearchResultListSchema = payloadList('results', SearchResultSchema);
+export const SearchResultListSchema = listOrNone('results', SearchResultSchema);
 
 // ---------------------------------------------------------------------------------------------
 // Sessions (title_b), in the real layout
@@ -433,7 +438,7 @@ export const SessionSchema = z.looseObject({
 export type Session = z.infer<typeof SessionSchema>;
 
 export const SessionListSchema = z.looseObject({
-  items: optionalList('items', SessionSchema),
+  items: listOrNone('items', SessionSchema),
   expiryDate,
 });
 export type SessionList = z.infer<typeof SessionListSchema>;
@@ -485,7 +490,7 @@ export const MatchSummarySchema = z.looseObject({
 export type MatchSummary = z.infer<typeof MatchSummarySchema>;
 
 export const MatchResultSchema = z.looseObject({
-  matches: optionalList('matches', MatchSummarySchema),
+  matches: listOrNone('matches', MatchSummarySchema),
   // An empty cursor is no next page: read as one, it would page the same answer forever.
   metadata: lax('metadata', z.looseObject({ next: id('metadata.next').transform((next) => next || null) }), { next: null }),
 });

@@ -341,7 +341,8 @@ export function createHandler(options: ServiceOptions): (req: IncomingMessage, r
         throw new ServiceError(400, ERROR_CODES.invalidParameter, 'An HTTP/1.1 request must carry a Host header.', { parameter: 'host' });
       // Nor more than one, nor one that is no host (Node keeps the first of several and any text).
       const hosts = req.rawHeaders.filter((_, i) => i % 2 === 0 && req.rawHeaders[i]!.toLowerCase() === 'host').length;
-      if (hosts > 1 || (req.headers.host !== undefined && !HOST.test(req.headers.host)))
+      // An empty one is allowed (RFC 9112 3.2: a target without an authority).
+      if (hosts > 1 || (req.headers.host !== undefined && req.headers.host !== '' && !HOST.test(req.headers.host)))
         throw new ServiceError(400, ERROR_CODES.invalidParameter, hosts > 1 ? 'A request must carry one Host header.' : 'The Host header is not a host name and port.', { parameter: 'host' });
       // A target in absolute form (RFC 9112 3.2.2, as a proxy sends it) is read by its path and query alone.
       const url = (req.url ?? '/').replace(/^https?:\/\/[^/?#]*/i, '') || '/';

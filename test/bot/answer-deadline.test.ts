@@ -9,7 +9,7 @@ import { REST } from 'discord.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import { AnswerDeadlineError, LONGEST_RATE_LIMIT_WAIT_MS, withinDeadline } from '../../src/bot/answer-deadline.js';
-import { restOptions } from '../../src/bot/client.js';
+import { restOptions, waitsTooLong } from '../../src/bot/client.js';
 import { createCallbackSender } from '../../src/bot/direct-callbacks.js';
 import { WebhookAnswer } from '../../src/bot/webhook-answer.js';
 
@@ -124,6 +124,16 @@ describe('an answer through the REST queue', () => {
     } finally {
       await sender.close();
     }
+  });
+});
+
+describe('the longest rate-limit wait', () => {
+  it('holds answers (interaction and webhook routes) to it, and lets the bot’s own calls wait as asked', () => {
+    const limit = (route: string, retryAfter: number) => ({ route, retryAfter, timeToReset: retryAfter, sublimitTimeout: 0 }) as Parameters<typeof waitsTooLong>[0];
+    expect(waitsTooLong(limit('/webhooks/:id/:token/messages/:id', 60_000))).toBe(true);
+    expect(waitsTooLong(limit('/interactions/:id/:token/callback', 60_000))).toBe(true);
+    expect(waitsTooLong(limit('/webhooks/:id/:token', 2_000))).toBe(false);
+    expect(waitsTooLong(limit('/gateway/bot', 60_000))).toBe(false);
   });
 });
 

@@ -7,6 +7,7 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 
 import { StoreUnavailableError, type Deps } from '../../commands/index.js';
+import { AnswerDeadlineError } from '../../src/bot/answer-deadline.js';
 import { MAX_INFLIGHT, Router, type Incoming } from '../../src/bot/router.js';
 import { WebhookAnswer, type FirstAnswer } from '../../src/bot/webhook-answer.js';
 import { StatsProfileSchema } from '../../src/lookup/schemas.js';
@@ -91,6 +92,23 @@ describe('the router', () => {
     expect(seen.rest[0]!.route).toMatch(/\/messages\/%40original$/);
     expect((seen.rest[1]!.body as { flags?: number }).flags).toBe(EPHEMERAL);
     expect(answer.placeholder).toBe(false);
+  }, 10_000);
+
+  it('tells no one more when Discord’s REST did not take an answer in time: the interaction ends with its deadline', async () => {
+    const { logger, lines } = memoryLog();
+    const rest: { method: string }[] = [];
+    const late = (method: string) => () => {
+      rest.push({ method });
+      return Promise.reject(new AnswerDeadlineError("deleting the answer: Discord's REST API did not take it within 30 s"));
+    };
+    const restDouble = { patch: late('PATCH'), post: late('POST'), delete: late('DELETE') } as unknown as REST;
+    const answer = new WebhookAnswer(() => Promise.resolve(), true, restDouble, '1180000000000000001', 'token');
+    // No link, read after the reply budget: a private notice, after the public "thinking…" is taken away.
+    const links = { get: () => new Promise((resolve) => setTimeout(() => resolve(undefined), 1_000)) };
+    await new Router({ logger, links } as unknown as Deps, logger).handle(incoming({ kind: 'command', input: { ...input('stats'), group: 'title_c', subcommand: 'profile' } }, answer));
+    // The delete failed at its deadline; no follow-up tried after it (another deadline, on the same token).
+    expect(rest.map((r) => r.method)).toEqual(['DELETE']);
+    expect(lines.find((l) => l.msg === 'interaction failed')).toMatchObject({ err: { message: expect.stringContaining('did not take it within 30 s') as unknown } });
   }, 10_000);
 
   it('counts the time a press spent reading its view against the reply budget, and defers at once when it is spent', async () => {

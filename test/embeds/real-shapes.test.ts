@@ -267,8 +267,11 @@ describe('lists an answer leaves out or sends as null', () => {
     expect(read(MatchResultSchema, { matches: null, metadata: { next: null } }).matches).toEqual([]);
     expect(read(SearchResultListSchema, null)).toEqual([]);
     expect(read(SegmentListSchema, null)).toEqual([]);
-    // What is no list of its kind at all is still no answer of it.
+    // What is no list of its kind at all is still no answer of it, not one of none.
     expect(readPayload(SearchResultListSchema, { results: [] }).success).toBe(false);
+    expect(readPayload(MatchResultSchema, { matches: 'Service temporarily unavailable' }).success).toBe(false);
+    expect(readPayload(SessionListSchema, { items: { message: 'oops' } }).success).toBe(false);
+    expect(readPayload(StatsProfileSchema, { platformInfo: { platformUserHandle: 'Bob' }, segments: 'oops' }).success).toBe(false);
   });
 });
 

@@ -557,7 +557,7 @@ describe('the HTTP surface', () => {
       expect(res.status, hosts).toBe(400);
       expect(ErrorBodySchema.parse(JSON.parse(res.text)).errors[0], hosts).toMatchObject({ code: 'InvalidParameter', data: { parameter: 'host' } });
     }
-    for (const host of ['stats.example.com:8787', '127.0.0.1', '[::1]:8787']) {
+    for (const host of ['stats.example.com:8787', '127.0.0.1', '[::1]:8787', '']) {
       expect((await rawRequest(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`)).status, host).toBe(200);
     }
     for (const method of ['BREW', 'get']) {
@@ -572,6 +572,10 @@ describe('the HTTP surface', () => {
     const e = await error(`${A}/profile/console_a/a${'%F0%9F%98%80'.repeat(100)}`, 400);
     const value = String(e.data.value);
     expect(value.endsWith('…')).toBe(true);
+    expect(value.length).toBeLessThanOrEqual(100);
+    // A value of 101 characters is cut to 100, the mark the last; one of 100 is whole.
+    expect((await error(`${A}/profile/pc_store_a/76561198000000042/segments/${'y'.repeat(101)}`, 400)).data.value).toBe(`${'y'.repeat(99)}…`);
+    expect((await error(`${A}/profile/pc_store_a/76561198000000042/segments/${'y'.repeat(100)}`, 400)).data.value).toBe('y'.repeat(100));
     expect(value).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/);
     const long = await service.request(`${A}/profile/console_a/Ashen%20Knight/segments/${'x'.repeat(15_000)}`);
     expect(long.status).toBe(400);
