@@ -57,7 +57,9 @@ export function sinceLines(previous: ProfileSnapshot | undefined, current: Profi
   if (played <= 0) return [say(locale, 'since.nothingNew', { when })];
   const wins = current.wins !== undefined && previous.wins !== undefined ? Math.max(0, current.wins - previous.wins) : undefined;
   const kd = then(previous.kd, current.kd, (v) => formatValue(v, 'NumberPrecision2', locale));
-  const winRate = then(previous.winRate, current.winRate, (v) => formatValue(v, 'NumberPercentage', locale));
+  // A look kept before percentages sent as fractions were read on the scale of a hundred (0.548, now 55.0).
+  const before = previous.winRate !== undefined && previous.winRate <= 1 && current.winRate !== undefined && current.winRate > 1 ? previous.winRate * 100 : previous.winRate;
+  const winRate = then(before, current.winRate, (v) => formatValue(v, 'NumberPercentage', locale));
   return [
     say(locale, 'since.heading', { when }),
     `${sayCount(locale, 'since.matches', played, {}, formatValue(played, 'Number', locale))}${wins !== undefined ? ` · ${sayCount(locale, 'since.wins', wins, {}, formatValue(wins, 'Number', locale))}` : ''}`,

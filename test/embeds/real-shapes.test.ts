@@ -5,7 +5,7 @@ import type { APISelectMenuOption } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { sessionCard } from '../../src/cards/model.js';
-import { dateWorthShowing, figure, matchLabel, matchReportReply, matchesReply, outcomeOf, profileReply, searchReply, segmentsReply, sessionsReply, type Reply } from '../../src/embeds/index.js';
+import { dateWorthShowing, figure, matchLabel, matchReportReply, matchesReply, outcomeOf, profileReply, searchReply, segmentsReply, sessionsReply, sinceLines, snapshotOf, type Reply } from '../../src/embeds/index.js';
 import type { LookupMeta } from '../../src/lookup/client.js';
 import { MatchResultSchema, SearchResultListSchema, SegmentListSchema, SessionListSchema, StatisticalObjectSchema, StatsProfileSchema, readPayload } from '../../src/lookup/schemas.js';
 
@@ -234,6 +234,14 @@ describe('percentages sent as fractions', () => {
     const segments = read(SegmentListSchema, [{ type: 'hero', attributes: { key: 'ana' }, metadata: { name: 'Ana' }, stats: { matchesPlayed: st(100), winRatio, kd: st(1.1) } }]);
     const table = description(segmentsReply(segments, { title: 'title_c', platform: 'pc_store_c', player: 'Ratio', type: 'hero', filter: {}, meta, page: 0, stateId: 's' }));
     expect(table).toContain('\nAna      100   55 1.10\n');
+  });
+
+  it('compares a look kept when such a win rate was read as 0.548 with today’s 55.0, not as a jump', () => {
+    const at = new Date('2026-11-20T00:00:00Z');
+    const account = { platform: 'pc_store_c', identifier: 'Ratio' };
+    const before = { ...snapshotOf(profile({ matchesPlayed: st(90) }).segments[0]!.stats, 'title_c', account, at), winRate: 0.548 };
+    const now = snapshotOf(profile({ matchesPlayed: st(100), winRatio }).segments[0]!.stats, 'title_c', account, new Date());
+    expect(sinceLines(before, now)).toContain('Win rate 54.8% → **55.0%**');
   });
 
   it('leaves alone a percentage whose display value agrees with it (0.5 shown "0.5%"), and one on the scale of a hundred', () => {
