@@ -126,7 +126,9 @@ export function parseTimeSpan(text: string): number | null {
  */
 export function percentOnHundred(value: number, displayValue: string): number {
   if (!(Math.abs(value) <= 1) || value === 0) return value;
-  const shown = Number.parseFloat(displayValue.replace(/[^0-9.-]/g, ''));
+  // `55.0%`, or `55,0 %` where a comma is the decimal mark (one comma, no point).
+  const digits = displayValue.replace(/[^0-9.,-]/g, '');
+  const shown = Number.parseFloat(/^[^.]*,[^,.]*$/.test(digits) ? digits.replace(',', '.') : digits.replace(/,/g, ''));
   if (!Number.isFinite(shown)) return value;
   const scaled = value * 100;
   // The display value is the scaled one, rounded to at most one place more or less than shown.

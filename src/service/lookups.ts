@@ -411,6 +411,9 @@ export async function matchReport(ctx: LookupContext, title: TitleSlug, platform
     if (!p.private) addMatch(team.totals, p);
     if (p.result === 'win') team.won = true;
   }
+  // A team that won says so in its result too (a dataset may give its players mixed results: the
+  // first one's `loss` beside a trophy read "🏆 Blue · Loss").
+  for (const t of teams.values()) if (t.won) t.result = 'win';
   const children: MatchChild[] = [
     ...[...teams].map(([name, t]) => ({
       type: 'team' as const,

@@ -247,6 +247,8 @@ describe('percentages sent as fractions', () => {
   it('leaves alone a percentage whose display value agrees with it (0.5 shown "0.5%"), and one on the scale of a hundred', () => {
     expect(figure(profile({ winRatio: { value: 0.5, displayValue: '0.5%' } }).segments[0]!.stats, 'title_c', 'winRate')?.value).toBe(0.5);
     expect(figure(profile({ winRatio: { value: 52.3, displayValue: '52.3%' } }).segments[0]!.stats, 'title_c', 'winRate')?.value).toBe(52.3);
+    // A display value with a decimal comma reads the same.
+    expect(figure(profile({ winRatio: { value: 0.55, displayValue: '55,0 %' } }).segments[0]!.stats, 'title_c', 'winRate')?.value).toBeCloseTo(55);
     // A stat no figure names, shown as it is sent.
     expect(description(profileReply(profile({ kills: st(10), clutchRate: { value: 0.25, displayValue: '25%', displayName: 'Clutch rate', displayType: 'NumberPercentage' } }), 'title_c', meta))).toContain('Clutch rate **25.0%**');
   });

@@ -293,6 +293,22 @@ describe('matches and match reports (title_a)', () => {
     expect(fromConsole.attributes.id).toBe('a-1');
   });
 
+  it('says a team that won won in its result too, whatever its first player’s result', async () => {
+    const player = (id: string, team: string, result: string) => ({ id, platform: 'pc_store_a', team, result, stats: { kills: 1 } });
+    const line = JSON.stringify({ type: 'match', title: 'title_a', platform: 'pc_store_a', id: 'mixed-1', startedAt: '2026-11-01T18:00:00.000Z', durationSeconds: 600, players: [player('m1', 'blue', 'loss'), player('m2', 'blue', 'win'), player('m3', 'red', 'loss')] });
+    const own = await startService([line]);
+    try {
+      const res = await own.request('/v1/title_a/matches/pc_store_a/direct/mixed-1');
+      const report = strictly(envelopeOf(PAYLOAD_SCHEMAS.StatisticalObject), res.body).data;
+      expect(report.children.filter((c) => c.type === 'team').map((c) => [c.metadata.name, c.metadata.isWinner, c.metadata.result])).toEqual([
+        ['blue', true, 'win'],
+        ['red', false, 'loss'],
+      ]);
+    } finally {
+      await own.close();
+    }
+  });
+
   it('answers 404 MatchNotFound for an unknown match or one not played on that platform', async () => {
     expect((await error('/v1/title_a/matches/pc_store_a/direct/nope', 404)).code).toBe('MatchNotFound');
     expect((await error('/v1/title_a/matches/console_b/direct/a-1', 404)).code).toBe('MatchNotFound');
