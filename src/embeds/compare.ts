@@ -4,7 +4,7 @@ import type { LookupMeta } from '../lookup/client.js';
 import { say, sayCount } from '../locales/index.js';
 import { overviewOf, type StatsProfile } from '../lookup/schemas.js';
 import { figure } from './figures.js';
-import { TITLE_COLORS, dataTime, describe, figureLabel, footerOf, platformName, statValue, titleName } from './format.js';
+import { TITLE_COLORS, dataTime, describe, figureLabel, footerOf, platformName, statValue, titleName, unbroken } from './format.js';
 import { embedReply, safeText, type Reply } from './reply.js';
 
 /** What the table compares: the headline, then the title's own figures, then the counts (not marked). */
@@ -66,7 +66,11 @@ export function compareReply(title: TitleSlug, left: CompareSide, right: Compare
   const nameA = a.platformInfo.platformUserHandle;
   const nameB = b.platformInfo.platformUserHandle;
   const rows = compareRows(title, a, b, locale);
-  const lines = rows.map((r) => `${r.label} · ${r.better === 'left' ? `**${r.left}**` : r.left} ${r.better ? ARROW[r.better] : say(locale, 'compare.vs')} ${r.better === 'right' ? `**${r.right}**` : r.right}`);
+  // Each value held together: a phone broke `8h 57m` between its hours and minutes.
+  const lines = rows.map((r) => {
+    const [left, right] = [unbroken(r.left), unbroken(r.right)];
+    return `${r.label} · ${r.better === 'left' ? `**${left}**` : left} ${r.better ? ARROW[r.better] : say(locale, 'compare.vs')} ${r.better === 'right' ? `**${right}**` : right}`;
+  });
   const { left: ahead, right: behind } = tallyOf(rows);
   const platforms = a.platformInfo.platformSlug === b.platformInfo.platformSlug ? null : `${platformName(a.platformInfo.platformSlug)} · ${platformName(b.platformInfo.platformSlug)}`;
   const tally =

@@ -470,6 +470,8 @@ describe('/compare', () => {
     expect(kd).toMatch(/^K\/D · (\*\*[\d.]+\*\* ◂ [\d.]+|[\d.]+ ▸ \*\*[\d.]+\*\*|[\d.]+ = [\d.]+)$/);
     expect(e.description).toMatch(/^Matches · \d+ vs \d+$/m);
     expect(e.description).toMatch(/is ahead on \d+ of \d+ figures|Even:/);
+    // A value of two words (a time played) is held together: a phone broke `8h 57m` between them.
+    expect(e.description).toMatch(/^Time played · \**[^ ]+\** (◂|▸|vs|=) \**[^ ]+\**$/m);
   });
 
   it('takes the invoker’s linked account as the other player, and says what to do without one', async () => {

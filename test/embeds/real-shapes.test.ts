@@ -5,7 +5,7 @@ import type { APISelectMenuOption } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { sessionCard } from '../../src/cards/model.js';
-import { dateWorthShowing, figure, matchLabel, matchReportReply, matchesReply, outcomeOf, profileReply, searchReply, segmentsReply, sessionsReply, sinceLines, snapshotOf, type Reply } from '../../src/embeds/index.js';
+import { compareReply, dateWorthShowing, figure, matchLabel, matchReportReply, matchesReply, outcomeOf, profileReply, searchReply, segmentsReply, sessionsReply, sinceLines, snapshotOf, type Reply } from '../../src/embeds/index.js';
 import type { LookupMeta } from '../../src/lookup/client.js';
 import { MatchResultSchema, SearchResultListSchema, SegmentListSchema, SessionListSchema, StatisticalObjectSchema, StatsProfileSchema, readPayload } from '../../src/lookup/schemas.js';
 
@@ -330,5 +330,14 @@ describe('a match report’s other real shapes', () => {
   it('takes a map given by its value, and says a playlist and queue of one name once', () => {
     expect(r.embeds[0]?.title).toBe('Harbor');
     expect(description(r)).toMatch(/^Ranked · Season 3/);
+  });
+});
+
+describe('a comparison on a phone', () => {
+  it('holds each value together: `8h 57m` never breaks between its hours and minutes', () => {
+    const p = (handle: string, seconds: number) =>
+      read(StatsProfileSchema, { platformInfo: { platformUserHandle: handle }, segments: [{ type: 'overview', stats: { timePlayed: { value: seconds, displayValue: String(seconds) } } }] });
+    const d = description(compareReply('title_c', { profile: p('A', 39_120), meta }, { profile: p('B', 32_220), meta }));
+    expect(d).toContain('Time played · 10h\u00a052m vs 8h\u00a057m');
   });
 });
