@@ -5,6 +5,8 @@
 // (MAX_INFLIGHT) and its memory for as long as Discord kept saying wait.
 import { RateLimitError } from 'discord.js';
 
+import { within } from '../lookup/within.js';
+
 /**
  * How long one answer (a callback sent through the queue, an edit, a follow-up, a delete) may take
  * in all: its tries, its waits in the queue and for rate limits. A user waiting on "thinking…" has
@@ -37,24 +39,20 @@ function toldWait(what: string, e: unknown): unknown {
 }
 
 /**
- * Runs `call` (a REST call given `signal`) and settles within `ms`: with its result, its error, or
- * an AnswerDeadlineError once the time is up. The signal then aborts the call's request and its
- * place in discord.js' queue; a call still asleep in a rate-limit wait (at most
- * LONGEST_RATE_LIMIT_WAIT_MS) fails when it wakes, and that late failure is already told.
+ * Runs `call` (a REST call given `signal`) and settles within `ms` (the project's `within`): with
+ * its result, its error, or an AnswerDeadlineError once the time is up. The signal then aborts the
+ * call's request and its place in discord.js' queue; a call still asleep in a rate-limit wait (at
+ * most LONGEST_RATE_LIMIT_WAIT_MS) fails when it wakes, and `within` has let go of it by then.
  */
-export function withinDeadline<T>(what: string, call: (signal: AbortSignal) => Promise<T>, ms = ANSWER_DEADLINE_MS): Promise<T> {
+export async function withinDeadline<T>(what: string, call: (signal: AbortSignal) => Promise<T>, ms = ANSWER_DEADLINE_MS): Promise<T> {
   const controller = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      controller.abort();
-      reject(new AnswerDeadlineError(`${what}: Discord's REST API did not take it within ${seconds(ms)}`));
-    }, ms);
-  });
-  const called = call(controller.signal).catch((e: unknown) => {
-    throw toldWait(what, e);
-  });
-  // Lost the race: its rejection (the abort, as it comes) is the deadline's, told once already.
-  called.catch(() => undefined);
-  return Promise.race([called, expired]).finally(() => clearTimeout(timer));
+  const result = await within(
+    call(controller.signal).catch((e: unknown) => {
+      throw toldWait(what, e);
+    }),
+    ms,
+  );
+  if (result.done) return result.value;
+  controller.abort();
+  throw new AnswerDeadlineError(`${what}: Discord's REST API did not take it within ${seconds(ms)}`);
 }
