@@ -2,7 +2,7 @@
 // endpoint allows) and the player (typed, or the linked account). Every refusal is a clear,
 // ephemeral reply saying what to type instead.
 import { PLATFORMS, TITLES, TITLE_SLUGS, findEndpoint, isTitle, type Endpoint, type EndpointKind, type PlatformSlug, type TitleSlug } from '../src/catalog/index.js';
-import { code, notice, platformList, platformOf, safeText, titleList, typedPlatform, type Reply } from '../src/embeds/index.js';
+import { code, notice, platformList, platformOf, safeText, titleList, typedPlatform, withoutBidiControls, type Reply } from '../src/embeds/index.js';
 import type { CommandInput, Deps } from './types.js';
 import { commandLine, optionName, say } from '../src/locales/index.js';
 
@@ -20,15 +20,15 @@ export function endpointOf(title: TitleSlug, kind: EndpointKind): Endpoint {
   return endpoint;
 }
 
-/** Characters that show nothing and that trim() keeps: zero-width spaces and joiners, the word joiner, the BOM, bidi controls. */
-const INVISIBLE = /[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+/** Characters that show nothing and that trim() keeps (besides bidi controls): zero-width spaces and joiners, direction marks, the word joiner, the BOM. */
+const ZERO_WIDTH = /[\u200b-\u200f\u2060-\u2064\ufeff]/g;
 
 /** A text option as typed, trimmed; none when it shows nothing (blank, or only invisible characters). */
 export const stringOption = (input: CommandInput, name: string): string | undefined => {
   const value = input.options[name];
   if (typeof value !== 'string') return undefined;
   const trimmed = value.trim();
-  return trimmed.replace(INVISIBLE, '').trim().length > 0 ? trimmed : undefined;
+  return withoutBidiControls(trimmed).replace(ZERO_WIDTH, '').trim().length > 0 ? trimmed : undefined;
 };
 
 /** The `title` option of the top-level commands (`/link`, `/compare`, ...), as fixed choices. */

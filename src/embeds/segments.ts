@@ -130,9 +130,7 @@ export function segmentsReply(answered: Segment[], ctx: SegmentsContext): Reply 
   // With none of them anywhere, the totals the segments have (kills, damage) are shown instead.
   const possible = SEGMENT_FIGURES[info?.groupBy === 'weapon' ? 'weapon' : 'other'];
   const had = (figures: readonly Figure[]) => figures.filter((f) => segments.some((s) => valueOf(s, f) !== undefined));
-  const known = had(possible);
-  const totals = known.length > 0 ? [] : had(SEGMENT_TOTALS.filter((f) => !possible.includes(f)));
-  const columns = known.length > 0 ? known : totals.length > 0 ? totals : possible;
+  const columns = [had(possible), had(SEGMENT_TOTALS.filter((f) => !possible.includes(f)))].find((c) => c.length > 0) ?? possible;
   const table = shown.map((s) => ({
     // Code blocks show text as it is: only backticks could break out of one (and a bidi control reverse its row).
     name: withoutBidiControls(s.metadata.name).replace(/`/g, "'"),
