@@ -1,2 +1,3 @@
 export * from './catalog.js';
 export * from './stats.js';
+export * from './text.js';

@@ -1,17 +1,8 @@
-// Plain text helpers with no dependency, for modules that run where discord.js is not wanted: the
-// card worker lays its cards out through format.ts, and discord.js in that import graph (410 modules)
-// cost the worker about 30 MB of resident memory.
+// Plain text helpers with no dependency but the catalog's, for modules that run where discord.js is
+// not wanted: the card worker lays its cards out through format.ts, and discord.js in that import
+// graph (410 modules) cost the worker about 30 MB of resident memory.
 
-/** Cuts text to `max` characters, marking the cut. */
-export function clip(text: string, max: number): string {
-  if (text.length <= max) return text;
-  let end = Math.max(0, max - 1);
-  // Never between the two halves of a surrogate pair (an emoji): Discord refuses a lone half.
-  const last = text.charCodeAt(end - 1);
-  if (end > 0 && last >= 0xd800 && last <= 0xdbff) end--;
-  // Nor after a space: `Team…`, not `Team …`.
-  return `${text.slice(0, end).trimEnd()}…`;
-}
+export { clip } from '../catalog/text.js';
 
 /**
  * Text with every mention broken (`@everyone`, `@here`, `<@123>`): a zero-width space after each @

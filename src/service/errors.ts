@@ -1,6 +1,6 @@
 // Errors the service answers with: a status and one entry of the `errors` envelope. Thrown inside
 // the service's handlers and turned into a response at the server's single boundary.
-import { clip } from '../embeds/text.js';
+import { clip } from '../catalog/index.js';
 import type { ApiError } from '../lookup/schemas.js';
 
 export const ERROR_CODES = {
@@ -41,16 +41,13 @@ export class ServiceError extends Error {
 const VALUE_SHOWN = 100;
 
 /** A value given, quoted in an error's message: at most VALUE_SHOWN characters, never half an emoji. */
-export const quotedValue = (value: string): string => `"${shownValue(value)}"`;
-
-/** A value given as an error shows it: whole up to VALUE_SHOWN characters, else cut to that many, `…` the last. */
-const shownValue = (value: string): string => clip(value, VALUE_SHOWN);
+export const quotedValue = (value: string): string => `"${clip(value, VALUE_SHOWN)}"`;
 
 /** 400 naming the parameter, what was given and, when there is a list, the allowed values. */
 export function invalidParameter(parameter: string, message: string, allowed?: readonly (string | number)[], value?: string): ServiceError {
   const data: Record<string, unknown> = { parameter };
   // Cut between characters, not between the two halves of one (a lone half is no text a strict JSON reader takes).
-  if (value !== undefined) data.value = shownValue(value);
+  if (value !== undefined) data.value = clip(value, VALUE_SHOWN);
   if (allowed) data.allowed = allowed;
   const list = allowed ? ` Allowed values: ${allowed.map(String).join(', ')}.` : '';
   return new ServiceError(400, ERROR_CODES.invalidParameter, `Invalid ${parameter}: ${message}.${list}`, data);
