@@ -2,6 +2,8 @@
 // the request, these functions build the payloads (or throw a ServiceError).
 import { createHash } from 'node:crypto';
 
+import { LRUCache } from 'lru-cache';
+
 import { PLATFORMS, TITLES, formatDuration, formatTimeSpan, segmentType, statInfo, type PlatformSlug, type TitleSlug } from '../catalog/index.js';
 import type {
   AvailableSegment,
@@ -41,15 +43,33 @@ export interface LookupContext {
 }
 
 const MEMO_LIMIT = 512;
+/**
+ * Heap the memo may hold, each part weighed as 1.5 times its JSON (as the bot's memory cache weighs
+ * its answers). Counted by entries alone, 512 players' sessions (about 0.5 MB each for a player of
+ * 20 sessions, 2.4 MB for a grinder's) outgrew the embedded service's heap and ended its thread.
+ */
+export const MEMO_MAX_BYTES = 16 * 2 ** 20;
+/** What a part still being computed counts for: its size is known when it is done. */
+const PENDING_BYTES = 1_024;
 
 /**
  * Remembers computed payload parts until the next import: a player with 10,000 matches costs a few
  * milliseconds to aggregate once, then nothing. Concurrent requests for the same part share one
- * computation; a failed one is forgotten.
+ * computation; a failed one is forgotten. At most `MEMO_LIMIT` parts and `maxBytes` of them, the
+ * least recently used let go first; a part larger than all of it is not kept.
  */
 export class Memo {
-  private readonly entries = new Map<string, Promise<unknown>>();
+  private readonly entries: LRUCache<string, Promise<unknown>>;
   private generation = -1;
+
+  constructor(readonly maxBytes = MEMO_MAX_BYTES) {
+    this.entries = new LRUCache<string, Promise<unknown>>({ max: MEMO_LIMIT, maxSize: maxBytes, sizeCalculation: () => PENDING_BYTES });
+  }
+
+  /** Parts held now, and their weight. */
+  get held(): { parts: number; bytes: number } {
+    return { parts: this.entries.size, bytes: this.entries.calculatedSize };
+  }
 
   get<T>(store: Store, key: string, compute: () => Promise<T>): Promise<T> {
     if (store.generation !== this.generation) {
@@ -59,14 +79,24 @@ export class Memo {
     const known = this.entries.get(key);
     if (known) return known as Promise<T>;
     const value = compute();
-    if (this.entries.size >= MEMO_LIMIT) this.entries.delete(this.entries.keys().next().value as string);
     this.entries.set(key, value);
-    value.catch(() => {
-      if (this.entries.get(key) === value) this.entries.delete(key);
-    });
+    value.then(
+      (done) => {
+        // Weighed once done, and put back with its weight (lru-cache keeps the old weight of a value
+        // set again as it is); not put back if it alone outweighs the memo.
+        if (this.entries.peek(key) !== value) return;
+        this.entries.delete(key);
+        this.entries.set(key, value, { size: weigh(done) });
+      },
+      () => {
+        if (this.entries.peek(key) === value) this.entries.delete(key);
+      },
+    );
     return value;
   }
 }
+
+const weigh = (part: unknown): number => Math.ceil(1.5 * (JSON.stringify(part)?.length ?? 0)) + PENDING_BYTES;
 
 /** Reads an identifier the way the service does everywhere: checked, then looked up. */
 export function checkIdentifier(platform: PlatformSlug, identifier: string, parameter = 'platformUserIdentifier'): void {
