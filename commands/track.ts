@@ -18,9 +18,10 @@ export const CHANNEL_REFUSALS: Readonly<Record<number, TextKey>> = {
   50013: 'track.noPermission',
 };
 
-function refusal(locale: string | undefined, refused: number | null, message: string): string {
-  const key = refused !== null ? CHANNEL_REFUSALS[refused] : undefined;
-  return key ? say(locale, key) : say(locale, 'track.refused', { message });
+function refusal(locale: string | undefined, posted: { code: number | null; message: string; late?: true }): string {
+  if (posted.late) return say(locale, 'track.late');
+  const key = posted.code !== null ? CHANNEL_REFUSALS[posted.code] : undefined;
+  return key ? say(locale, key) : say(locale, 'track.refused', { message: posted.message });
 }
 
 /** `/track join title:…` as the reader's picker writes it, in a code span. */
@@ -36,7 +37,7 @@ export function followable(title: TitleSlug, platform: string): boolean {
 function switchedOff(feed: GuildFeed | undefined, locale: string | undefined): string | null {
   if (!feed?.off) return null;
   const at = Math.floor(Date.parse(feed.off.at) / 1000);
-  return say(locale, 'track.switchedOff', { when: `<t:${at}:R>`, channel: `<#${feed.channelId}>`, reason: refusal(locale, feed.off.code, `code ${feed.off.code}`), command: line(locale, '/track channel') });
+  return say(locale, 'track.switchedOff', { when: `<t:${at}:R>`, channel: `<#${feed.channelId}>`, reason: refusal(locale, { code: feed.off.code, message: `code ${feed.off.code}` }), command: line(locale, '/track channel') });
 }
 
 const admin = (input: CommandInput, feed: GuildFeed | undefined, text: string): Reply => notice([input.canManageServer ? switchedOff(feed, input.locale) : null, text].filter(Boolean).join('\n\n'));
@@ -50,7 +51,7 @@ async function setChannel(input: CommandInput, guildId: string, store: FeedStore
   const locale = chosen ?? input.guildLocale;
   if (deps.poster) {
     const posted = await deps.poster.post(channelId, feedCheckReply(deps.cards !== undefined, locale));
-    if (!posted.ok) return admin(input, feed, say(input.locale, 'track.cannotPost', { channel: `<#${channelId}>`, reason: refusal(input.locale, posted.code, posted.message) }));
+    if (!posted.ok) return admin(input, feed, say(input.locale, 'track.cannotPost', { channel: `<#${channelId}>`, reason: refusal(input.locale, posted) }));
   }
   await store.setGuild(guildId, { channelId, on: true, ...(locale ? { locale } : {}) });
   const members = await store.count(guildId);

@@ -138,9 +138,10 @@ export interface ChannelPoster {
   /**
    * `nonce` (at most 25 characters) makes the post once-only at Discord for a few minutes: the same
    * nonce posted again (a retry whose first try reached Discord unanswered) returns the message
-   * already made instead of a second one.
+   * already made instead of a second one. `late`: Discord did not take it in time (a long rate
+   * limit, as a channel in slowmode asks, or no answer until the poster's deadline).
    */
-  post(channelId: string, reply: Reply, options?: { nonce?: string }): Promise<{ ok: true } | { ok: false; code: number | null; message: string }>;
+  post(channelId: string, reply: Reply, options?: { nonce?: string }): Promise<{ ok: true } | { ok: false; code: number | null; message: string; late?: true }>;
 }
 
 /** A player a reply is about: looked up by `player`, shown as `handle` (a linked account's name) when known. */

@@ -25,11 +25,12 @@ export function restOptions(apiUrl: string): {
 }
 
 /**
- * Whether a rate limit asks an answer to wait longer than it may. Only answers (interaction and
- * webhook routes): the client's own calls, such as the gateway's address at login, wait as asked.
+ * Whether a rate limit asks an answer or a post to wait longer than it may. Only answers
+ * (interaction and webhook routes) and posts to a channel (a channel in slowmode asks for hours):
+ * the client's own calls, such as the gateway's address at login, wait as asked.
  */
 export const waitsTooLong = (limit: RateLimitData): boolean =>
-  (limit.route.startsWith('/interactions/') || limit.route.startsWith('/webhooks/')) &&
+  (limit.route.startsWith('/interactions/') || limit.route.startsWith('/webhooks/') || /^\/channels\/[^/]+\/messages$/.test(limit.route)) &&
   Math.max(limit.timeToReset, limit.retryAfter, limit.sublimitTimeout) > LONGEST_RATE_LIMIT_WAIT_MS;
 
 /**

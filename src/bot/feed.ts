@@ -28,6 +28,8 @@ import { within } from '../lookup/within.js';
 import { overviewOf, type Session, type Stat, type Stats, type StatsProfile } from '../lookup/schemas.js';
 import { WarningThrottle } from '../lookup/warning-throttle.js';
 
+import { ANSWER_DEADLINE_MS, AnswerDeadlineError, withinDeadline } from './answer-deadline.js';
+
 /** The service's own rule: a session ends after this long without a new match. */
 export const SESSION_GAP_MS = 45 * 60_000;
 /** How often a player is looked at (feed clock): while playing, lately active (a day), idle. */
@@ -78,19 +80,28 @@ export const postNonce = (postKey: string): string => createHash('sha256').updat
  * Posts through Discord's REST API (`POST /channels/{id}/messages`), card attached, no mentions.
  * With a nonce the post is enforced once-only, which makes retries safe: discord.js's own (a
  * timeout or a 5xx is sent again) and one more here, a second later, when no answer came at all.
+ * A post settles within `deadlineMs`, its tries and rate-limit waits included: discord.js sends
+ * again after every 429 (a channel in slowmode answers one for hours), which held `/track`'s answer
+ * and the feed's round for as long. A rate limit asking over 10 s fails it at once (restOptions).
  */
-export function restPoster(rest: REST, retryAfterMs = 1_000): ChannelPoster {
+export function restPoster(rest: REST, retryAfterMs = 1_000, deadlineMs = ANSWER_DEADLINE_MS): ChannelPoster {
   const send = (channelId: string, reply: Reply, nonce: string | undefined) =>
-    rest.post(Routes.channelMessages(channelId), {
-      body: {
-        content: reply.content ?? '',
-        embeds: reply.embeds,
-        components: reply.components,
-        allowed_mentions: { parse: [] },
-        ...(nonce !== undefined ? { nonce, enforce_nonce: true } : {}),
-      },
-      files: (reply.files ?? []).map((f) => ({ name: f.name, data: f.data })),
-    });
+    withinDeadline(
+      'a channel post',
+      (signal) =>
+        rest.post(Routes.channelMessages(channelId), {
+          body: {
+            content: reply.content ?? '',
+            embeds: reply.embeds,
+            components: reply.components,
+            allowed_mentions: { parse: [] },
+            ...(nonce !== undefined ? { nonce, enforce_nonce: true } : {}),
+          },
+          files: (reply.files ?? []).map((f) => ({ name: f.name, data: f.data })),
+          signal,
+        }),
+      deadlineMs,
+    );
   return {
     async post(channelId, reply, options = {}) {
       for (let tries = 1; ; tries++) {
@@ -98,13 +109,13 @@ export function restPoster(rest: REST, retryAfterMs = 1_000): ChannelPoster {
           await send(channelId, reply, options.nonce);
           return { ok: true };
         } catch (e) {
-          // Discord answered (it refused): final. No answer: once more, if a nonce makes that safe.
+          // Discord answered (it refused), or the deadline passed: final. No answer: once more, if a nonce makes that safe.
           const answered = e instanceof DiscordAPIError;
-          if (!answered && options.nonce !== undefined && tries < 2) {
+          if (!answered && !(e instanceof AnswerDeadlineError) && options.nonce !== undefined && tries < 2) {
             await sleep(retryAfterMs);
             continue;
           }
-          return { ok: false, code: answered && typeof e.code === 'number' ? e.code : null, message: (e as Error).message };
+          return { ok: false, code: answered && typeof e.code === 'number' ? e.code : null, message: (e as Error).message, ...(e instanceof AnswerDeadlineError ? { late: true as const } : {}) };
         }
       }
     },

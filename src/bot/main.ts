@@ -10,7 +10,7 @@ import { openLookupsOrExit } from '../compose.js';
 import { loadBotConfig, loadDotEnv } from '../config.js';
 import { startHealthServer, type HealthServer, type ReadinessCheck } from '../observe/health-server.js';
 import { createLogger, passwordOf, withoutCredentials } from '../observe/logger.js';
-import { createDiscordClient, createInteractionsRest } from './client.js';
+import { createDiscordClient, createInteractionsRest, restOptions } from './client.js';
 import { createCallbackSender } from './direct-callbacks.js';
 import { FeedPoller, feedClock, restPoster } from './feed.js';
 import { fromGateway } from './gateway.js';
@@ -68,7 +68,7 @@ async function main(): Promise<void> {
   await cards?.warm().catch((e: unknown) => logger.warn({ err: (e as Error).message }, 'the card workers did not warm up; the first cards may be late'));
   // Channel posts (the session feed, and /track's check that it may post) go through REST with the
   // bot's token, in either mode: an HTTP worker has no gateway client, but the same token.
-  const channelRest = new REST({ api: config.DISCORD_API_URL, timeout: 10_000 }).setToken(config.DISCORD_TOKEN);
+  const channelRest = new REST({ ...restOptions(config.DISCORD_API_URL), timeout: 10_000 }).setToken(config.DISCORD_TOKEN);
   const poster = restPoster(channelRest);
   const router = new Router(
     { lookup: lookups.client, links: stores.links, views: stores.views, snapshots: stores.snapshots, members: stores.members, feed: stores.feed, poster, logger, ...(cards ? { cards } : {}) },

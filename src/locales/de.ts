@@ -291,6 +291,7 @@ export const de: Texts = {
   'track.noAccess': 'der Bot sieht den Kanal nicht (Missing Access)',
   'track.noPermission': 'der Bot darf dort nicht posten (er braucht Kanal ansehen, Nachrichten senden, Links einbetten und Dateien anhängen)',
   'track.refused': 'Discord hat den Beitrag abgelehnt ({message})',
+  'track.late': 'Discord hält Beiträge dort zurück (langsamer Modus oder ein Ratenlimit); versuch es in ein paar Minuten noch einmal',
   'track.switchedOff': '⚠️ Der Session-Feed wurde {when} abgeschaltet: Posten in {channel} schlug fehl, {reason}. Wähle einen Kanal mit {command}.',
   'track.pickChannel': 'Wähle einen Textkanal dieses Servers.',
   'track.cannotPost': 'Nichts geändert: Ich kann nicht in {channel} posten: {reason}.',

@@ -313,6 +313,7 @@ export const en = {
   'track.noAccess': 'the bot cannot see the channel (Missing Access)',
   'track.noPermission': 'the bot may not post there (it needs View Channel, Send Messages, Embed Links and Attach Files)',
   'track.refused': 'Discord refused the post ({message})',
+  'track.late': 'Discord is holding posts there back (slowmode, or a rate limit); try again in a few minutes',
   'track.switchedOff': '⚠️ The session feed was switched off {when}: posting in {channel} failed, {reason}. Pick a channel with {command}.',
   'track.pickChannel': 'Pick a text channel of this server.',
   'track.cannotPost': 'Nothing changed: I cannot post in {channel}: {reason}.',

@@ -291,6 +291,7 @@ export const es: Texts = {
   'track.noAccess': 'el bot no ve el canal (Missing Access)',
   'track.noPermission': 'el bot no puede publicar ahí (necesita Ver canal, Enviar mensajes, Insertar enlaces y Adjuntar archivos)',
   'track.refused': 'Discord rechazó la publicación ({message})',
+  'track.late': 'Discord está frenando las publicaciones ahí (modo pausado o un límite de frecuencia); vuelve a intentarlo en unos minutos',
   'track.switchedOff': '⚠️ El feed de sesiones se desactivó {when}: publicar en {channel} falló, {reason}. Elige un canal con {command}.',
   'track.pickChannel': 'Elige un canal de texto de este servidor.',
   'track.cannotPost': 'No cambió nada: no puedo publicar en {channel}: {reason}.',

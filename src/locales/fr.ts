@@ -291,6 +291,7 @@ export const fr: Texts = {
   'track.noAccess': 'le bot ne voit pas le salon (Missing Access)',
   'track.noPermission': 'le bot n’a pas le droit d’y publier (il lui faut Voir le salon, Envoyer des messages, Intégrer des liens et Joindre des fichiers)',
   'track.refused': 'Discord a refusé la publication ({message})',
+  'track.late': 'Discord retient les publications dans ce salon (mode lent ou limite de débit) ; réessaie dans quelques minutes',
   'track.switchedOff': '⚠️ Le fil des sessions a été coupé {when} : la publication dans {channel} a échoué, {reason}. Choisis un salon avec {command}.',
   'track.pickChannel': 'Choisis un salon textuel de ce serveur.',
   'track.cannotPost': 'Rien n’a changé : je ne peux pas publier dans {channel} : {reason}.',

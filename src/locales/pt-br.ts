@@ -291,6 +291,7 @@ export const ptBR: Texts = {
   'track.noAccess': 'o bot não vê o canal (Missing Access)',
   'track.noPermission': 'o bot não pode postar lá (precisa de Ver canal, Enviar mensagens, Inserir links e Anexar arquivos)',
   'track.refused': 'O Discord recusou a postagem ({message})',
+  'track.late': 'O Discord está segurando as postagens lá (modo lento ou um limite de taxa); tente de novo em alguns minutos',
   'track.switchedOff': '⚠️ O feed de sessões foi desligado {when}: postar em {channel} falhou, {reason}. Escolha um canal com {command}.',
   'track.pickChannel': 'Escolha um canal de texto deste servidor.',
   'track.cannotPost': 'Nada mudou: não consigo postar em {channel}: {reason}.',

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AnswerDeadlineError, LONGEST_RATE_LIMIT_WAIT_MS, withinDeadline } from '../../src/bot/answer-deadline.js';
 import { restOptions, waitsTooLong } from '../../src/bot/client.js';
 import { createCallbackSender } from '../../src/bot/direct-callbacks.js';
+import { restPoster } from '../../src/bot/feed.js';
 import { WebhookAnswer } from '../../src/bot/webhook-answer.js';
 
 type Behaviour = 'ok' | 'long-429' | 'short-429s' | 'silent';
@@ -127,12 +128,41 @@ describe('an answer through the REST queue', () => {
   });
 });
 
+describe('a post to a channel (the feed, /track’s check)', () => {
+  const post = (deadlineMs: number) => restPoster(botRest().setToken('MTE4MDAwMDAwMDAwMDAwMDAwMQ.Zx9aBQ.channel-post-token-abcdefghijklmnop'), 50, deadlineMs).post('1180000000000000777', { content: '', embeds: [{ title: 'Ember played' }], components: [], ephemeral: false }, { nonce: 'n'.repeat(25) });
+
+  it('fails at once when Discord asks it to wait long (a channel in slowmode), not sent again', async () => {
+    behaviour = 'long-429';
+    const started = performance.now();
+    const r = await post(120_000);
+    expect(r).toMatchObject({ ok: false, code: null, message: 'a channel post: Discord asked to wait 60 s (rate limited), longer than the 10 s an answer waits' });
+    expect(performance.now() - started).toBeLessThan(LONGEST_RATE_LIMIT_WAIT_MS);
+    expect(requests).toBe(1);
+  });
+
+  it('ends at its deadline when Discord keeps answering 429, and is not tried again after it', async () => {
+    behaviour = 'short-429s';
+    const r = await post(400);
+    expect(r).toMatchObject({ ok: false, code: null, message: "a channel post: Discord's REST API did not take it within 0.4 s" });
+    const atDeadline = requests;
+    await settle(300);
+    expect(requests - atDeadline).toBeLessThanOrEqual(1);
+  });
+
+  it('is posted as before when Discord takes it', async () => {
+    expect(await post(2_000)).toEqual({ ok: true });
+    expect(requests).toBe(1);
+  });
+});
+
 describe('the longest rate-limit wait', () => {
-  it('holds answers (interaction and webhook routes) to it, and lets the bot’s own calls wait as asked', () => {
+  it('holds answers (interaction and webhook routes) and channel posts to it, and lets the bot’s own calls wait as asked', () => {
     const limit = (route: string, retryAfter: number) => ({ route, retryAfter, timeToReset: retryAfter, sublimitTimeout: 0 }) as Parameters<typeof waitsTooLong>[0];
     expect(waitsTooLong(limit('/webhooks/:id/:token/messages/:id', 60_000))).toBe(true);
     expect(waitsTooLong(limit('/interactions/:id/:token/callback', 60_000))).toBe(true);
     expect(waitsTooLong(limit('/webhooks/:id/:token', 2_000))).toBe(false);
+    expect(waitsTooLong(limit('/channels/:id/messages', 60_000))).toBe(true);
+    expect(waitsTooLong(limit('/channels/:id/messages', 2_000))).toBe(false);
     expect(waitsTooLong(limit('/gateway/bot', 60_000))).toBe(false);
   });
 });

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { findCommand, type Deps } from '../../commands/index.js';
 import { createBotStores } from '../../src/bot/stores.js';
+import { restOptions } from '../../src/bot/client.js';
 import { restPoster } from '../../src/bot/feed.js';
 import { sqliteFeedStore } from '../../src/bot/feed-store.js';
 import type { CardRenderer } from '../../src/cards/index.js';
@@ -66,6 +67,24 @@ describe('/track channel', () => {
     const server = await run({}, 'de');
     expect(server.content).toContain('Summaries are posted in German: the server’s language.');
     expect(await feed.guild(GUILD)).toMatchObject({ locale: 'de' });
+  });
+
+  it('says Discord is holding posts back in a channel in slowmode, at once, and changes nothing', async () => {
+    double.setChannelPermissions(CHANNEL, null);
+    const guild = '1180000000000000101';
+    const channel = '1180000000000000779';
+    double.setChannelSlowmode(channel, 21_600);
+    try {
+      // The bot's REST options: a 6-hour wait is refused at once, not slept through.
+      const poster = restPoster(new REST({ ...restOptions(double.apiUrl), retries: 0 }).setToken(TOKEN));
+      const started = performance.now();
+      const r = await track.execute({ name: 'track', group: null, subcommand: 'channel', options: { channel }, userId: 'admin', guildId: guild, canManageServer: true }, { ...deps, poster });
+      expect(performance.now() - started).toBeLessThan(5_000);
+      expect(r.content).toBe(`Nothing changed: I cannot post in <#${channel}>: Discord is holding posts there back (slowmode, or a rate limit); try again in a few minutes.`);
+      expect(await feed.guild(guild)).toBeUndefined();
+    } finally {
+      double.setChannelSlowmode(channel, null);
+    }
   });
 
   it('posts its notice as a summary is posted, an embed with a file when cards are on', async () => {

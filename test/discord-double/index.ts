@@ -148,6 +148,11 @@ export interface DiscordDouble {
    */
   setChannelError(channelId: string, code: 10003 | 50001 | 50013 | null): void;
   /**
+   * Puts a channel in slowmode for the bot: every post is answered 429 with code 20016 and a
+   * `retry_after` of `seconds`, as Discord answers a bot without Manage Messages there; `null` ends it.
+   */
+  setChannelSlowmode(channelId: string, seconds: number | null): void;
+  /**
    * What the bot may do in a channel besides sending: without Embed Links a post with an embed, and
    * without Attach Files a post with a file, is refused with 50013 Missing Permissions, as Discord
    * refuses them; `null` allows both again.
@@ -238,6 +243,7 @@ function isRecord(v: unknown): v is Json {
 interface Outcome {
   status: number;
   body?: unknown;
+  headers?: Record<string, string>;
   interaction?: Tracked;
 }
 
@@ -379,6 +385,7 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
   let closed = false;
   const channelPosts = new Map<string, ChannelMessage[]>();
   const channelErrors = new Map<string, 10003 | 50001 | 50013>();
+  const slowmodes = new Map<string, number>();
   const channelPermissions = new Map<string, { embedLinks: boolean; attachFiles: boolean }>();
   // Posts kept per channel at most, so that a long run cannot grow the double.
   const CHANNEL_POSTS_LIMIT = 1000;
@@ -727,6 +734,13 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
     if (call.method !== 'POST') return methodNotAllowed();
     const refusal = channelErrors.get(channelId);
     if (refusal !== undefined) return CHANNEL_REFUSALS[refusal];
+    const slowmode = slowmodes.get(channelId);
+    if (slowmode !== undefined)
+      return {
+        status: 429,
+        body: { message: 'This action cannot be performed due to slowmode rate limit.', code: 20016, retry_after: slowmode, global: false },
+        headers: { 'retry-after': String(slowmode), 'x-ratelimit-scope': 'user' },
+      };
     const data = isRecord(call.body) ? call.body : {};
     const nonceErrors = nonceProblems(data);
     if (nonceErrors.length > 0) return refuse(invalidFormBody(nonceErrors));
@@ -834,8 +848,8 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
     call.status = outcome.status;
     restCalls.push(call);
     outcome.interaction?.calls.push(call);
-    if (outcome.body === undefined) res.writeHead(outcome.status).end();
-    else res.writeHead(outcome.status, { 'content-type': 'application/json' }).end(JSON.stringify(outcome.body));
+    if (outcome.body === undefined) res.writeHead(outcome.status, outcome.headers).end();
+    else res.writeHead(outcome.status, { ...outcome.headers, 'content-type': 'application/json' }).end(JSON.stringify(outcome.body));
     notify(outcome.interaction);
   }
 
@@ -1155,6 +1169,10 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
     setChannelError(channelId, code) {
       if (code === null) channelErrors.delete(channelId);
       else channelErrors.set(channelId, code);
+    },
+    setChannelSlowmode(channelId, seconds) {
+      if (seconds === null) slowmodes.delete(channelId);
+      else slowmodes.set(channelId, seconds);
     },
     setChannelPermissions(channelId, allowed) {
       if (allowed === null) channelPermissions.delete(channelId);
