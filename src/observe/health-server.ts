@@ -106,7 +106,7 @@ export interface HealthServer {
  * the bot's traffic and failures, which are nobody else's business unless the operator says so.
  */
 export async function startHealthServer(options: HealthOptions & { port: number; host?: string }): Promise<HealthServer> {
-  const server = createServer({ keepAlive: true, headersTimeout: 5_000, requestTimeout: 10_000 }, (req, res) => {
+  const server = createServer({ keepAlive: true, headersTimeout: 5_000, requestTimeout: 10_000, connectionsCheckingInterval: 1_000 }, (req, res) => {
     if (!handleHealth(options, req, res)) send(req, res, 404, JSON.stringify({ status: 'not found', paths: HEALTH_PATHS.filter((p) => p !== '/metrics' || options.registry) }));
   });
   server.maxConnections = 64;
