@@ -77,12 +77,23 @@ function blankAsUnset(value: unknown): unknown {
 }
 
 /** An optional URL with one of the given schemes; the message never repeats the value (it may hold a password). */
+/** Whether percent-encoded text decodes (a stray `%` does not). */
+const decodes = (text: string): boolean => {
+  try {
+    decodeURIComponent(text);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 const urlWith = (schemes: readonly string[], example: string) =>
   z.preprocess(
     blankAsUnset,
     z
       .string({ error: `must be a URL such as ${example}` })
       .refine((v) => URL.canParse(v) && schemes.includes(new URL(v).protocol), `must be a URL such as ${example}`)
+      .refine((v) => !URL.canParse(v) || (decodes(new URL(v).username) && decodes(new URL(v).password)), 'has a user or password with a % not followed by two hex digits (write a % in them as %25)')
       .optional(),
   );
 

@@ -35,6 +35,8 @@ describe('configuration', () => {
     const cases: [Record<string, string>, string][] = [
       [{ LOOKUP_BASE_URL: 'ftp://secret-host' }, 'Configuration: LOOKUP_BASE_URL must be a URL such as https://stats.example.com'],
       [{ CACHE_URL: 'http://user:hunter2@host' }, 'Configuration: CACHE_URL must be a URL such as redis://127.0.0.1:6379'],
+      [{ CACHE_URL: 'redis://:hunter2%zz@host' }, 'Configuration: CACHE_URL has a user or password with a % not followed by two hex digits (write a % in them as %25)'],
+      [{ LOOKUP_BASE_URL: 'https://us%er:hunter2@host' }, 'Configuration: LOOKUP_BASE_URL has a user or password with a % not followed by two hex digits'],
       [{ LOOKUP_TIMEOUT_MS: 'soon' }, 'Configuration: LOOKUP_TIMEOUT_MS must be a number of milliseconds'],
       [{ LOOKUP_TIMEOUT_MS: '5' }, 'Configuration: LOOKUP_TIMEOUT_MS must be at least 100 (milliseconds)'],
       [{ CACHE_NAMESPACE: 'a b' }, 'Configuration: CACHE_NAMESPACE must be letters, digits, _, . or - (at most 64)'],

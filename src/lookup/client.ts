@@ -241,9 +241,17 @@ export class LookupClient {
   readonly stats: LookupStats = { requests: 0, cacheHits: 0, staleServed: 0, joined: 0 };
   /** By kind of failure (five kinds at most, isOperatorFailure). */
   private readonly warned = new Map<LookupErrorKind, WarningThrottle>();
+  /** The base URL's password ('' without one) and the Basic authorization its credentials make. */
+  private readonly password: string;
+  private readonly authorization: string | undefined;
 
   constructor(private readonly options: LookupClientOptions) {
     this.base = new URL(options.baseUrl.endsWith('/') ? options.baseUrl.slice(0, -1) : options.baseUrl);
+    // A user and password in the base URL (a proxy in front of the service asking for them) go as
+    // Basic authorization: undici's origin carries no credentials, and they were dropped unsent.
+    const user = decodedOr(this.base.username);
+    this.password = decodedOr(this.base.password);
+    this.authorization = user || this.password ? `Basic ${Buffer.from(`${user}:${this.password}`).toString('base64')}` : undefined;
     this.ownsDispatcher = options.dispatcher === undefined;
     this.dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, connections: LOOKUP_CONNECTIONS, pipelining: 1 });
     // Different services must not share entries; the key itself stays out of the cache key.
@@ -460,6 +468,7 @@ export class LookupClient {
     const path = this.base.pathname.replace(/\/$/, '') + req.path + (search ? `?${search}` : '');
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'player-stats-bot' };
     if (this.options.apiKey) headers['trn-api-key'] = this.options.apiKey;
+    if (this.authorization) headers.authorization = this.authorization;
 
     this.stats.requests++;
     const controller = new AbortController();
@@ -577,11 +586,21 @@ export class LookupClient {
     return parts.join(':');
   }
 
-  /** Insurance against a gateway that echoes what it was sent: the key never leaves the client. */
+  /** Insurance against a gateway that echoes what it was sent: the key and the password never leave the client. */
   private redact(error: LookupError): LookupError {
-    const key = this.options.apiKey;
-    if (!key || !JSON.stringify(error).includes(key)) return error;
-    return JSON.parse(JSON.stringify(error).split(key).join('[redacted]')) as LookupError;
+    let text = JSON.stringify(error);
+    for (const secret of [this.options.apiKey, this.password, this.authorization?.slice('Basic '.length)])
+      if (secret && secret.length >= 4 && text.includes(secret)) text = text.split(secret).join('[redacted]');
+    return text === JSON.stringify(error) ? error : (JSON.parse(text) as LookupError);
+  }
+}
+
+/** Percent-encoded text decoded, or as it is where it does not decode (the configuration refuses such a URL). */
+function decodedOr(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
   }
 }
 

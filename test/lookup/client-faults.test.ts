@@ -393,6 +393,32 @@ describe('requests as sent', () => {
   });
 });
 
+describe('a base URL with a user and password (a proxy in front of the service)', () => {
+  it('sends them as Basic authorization, and never echoes the password', async () => {
+    const password = 'proxy pass:wörd';
+    const base = new URL(fault.url);
+    base.username = 'proxyuser';
+    base.password = password;
+    const t = await lookup({ baseUrl: base.href });
+    fault.script({ status: 200, body: { data: profile } }, { status: 401, body: { message: `Bad credentials for proxyuser:${password}` } });
+    await t.client.profile('title_a', 'pc_store_a', 'x');
+    const refused = await t.client.profile('title_a', 'pc_store_a', 'y');
+    expect(fault.requests.map((r) => r.headers.authorization)).toEqual(Array(2).fill(`Basic ${Buffer.from(`proxyuser:${password}`).toString('base64')}`));
+    expect(refused.errors?.[0]?.message).toBe('Bad credentials for proxyuser:[redacted]');
+    expect(t.logs()).not.toContain('wörd');
+    expect(t.logs()).not.toContain(base.password);
+    await t.client.close();
+  });
+
+  it('sends no authorization without them', async () => {
+    const { client } = await lookup();
+    fault.script({ status: 200, body: { data: profile } });
+    await client.profile('title_a', 'pc_store_a', 'x');
+    expect(fault.requests[0]?.headers.authorization).toBeUndefined();
+    await client.close();
+  });
+});
+
 describe('single flight and cache', () => {
   it('makes exactly one request for 100 simultaneous lookups of the same profile', async () => {
     fault.setDefault({ status: 200, body: { data: profile }, delayMs: 50 });
