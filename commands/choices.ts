@@ -14,11 +14,16 @@ export async function searchChoices(title: TitleSlug, platform: PlatformSlug | u
   const out: Choice[] = [];
   if (platform && findEndpoint(title, 'search')?.platforms.includes(platform)) {
     const r = await deps.lookup.search(title, platform, typed, { deadlineMs: AUTOCOMPLETE_DEADLINE_MS });
-    for (const p of r.data ?? []) {
-      if (p.platformUserIdentifier.length > LIMITS.choiceValue) continue;
-      out.push(choice([p.platformUserHandle, platformName(p.platformSlug)].filter(Boolean).join(' · '), p.platformUserIdentifier));
-      if (out.length >= LIMITS.choices - 1) break;
-    }
+    const found = (r.data ?? []).filter((p) => p.platformUserIdentifier.length <= LIMITS.choiceValue).slice(0, LIMITS.choices - 1);
+    const names = found.map((p) => [p.platformUserHandle, platformName(p.platformSlug)].filter(Boolean).join(' · '));
+    // Players of one name (two "Blaze" on one platform) are told apart by their identifier, kept
+    // whole at the end of the choice: otherwise a member picks one of two identical lines.
+    const shared = (name: string) => names.filter((n) => n === name).length > 1;
+    found.forEach((p, i) => {
+      const name = names[i] ?? p.platformUserIdentifier;
+      const id = ` · ${p.platformUserIdentifier}`;
+      out.push(shared(name) && p.platformUserIdentifier !== p.platformUserHandle ? choice(`${clip(name, LIMITS.choiceName - id.length)}${id}`, p.platformUserIdentifier) : choice(name, p.platformUserIdentifier));
+    });
   }
   if (typed.length <= LIMITS.choiceValue && !out.some((c) => c.value.toLowerCase() === typed.toLowerCase())) out.push(choice(typed, typed));
   return out;

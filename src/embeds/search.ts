@@ -45,8 +45,10 @@ export function searchReply(results: SearchResult[], ctx: SearchContext): Reply 
     const value = clip(ids[i] ?? r.platformUserIdentifier, LIMITS.choiceValue);
     if (seen.has(value)) return [];
     seen.add(value);
-    // A result without a platform is one of the platform searched.
-    return [{ label: r.platformUserHandle, value, description: platformName(r.platformSlug ?? ctx.platform) }];
+    // A result without a platform is one of the platform searched; its id said where it is not its
+    // name (two players called Blaze were two identical options).
+    const platform = platformName(r.platformSlug ?? ctx.platform);
+    return [{ label: r.platformUserHandle, value, description: r.platformUserHandle !== value ? `${platform} · ${value}` : platform }];
   });
   return embedReply(
     {

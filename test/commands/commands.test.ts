@@ -14,6 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { StoreUnavailableError, commands, findCommand, goFromView, openFromView, stats, type Deps, type LinkStore } from '../../commands/index.js';
 import { matchesView } from '../../commands/matches.js';
 import { shownName } from '../../commands/onward.js';
+import { searchChoices } from '../../commands/choices.js';
 import { memoryLogger } from '../helpers/lookup.js';
 import { COMMAND_DEADLINE_MS } from '../../commands/types.js';
 import { lookupError } from '../../src/lookup/errors.js';
@@ -406,6 +407,18 @@ describe('autocomplete', () => {
     expect(choices[0]?.name).toBe('Ember#4471 · PC Store C');
     const exact = await stats.autocomplete(focus('title_c', 'profile', { platform: 'pc_store_c', player: 'ember#4471' }, 'player'), deps);
     expect(exact.map((c) => c.value)).toEqual(['Ember#4471']);
+  });
+
+  it('tells players of one name apart by their identifier, and only them', async () => {
+    const found = (handle: string, id: string) => ({ platformId: 1, platformSlug: 'pc_store_a', platformUserHandle: handle, platformUserIdentifier: id, platformUserId: id, avatarUrl: null, status: null, additionalParameters: null });
+    // The search answers as the demo data's does: two players called Blaze on one platform.
+    const lookup = { search: () => Promise.resolve({ data: [found('Blaze', '76561198000000026'), found('Blaze', '76561198000000030'), found('BlazeJr', '76561198000000022')], meta: { source: 'network', fetchedAt: 0, ageMs: 0 } }) };
+    const choices = await searchChoices('title_a', 'pc_store_a', 'blaze', { ...deps, lookup: lookup as unknown as Deps['lookup'] });
+    const named = choices.map((c) => c.name);
+    expect(named).toContain('Blaze · PC Store A · 76561198000000026');
+    expect(named).toContain('Blaze · PC Store A · 76561198000000030');
+    expect(named).toContain('BlazeJr · PC Store A');
+    expect(new Set(named).size).toBe(named.length);
   });
 
   it('orders segment types by the data the player has', async () => {

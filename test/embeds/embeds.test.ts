@@ -326,6 +326,13 @@ describe('embeds from the service’s payloads', () => {
     expect(menu && 'options' in menu ? menu.options.map((o) => o.value) : []).toEqual(['Ember#4471', 'Embertide#1000']);
   });
 
+  it('describes a search option by its platform and, where it is not its name, its id: two players of one name are two different lines', () => {
+    const blaze = (id: string): SearchResult => ({ platformId: 1, platformSlug: 'pc_store_a', platformUserHandle: 'Blaze', platformUserIdentifier: id, platformUserId: id, avatarUrl: null, status: null, additionalParameters: null });
+    const r = searchReply([blaze('76561198000000026'), blaze('76561198000000030'), { ...blaze('Blaze'), platformUserId: '76561198000000031' }], { title: 'title_a', platform: 'pc_store_a', query: 'blaze', meta: network, page: 0, stateId: 's5' });
+    const menu = r.components[0]?.components[0];
+    expect(menu && 'options' in menu ? menu.options.map((o) => o.description) : []).toEqual(['PC Store A · 76561198000000026', 'PC Store A · 76561198000000030', 'PC Store A']);
+  });
+
   it('writes days in the reader’s abbreviation, hours and minutes as everywhere', () => {
     const long = 33 * 3_600 + 5 * 60;
     expect(['en-US', 'fr', 'de', 'es-ES', 'pt-BR', undefined].map((l) => duration(long, l))).toEqual(['1d 9h', '1j 9h', '1\u00a0T 9h', '1d 9h', '1\u00a0dia 9h', '1d 9h']);
