@@ -105,8 +105,9 @@ function lowerBound(sorted: Float64Array, value: number): number {
 }
 
 /**
- * Rank (1 = best) and percentile (share of players at or below, so 99.1 means top 0.9 %) of a value
- * among `population`, sorted ascending. When less is better (deaths), the order turns around.
+ * Rank (1 = best) and percentile (share of the other players at or below this one, so 99.1 means top
+ * 0.9 %) of a value among `population`, sorted ascending. When less is better (deaths), the order
+ * turns around.
  */
 export function standing(population: Float64Array, value: number, higherIsBetter: boolean): Standing | null {
   return standingOfCounts(lowerBound(population, value), upperBound(population, value), population.length, higherIsBetter);
@@ -119,8 +120,11 @@ export function standing(population: Float64Array, value: number, higherIsBetter
 export function standingOfCounts(below: number, atOrBelow: number, n: number, higherIsBetter: boolean): Standing | null {
   if (n === 0) return null;
   const better = higherIsBetter ? n - atOrBelow : below;
-  const atOrWorse = higherIsBetter ? atOrBelow : n - below;
-  return { rank: better + 1, percentile: Math.round((atOrWorse / n) * 1000) / 10 };
+  // The others at or below, the player not counted among them: counted, the best of three read 100
+  // ("top 0 %", shown as top 0.1 %) and the second 66.7 ("top 33.3 %"), where they are the top
+  // third and the top two thirds.
+  const othersAtOrWorse = (higherIsBetter ? atOrBelow : n - below) - 1;
+  return { rank: better + 1, percentile: Math.round((othersAtOrWorse / n) * 1000) / 10 };
 }
 
 /** Known stats first, in the catalog's order, then the rest by name. */

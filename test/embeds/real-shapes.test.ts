@@ -33,7 +33,7 @@ describe('search results as real answers give them', () => {
 
   it('never gives a menu option an empty description (Discord wants 1 to 100 characters): a result without a slug is on the platform searched', () => {
     for (const o of options(reply)) if (o.description !== undefined) expect(o.description.length).toBeGreaterThan(0);
-    expect(options(reply).find((o) => o.label === 'Ember')?.description).toBe('PC Store A');
+    expect(options(reply).find((o) => o.label === 'Ember')?.description).toBe('PC Store A · 76561198000000001');
   });
 
   it('opens each result by its most specific id, one option a player (Discord refuses two options of one value)', () => {

@@ -50,14 +50,15 @@ describe('aggregation', () => {
     expect(weapons.get('Pistol')?.losses).toBe(1);
   });
 
-  it('ranks a value among all players, with ties sharing a rank', () => {
+  it('ranks a value among all players, with ties sharing a rank, its percentile the share of the others at or below', () => {
     const population = Float64Array.from([1, 2, 2, 5, 9]);
-    expect(standing(population, 9, true)).toEqual({ rank: 1, percentile: 100 });
-    expect(standing(population, 2, true)).toEqual({ rank: 3, percentile: 60 });
-    expect(standing(population, 1, true)).toEqual({ rank: 5, percentile: 20 });
+    // The best of five is the top fifth: four of five at or below it.
+    expect(standing(population, 9, true)).toEqual({ rank: 1, percentile: 80 });
+    expect(standing(population, 2, true)).toEqual({ rank: 3, percentile: 40 });
+    expect(standing(population, 1, true)).toEqual({ rank: 5, percentile: 0 });
     // Fewer deaths is better.
-    expect(standing(population, 1, false)).toEqual({ rank: 1, percentile: 100 });
-    expect(standing(population, 9, false)).toEqual({ rank: 5, percentile: 20 });
+    expect(standing(population, 1, false)).toEqual({ rank: 1, percentile: 80 });
+    expect(standing(population, 9, false)).toEqual({ rank: 5, percentile: 0 });
     expect(standing(new Float64Array(0), 1, true)).toBeNull();
   });
 

