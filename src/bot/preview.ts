@@ -16,6 +16,7 @@ import { loadDotEnv, loadPreviewConfig } from '../config.js';
 import { CommandLineError, parseCommandLine } from './command-line.js';
 import { renderText } from './render-text.js';
 import { createBotStores } from './stores.js';
+import { messageOf } from './webhook-answer.js';
 
 const USAGE = `Usage: npm run preview -- [--autocomplete] [--json] [--card <file.png>] [--user <id>] [--server <id>] [--admin] [--locale <code>] [--server-locale <code>] "<command>"
   such as: npm run preview -- "/stats title_c profile platform:console_a player:Nova"
@@ -74,8 +75,10 @@ async function main(): Promise<void> {
       else process.stdout.write(choices.length > 0 ? `${choices.map((c) => `${c.name}  →  ${c.value}`).join('\n')}\n` : '(no choices)\n');
     } else {
       const reply = await command!.execute(input, deps);
-      const { source: _source, files, ...sent } = reply;
-      // The bytes go to --card; the JSON names the files as the message sends them.
+      const { files } = reply;
+      // Discord's message JSON as the bot sends it (flags 64 for a private reply, no mentions); the
+      // bytes go to --card, the JSON names the files the message uploads.
+      const sent = messageOf(reply, true).body;
       const shown = files ? { ...sent, files: files.map((f) => ({ name: f.name, bytes: f.data.length })) } : sent;
       process.stdout.write(parsed.values.json ? `${JSON.stringify({ command: line, reply: shown }, null, 2)}\n` : `${renderText(reply)}\n`);
       if (parsed.values.card) {

@@ -99,6 +99,16 @@ describe('printing a reply', () => {
   });
 });
 
+describe('--json', () => {
+  it('prints the message JSON the bot sends: a private reply with flags 64, no mentions', () => {
+    const { run } = preview('--json', '/stats title_c profile platform:pc_store_c player:nobody#0000');
+    expect(run.status, run.stderr).toBe(0);
+    const { reply } = JSON.parse(run.stdout) as { reply: Record<string, unknown> };
+    expect(reply).toMatchObject({ flags: 64, allowed_mentions: { parse: [] }, attachments: [] });
+    expect(reply).not.toHaveProperty('ephemeral');
+  }, 40_000);
+});
+
 describe('--card', () => {
   it('writes the card a command attaches, and the JSON names it as the message sends it', () => {
     const { dir, run } = preview('--json', '--card', '$DIR/card.png', '/stats title_b sessions platform:pc_store_b player:Wraithling');
