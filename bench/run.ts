@@ -636,7 +636,7 @@ async function cards(): Promise<void> {
   // The round trip's second hop: what the bench process (the double) adds after the bot has sent.
   record({ section, name: 'autocomplete p99 during the burst, answer written out by the bot to the double stamping it', value: on.afterWritten.p99, unit: 'ms', baseline: off.afterWritten.p99, note: `p50 ${on.afterWritten.p50} ms; the double's share of the round trip (the bot's clock and the bench's are the same monotonic clock)` });
   record({ section, name: 'autocomplete p99 during the burst, in the bot: frame read to answer written out', value: on.inBot.p99, unit: 'ms', baseline: off.inBot.p99, note: `p50 ${on.inBot.p50} ms` });
-  record({ section, name: 'autocomplete p99 during the burst, in the bot: answer made to written out (undici waits for its connection)', value: on.connectionWait.p99, unit: 'ms', baseline: off.connectionWait.p99, note: `p50 ${on.connectionWait.p50} ms` });
+  record({ section, name: 'autocomplete p99 during the burst, in the bot: answer made to written out (its wait for the connection included)', value: on.connectionWait.p99, unit: 'ms', baseline: off.connectionWait.p99, note: `p50 ${on.connectionWait.p50} ms` });
   record({
     section,
     name: 'the burst: last profile answered',

@@ -60,6 +60,7 @@ async function main(): Promise<void> {
   if (config.METRICS_PORT) await exitIfTaken(config.METRICS_PORT, config.METRICS_HOST, `METRICS_PORT ${config.METRICS_PORT} on ${config.METRICS_HOST}`);
   const started = performance.now();
   let lastReport = 0;
+  let lastPercent = -1;
   let loaded;
   try {
     loaded = await loadStore(
@@ -71,9 +72,12 @@ async function main(): Promise<void> {
         ),
         onBytes: (read, total) => {
           const now = performance.now();
-          if (now - lastReport < 500 && read < total) return;
+          const percent = total === 0 ? 100 : Math.floor((read / total) * 100);
+          // Every half second, and once at the end (told the last bytes more than once, it said 100% twice).
+          if (percent === lastPercent || (now - lastReport < 500 && read < total)) return;
           lastReport = now;
-          process.stderr.write(`importing ${args.data}: ${total === 0 ? 100 : Math.floor((read / total) * 100)}%\n`);
+          lastPercent = percent;
+          process.stderr.write(`importing ${args.data}: ${percent}%\n`);
         },
       },
     );

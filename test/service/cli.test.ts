@@ -55,6 +55,7 @@ describe('npm run service', () => {
     const { url, stderr } = await startCli(['--data', file]);
     expect(stderr()).toContain('line 4: not JSON');
     expect(stderr()).toMatch(/importing .*mine\.jsonl: 100%/);
+    expect(stderr().match(/: 100%/g)).toHaveLength(1);
     expect(stderr()).toMatch(new RegExp(`imported ${smallLines().length} records .* refused 1`));
     const res = await fetch(`${url}/v2/title_a/standard/profile/pc_store_a/ashplays`);
     expect(res.status).toBe(200);
