@@ -4,7 +4,7 @@ import type { LookupMeta } from '../lookup/client.js';
 import type { MatchChild, MatchSummary, StatisticalObject, Stats } from '../lookup/schemas.js';
 import { goButtons, openSelect, pageControls, rows } from './controls.js';
 import { figure } from './figures.js';
-import { TITLE_COLORS, answerTime, capitalised, dataTime, describe, duration, footerOf, queueName, statValue, titleName } from './format.js';
+import { TITLE_COLORS, answerTime, capitalised, dataTime, describe, duration, footerOf, namedStat, queueName, statValue, titleName } from './format.js';
 import type { Onward } from './profile.js';
 import { embedReply, safeText, type Reply } from './reply.js';
 import { clip } from './text.js';
@@ -120,7 +120,7 @@ function otherFigures(stats: Stats, locale: string | undefined): string[] {
   return Object.values(stats)
     .filter((stat) => typeof stat.value === 'number' && Number.isFinite(stat.value) && stat.displayName.trim() !== '')
     .slice(0, 2)
-    .map((stat) => `${safeText(stat.displayName)} ${safeText(statValue(stat, locale, undefined, true))}`);
+    .map((stat) => namedStat(stat, locale));
 }
 
 /** A team's name: its own, else its id when that is a word (`red` -> Red), else "Team" and its number. */

@@ -4,7 +4,7 @@ import type { LookupMeta } from '../lookup/client.js';
 import { overviewOf, type Stats, type StatsProfile } from '../lookup/schemas.js';
 import { goButtons, rows } from './controls.js';
 import { figure, figures, ratingTier, saysNothing } from './figures.js';
-import { TITLE_COLORS, answerTime, dataTime, describe, figureLabel, footerOf, place, statValue, titleName } from './format.js';
+import { TITLE_COLORS, answerTime, dataTime, describe, figureLabel, footerOf, namedStat, place, statValue, titleName } from './format.js';
 import { madeOnce } from './once.js';
 import { embedReply, safeText, type Reply } from './reply.js';
 
@@ -36,7 +36,7 @@ function totals(stats: Stats, title: TitleSlug, locale: string | undefined): str
   const named = new Set(Object.values(FIGURE_ALIASES[title]).flat());
   const others = Object.entries(stats)
     .filter(([key, stat]) => !named.has(key) && !saysNothing(stat))
-    .map(([, stat]) => `${safeText(stat.displayName)} **${safeText(statValue(stat, locale, undefined, true))}**`);
+    .map(([, stat]) => namedStat(stat, locale, true));
   return [...known, ...others].slice(0, MAX_TOTALS);
 }
 
