@@ -89,11 +89,13 @@ export function leaderboardReply(entries: readonly BoardEntry[], ctx: BoardConte
   const unranked = why.size > 0 ? `-# ${say(locale, 'board.unranked', { list: [...why].map(([reason, n]) => `${n} ${reason}`).join(' · ') })}` : null;
   // Only a board nobody linked to is empty: linked members nobody could rank are counted below.
   const empty = entries.length === 0 && notLookedUp === 0 ? say(locale, 'board.empty', { link: code(commandLine(locale, '/link')) }) : null;
+  // A figure none of the answers has (healing of a title without healers) says so, not "not ranked: see below".
+  const noneHave = ranked.length === 0 && entries.some((e) => 'missing' in e && e.missing === 'no_figure') ? say(locale, 'board.noneHave', { title: titleName(ctx.title), figure: figureLabel(f, locale) }) : null;
   return embedReply({
     color: TITLE_COLORS[ctx.title],
     author: { name: say(locale, 'board.author', { title: titleName(ctx.title) }) },
     title: figureLabel(f, locale),
-    description: [empty ?? lines.join('\n'), own, unranked]
+    description: [empty ?? noneHave ?? lines.join('\n'), noneHave ? null : own, unranked]
       .filter((l): l is string => !!l)
       .join('\n')
       .replace(/^\n+/, ''),

@@ -273,6 +273,7 @@ export const de: Texts = {
   'board.footer': '{title} · {ranked} gereiht von {linked} verknüpften',
   'board.yourPlace': 'Du bist **#{place}** von {n}.',
   'board.notRanked': 'Du bist nicht gereiht: siehe unten.',
+  'board.noneHave': 'Keine der abgefragten Statistiken von {title} hat {figure}: ordne nach einem anderen Wert.',
   'board.notOnBoard': 'Du stehst nicht auf dieser Rangliste: {link} bringt dich darauf.',
   'board.unranked': 'Nicht gereiht: {list}',
   'board.empty': 'Noch niemand zu reihen: Mitglieder, die hier ihr Konto mit {link} verknüpfen, erscheinen auf der Rangliste.',

@@ -294,6 +294,7 @@ export const en = {
   'board.footer': '{title} · {ranked} ranked of {linked} linked',
   'board.yourPlace': 'You are **#{place}** of {n}.',
   'board.notRanked': 'You are not ranked: see below.',
+  'board.noneHave': 'None of the {title} stats looked up has {figure}: rank by another figure.',
   'board.notOnBoard': 'You are not on this board: {link} puts you on it.',
   'board.unranked': 'Not ranked: {list}',
   'board.empty': 'Nobody to rank yet: members who {link} their account here show up on the board.',

@@ -273,6 +273,7 @@ export const es: Texts = {
   'board.footer': '{title} · en la clasificación: {ranked} de {linked} (cuentas vinculadas)',
   'board.yourPlace': 'Estás en el puesto **#{place}** de {n}.',
   'board.notRanked': 'No estás clasificado: mira abajo.',
+  'board.noneHave': 'Ninguna de las estadísticas de {title} consultadas tiene {figure}: ordena por otro dato.',
   'board.notOnBoard': 'No estás en esta clasificación: {link} te añade.',
   'board.unranked': 'Sin clasificar: {list}',
   'board.empty': 'Todavía no hay nadie que clasificar: los miembros que vinculan aquí su cuenta con {link} aparecen en la clasificación.',

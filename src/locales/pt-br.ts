@@ -273,6 +273,7 @@ export const ptBR: Texts = {
   'board.footer': '{title} · no ranking: {ranked} de {linked} (contas vinculadas)',
   'board.yourPlace': 'Você está em **#{place}** de {n}.',
   'board.notRanked': 'Você não está no ranking: veja abaixo.',
+  'board.noneHave': 'Nenhuma das estatísticas de {title} consultadas tem {figure}: ordene por outro dado.',
   'board.notOnBoard': 'Você não está neste ranking: {link} coloca você nele.',
   'board.unranked': 'Fora do ranking: {list}',
   'board.empty': 'Ninguém no ranking ainda: membros que vinculam a conta aqui com {link} aparecem no ranking.',

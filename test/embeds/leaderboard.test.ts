@@ -60,6 +60,18 @@ describe('a leaderboard nobody could be ranked on', () => {
     expect(description).toBe('You are not ranked: see below.\n-# Not ranked: 1 not answered in time · 1 private');
   });
 
+  it('says when none of the stats looked up has the figure, and to rank by another', () => {
+    const entries: BoardEntry[] = [
+      { userId: 'u1', handle: 'Ash', missing: 'no_figure' },
+      { userId: 'u2', handle: 'Bolt', missing: 'private' },
+    ];
+    const description = leaderboardReply(entries, { title: 'title_a', figure: 'healingPerMatch', invokerId: 'u1', notLookedUp: 0 }).embeds[0]!.description!;
+    expect(description).toBe('None of the Title A stats looked up has Healing/match: rank by another figure.\n-# Not ranked: 1 without this figure · 1 private');
+    // One member with the figure makes a board as always.
+    const one = leaderboardReply([...entries, entry('u3', 'Cole', 1.2)], { title: 'title_a', figure: 'kd', invokerId: 'u1', notLookedUp: 0 }).embeds[0]!.description!;
+    expect(one).not.toContain('None of');
+  });
+
   it('says nobody linked when nobody did', () => {
     const description = leaderboardReply([], { title: 'title_c', figure: 'kd', invokerId: 'u1', notLookedUp: 0 }).embeds[0]!.description!;
     expect(description).toContain('Nobody to rank yet');
