@@ -17,6 +17,8 @@ export const ERROR_CODES = {
   internal: 'Internal',
   /** 408: the request's headers or body did not arrive within the server's limits. */
   requestTimeout: 'RequestTimeout',
+  /** 503: the store behind the service did not answer (the real service's word for a source behind it failing). */
+  externalError: 'CollectorResultStatus::ExternalError',
   /** 503 from the embedded service while its store is still being loaded. */
   loading: 'ServiceLoading',
 } as const;

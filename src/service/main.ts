@@ -93,6 +93,8 @@ async function main(): Promise<void> {
     `imported ${summary.taken} records (${summary.players} players, ${summary.matches} matches), refused ${summary.refused}` +
       ` in ${Math.round(performance.now() - started)} ms; the store holds ${counts.players} players and ${counts.matches} matches\n`,
   );
+  if (!loaded.summary && counts.matches === 0)
+    process.stderr.write('the database holds no matches yet: a process started with --data <file.jsonl> imports them (examples/small-dataset.jsonl is a small one); the demo data is not put into a shared database unasked\n');
 
   let service: Awaited<ReturnType<typeof startStatsServer>> | undefined;
   let health: HealthServer | undefined;

@@ -43,7 +43,9 @@ export function describeStore(db: string): string {
 
 /**
  * Opens the store and fills it: from `data` when given, else from the demo dataset unless the `db`
- * file already holds matches (then it is served as it is, and `summary` is null).
+ * file already holds matches or is PostgreSQL (then it is served as it is, and `summary` is null).
+ * A shared database is never filled with demo data unasked: a process started beside another's
+ * first import saw it empty and put the demo's matches among the real ones.
  */
 export async function loadStore(
   source: StoreSource,
@@ -52,7 +54,7 @@ export async function loadStore(
   const store = await openStore(source.db, source.logger);
   try {
     if (source.data) return { store, summary: await importFile(store, source.data, options) };
-    if (source.db && (await store.counts()).matches > 0) return { store, summary: null };
+    if (source.db && (store.kind === 'postgres' || (await store.counts()).matches > 0)) return { store, summary: null };
     return { store, summary: await importLines(store, demoLines(), options) };
   } catch (e) {
     await store.close();

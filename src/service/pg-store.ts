@@ -13,7 +13,7 @@ import type { AggregateRow, MatchRow } from './aggregate.js';
 import type { MatchRecord, PlayerRecord } from './dataset.js';
 import { normalizeIdentifier } from './identifiers.js';
 import { buildRankChunks, placeInChunk } from './ranks.js';
-import type { MatchFilter, Place, PlayerRow, PlayerSummary, Store, StoredMatch, StoredMatchPlayer } from './store-api.js';
+import { StoreUnavailableError, type MatchFilter, type Place, type PlayerRow, type PlayerSummary, type Store, type StoredMatch, type StoredMatchPlayer } from './store-api.js';
 import { MAX_CHAR, aggregateSql, keyCountsSql, matchColumns, matchDigest, orderParticipants, summaryOf, type SummaryRow } from './store.js';
 import { TotalsDeltas, storedValues, type TotalsRow } from './totals.js';
 
@@ -107,6 +107,9 @@ for (let n = 1; n <= PREPARED_PARTICIPANTS; n++) PREPARED.set(participantsSql(n)
 
 const IMPORT_LOCK = "SELECT pg_advisory_xact_lock(hashtext('player-stats import'))";
 
+/** The tables SCHEMA makes. */
+const STORE_TABLES = [...SCHEMA.matchAll(/CREATE TABLE IF NOT EXISTS (\w+)/g)].map((m) => m[1]);
+
 /** Every table and index SCHEMA makes: when all exist, a process starts without taking a lock on them. */
 const SCHEMA_OBJECTS = [...SCHEMA.matchAll(/CREATE (?:TABLE|INDEX) IF NOT EXISTS (\w+)/g)].map((m) => m[1]);
 
@@ -136,6 +139,17 @@ export interface PgStoreOptions {
 }
 
 const int8 = (v: string | null) => (v === null ? null : Number(v));
+
+/**
+ * Whether a failed statement failed for want of the server, not for what it asked: no SQLSTATE (the
+ * connection refused, lost or timed out on this side: node-postgres and Node give none, or an
+ * `E...` one), or one of the classes connection exception (08), insufficient resources (53) and
+ * operator intervention (57: shutting down, cancelled by the statement timeout).
+ */
+export function unavailable(e: unknown): boolean {
+  const code = (e as { code?: unknown }).code;
+  return typeof code !== 'string' || /^(?:08|53|57)/.test(code) || /^E[A-Z]+$/.test(code);
+}
 
 export class PgStore implements Store {
   readonly kind = 'postgres';
@@ -175,7 +189,9 @@ export class PgStore implements Store {
       statement_timeout: statementTimeoutMs,
       idleTimeoutMillis: 30_000,
       types,
-      ...(schema ? { options: `-c search_path=${schema}` } : {}),
+      // Quoted, as CREATE SCHEMA quotes it (unquoted, `My_Stats` was looked for as `my_stats`), and
+      // each space or backslash escaped, as the server splits these options at spaces.
+      ...(schema ? { options: `-c search_path=${pg.escapeIdentifier(schema).replace(/[\\\s]/g, (c) => `\\${c}`)}` } : {}),
     });
     // An idle client's error (the server restarted) would otherwise end the process; the pool drops that client.
     pool.on('error', (e) => options.logger?.warn({ err: e.message }, 'an idle PostgreSQL connection failed; the pool drops it'));
@@ -206,6 +222,10 @@ export class PgStore implements Store {
       try {
         await this.transaction(async (c) => {
           await c.query(`SET LOCAL lock_timeout = ${DDL_LOCK_TIMEOUT_MS}`);
+          // Processes starting at once on a new store take turns: CREATE ... IF NOT EXISTS is no
+          // guard against another session creating the same thing meanwhile (a duplicate key of
+          // the catalog ended all of them but one).
+          await c.query("SELECT pg_advisory_xact_lock(hashtext('player-stats schema ' || $1))", [schema ?? '']);
           if (schema) await c.query(`CREATE SCHEMA IF NOT EXISTS ${pg.escapeIdentifier(schema)}`);
           await c.query(SCHEMA);
         });
@@ -477,7 +497,8 @@ export class PgStore implements Store {
     this.touchedTitles.clear();
     this.recovering = false;
     this.importing = false;
-    await this.pool.query('ANALYZE');
+    // The store's own tables only: a database shared through ?schema= holds others' too.
+    await this.pool.query(`ANALYZE ${STORE_TABLES.join(', ')}`);
     await this.readGeneration();
   }
 
@@ -504,10 +525,14 @@ export class PgStore implements Store {
 
   private async rows<R>(sql: string, params: unknown[], arrays = false): Promise<R[]> {
     const name = PREPARED.get(sql);
-    const result = arrays
-      ? await this.pool.query(this.deadlined({ text: sql, values: params, rowMode: 'array' as const, ...(name ? { name } : {}) }))
-      : await this.pool.query(this.deadlined({ text: sql, values: params, ...(name ? { name } : {}) }));
-    return result.rows as R[];
+    try {
+      const result = arrays
+        ? await this.pool.query(this.deadlined({ text: sql, values: params, rowMode: 'array' as const, ...(name ? { name } : {}) }))
+        : await this.pool.query(this.deadlined({ text: sql, values: params, ...(name ? { name } : {}) }));
+      return result.rows as R[];
+    } catch (e) {
+      throw unavailable(e) ? new StoreUnavailableError(`PostgreSQL did not answer: ${(e as Error).message}`, { cause: e }) : e;
+    }
   }
 
   async playerById(title: TitleSlug, platform: PlatformSlug, identifier: string): Promise<PlayerRow | undefined> {

@@ -15,7 +15,7 @@ import { ERROR_CODES, ServiceError, invalidParameter, quotedValue } from './erro
 import { matchIdProblem } from './identifiers.js';
 import { Memo, matchReport, matches, profile, search, segments, sessions, type LookupContext } from './lookups.js';
 import type { RequestObserver } from './metrics.js';
-import type { Store } from './store-api.js';
+import { StoreUnavailableError, type Store } from './store-api.js';
 
 export interface ServiceOptions {
   store: Store;
@@ -197,6 +197,8 @@ function sameKey(given: string, keys: readonly Buffer[]): boolean {
 
 /** What every endpoint answers to; OPTIONS tells it, anything else is a 405 that tells it too. */
 const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';
+/** What a 503 for a store that did not answer asks a client to wait, in seconds. */
+const STORE_RETRY_AFTER_S = 5;
 
 /**
  * Answers a request Node's HTTP parser refused (a URL or headers past the size limit, bytes no
@@ -384,8 +386,13 @@ export function createHandler(options: ServiceOptions): (req: IncomingMessage, r
       } else body = { data: await answer({ ...found, search }) };
     } catch (e) {
       const error =
-        e instanceof ServiceError ? e : new ServiceError(500, ERROR_CODES.internal, 'The service failed to answer this request.');
-      if (!(e instanceof ServiceError)) log?.error({ err: e, url: req.url }, 'request failed');
+        e instanceof ServiceError
+          ? e
+          : e instanceof StoreUnavailableError
+            ? new ServiceError(503, ERROR_CODES.externalError, 'The service’s store did not answer; try again shortly.', {}, { 'retry-after': String(STORE_RETRY_AFTER_S) })
+            : new ServiceError(500, ERROR_CODES.internal, 'The service failed to answer this request.');
+      if (e instanceof StoreUnavailableError) log?.warn({ err: e.message, url: req.url }, 'request failed: the store did not answer');
+      else if (!(e instanceof ServiceError)) log?.error({ err: e, url: req.url }, 'request failed');
       status = error.status;
       Object.assign(headers, error.headers);
       body = { errors: [error.toApiError()] };

@@ -5,6 +5,18 @@ import type { PlatformSlug, SegmentDimension, TitleSlug } from '../catalog/index
 import type { AggregateRow, MatchRow } from './aggregate.js';
 import type { MatchRecord, PlayerRecord } from './dataset.js';
 
+/**
+ * The store did not answer (its server down or unreachable, a connection lost, a statement over
+ * its deadline): the service answers 503 with `Retry-After`, not 500, so that clients and load
+ * balancers try again.
+ */
+export class StoreUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreUnavailableError';
+  }
+}
+
 export interface PlayerRow {
   title: TitleSlug;
   platform: PlatformSlug;

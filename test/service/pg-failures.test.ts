@@ -1,13 +1,15 @@
 // PostgreSQL failing under the store: the connection of an import is lost half-way (the process
 // must not end, the import must), and a service process starts while another session holds a lock
 // on the store's tables (it must not wait for it, nor wait forever when it has to create something).
+import { createServer, connect, type Server, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { importLines } from '../../src/service/import.js';
-import { PgStore } from '../../src/service/pg-store.js';
+import { PgStore, unavailable } from '../../src/service/pg-store.js';
+import { startStatsServer } from '../../src/service/server.js';
 import { TEST_PG_URL, TEST_STORE } from '../helpers/service.js';
 
 const prefix = `pgfail_${process.pid}_${Date.now()}`;
@@ -74,7 +76,107 @@ afterAll(async () => {
   await admin.end();
 });
 
+/** A TCP proxy to the test server that can be cut (its connections ended, new ones refused), as a server going down is. */
+async function cuttableProxy(): Promise<{ url: string; cut: () => Promise<void> }> {
+  const target = new URL(TEST_PG_URL);
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((client) => {
+    const upstream = connect(Number(target.port || 5432), target.hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+      s.on('error', () => undefined);
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = new URL(TEST_PG_URL);
+  url.hostname = '127.0.0.1';
+  url.port = String((server.address() as { port: number }).port);
+  return {
+    url: url.toString(),
+    cut: async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const s of sockets) s.destroy();
+      });
+    },
+  };
+}
+
+describe('which failures of PostgreSQL are its being unavailable', () => {
+  it('counts connection failures, lost connections, shutdowns and timeouts, not errors of the statement', () => {
+    expect(unavailable(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))).toBe(true);
+    expect(unavailable(new Error('Connection terminated unexpectedly'))).toBe(true);
+    expect(unavailable(Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }))).toBe(true);
+    expect(unavailable(Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' }))).toBe(true);
+    expect(unavailable(Object.assign(new Error('connection failure'), { code: '08006' }))).toBe(true);
+    expect(unavailable(Object.assign(new Error('syntax error'), { code: '42601' }))).toBe(false);
+    expect(unavailable(Object.assign(new Error('relation does not exist'), { code: '42P01' }))).toBe(false);
+  });
+});
+
 describe.runIf(TEST_STORE === 'postgres')('PostgreSQL failing under the store', () => {
+  it('answers 503 with Retry-After, not 500, at once, while PostgreSQL is down', async () => {
+    const schema = schemaName('down');
+    await existingStore(schema);
+    const proxy = await cuttableProxy();
+    const store = await PgStore.open({ url: proxy.url, schema, poolSize: 2 });
+    const service = await startStatsServer({ store });
+    const profile = () => fetch(`${service.url}/v2/title_a/standard/profile/pc_store_a/nova`);
+    try {
+      expect((await profile()).status).toBe(200);
+      await proxy.cut();
+      const started = performance.now();
+      const down = await profile();
+      expect(performance.now() - started).toBeLessThan(5_000);
+      expect(down.status).toBe(503);
+      expect(down.headers.get('retry-after')).toBe('5');
+      expect(((await down.json()) as { errors: { code: string }[] }).errors[0]?.code).toBe('CollectorResultStatus::ExternalError');
+    } finally {
+      await service.close();
+      await store.close();
+    }
+  });
+
+  it('opens several stores at once on a new schema, each of them', async () => {
+    for (let round = 0; round < 3; round++) {
+      const schema = schemaName(`race${round}`);
+      const opened = await Promise.allSettled(Array.from({ length: 4 }, () => PgStore.open({ url: TEST_PG_URL, schema, poolSize: 1 })));
+      for (const o of opened) if (o.status === 'fulfilled') await o.value.close();
+      expect(opened.map((o) => (o.status === 'rejected' ? (o.reason as Error).message : 'open'))).toEqual(Array(4).fill('open'));
+    }
+  });
+
+  it('works in a schema whose name has capitals and a space', async () => {
+    const schema = schemaName('Mixed Case');
+    const store = await PgStore.open({ url: TEST_PG_URL, schema, poolSize: 1 });
+    try {
+      await importLines(store, [playerLine('nova')]);
+      expect(await store.playerById('title_a', 'pc_store_a', 'nova')).toMatchObject({ id: 'nova' });
+      const { rows } = await admin.query<{ n: number }>(`SELECT COUNT(*)::int AS n FROM ${pg.escapeIdentifier(schema)}.players`);
+      expect(rows[0]?.n).toBe(1);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('gathers statistics of its own tables after an import, not of every table in the database', async () => {
+    const schema = schemaName('analyse');
+    const other = schemaName('other');
+    await admin.query(`CREATE SCHEMA ${pg.escapeIdentifier(other)}; CREATE TABLE ${pg.escapeIdentifier(other)}.t (x int); INSERT INTO ${pg.escapeIdentifier(other)}.t VALUES (1)`);
+    const store = await PgStore.open({ url: TEST_PG_URL, schema, poolSize: 1 });
+    try {
+      await importLines(store, [playerLine('nova'), matchLine(1)]);
+    } finally {
+      await store.close();
+    }
+    const analysed = async (s: string, table: string) =>
+      (await admin.query<{ at: Date | null }>('SELECT last_analyze AS at FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = $2', [s, table])).rows[0]?.at ?? null;
+    expect(await analysed(schema, 'match_players')).not.toBeNull();
+    expect(await analysed(other, 't')).toBeNull();
+  });
+
   it('fails an import whose connection is terminated half-way, goes on living, and still answers lookups', async () => {
     const schema = schemaName('import');
     const store = await PgStore.open({ url: urlOf(schema), schema, poolSize: 2 });

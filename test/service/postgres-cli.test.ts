@@ -76,4 +76,19 @@ describe('service processes sharing PostgreSQL', () => {
     }
     expect(kills).toBe(35);
   });
+
+  it('never fill an empty shared database with the demo data: a process started before the first import serves what it holds', async () => {
+    const empty = `${TEST_PG_URL}?schema=${schema}_empty`;
+    const reader = await service(['--db', empty]);
+    expect(reader.output()).toMatch(/the database holds no matches yet: a process started with --data/);
+    const client = new pg.Client(TEST_PG_URL);
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ n: number }>(`SELECT COUNT(*)::int AS n FROM ${pg.escapeIdentifier(`${schema}_empty`)}.matches`);
+      expect(rows[0]?.n).toBe(0);
+    } finally {
+      await client.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(`${schema}_empty`)} CASCADE`);
+      await client.end();
+    }
+  });
 });
