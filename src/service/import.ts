@@ -91,6 +91,17 @@ export async function importLines(
     digests = [];
     options.onProgress?.(summary.lines);
   };
+  try {
+    await readAll();
+  } catch (e) {
+    // What was written stays (each batch is whole); a shared store settles it now.
+    await store.abandonImport?.();
+    throw e;
+  }
+  await store.finishImport();
+  return summary;
+
+  async function readAll() {
   for await (const raw of lines) {
     summary.lines++;
     if (typeof raw !== 'string') {
@@ -123,8 +134,7 @@ export async function importLines(
     if (players.length + matches.length >= batchSize) await flush();
   }
   await flush();
-  await store.finishImport();
-  return summary;
+  }
 
   function add(record: DatasetRecord) {
     if (record.type === 'player') {

@@ -106,6 +106,10 @@ function participantsSql(players: number): string {
 for (let n = 1; n <= PREPARED_PARTICIPANTS; n++) PREPARED.set(participantsSql(n), `participants${n}`);
 
 const IMPORT_LOCK = "SELECT pg_advisory_xact_lock(hashtext('player-stats import'))";
+/** Held shared by each process while it imports into a store (its schema appended to the key). */
+const IMPORTER_LOCK = 'player-stats importer ';
+const NEXT_GENERATION = `INSERT INTO meta (key, value) VALUES ('generation', '1')
+  ON CONFLICT (key) DO UPDATE SET value = (meta.value::bigint + 1)::text`;
 
 /** The tables SCHEMA makes. */
 const STORE_TABLES = [...SCHEMA.matchAll(/CREATE TABLE IF NOT EXISTS (\w+)/g)].map((m) => m[1]);
@@ -164,6 +168,12 @@ export class PgStore implements Store {
   /** Whether the last check of the import generation failed (told once when it starts failing, once when it is back). */
   private generationFailing = false;
 
+  /**
+   * While this process imports: a connection of its own holding the store's import lock shared
+   * (IMPORTER_LOCK), so that another process can tell a live import from one that died half-way.
+   */
+  private importer: pg.Client | undefined;
+
   private constructor(
     pool: pg.Pool,
     /**
@@ -172,6 +182,10 @@ export class PgStore implements Store {
      */
     private readonly readTimeoutMs: number,
     private readonly logger: PgStoreOptions['logger'],
+    /** A connection like the pool's, for the importer's lock. */
+    private readonly connect: () => pg.Client,
+    /** The store's schema ('' for the connection's search path): the import locks are the store's own. */
+    private readonly schema: string,
   ) {
     this.pool = pool;
   }
@@ -182,23 +196,23 @@ export class PgStore implements Store {
     types.setTypeParser(20, int8); // BIGINT and COUNT(*): numbers, as SQLite gives them
     const schema = options.schema;
     const statementTimeoutMs = options.statementTimeoutMs ?? 10_000;
-    const pool = new pg.Pool({
+    const connection = {
       connectionString: options.url,
-      max: options.poolSize ?? 8,
       connectionTimeoutMillis: 5_000,
       statement_timeout: statementTimeoutMs,
-      idleTimeoutMillis: 30_000,
       types,
       // Quoted, as CREATE SCHEMA quotes it (unquoted, `My_Stats` was looked for as `my_stats`), and
       // each space or backslash escaped, as the server splits these options at spaces.
       ...(schema ? { options: `-c search_path=${pg.escapeIdentifier(schema).replace(/[\\\s]/g, (c) => `\\${c}`)}` } : {}),
-    });
+    };
+    const pool = new pg.Pool({ ...connection, max: options.poolSize ?? 8, idleTimeoutMillis: 30_000 });
     // An idle client's error (the server restarted) would otherwise end the process; the pool drops that client.
     pool.on('error', (e) => options.logger?.warn({ err: e.message }, 'an idle PostgreSQL connection failed; the pool drops it'));
-    const store = new PgStore(pool, statementTimeoutMs + 2_000, options.logger);
+    const store = new PgStore(pool, statementTimeoutMs + 2_000, options.logger, () => new pg.Client(connection), schema ?? '');
     try {
       await store.createTables(schema);
       await store.readGeneration();
+      await store.settleDeadImport();
     } catch (e) {
       await pool.end();
       throw e;
@@ -252,6 +266,7 @@ export class PgStore implements Store {
   private async followGeneration(): Promise<void> {
     try {
       await this.readGeneration();
+      await this.settleDeadImport();
       if (this.generationFailing) this.logger?.info('PostgreSQL answers again: other processes\' imports are seen again');
       this.generationFailing = false;
     } catch (e) {
@@ -269,7 +284,66 @@ export class PgStore implements Store {
 
   async close(): Promise<void> {
     clearInterval(this.poll);
+    await this.letGoOfImport();
     await this.pool.end();
+  }
+
+  /**
+   * Finishes an import that stopped half-way in a process that is gone (or failed in this one): its
+   * batches are whole, but the flag says importing and the ranks are of before it. Taken only when
+   * no live importer holds the import lock (they hold it shared; this asks for it alone, without
+   * waiting); then every title's ranks are rebuilt and the generation moves on.
+   */
+  private async settleDeadImport(): Promise<void> {
+    if (this.importing || (await this.getMeta('importing')) === undefined) return;
+    const settled = await this.transaction(async (c) => {
+      // Neither lock waited for: a batch being written (or a live importer) means another look later.
+      const { rows } = await c.query<{ free: boolean }>(
+        "SELECT pg_try_advisory_xact_lock(hashtext($1)) AND pg_try_advisory_xact_lock(hashtext('player-stats import')) AS free",
+        [IMPORTER_LOCK + this.schema],
+      );
+      if (!rows[0]?.free) return false;
+      if ((await c.query("SELECT 1 FROM meta WHERE key = 'importing'")).rowCount === 0) return false;
+      await this.settle(c, (await c.query<{ title: string }>('SELECT DISTINCT title FROM player_totals')).rows.map((r) => r.title));
+      return true;
+    });
+    if (!settled) return;
+    this.logger?.warn('an import stopped half-way (its process ended or failed): the batches it wrote are served, and the ranks were rebuilt to match');
+    await this.readGeneration();
+  }
+
+  /** Rebuilds the ranks of `titles`, clears the import flag and moves the generation on: what the end of an import does. */
+  private async settle(c: pg.PoolClient, titles: readonly string[]): Promise<void> {
+    for (const title of titles) await this.rebuildRanks(c, title);
+    await c.query("DELETE FROM meta WHERE key = 'importing'");
+    await c.query(NEXT_GENERATION);
+  }
+
+  /** Takes the import lock shared for this process's import, on a connection of its own, unless it holds it. */
+  private async holdImport(): Promise<void> {
+    if (this.importer) return;
+    const client = this.connect();
+    // A lost connection lets go of the lock (the import's own statements fail on theirs): told, never thrown.
+    client.on('error', (e) => this.logger?.warn({ err: e.message }, 'the connection holding the import lock failed'));
+    await client.connect();
+    await client.query('SELECT pg_advisory_lock_shared(hashtext($1))', [IMPORTER_LOCK + this.schema]);
+    this.importer = client;
+  }
+
+  async abandonImport(): Promise<void> {
+    this.importing = false;
+    this.deltas.drain(() => undefined);
+    await this.letGoOfImport();
+    // Not settled now (PostgreSQL gone with the import, say): the next look of any process settles it.
+    await this.settleDeadImport().catch((e: unknown) =>
+      this.logger?.warn({ err: (e as Error).message }, 'could not settle the import that failed; the next look at the store (every 2 s) tries again'),
+    );
+  }
+
+  private async letGoOfImport(): Promise<void> {
+    const client = this.importer;
+    this.importer = undefined;
+    await client?.end().catch(() => undefined);
   }
 
   /**
@@ -335,6 +409,7 @@ export class PgStore implements Store {
       } else now.push({ m, digest });
       seen.add(k);
     }
+    await this.holdImport();
     await this.transaction(async (c) => {
       // Batches of importers in several processes take turns: each reads the totals it updates.
       await c.query(IMPORT_LOCK);
@@ -346,9 +421,16 @@ export class PgStore implements Store {
       await this.writePlayers(c, players);
       await this.writeMatches(c, now);
       await this.flushTotals(c);
-    }).catch((e: unknown) => {
-      // The batch was rolled back: its totals' changes must not reach the next one.
+      // Other processes drop what they computed before this batch (their memo follows the
+      // generation): otherwise they answered from before the import until its end, a profile's
+      // matches disagreeing with its segments read since.
+      await c.query(NEXT_GENERATION);
+    }).catch(async (e: unknown) => {
+      // The batch was rolled back: its totals' changes must not reach the next one. The import is
+      // over: the lock goes, so that this process or another settles what it wrote.
       this.deltas.drain(() => undefined);
+      this.importing = false;
+      await this.letGoOfImport();
       throw e;
     });
     if (later.length > 0) await this.writeBatch([], later, laterDigests);
@@ -485,15 +567,14 @@ export class PgStore implements Store {
     const titles = this.recovering
       ? (await this.pool.query<{ title: string }>('SELECT DISTINCT title FROM player_totals')).rows.map((r) => r.title)
       : [...this.touchedTitles];
-    await this.transaction(async (c) => {
-      await c.query(IMPORT_LOCK);
-      for (const title of titles) await this.rebuildRanks(c, title);
-      await c.query("DELETE FROM meta WHERE key = 'importing'");
-      await c.query(
-        `INSERT INTO meta (key, value) VALUES ('generation', '1')
-         ON CONFLICT (key) DO UPDATE SET value = (meta.value::bigint + 1)::text`,
-      );
-    });
+    try {
+      await this.transaction(async (c) => {
+        await c.query(IMPORT_LOCK);
+        await this.settle(c, titles);
+      });
+    } finally {
+      await this.letGoOfImport();
+    }
     this.touchedTitles.clear();
     this.recovering = false;
     this.importing = false;

@@ -86,6 +86,12 @@ export interface Store {
   writeBatch(players: readonly PlayerRecord[], matches: readonly MatchRecord[], digests?: readonly string[]): Promise<void>;
   /** Writes the remaining totals, rebuilds the rank material of the titles touched, gathers planner statistics. */
   finishImport(): Promise<void>;
+  /**
+   * An import that failed after some of its batches were written (its source could not be read
+   * further): what a store shared by several processes does to settle what was written, so that
+   * other processes need not wait for this one to end. SQLite's own open repairs it.
+   */
+  abandonImport?(): Promise<void>;
   /** Looks a player up by exact identifier (case-insensitive). */
   playerById(title: TitleSlug, platform: PlatformSlug, identifier: string): Promise<PlayerRow | undefined>;
   playerByVanity(title: TitleSlug, platform: PlatformSlug, vanity: string): Promise<PlayerRow | undefined>;
