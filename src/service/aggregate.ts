@@ -55,6 +55,14 @@ export function addMatch(totals: Totals, row: Pick<MatchRow, 'result' | 'duratio
 const ratio = (a: number, b: number) => (b === 0 ? a : a / b);
 
 /** Counts, sums and the ratios derived from them, by stat key. */
+/**
+ * A sum of fractional values to 12 significant digits: added in another order (PostgreSQL adds each
+ * batch's part to the stored total, SQLite sums a player's rows at once) the same healing read
+ * 4.2 in one store and 4.200000000000001 in the other, and ranked 66th against 2nd among players
+ * whose 4.2 it was equal to. Whole sums are exact either way and stay as they are.
+ */
+export const tidySum = (value: number): number => (Number.isInteger(value) ? value : Number(value.toPrecision(12)));
+
 export function totalsToValues(t: Totals): Record<string, number> {
   const v: Record<string, number> = {
     matchesPlayed: t.matchesPlayed,
@@ -62,7 +70,7 @@ export function totalsToValues(t: Totals): Record<string, number> {
     losses: t.losses,
     timePlayed: t.timePlayed,
   };
-  for (const [key, value] of t.sums) v[key] = value;
+  for (const [key, value] of t.sums) v[key] = tidySum(value);
   const { kills, deaths, assists, damage, shotsFired, shotsHit, headshots } = v;
   if (kills !== undefined && deaths !== undefined) v.kd = ratio(kills, deaths);
   if (kills !== undefined && deaths !== undefined && assists !== undefined) v.kda = ratio(kills + assists, deaths);

@@ -72,3 +72,18 @@ describe('aggregation', () => {
     expect(stats.longestStreak).toMatchObject({ displayName: 'Longest Streak', category: 'general', displayType: 'Number' });
   });
 });
+
+describe('sums of fractional stats', () => {
+  it('are the same whatever order they were added in, and rank alike', () => {
+    const healing = [0.1, 0.7, 1.3, 0.2, 0.6, 1.3];
+    const sum = (order: number[]) => order.reduce((a, b) => a + b, 0);
+    const forwards = sum(healing);
+    const inParts = sum([sum(healing.slice(0, 2)), sum(healing.slice(2, 4)), sum(healing.slice(4))]);
+    // Raw, the two orders disagree in the last bits (4.2 against 4.199999999999999).
+    expect(forwards).not.toBe(inParts);
+    const values = (total: number) => totalsToValues({ matchesPlayed: 6, wins: 3, losses: 3, timePlayed: 3600, sums: new Map([['healing', total], ['kills', 1e12 + 7]]) });
+    expect(values(forwards).healing).toBe(4.2);
+    expect(values(inParts).healing).toBe(4.2);
+    expect(values(forwards).kills).toBe(1e12 + 7);
+  });
+});
