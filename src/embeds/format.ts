@@ -5,7 +5,6 @@ import type { LookupMeta } from '../lookup/client.js';
 import type { Stat } from '../lookup/schemas.js';
 import { say, type TextKey } from '../locales/index.js';
 import { clip, unmentioned, withoutBidiControls } from './text.js';
-import { safeText } from './reply.js';
 
 /** One colour per title, so that a glance tells which game a reply is about. */
 export const TITLE_COLORS: Record<TitleSlug, number> = {
@@ -116,12 +115,6 @@ export function formatValue(value: number, displayType: DisplayType, locale?: st
       if (compact && Math.abs(value) >= 10_000) return compactNumber(value, locale);
       return Number.isInteger(value) ? numberFormat(locale, 'integer').format(value) : numberFormat(locale, Math.abs(value) >= 100 ? 'integer' : 'precision2').format(value);
   }
-}
-
-/** A stat under the answer's own name ("Deaths 3"), its value in bold where it stands out ("Level **87**"). */
-export function namedStat(stat: Stat, locale: string | undefined, bold = false): string {
-  const value = safeText(statValue(stat, locale, undefined, true));
-  return `${safeText(stat.displayName)} ${bold ? `**${value}**` : value}`;
 }
 
 /**

@@ -66,7 +66,8 @@ export function leaderboardReply(entries: readonly BoardEntry[], ctx: BoardConte
     const mine = e.userId === ctx.invokerId;
     const at = places[i]!;
     const place = MEDALS[at - 1] ?? `\`${String(at).padStart(2)}\``;
-    return `${place} ${mine ? '▶ ' : ''}**${safeText(clip(e.handle, NAME_SHOWN))}** · ${statValue(e.stat, locale, f, true)}`;
+    // The value held to its bullet and name's end: a phone left "40,4%" alone on the next line.
+    return `${place} ${mine ? '▶ ' : ''}**${safeText(clip(e.handle, NAME_SHOWN))}**\u00a0·\u00a0${statValue(e.stat, locale, f, true)}`;
   };
   const lines = ranked.slice(0, BOARD_SIZE).map(line);
   const mine = ranked.findIndex((e) => e.userId === ctx.invokerId);

@@ -4,8 +4,9 @@ import type { LookupMeta } from '../lookup/client.js';
 import type { MatchChild, MatchSummary, StatisticalObject, Stats } from '../lookup/schemas.js';
 import { goButtons, openSelect, pageControls, rows } from './controls.js';
 import { figure } from './figures.js';
-import { TITLE_COLORS, answerTime, capitalised, dataTime, describe, duration, footerOf, namedStat, queueName, statValue, titleName } from './format.js';
+import { TITLE_COLORS, answerTime, capitalised, dataTime, describe, duration, footerOf, queueName, statValue, titleName, unbroken } from './format.js';
 import type { Onward } from './profile.js';
+import { namedStat } from './named.js';
 import { embedReply, safeText, type Reply } from './reply.js';
 import { clip } from './text.js';
 import { OUTCOME_WORDS, outcomeMark, outcomeOf } from './results.js';
@@ -65,8 +66,10 @@ export function matchesReply(matches: MatchSummary[], ctx: MatchesContext): Repl
     const stats = matchStats(m);
     const where = [m.metadata.mapName, m.metadata.modeName].filter(Boolean).map((s) => safeText(String(s))).join(' · ');
     const kd = figure(stats, ctx.title, 'kd');
-    const parts = [score(stats), kd ? `K/D ${statValue(kd, ctx.locale, 'kd')}` : null, answerTime(m.metadata.timestamp)].filter(Boolean);
-    return `${outcomeMark(m.metadata.result)} **${where || say(ctx.locale, 'matches.match')}**${parts.length > 0 ? ` · ${parts.join(' · ')}` : ''}`;
+    // "K/D" held to its number, and each bullet to what it follows: a phone broke "K/D" from "0.87"
+    // and began lines with "· K/D".
+    const parts = [score(stats), kd ? `K/D\u00a0${statValue(kd, ctx.locale, 'kd')}` : null, answerTime(m.metadata.timestamp)].filter(Boolean);
+    return `${outcomeMark(m.metadata.result)} **${where || say(ctx.locale, 'matches.match')}**${parts.length > 0 ? `\u00a0· ${parts.join('\u00a0· ')}` : ''}`;
   });
   // Paged by cursor: how many pages follow is not known, only whether one does (`1 / 2+`, then `3 / 3`).
   const pageCount = ctx.page + (ctx.hasMore ? 2 : 1);
@@ -137,7 +140,8 @@ const distinct = (labels: readonly (string | null)[]): string[] =>
 
 function playerLine(p: MatchChild, options: ReportOptions): string {
   const s = score(p.stats);
-  const damage = p.stats.damage ? ` · ${say(options.locale, 'report.damage', { value: statValue(p.stats.damage, options.locale, undefined, true) })}` : '';
+  // Held together ("3.360 Schaden" broke between the number and its word on a phone), the bullet kept with what it follows.
+  const damage = p.stats.damage ? `\u00a0· ${unbroken(say(options.locale, 'report.damage', { value: statValue(p.stats.damage, options.locale, undefined, true) }))}` : '';
   const character = [p.metadata.hero, p.metadata.legend].find((c) => typeof c === 'string');
   const name = safeText(clip(p.metadata.name || '?', REPORT_NAME_SHOWN));
   const who = isHighlighted(p, options.highlight) ? `▶ **${name}**` : name;

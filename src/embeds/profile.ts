@@ -4,8 +4,9 @@ import type { LookupMeta } from '../lookup/client.js';
 import { overviewOf, type Stats, type StatsProfile } from '../lookup/schemas.js';
 import { goButtons, rows } from './controls.js';
 import { figure, figures, ratingTier, saysNothing } from './figures.js';
-import { TITLE_COLORS, answerTime, dataTime, describe, figureLabel, footerOf, namedStat, place, statValue, titleName } from './format.js';
+import { TITLE_COLORS, answerTime, dataTime, describe, figureLabel, footerOf, place, statValue, titleName } from './format.js';
 import { madeOnce } from './once.js';
+import { namedStat } from './named.js';
 import { embedReply, safeText, type Reply } from './reply.js';
 
 /** Where a reply can go next: buttons to the player's other views (the command decides which exist). */

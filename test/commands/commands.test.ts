@@ -600,7 +600,7 @@ describe('/leaderboard', () => {
     expect(messageErrors({ embeds: r.embeds, components: r.components })).toEqual([]);
     const rows = e.description!.split('\n').filter((l) => /^(🥇|🥈|🥉|`)/.test(l));
     expect(rows).toHaveLength(2);
-    const values = rows.map((l) => Number(/· ([\d.]+)$/.exec(l)![1]));
+    const values = rows.map((l) => Number(/·\s([\d.]+)$/u.exec(l)![1]));
     expect(values[0]).toBeGreaterThanOrEqual(values[1]!);
     expect(rows.filter((l) => l.includes('▶ **Embertide#1000**'))).toHaveLength(1);
     expect(e.description).toContain('Not ranked: 1 private');
@@ -618,7 +618,7 @@ describe('/leaderboard', () => {
   it('ranks by another figure by meaning, and tells a member who has not linked how to get on it', async () => {
     const r = await run({ title: 'title_c', stat: 'winRate' }, 'b-nolink');
     expect(r.embeds[0]!.title).toBe('Win rate');
-    expect(r.embeds[0]!.description).toMatch(/· [\d.]+%$/m);
+    expect(r.embeds[0]!.description).toMatch(/·\s[\d.]+%$/mu);
     expect(r.embeds[0]!.description).toContain('You are not on this board');
     expect(await stores.members.list('g-board')).toContain('b-nolink');
   });

@@ -237,7 +237,7 @@ describe('embeds from the service’s payloads', () => {
 
   it('lists matches with result, score and K/D, and a menu that opens each report', () => {
     const r = matchesReply(fixtures.matches!.matches, { title: 'title_a', platform: 'pc_store_a', player: 'Ash', meta: network, page: 0, hasMore: false, stateId: 's2' });
-    expect(r.embeds[0]?.description).toMatch(/^🟩 \*\*Harbor · Team Deathmatch\*\* · 14\/1\/3 · K\/D 14\.00 · <t:\d+:R>/);
+    expect(r.embeds[0]?.description).toMatch(/^🟩 \*\*Harbor · Team Deathmatch\*\*\u00a0· 14\/1\/3\u00a0· K\/D\u00a014\.00\u00a0· <t:\d+:R>/u);
     const menu = r.components[0]?.components[0];
     expect(menu && 'options' in menu ? menu.options.map((o) => o.value) : []).toEqual(['a-3', 'a-2', 'a-1']);
     // Menus cannot show live times: no date beside the list's "4 days ago".
@@ -245,7 +245,7 @@ describe('embeds from the service’s payloads', () => {
     // The menu writes the K/D as the list beside it does, in the reader's language.
     const de = matchesReply(fixtures.matches!.matches, { title: 'title_a', platform: 'pc_store_a', player: 'Ash', meta: network, page: 0, hasMore: false, stateId: 's2', locale: 'de' });
     const deMenu = de.components[0]?.components[0];
-    expect(de.embeds[0]?.description).toContain('K/D 14,00');
+    expect(de.embeds[0]?.description).toContain('K/D\u00a014,00');
     expect(deMenu && 'options' in deMenu ? deMenu.options[0]?.description : '').toMatch(/ · K\/D 14,00$/);
     expect(menu && 'custom_id' in menu ? parseCustomId(menu.custom_id) : null).toEqual({ kind: 'open', stateId: 's2' });
   });
@@ -265,8 +265,8 @@ describe('embeds from the service’s payloads', () => {
     const r = matchReportReply(fixtures.report!, 'title_a', network, { highlight: ['76561198000000042'], onward: { stateId: 'm1', targets: [{ to: 'matches', label: '◀ Matches' }] } });
     expect(r.embeds[0]?.title).toBe('Foundry · Team Deathmatch');
     expect(r.embeds[0]?.fields?.map((f) => [f.name, f.value])).toEqual([
-      ['🏆 Red · Win', '▶ **Ash** — 10/5/2 · 1,000 dmg'],
-      ['Blue · Loss', 'Ashen Knight — 5/10/1 · 600 dmg'],
+      ['🏆 Red · Win', '▶ **Ash** — 10/5/2\u00a0· 1,000\u00a0dmg'],
+      ['Blue · Loss', 'Ashen Knight — 5/10/1\u00a0· 600\u00a0dmg'],
     ]);
     const back = r.components[0]?.components[0];
     expect(back && 'custom_id' in back ? parseCustomId(back.custom_id) : null).toEqual({ kind: 'go', stateId: 'm1', to: 'matches' });

@@ -25,14 +25,14 @@ describe('the leaderboard', () => {
 
   it('gives members with the same figure the same place, and the next one the place after them all', () => {
     const lines = board([entry('u1', 'Ash', 1.5), entry('u2', 'Bolt', 1.5), entry('u3', 'Cole', 1.2), entry('u4', 'Dune', 1.0)], 'u2');
-    expect(lines.slice(0, 4)).toEqual(['🥇 **Ash** · 1.50', '🥇 ▶ **Bolt** · 1.50', '🥉 **Cole** · 1.20', '` 4` **Dune** · 1.00']);
+    expect(lines.slice(0, 4)).toEqual(['🥇 **Ash**\u00a0·\u00a01.50', '🥇 ▶ **Bolt**\u00a0·\u00a01.50', '🥉 **Cole**\u00a0·\u00a01.20', '` 4` **Dune**\u00a0·\u00a01.00']);
   });
 
   it('tells a member tied with the leader, but listed below the top ten, that they share first place', () => {
     const entries = Array.from({ length: 12 }, (_, i) => entry(`u${i}`, `Player${String(i).padStart(2, '0')}`, 2));
     const lines = board(entries, 'u11');
     expect(lines.slice(0, 10).every((l) => l.startsWith('🥇 '))).toBe(true);
-    expect(lines).toContain('🥇 ▶ **Player11** · 2.00');
+    expect(lines).toContain('🥇 ▶ **Player11**\u00a0·\u00a02.00');
     expect(lines).toContain('You are **#1** of 12.');
   });
 });
