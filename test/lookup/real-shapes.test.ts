@@ -58,12 +58,13 @@ function lookup(): TestLookup {
 
 const meta: LookupMeta = { source: 'network', fetchedAt: Date.now(), ageMs: 0 };
 
-/** Everything a reader sees of a reply, as one text. */
+/** Everything a reader sees of a reply, as one text (a no-break space reads as a space). */
 function visible(reply: Reply): string {
   return reply.embeds
     .flatMap((e) => [e.author?.name, e.title, e.description, ...(e.fields ?? []).flatMap((f) => [f.name, f.value]), e.footer?.text])
     .filter(Boolean)
-    .join('\n');
+    .join('\n')
+    .replaceAll('\u00a0', ' ');
 }
 
 /** A reply Discord would take: within its limits, and every link in it an http(s) URL. */
