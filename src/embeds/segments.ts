@@ -60,7 +60,7 @@ export function typedSegmentType(typed: string, locale: string | undefined): str
 export const TABLE_WIDTH = 22;
 /** Characters of a column's figures, where they allow. */
 const CELL_WIDTH = 4;
-/** The fewest characters a name keeps when wide headings or figures take the room (`Carbi…`). */
+/** The fewest characters a name's column keeps when wide headings or figures take the room. */
 const NAME_MIN = 6;
 
 const fit = (text: string, width: number) => clip(text, width).padEnd(width);
@@ -86,8 +86,11 @@ export function scopeLabel(filter: SegmentsContext['filter'], locale?: string): 
 }
 
 /**
- * A table's lines, the heading line first: names on the left, clipped to what the columns leave of
- * TABLE_WIDTH, each column right-aligned with a space before it on every row. The first heading may
+ * A table's lines, the heading line first: names on the left, in what the columns leave of
+ * TABLE_WIDTH, each column right-aligned with a space before it on every row. A name longer than
+ * its column has a line of its own (clipped only past TABLE_WIDTH), its figures on the next line
+ * under the headings: `Monolith` and `World's Edge` stay whole on a phone, where a clipped
+ * `Monoli…` or `World'…` would not say which map they were. The first heading may
  * be one letter wider than its figures (`Games` over `100`): it stands over the space before its
  * column, and the heading line's first word keeps a space from it (`Overvi… Games`). Any other
  * heading wider than four, like figures wider than four (`1,2 mil` in Spanish), widens its column
@@ -99,7 +102,7 @@ function segmentTable(oneName: string, headings: readonly string[], rows: readon
   const over = (headings[0]?.length ?? 0) > (widths[0] ?? 0);
   const line = (name: string, cells: readonly string[]) => fit(name, nameWidth) + widths.map((w, k) => ` ${(cells[k] ?? '').padStart(w)}`).join('');
   const header = fit(clip(oneName, over ? nameWidth - 1 : nameWidth), nameWidth) + widths.map((w, k) => headings[k]!.padStart(w + 1)).join('');
-  return [header, ...rows.map((r) => line(r.name, r.cells))];
+  return [header, ...rows.flatMap((r) => (r.name.length > nameWidth ? [clip(r.name, TABLE_WIDTH), line('', r.cells)] : [line(r.name, r.cells)]))];
 }
 
 /**
