@@ -30,6 +30,11 @@ export const typedCode = (text: string): string => code(clip(text, TYPED_SHOWN))
 
 /** Text kept on one line: its spaces made no-break spaces, so that a phone wraps a line between such texts, not inside one. */
 export const unbroken = (text: string): string => text.replace(/ /g, '\u00a0');
+/**
+ * The parts a line has (empty ones left out) joined by bullets, each bullet held to the part before
+ * it: a phone wraps after a bullet, never before one (lines that began with "· K/D 4.25").
+ */
+export const bulleted = (parts: readonly (string | null | undefined | false)[]): string => parts.filter(Boolean).join('\u00a0· ');
 /** "PC Store A (`pc_store_a`)": a name players know and what to type, kept together on a phone ("PC Store / A" broke there). */
 export const namedSlug = (name: string, slug: string): string => `${unbroken(name)}\u00a0(${code(slug)})`;
 

@@ -4,7 +4,7 @@ import type { LookupMeta } from '../lookup/client.js';
 import type { MatchChild, MatchSummary, StatisticalObject, Stats } from '../lookup/schemas.js';
 import { goButtons, openSelect, pageControls, rows } from './controls.js';
 import { figure } from './figures.js';
-import { TITLE_COLORS, answerTime, capitalised, dataTime, describe, duration, footerOf, queueName, statValue, titleName, unbroken } from './format.js';
+import { TITLE_COLORS, answerTime, bulleted, capitalised, dataTime, describe, duration, footerOf, queueName, statValue, titleName, unbroken } from './format.js';
 import type { Onward } from './profile.js';
 import { namedStat } from './named.js';
 import { embedReply, safeText, type Reply } from './reply.js';
@@ -69,7 +69,7 @@ export function matchesReply(matches: MatchSummary[], ctx: MatchesContext): Repl
     // "K/D" held to its number, and each bullet to what it follows: a phone broke "K/D" from "0.87"
     // and began lines with "· K/D".
     const parts = [score(stats), kd ? `K/D\u00a0${statValue(kd, ctx.locale, 'kd')}` : null, answerTime(m.metadata.timestamp)].filter(Boolean);
-    return `${outcomeMark(m.metadata.result)} **${where || say(ctx.locale, 'matches.match')}**${parts.length > 0 ? `\u00a0· ${parts.join('\u00a0· ')}` : ''}`;
+    return `${outcomeMark(m.metadata.result)} **${where || say(ctx.locale, 'matches.match')}**${parts.length > 0 ? `\u00a0· ${bulleted(parts)}` : ''}`;
   });
   // Paged by cursor: how many pages follow is not known, only whether one does (`1 / 2+`, then `3 / 3`).
   const pageCount = ctx.page + (ctx.hasMore ? 2 : 1);

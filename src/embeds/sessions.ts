@@ -4,7 +4,7 @@ import type { LookupMeta } from '../lookup/client.js';
 import type { Session, Stat, Stats } from '../lookup/schemas.js';
 import { goButtons, pageControls, rows } from './controls.js';
 import { figure } from './figures.js';
-import { TITLE_COLORS, answerTime, dataTime, dateWorthShowing, describe, duration, figureLabel, footerOf, statValue, titleName, unbroken } from './format.js';
+import { TITLE_COLORS, answerTime, bulleted, dataTime, dateWorthShowing, describe, duration, figureLabel, footerOf, statValue, titleName, unbroken } from './format.js';
 import type { Onward } from './profile.js';
 import { embedReply, safeText, type Reply } from './reply.js';
 import { outcomeMark, outcomeOf } from './results.js';
@@ -105,29 +105,30 @@ export function latest(s: Session, ctx: Pick<SessionsContext, 'title' | 'career'
   const change = ratingChange(s);
   return [
     `### ${heading ?? say(ctx.locale, live ? 'sessions.playingNow' : 'sessions.latest')}`,
-    [start && live ? say(ctx.locale, 'sessions.started', { when: start }) : start, length, count > 0 ? sayCount(ctx.locale, 'sessions.matches', count) : null].filter(Boolean).join(' · '),
+    bulleted([start && live ? say(ctx.locale, 'sessions.started', { when: start }) : start, length, count > 0 ? sayCount(ctx.locale, 'sessions.matches', count) : null]),
     // A session that lists no match and counts none (a compatible service's bare session) says nothing of them.
     count > 0 ? `${strip ? `${strip} ` : ''}**${unbroken(say(ctx.locale, 'sessions.won', { wins, count }))}**` : null,
     rates(s, ctx),
-    [played.length > 0 ? say(ctx.locale, 'sessions.played', { list: played.map(safeText).join(', ') }) : null, change ? unbroken(say(ctx.locale, 'sessions.rating', { change: `**${change}**` })) : null].filter(Boolean).join(' · '),
+    bulleted([played.length > 0 ? say(ctx.locale, 'sessions.played', { list: played.map(safeText).join(', ') }) : null, change ? unbroken(say(ctx.locale, 'sessions.rating', { change: `**${change}**` })) : null]),
   ]
     .filter(Boolean)
     .join('\n');
 }
 
 /**
- * An earlier session on one line: when, how many, how many won, K/D. A figure is held to its label
- * (`K/D 3,00`), so that a phone never breaks between them; the words of the count may break (held
- * together, a German line took three lines on a phone instead of two).
+ * An earlier session on one line: when, how many won of how many, K/D. A figure is held to its
+ * label (`K/D 3,00`), so that a phone never breaks between them; the words of the count may break
+ * (held together, a German line took three lines on a phone instead of two). "2 of 6 won", not
+ * "2 of 6 matches won": the shorter line fits a phone's width (400 px) whole in English.
  */
 function earlier(s: Session, ctx: SessionsContext): string {
   const { wins, count } = form(s);
   const start = startOf(s);
   const kd = figure(s.stats, ctx.title, 'kd');
   const change = ratingChange(s);
-  return [start ?? '—', count > 0 ? sayCount(ctx.locale, 'sessions.wonOf', count, { wins }) : null, kd ? unbroken(`K/D ${statValue(kd, ctx.locale, 'kd')}`) : null, change ? unbroken(say(ctx.locale, 'sessions.rating', { change })) : null]
-    .filter(Boolean)
-    .join(' · ');
+  return bulleted(
+    [start ?? '—', count > 0 ? say(ctx.locale, 'sessions.won', { wins, count }) : null, kd ? unbroken(`K/D ${statValue(kd, ctx.locale, 'kd')}`) : null, change ? unbroken(say(ctx.locale, 'sessions.rating', { change })) : null]
+  );
 }
 
 /** Play sessions: the latest leads, read against the career; earlier ones a line each. */

@@ -245,8 +245,6 @@ export const de: Texts = {
   'sessions.matches.one': '{n} Spiel',
   'sessions.matches.other': '{n} Spiele',
   'sessions.won': '{wins} von {count} gewonnen',
-  'sessions.wonOf.one': '{wins} von {n} Spiel gewonnen',
-  'sessions.wonOf.other': '{wins} von {n} Spielen gewonnen',
   'sessions.career': 'Karriere {value}',
   'sessions.played': 'Gespielt: {list}',
   'sessions.rating': 'Wertung {change}',

@@ -263,8 +263,6 @@ export const en = {
   'sessions.matches.one': '{n} match',
   'sessions.matches.other': '{n} matches',
   'sessions.won': '{wins} of {count} won',
-  'sessions.wonOf.one': '{wins} of {n} match won',
-  'sessions.wonOf.other': '{wins} of {n} matches won',
   'sessions.career': 'career {value}',
   'sessions.played': 'Played {list}',
   'sessions.rating': 'Rating {change}',

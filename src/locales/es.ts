@@ -245,8 +245,6 @@ export const es: Texts = {
   'sessions.matches.one': '{n} partida',
   'sessions.matches.other': '{n} partidas',
   'sessions.won': '{wins} de {count} ganadas',
-  'sessions.wonOf.one': '{wins} de {n} partida ganada',
-  'sessions.wonOf.other': '{wins} de {n} partidas ganadas',
   'sessions.career': 'carrera {value}',
   'sessions.played': 'Jugó con {list}',
   'sessions.rating': 'Puntuación {change}',

@@ -245,8 +245,6 @@ export const fr: Texts = {
   'sessions.matches.one': '{n} partie',
   'sessions.matches.other': '{n} parties',
   'sessions.won': '{wins} sur {count} gagnées',
-  'sessions.wonOf.one': '{wins} sur {n} partie gagnée',
-  'sessions.wonOf.other': '{wins} sur {n} parties gagnées',
   'sessions.career': 'carrière {value}',
   'sessions.played': 'Joué : {list}',
   'sessions.rating': 'Cote {change}',

@@ -245,8 +245,6 @@ export const ptBR: Texts = {
   'sessions.matches.one': '{n} partida',
   'sessions.matches.other': '{n} partidas',
   'sessions.won': '{wins} de {count} vencidas',
-  'sessions.wonOf.one': '{wins} de {n} partida vencida',
-  'sessions.wonOf.other': '{wins} de {n} partidas vencidas',
   'sessions.career': 'carreira {value}',
   'sessions.played': 'Jogou com {list}',
   'sessions.rating': 'Pontuação {change}',

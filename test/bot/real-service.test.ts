@@ -80,7 +80,7 @@ describe('the bot against a service in the real layout', () => {
     const answer = await ask('title_b', 'sessions', { platform: 'pc_store_b', player: 'Wraithling' });
     const text = JSON.stringify(answer.embeds);
     expect(text).not.toContain('Playing now');
-    expect(answer.embeds?.[0]?.description).toMatch(/^### Latest session\n<t:\d+:R> · 45m · 2 matches/);
+    expect(answer.embeds?.[0]?.description).toMatch(/^### Latest session\n<t:\d+:R>\u00a0· 45m\u00a0· 2 matches/);
     expect(service.requests.slice(-2).map((r) => r.url).sort()).toEqual(['/api/v2/apex/standard/profile/origin/Wraithling', '/api/v2/apex/standard/profile/origin/Wraithling/sessions']);
     expect(bot.output()).not.toContain(KEY);
   });

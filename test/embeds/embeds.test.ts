@@ -285,7 +285,8 @@ describe('embeds from the service’s payloads', () => {
     const r = sessionsReply(fixtures.sessions!.items, { title: 'title_b', platform: 'pc_store_b', player: 'Rift', meta: network, page: 0, stateId: 's3', career });
     const d = r.embeds[0]?.description ?? '';
     expect(d).toContain('### Latest session');
-    expect(d).toMatch(/<t:\d+:R> · 20m · 1 match/);
+    // Each bullet held to what it follows: a phone began lines with "· K/D 4.25".
+    expect(d).toMatch(/<t:\d+:R>\u00a0· 20m\u00a0· 1 match/);
     expect(d).toContain('🟩 **1\u00a0of\u00a01\u00a0won**');
     expect(d).toContain('Kills/match **5.00** (career\u00a010.00)');
     // A line each, the career's figure held to its word: side by side a phone broke them mid-figure.
@@ -294,7 +295,7 @@ describe('embeds from the service’s payloads', () => {
     for (const line of rates) expect(line).toMatch(/^[\w/]+ \*\*[^*\s]+\*\* \(career\u00a0\S+\)$/);
     expect(d).toContain('Played Wraith');
     expect(r.embeds[0]?.fields?.map((f) => f.name)).toEqual(['Earlier sessions']);
-    expect(r.embeds[0]?.fields?.[0]?.value).toMatch(/^<t:\d+:R> · 1 of 2 matches won$/);
+    expect(r.embeds[0]?.fields?.[0]?.value).toMatch(/^<t:\d+:R>\u00a0· 1 of 2 won$/);
   });
 
   it('shows a long session\'s newest 20 results, "…" before them standing for the older ones', () => {

@@ -210,9 +210,9 @@ describe('the other payloads in the real layouts', () => {
     const reply = sessionsReply(r.data!.items, { title: 'title_b', platform: 'pc_store_b', player: 'Wraithling', meta, page: 0, stateId: 's' });
     const latest = reply.embeds[0]?.description ?? '';
     expect(visible(reply)).not.toContain('Playing now');
-    expect(latest).toMatch(/^### Latest session\n<t:\d+:R> · 45m · 2 matches\n🟥🟩 \*\*1\u00a0of\u00a02\u00a0won\*\*/);
-    expect(latest).toContain('Played Wraith, Bangalore · Rating\u00a0**+23**');
-    expect(reply.embeds[0]?.fields?.[0]?.value).toMatch(/^<t:\d+:R> · 0 of 1 match won · Rating\u00a0-8$/);
+    expect(latest).toMatch(/^### Latest session\n<t:\d+:R>\u00a0· 45m\u00a0· 2 matches\n🟥🟩 \*\*1\u00a0of\u00a02\u00a0won\*\*/);
+    expect(latest).toContain('Played Wraith, Bangalore\u00a0· Rating\u00a0**+23**');
+    expect(reply.embeds[0]?.fields?.[0]?.value).toMatch(/^<t:\d+:R>\u00a0· 0 of 1 won\u00a0· Rating\u00a0-8$/);
     expectSendable(reply);
   });
 
