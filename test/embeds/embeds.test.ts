@@ -529,6 +529,11 @@ describe('limits and safety', () => {
     expect(topShare(99.1)).toBe('top\u00a00.9%');
     expect(topShare(100)).toBe('top\u00a00.1%');
     expect(topShare(50)).toBe('top\u00a050%');
+    // Whole percents from 10 up: the tenth tells players apart only near the top, and costs a phone's line its room.
+    expect(topShare(72.5)).toBe('top\u00a028%');
+    expect(topShare(73.8)).toBe('top\u00a026%');
+    expect(topShare(90.04)).toBe('top\u00a010%');
+    expect(topShare(90.3)).toBe('top\u00a09.7%');
     expect(topShare(49.9)).toBeNull();
     expect(topShare(null)).toBeNull();
   });

@@ -93,7 +93,7 @@ describe('profiles in the real layouts', () => {
     const lines = (reply.embeds[0]?.description ?? '').split('\n').filter(Boolean);
     expect(lines[0]).toBe('### K/D 0.88 · Win 52.3%');
     const figureLines = lines.filter((l) => /^\w[\w/ ]+ \*\*/.test(l));
-    expect(figureLines.slice(0, 2)).toEqual(['Headshots **48.1%** · top\u00a012%', 'Accuracy **17.6%** · top\u00a044.5%']);
+    expect(figureLines.slice(0, 2)).toEqual(['Headshots **48.1%** · top\u00a012%', 'Accuracy **17.6%** · top\u00a045%']);
     // Each figure once.
     expect(JSON.stringify(reply.embeds).split('52.3%')).toHaveLength(2);
     expectSendable(reply);
