@@ -4,7 +4,7 @@
 import { PLATFORMS, TITLES, TITLE_SLUGS, findEndpoint, isTitle, type Endpoint, type EndpointKind, type PlatformSlug, type TitleSlug } from '../src/catalog/index.js';
 import { code, notice, platformList, platformOf, safeText, titleList, typedPlatform, withoutBidiControls, type Reply } from '../src/embeds/index.js';
 import type { CommandInput, Deps } from './types.js';
-import { commandLine, optionName, say } from '../src/locales/index.js';
+import { commandLine, optionName, say, sayCount } from '../src/locales/index.js';
 
 export interface Target {
   endpoint: Endpoint;
@@ -50,7 +50,10 @@ export function checkPlatform(endpoint: Endpoint, value: string, locale?: string
   const known = platformOf(value);
   if (known && endpoint.platforms.includes(known)) return known;
   // A platform the endpoint does not serve is named as players know it; only what is no platform is quoted back.
-  return notice(say(locale, 'resolve.notOnPlatform', { title: TITLES[endpoint.title].name, kind: say(locale, `kind.${endpoint.kind}`), platform: typedPlatform(value), list: platformList(endpoint.platforms) }));
+  // One platform is named as the only one ("only on PC Store A"), not offered as a choice of one.
+  return notice(
+    sayCount(locale, 'resolve.notOnPlatform', endpoint.platforms.length, { title: TITLES[endpoint.title].name, kind: say(locale, `kind.${endpoint.kind}`), platform: typedPlatform(value), list: platformList(endpoint.platforms) }),
+  );
 }
 
 /**

@@ -7,7 +7,7 @@ import { playerOptions, type EndpointCommand, type ViewHandler } from './kind.js
 import { onwardOf, openView, shownName } from './onward.js';
 import { choosePlatform, endpointOf, integerOption, isReply, resolveTarget, stringOption } from './resolve.js';
 import { AUTOCOMPLETE_DEADLINE_MS, COMMAND_DEADLINE_MS, type AutocompleteInput, type Choice, type Deps, type View } from './types.js';
-import { optionName, say } from '../src/locales/index.js';
+import { optionName, say, sayCount } from '../src/locales/index.js';
 
 type SegmentsView = Extract<View, { kind: 'segments' }>;
 
@@ -94,7 +94,9 @@ export const segments = {
     // Typed past the choices: the type by its slug or its name as the list shows it, in any case (as a platform is taken).
     const type = segmentTypeOf(typed, input.locale, types) ?? typed;
     if (!types.some((s) => s.type === type))
-      return notice(say(input.locale, 'segments.noType', { title: TITLES[title].name, type: typedSegmentType(typed, input.locale), list: types.map((s) => namedSlug(segmentTypeName(s.type, input.locale) ?? s.name, s.type)).join(', ') }));
+      return notice(
+        sayCount(input.locale, 'segments.noType', types.length, { title: TITLES[title].name, type: typedSegmentType(typed, input.locale), list: types.map((s) => namedSlug(segmentTypeName(s.type, input.locale) ?? s.name, s.type)).join(', ') }),
+      );
     const season = integerOption(input, 'season');
     if (season !== undefined && TITLES[title].lifetimeOnlySegmentTypes.includes(type))
       return notice(say(input.locale, 'segments.lifetimeOnly', { title: TITLES[title].name, type: segmentTypeName(type, input.locale) ?? type, season: code(optionName(input.locale, 'season')) }));

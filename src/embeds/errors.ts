@@ -51,7 +51,7 @@ export function errorReply(error: LookupError, ctx: ErrorContext): Reply {
       }
       // The service's own message (in its language), then the values it allows, in ours.
       const allowed = Array.isArray(error.data.allowed)
-        ? ` ${say(locale, 'error.chooseOneOf', { list: error.data.allowed.map((a) => (platformName(String(a)) !== String(a) ? namedSlug(platformName(String(a)), String(a)) : code(String(a)))).join(', ') })}`
+        ? ` ${sayCount(locale, 'error.chooseOneOf', error.data.allowed.length, { list: error.data.allowed.map((a) => (platformName(String(a)) !== String(a) ? namedSlug(platformName(String(a)), String(a)) : code(String(a)))).join(', ') })}`
         : '';
       return notice(`${safeText(error.message)}${allowed}`);
     }

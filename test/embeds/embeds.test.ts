@@ -505,7 +505,9 @@ describe('limits and safety', () => {
     expect(de.content).not.toContain('Invalid platformUserIdentifier');
     // Another parameter the service refuses keeps its own words and what it allows.
     const other = errorReply(lookupError('invalid_parameter', 'Invalid segmentType.', { data: { parameter: 'segmentType', allowed: ['map'] } }), { title: 'title_c', player: link });
-    expect(other.content).toContain('Invalid segmentType.');
+    expect(other.content).toBe('Invalid segmentType. Use `map`.');
+    const two = errorReply(lookupError('invalid_parameter', 'Invalid segmentType.', { data: { parameter: 'segmentType', allowed: ['map', 'weapon'] } }), { title: 'title_c', player: link });
+    expect(two.content).toBe('Invalid segmentType. Choose one of: `map`, `weapon`.');
     // A search's query and a match id likewise: no parameter names, in every language.
     const query = lookupError('invalid_parameter', 'Invalid query: the identifier contains a slash.', { data: { parameter: 'query', value: 'AC/DC' } });
     const matchId = lookupError('invalid_parameter', 'Invalid matchId: the match id contains a slash.', { data: { parameter: 'matchId', value: 'a/b' } });
