@@ -217,7 +217,7 @@ export const en = {
   'profile.lastPlayed': 'Last played {when}',
   'profile.noStats': 'No stats on record yet.',
   // Since your last look
-  'since.first': '-# Look again later: this profile will say what changed since now.',
+  'since.first': '-# Look again later: this profile will then say what changed since this look.',
   'since.noCount': '-# Your last look was {when}; this title does not count matches, so nothing to compare.',
   'since.nothingNew': '**Since your last look** {when}: no new matches.',
   'since.heading': '**Since your last look** {when}',

@@ -202,7 +202,7 @@ export const es: Texts = {
   'profile.rank': 'Rango **{tier}**',
   'profile.lastPlayed': 'Última partida {when}',
   'profile.noStats': 'Todavía no hay estadísticas.',
-  'since.first': '-# Vuelve más tarde: este perfil te dirá qué cambió desde ahora.',
+  'since.first': '-# Vuelve más tarde: este perfil te dirá entonces qué cambió desde esta consulta.',
   'since.noCount': '-# Tu última consulta fue {when}; este título no cuenta partidas, así que no hay nada que comparar.',
   'since.nothingNew': '**Desde tu última consulta** {when}: ninguna partida nueva.',
   'since.heading': '**Desde tu última consulta** {when}',

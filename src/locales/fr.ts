@@ -202,7 +202,7 @@ export const fr: Texts = {
   'profile.rank': 'Rang **{tier}**',
   'profile.lastPlayed': 'Dernière partie {when}',
   'profile.noStats': 'Aucune statistique pour l’instant.',
-  'since.first': '-# Reviens plus tard : ce profil dira ce qui a changé depuis maintenant.',
+  'since.first': '-# Reviens plus tard : ce profil dira alors ce qui a changé depuis ce coup d’œil.',
   'since.noCount': '-# Ta dernière consultation date de {when} ; ce titre ne compte pas les parties, rien à comparer.',
   'since.nothingNew': '**Depuis ta dernière consultation** {when} : aucune nouvelle partie.',
   'since.heading': '**Depuis ta dernière consultation** {when}',

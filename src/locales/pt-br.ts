@@ -202,7 +202,7 @@ export const ptBR: Texts = {
   'profile.rank': 'Elo **{tier}**',
   'profile.lastPlayed': 'Última partida {when}',
   'profile.noStats': 'Ainda não há estatísticas.',
-  'since.first': '-# Volte mais tarde: este perfil vai mostrar o que mudou desde agora.',
+  'since.first': '-# Volte mais tarde: este perfil vai mostrar então o que mudou desde esta consulta.',
   'since.noCount': '-# Sua última consulta foi {when}; este título não conta partidas, então não há o que comparar.',
   'since.nothingNew': '**Desde sua última consulta** {when}: nenhuma partida nova.',
   'since.heading': '**Desde sua última consulta** {when}',

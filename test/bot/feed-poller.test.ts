@@ -251,7 +251,7 @@ describe('the session feed of servers in other languages', () => {
       const german = posts.get('1180000000000000778')?.embeds[0];
       expect(english?.author?.name).toBe('Title C · Session feed');
       expect(english?.description).toContain('### Session over');
-      expect(german?.author?.name).toBe('Title C · Session-Feed');
+      expect(german?.author?.name).toBe('Title C · Sitzungs-Feed');
       expect(german?.description).toContain('### Sitzung vorbei');
       expect(german?.description).toContain(`Sitzung von <@${MEMBER}>`);
       expect(german?.footer?.text).toContain('eine Sitzung endet nach 45 Minuten ohne Spiel');

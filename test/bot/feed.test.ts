@@ -380,7 +380,7 @@ describe('the session feed on the demo data', () => {
     // The admin reads English; the channel's first post, as every summary after it, is German.
     expect(picked.text).toContain('Summaries are posted in German');
     const check = embedOf(double.channelMessages(channel)[0]!);
-    expect(check?.author?.name).toBe('Session-Feed');
+    expect(check?.author?.name).toBe('Sitzungs-Feed');
     expect(check?.description).toContain('Mitmachen mit');
     const db = new Database(linksDb, { readonly: true, fileMustExist: true });
     try {

@@ -88,7 +88,7 @@ describe('replies in the reader’s language', () => {
   it('runs the session feed’s command in the reader’s language, in a server and in a DM', async () => {
     const status = await answer(chatInput({ command: 'track', subcommand: 'status', options: {}, user: USER, locale: 'de' }));
     expect(status.data?.flags).toBe(64);
-    expect(status.data?.content).toMatch(/^Session-Feed: \*\*Aus\*\* · 0 Mitglieder folgen ihm\.\nDu folgst keinem: `\/verfolgen beitreten titel:…`/);
+    expect(status.data?.content).toMatch(/^Sitzungs-Feed: \*\*Aus\*\* · 0 Mitglieder folgen ihm\.\nDu folgst keinem: `\/verfolgen beitreten titel:…`/);
     const dm = await answer(chatInput({ command: 'track', subcommand: 'join', options: { title: 'title_b' }, user: USER, guildId: null, locale: 'pt-BR' }));
     expect(dm.data?.content).toBe('O feed de sessões pertence a um servidor: use `/acompanhar` em um servidor.');
   });
