@@ -1,6 +1,7 @@
 // Autocomplete choices shared by the commands: platforms, and players found through the search endpoint.
 import { PLATFORMS, findEndpoint, type Endpoint, type PlatformSlug, type TitleSlug } from '../src/catalog/index.js';
 import { LIMITS, clip, platformName } from '../src/embeds/index.js';
+import { say } from '../src/locales/index.js';
 import { choosePlatform } from './resolve.js';
 import { AUTOCOMPLETE_DEADLINE_MS, type AutocompleteInput, type Choice, type Deps } from './types.js';
 
@@ -42,7 +43,7 @@ export async function playerChoices(input: AutocompleteInput, endpoint: Endpoint
   const typed = input.focused.value.trim();
   if (typed.length === 0) {
     const linked = await deps.links.get(input.userId, endpoint.title);
-    return linked && endpoint.platforms.includes(linked.platform) ? [choice(`${linked.handle} (your linked account)`, linked.identifier)] : [];
+    return linked && endpoint.platforms.includes(linked.platform) ? [choice(say(input.locale, 'choice.linked', { handle: linked.handle }), linked.identifier)] : [];
   }
   const platform = await choosePlatform(input, endpoint, deps);
   return searchChoices(endpoint.title, typeof platform === 'string' ? platform : undefined, typed, deps);

@@ -77,7 +77,7 @@ export function compareReply(title: TitleSlug, left: CompareSide, right: Compare
     ahead + behind === 0
       ? null
       : ahead === behind
-        ? say(locale, 'compare.even', { n: ahead })
+        ? sayCount(locale, 'compare.even', ahead)
         : sayCount(locale, 'compare.ahead', Math.max(ahead, behind), { name: safeText(ahead > behind ? nameA : nameB), total: ahead + behind });
   // The older of the two answers dates the comparison; either side stale warns.
   const meta = left.meta.source === 'stale' ? left.meta : right.meta.source === 'stale' ? right.meta : left.meta.fetchedAt <= right.meta.fetchedAt ? left.meta : right.meta;

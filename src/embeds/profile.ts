@@ -4,7 +4,7 @@ import type { LookupMeta } from '../lookup/client.js';
 import { overviewOf, type Stats, type StatsProfile } from '../lookup/schemas.js';
 import { goButtons, rows } from './controls.js';
 import { figure, figures, ratingTier, saysNothing } from './figures.js';
-import { TITLE_COLORS, answerTime, dataTime, describe, figureLabel, footerOf, place, statValue, titleName } from './format.js';
+import { TITLE_COLORS, answerTime, bulleted, capitalised, dataTime, describe, figureLabel, footerOf, place, statValue, titleName, unbroken } from './format.js';
 import { madeOnce } from './once.js';
 import { namedStat } from './named.js';
 import { embedReply, safeText, type Reply } from './reply.js';
@@ -59,9 +59,11 @@ export function careerLines(stats: Stats, title: TitleSlug, locale: string | und
   const winRate = figure(stats, title, 'winRate');
   const headline = [kd ? `K/D ${statValue(kd, locale, 'kd')}` : null, winRate ? say(locale, 'profile.win', { value: statValue(winRate, locale, 'winRate') }) : null].filter(Boolean).join(' · ');
   const headlinePlaces = [kd ? place(kd, 'kd', locale) : null, winRate ? place(winRate, 'winRate', locale) : null];
+  // Each place held together, the bullet to the first ("K/D top 31% ·" over "Siegquote top 28%" on a
+  // phone, not "Siegquote" alone), and the line's first letter a capital ("Win rate top 35%").
   const placeLine =
     headlinePlaces.some(Boolean) && kd && winRate
-      ? [headlinePlaces[0] ? `K/D ${headlinePlaces[0]}` : null, headlinePlaces[1] ? say(locale, 'profile.winRatePlace', { place: headlinePlaces[1] }) : null].filter(Boolean).join(' · ')
+      ? capitalised(bulleted([headlinePlaces[0] ? `K/D\u00a0${headlinePlaces[0]}` : null, headlinePlaces[1] ? unbroken(say(locale, 'profile.winRatePlace', { place: headlinePlaces[1] })) : null]))
       : (headlinePlaces.find(Boolean) ?? null);
   const matches = figure(stats, title, 'matchesPlayed');
   const time = figure(stats, title, 'timePlayed');

@@ -101,7 +101,10 @@ function segmentTable(oneName: string, headings: readonly string[], rows: readon
   const nameWidth = Math.max(NAME_MIN, TABLE_WIDTH - widths.reduce((sum, w) => sum + 1 + w, 0));
   const over = (headings[0]?.length ?? 0) > (widths[0] ?? 0);
   const line = (name: string, cells: readonly string[]) => fit(name, nameWidth) + widths.map((w, k) => ` ${(cells[k] ?? '').padStart(w)}`).join('');
-  const header = fit(clip(oneName, over ? nameWidth - 1 : nameWidth), nameWidth) + widths.map((w, k) => headings[k]!.padStart(w + 1)).join('');
+  // The type's name over the names where it fits whole; else nothing (the author line names the type
+  // already, and a clipped `Playl…` or `Lege…` read as a defect).
+  const room = over ? nameWidth - 1 : nameWidth;
+  const header = (oneName.length <= room ? oneName : '').padEnd(nameWidth) + widths.map((w, k) => headings[k]!.padStart(w + 1)).join('');
   return [header, ...rows.flatMap((r) => (r.name.length > nameWidth ? [clip(r.name, TABLE_WIDTH), line('', r.cells)] : [line(r.name, r.cells)]))];
 }
 

@@ -131,6 +131,7 @@ export const en = {
   'resolve.whichPlayer': 'Which player? Type one with {option}, or link your {title} account once with {link} and leave {player} out from then on.',
   'resolve.linkedElsewhere': 'Your linked {title} account is on {linked}. Type a player for {platform}.',
   'resolve.linkedNotCovered': 'Your linked account is on {linked}, where {title} has no {kind}. Type a player on one of: {list}.',
+  'choice.linked': '{handle} (your linked account)',
   'kind.profile': 'profile',
   'kind.segments': 'segments',
   'kind.matches': 'matches',
@@ -283,7 +284,8 @@ export const en = {
   // Compare
   'compare.author': '{title} · Compare',
   'compare.vs': 'vs',
-  'compare.even': 'Even: {n} figures each.',
+  'compare.even.one': 'Even: {n} figure each.',
+  'compare.even.other': 'Even: {n} figures each.',
   'compare.ahead.one': '**{name}** is ahead on {n} of {total} figures.',
   'compare.ahead.other': '**{name}** is ahead on {n} of {total} figures.',
   'compare.none': 'Neither player has stats on record yet.',

@@ -1,7 +1,7 @@
 // A German, a French, a Spanish and a Brazilian reader against the real bot process and the Discord
 // double: the same commands answer in their language (replies, errors, buttons, autocomplete), and
 // English readers see what they always saw.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import { autocomplete, chatInput, component, startDiscordDouble, type DiscordDouble } from '../discord-double/index.js';
 import { startBot, type BotProcess } from '../helpers/bot.js';
@@ -83,6 +83,17 @@ describe('replies in the reader’s language', () => {
     expect(names.some((n) => n.startsWith('Waffen (weapon)'))).toBe(true);
     // Values stay what the command reads, whatever the language.
     expect(a.data?.choices?.map((c) => c.value)).toContain('map');
+    // The linked account offered for an empty player is named as such in the reader's language.
+    const linker = { id: '1180000000000000598', username: 'verknuepft' };
+    await answer(chatInput({ command: 'link', options: { title: 'title_c', platform: 'pc_store_c', player: 'Nova#2231' }, user: linker, locale: 'de' }));
+    // The link may have been answered deferred (saved after the first response): asked until it is there.
+    await vi.waitFor(
+      async () => {
+        const linked = await answer(autocomplete({ group: 'title_c', subcommand: 'profile', options: { platform: 'pc_store_c', player: '' }, focused: 'player', user: linker, locale: 'de' }));
+        expect(linked.data?.choices?.map((c) => c.name)).toEqual(['Nova#2231 (dein verknüpftes Konto)']);
+      },
+      { timeout: 10_000, interval: 200 },
+    );
   });
 
   it('runs the session feed’s command in the reader’s language, in a server and in a DM', async () => {

@@ -84,7 +84,12 @@ describe('embeds from the service’s payloads', () => {
       segments: [{ ...fixtures.profile!.segments[0]!, stats: { kd: stat(1.8, 97), winRate: stat(32.3, 6.3), kills: stat(1652, 99), deaths: stat(1099, 20), matchesPlayed: stat(91, 90), killsPerMatch: stat(18.2, 75) } }],
     };
     const text = profileReply(profile, 'title_a', network).embeds[0]?.description ?? '';
-    expect(text).toContain('K/D top\u00a03%');
+    expect(text).toContain('K/D\u00a0top\u00a03%');
+    // The win rate's place alone opens its line with a capital; both are held together, the bullet to the first.
+    const winOnly = { ...profile, segments: [{ ...profile.segments[0]!, stats: { ...profile.segments[0]!.stats, kd: stat(1.8, 20), winRate: stat(60, 70) } }] };
+    expect((profileReply(winOnly, 'title_a', network).embeds[0]?.description ?? '').split('\n')[1]).toBe('Win\u00a0rate\u00a0top\u00a030%');
+    const both = { ...profile, segments: [{ ...profile.segments[0]!, stats: { ...profile.segments[0]!.stats, winRate: stat(60, 70) } }] };
+    expect((profileReply(both, 'title_a', network, { locale: 'de' }).embeds[0]?.description ?? '').split('\n')[1]).toBe('K/D\u00a0Top\u00a03%\u00a0· Siegquote\u00a0Top\u00a030%');
     expect(text).toContain('Kills/match **18.20** · top\u00a025%');
     // A 32.3% win rate is in the worse half: no "top 93.7%".
     expect(text).not.toMatch(/top 9\d/);
@@ -175,14 +180,14 @@ describe('embeds from the service’s payloads', () => {
       expect(nameLine, where).toBe('Abcdefghijklmnop');
       expect(more, where).toEqual([]);
       expect(row.length, `${where}: ${row}`).toBe(header.length);
-      // The heading line's words apart: the name (whole or clipped), then three headings, none touching its neighbour.
+      // The heading line's words apart: the type's name whole where it fits (else none: the author line
+      // names the type, a clipped `Playl…` read as a defect), then three headings, none touching its neighbour.
       const words = header.trim().split(/ +/);
-      expect(words, `${where}: ${header}`).toHaveLength(4);
       const name = segmentTypeName(type, locale, true) ?? '';
-      const nameCell = words[0]!;
-      expect(nameCell === name || (nameCell.endsWith('…') && name.startsWith(nameCell.slice(0, -1))), `${where}: ${header}`).toBe(true);
-      // Over the phone's width only where the name's column is already down to its fewest characters.
-      if (header.length > TABLE_WIDTH) expect(nameCell.length, `${where}: ${header}`).toBeLessThanOrEqual(6);
+      const named = header.startsWith(name);
+      expect(words, `${where}: ${header}`).toHaveLength(named ? 4 : 3);
+      if (!named) expect(header, `${where}: ${header}`).toMatch(/^ {5}/);
+      expect(header, `${where}: ${header}`).not.toContain('…');
       // The headings end where their columns end, and every column but the first starts with a space
       // (the first has the empty name's column before it).
       const ends = [...header.matchAll(/\S+/g)].slice(1).map((m) => m.index + m[0].length);
@@ -344,7 +349,7 @@ describe('embeds from the service’s payloads', () => {
   it('writes numbers for the reader’s locale', () => {
     const de = profileReply(fixtures.profile!, 'title_a', network, { locale: 'de' }).embeds[0]?.description ?? '';
     expect(de).toContain('K/D 2,50');
-    expect(de).toContain('Siege 66,7%');
+    expect(de).toContain('Siegquote 66,7%');
     const big = { ...fixtures.profile!, segments: [{ ...fixtures.profile!.segments[0]!, stats: { ...fixtures.profile!.segments[0]!.stats, damagePerMatch: { ...fixtures.profile!.segments[0]!.stats.damagePerMatch!, value: 12_261.17 } } }] };
     expect(profileReply(big, 'title_a', network, { locale: 'de' }).embeds[0]?.description).toContain('Schaden/Spiel **12.261**');
     expect(profileReply(big, 'title_a', network).embeds[0]?.description).toContain('Damage/match **12.3K**');
