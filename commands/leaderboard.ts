@@ -50,8 +50,12 @@ async function entryOf(title: TitleSlug, f: Figure, userId: string, account: Lin
   if (left <= 0) return { entry: { ...base, missing: 'timeout' } };
   const r = await deps.lookup.profile(title, account.platform, account.identifier, { deadlineMs: left });
   if (r.errors) return { entry: { ...base, missing: r.errors[0]!.kind } };
-  const stat = figure(overviewOf(r.data.segments)?.stats ?? {}, title, f);
-  return { entry: stat && typeof stat.value === 'number' ? { ...base, stat } : { ...base, missing: 'no_figure' }, fetchedAt: r.meta.fetchedAt };
+  const stats = overviewOf(r.data.segments)?.stats ?? {};
+  const stat = figure(stats, title, f);
+  if (stat && typeof stat.value === 'number') return { entry: { ...base, stat }, fetchedAt: r.meta.fetchedAt };
+  // What the board could rank this profile by instead, for the notice when nobody has the figure.
+  const has = BOARD_FIGURES.filter((g) => typeof figure(stats, title, g)?.value === 'number');
+  return { entry: { ...base, missing: 'no_figure', has }, fetchedAt: r.meta.fetchedAt };
 }
 
 export const leaderboard = {

@@ -4,7 +4,7 @@ import type { Figure, TitleSlug } from '../catalog/index.js';
 import { commandLine, say, type TextKey } from '../locales/index.js';
 import type { LookupErrorKind } from '../lookup/errors.js';
 import type { Stat } from '../lookup/schemas.js';
-import { TITLE_COLORS, code, figureLabel, statValue, titleName } from './format.js';
+import { TITLE_COLORS, code, figureLabel, namedSlug, statValue, titleName } from './format.js';
 import { embedReply, safeText, type Reply } from './reply.js';
 import { clip } from './text.js';
 
@@ -18,7 +18,8 @@ const NAME_SHOWN = 64;
 /** One linked member: their figure when their profile answered, else why not. */
 /** Why a member has no place: a lookup's failure, no such figure in their profile, or a link on a platform the title has no profiles on. */
 export type BoardMissing = LookupErrorKind | 'no_figure' | 'no_profile';
-export type BoardEntry = { userId: string; handle: string } & ({ stat: Stat } | { stat?: undefined; missing: BoardMissing });
+/** `has`: for a profile without the figure, the figures a board can rank by that it has. */
+export type BoardEntry = { userId: string; handle: string } & ({ stat: Stat } | { stat?: undefined; missing: BoardMissing; has?: readonly Figure[] | undefined });
 
 export interface BoardContext {
   title: TitleSlug;
@@ -91,7 +92,15 @@ export function leaderboardReply(entries: readonly BoardEntry[], ctx: BoardConte
   // Only a board nobody linked to is empty: linked members nobody could rank are counted below.
   const empty = entries.length === 0 && notLookedUp === 0 ? say(locale, 'board.empty', { link: code(commandLine(locale, '/link')) }) : null;
   // A figure none of the answers has (healing of a title without healers) says so, not "not ranked: see below".
-  const noneHave = ranked.length === 0 && entries.some((e) => 'missing' in e && e.missing === 'no_figure') ? say(locale, 'board.noneHave', { title: titleName(ctx.title), figure: figureLabel(f, locale) }) : null;
+  // Named with the figures those profiles have, the way to a board that ranks them.
+  const without = entries.filter((e) => 'missing' in e && e.missing === 'no_figure');
+  const theyHave = [...new Set(without.flatMap((e) => ('has' in e ? (e.has ?? []) : [])))].filter((g) => g !== f);
+  const noneHave =
+    ranked.length === 0 && without.length > 0
+      ? theyHave.length > 0
+        ? say(locale, 'board.noneHaveRankBy', { title: titleName(ctx.title), figure: figureLabel(f, locale), list: theyHave.map((g) => namedSlug(figureLabel(g, locale), g)).join(', ') })
+        : say(locale, 'board.noneHave', { title: titleName(ctx.title), figure: figureLabel(f, locale) })
+      : null;
   return embedReply({
     color: TITLE_COLORS[ctx.title],
     author: { name: say(locale, 'board.author', { title: titleName(ctx.title) }) },

@@ -298,6 +298,7 @@ export const en = {
   'board.yourPlace': 'You are **#{place}** of {n}.',
   'board.notRanked': 'You are not ranked: see below.',
   'board.noneHave': 'None of the {title} stats looked up has {figure}: rank by another figure.',
+  'board.noneHaveRankBy': 'None of the {title} profiles looked up has {figure}. Rank by one they have: {list}.',
   'board.notOnBoard': 'You are not on this board: {link} puts you on it.',
   'board.unranked': 'Not ranked: {list}',
   'board.empty': 'Nobody to rank yet: members who {link} their account here show up on the board.',

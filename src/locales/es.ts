@@ -277,6 +277,7 @@ export const es: Texts = {
   'board.yourPlace': 'Estás en el puesto **#{place}** de {n}.',
   'board.notRanked': 'No estás clasificado: mira abajo.',
   'board.noneHave': 'Ninguna de las estadísticas de {title} consultadas tiene {figure}: ordena por otro dato.',
+  'board.noneHaveRankBy': 'Ninguno de los perfiles de {title} consultados tiene {figure}. Ordena por un dato que tengan: {list}.',
   'board.notOnBoard': 'No estás en esta clasificación: {link} te añade.',
   'board.unranked': 'Sin clasificar: {list}',
   'board.empty': 'Todavía no hay nadie que clasificar: los miembros que vinculan aquí su cuenta con {link} aparecen en la clasificación.',

@@ -277,6 +277,7 @@ export const fr: Texts = {
   'board.yourPlace': 'Tu es **#{place}** sur {n}.',
   'board.notRanked': 'Tu n’es pas classé : voir plus bas.',
   'board.noneHave': 'Aucune des statistiques {title} consultées n’a {figure} : classe selon une autre statistique.',
+  'board.noneHaveRankBy': 'Aucun des profils {title} consultés n’a {figure}. Classe selon une statistique qu’ils ont : {list}.',
   'board.notOnBoard': 'Tu n’es pas dans ce classement : {link} t’y ajoute.',
   'board.unranked': 'Non classés : {list}',
   'board.empty': 'Personne à classer pour l’instant : les membres qui lient leur compte ici avec {link} apparaissent au classement.',

@@ -277,6 +277,7 @@ export const ptBR: Texts = {
   'board.yourPlace': 'Você está em **#{place}** de {n}.',
   'board.notRanked': 'Você não está no ranking: veja abaixo.',
   'board.noneHave': 'Nenhuma das estatísticas de {title} consultadas tem {figure}: ordene por outro dado.',
+  'board.noneHaveRankBy': 'Nenhum dos perfis de {title} consultados tem {figure}. Ordene por um dado que eles têm: {list}.',
   'board.notOnBoard': 'Você não está neste ranking: {link} coloca você nele.',
   'board.unranked': 'Fora do ranking: {list}',
   'board.empty': 'Ninguém no ranking ainda: membros que vinculam a conta aqui com {link} aparecem no ranking.',

@@ -67,6 +67,11 @@ describe('a leaderboard nobody could be ranked on', () => {
     ];
     const description = leaderboardReply(entries, { title: 'title_a', figure: 'healingPerMatch', invokerId: 'u1', notLookedUp: 0 }).embeds[0]!.description!;
     expect(description).toBe('None of the Title A stats looked up has Healing/match: rank by another figure.\n-# Not ranked: 1 without this figure · 1 private');
+    // With the figures those profiles have: named, with what to type.
+    const withHas: BoardEntry[] = [{ userId: 'u1', handle: 'Ash', missing: 'no_figure', has: ['kd', 'winRate'] }, { userId: 'u4', handle: 'Dax', missing: 'no_figure', has: ['kd', 'rating'] }];
+    expect(leaderboardReply(withHas, { title: 'title_c', figure: 'headshotRate', invokerId: 'u1', notLookedUp: 0 }).embeds[0]!.description!.split('\n')[0]).toBe(
+      'None of the Title C profiles looked up has Headshots. Rank by one they have: K/D\u00a0(`kd`), Win\u00a0rate\u00a0(`winRate`), Rating\u00a0(`rating`).',
+    );
     // One member with the figure makes a board as always.
     const one = leaderboardReply([...entries, entry('u3', 'Cole', 1.2)], { title: 'title_a', figure: 'kd', invokerId: 'u1', notLookedUp: 0 }).embeds[0]!.description!;
     expect(one).not.toContain('None of');
