@@ -87,9 +87,15 @@ export const leaderboard = {
     const read = await pooled(order, 16, async (userId) => ({ userId, account: await deps.links.get(userId, title) }), started + LINKS_READ_MS);
     const unread = read.filter((m) => m === undefined).length;
     const at = new Map(members.map((m, i) => [m, i]));
-    const linked = read
+    const accountsRead = read
       .filter((m): m is { userId: string; account: LinkedAccount } => m?.account !== undefined)
       .sort((a, b) => (at.get(a.userId) ?? 0) - (at.get(b.userId) ?? 0));
+    // One place an account: members linked to the same player (a shared or mistaken link) showed as
+    // two identical rows. The invoker's link holds it, else the latest recorded member's.
+    const accountOf = (m: { account: LinkedAccount }) => `${m.account.platform}\u0000${m.account.identifier.toLowerCase()}`;
+    const holder = new Map<string, string>();
+    for (const m of accountsRead) if (holder.get(accountOf(m)) !== input.userId) holder.set(accountOf(m), m.userId);
+    const linked = accountsRead.filter((m) => holder.get(accountOf(m)) === m.userId);
     // The latest recorded first: a board of a big server ranks its most active members.
     const looked = linked.slice(-MAX_BOARD_LOOKUPS);
     const mine = linked.find((m) => m.userId === input.userId);

@@ -105,7 +105,7 @@ export function leaderboardReply(entries: readonly BoardEntry[], ctx: BoardConte
     color: TITLE_COLORS[ctx.title],
     author: { name: say(locale, 'board.author', { title: titleName(ctx.title) }) },
     title: figureLabel(f, locale),
-    description: [empty ?? noneHave ?? lines.join('\n'), noneHave ? null : own, unranked]
+    description: [empty ?? noneHave ?? lines.join('\n'), noneHave || empty ? null : own, unranked]
       .filter((l): l is string => !!l)
       .join('\n')
       .replace(/^\n+/, ''),

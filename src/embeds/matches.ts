@@ -134,9 +134,13 @@ function teamName(team: MatchChild, locale: string | undefined): string {
   return id ? `${say(locale, 'report.team')} ${id}` : say(locale, 'report.team');
 }
 
-/** Labels without one that repeats another (a playlist "Ranked" and the ranked queue), compared case-insensitively. */
+const wordsOf = (label: string): string[] => label.toLowerCase().split(/\s+/).filter(Boolean);
+/**
+ * Labels without one that an earlier one already says, compared by words in any case: the ranked
+ * queue after a playlist "Ranked" or "Ranked Arena" ("Ranked Arena · Ranked" said it twice).
+ */
 const distinct = (labels: readonly (string | null)[]): string[] =>
-  labels.filter((l, i): l is string => !!l && !labels.slice(0, i).some((before) => before?.toLowerCase() === l.toLowerCase()));
+  labels.filter((l, i): l is string => !!l && !labels.slice(0, i).some((before) => !!before && wordsOf(l).every((w) => wordsOf(before).includes(w))));
 
 function playerLine(p: MatchChild, options: ReportOptions): string {
   const s = score(p.stats);

@@ -20,7 +20,7 @@ import { COMMAND_DEADLINE_MS } from '../../commands/types.js';
 import { lookupError } from '../../src/lookup/errors.js';
 import { parseCustomId } from '../../src/embeds/index.js';
 import { messageErrors } from '../discord-double/validate.js';
-import { ENDPOINTS, TITLES, TITLE_SLUGS, type TitleSlug } from '../../src/catalog/index.js';
+import { ENDPOINTS, TITLES, TITLE_SLUGS, type PlatformSlug, type TitleSlug } from '../../src/catalog/index.js';
 import { createLookupCache } from '../../src/lookup/cache.js';
 import { LookupClient } from '../../src/lookup/client.js';
 import { createBotStores, type BotStores } from '../../src/bot/stores.js';
@@ -639,7 +639,7 @@ describe('/leaderboard', () => {
       },
     };
     for (let i = 0; i < 60; i++) {
-      await stores.links.set(`slow${i}`, 'title_c', { platform: 'pc_store_c', identifier: 'Ember#4471', handle: 'Ember#4471' });
+      await stores.links.set(`slow${i}`, 'title_c', { platform: 'pc_store_c', identifier: `Slow#${1000 + i}`, handle: `Slow#${1000 + i}` });
       await stores.members.add('g-slow', `slow${i}`);
     }
     const started = Date.now();
@@ -650,17 +650,21 @@ describe('/leaderboard', () => {
 
   it('reads the links within a bound of its own when the store is slow, the invoker first and the latest members next', async () => {
     for (let i = 0; i < 1_000; i++) {
-      if (i % 10 === 0) await stores.links.set(`many${i}`, 'title_c', { platform: 'pc_store_c', identifier: 'Ember#4471', handle: `Ember${i}` });
+      if (i % 10 === 0) await stores.links.set(`many${i}`, 'title_c', { platform: 'pc_store_c', identifier: `Ember#${i}`, handle: `Ember${i}` });
       await stores.members.add('g-many', `many${i}`);
     }
     // Each link read takes 200 ms (a store near its timeout): 1,000 of them, 16 at a time, took 12.5 s.
     const slowLinks = Object.assign(Object.create(stores.links) as Deps['links'], {
       get: async (userId: string, title: TitleSlug) => (await sleep(200), stores.links.get(userId, title)),
     });
+    // A hundred accounts (one place each), every one answered with Ember#4471's profile.
+    const oneProfile = Object.assign(Object.create(deps.lookup) as Deps['lookup'], {
+      profile: (title: TitleSlug, platform: PlatformSlug, _player: string, options?: { deadlineMs?: number }) => deps.lookup.profile(title, platform, 'Ember#4471', options),
+    });
     const started = Date.now();
     const r = await board.execute(
       { name: 'leaderboard', group: null, subcommand: null, options: { title: 'title_c' }, userId: 'many0', guildId: 'g-many' },
-      { ...deps, links: slowLinks },
+      { ...deps, links: slowLinks, lookup: oneProfile },
     );
     expect(Date.now() - started).toBeLessThan(COMMAND_DEADLINE_MS);
     const description = r.embeds[0]!.description!;
@@ -672,6 +676,17 @@ describe('/leaderboard', () => {
     expect(Math.min(...others)).toBeGreaterThanOrEqual(500);
     expect(description).toMatch(/Not ranked: \d{3} not looked up this time/);
   }, 20_000);
+
+  it('ranks an account once when two members linked to it, the invoker’s link holding it', async () => {
+    for (const userId of ['twin1', 'twin2', 'other3']) {
+      await stores.links.set(userId, 'title_c', userId === 'other3' ? { platform: 'pc_store_c', identifier: 'Embertide#1000', handle: 'Embertide#1000' } : { platform: 'pc_store_c', identifier: 'Ember#4471', handle: 'Ember#4471' });
+      await stores.members.add('g-twins', userId);
+    }
+    const r = await run({ title: 'title_c' }, 'twin1', 'g-twins');
+    const rows = r.embeds[0]!.description!.split('\n').filter((l) => /^(🥇|🥈|🥉|`)/.test(l));
+    expect(rows.filter((l) => l.includes('Ember#4471'))).toEqual([expect.stringContaining('▶ **Ember#4471**')]);
+    expect(rows).toHaveLength(2);
+  });
 
   it('answers outside a server, an unknown figure and an empty server with a clear message', async () => {
     expect((await run({ title: 'title_c' }, 'b1', null)).content).toContain('use it in one');

@@ -80,5 +80,8 @@ describe('a leaderboard nobody could be ranked on', () => {
   it('says nobody linked when nobody did', () => {
     const description = leaderboardReply([], { title: 'title_c', figure: 'kd', invokerId: 'u1', notLookedUp: 0 }).embeds[0]!.description!;
     expect(description).toContain('Nobody to rank yet');
+    // Once: not also "You are not on this board: /link ... puts you on it" under it.
+    expect(description.split('\n')).toHaveLength(1);
+    expect(description).not.toContain('not on this board');
   });
 });

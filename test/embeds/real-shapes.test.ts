@@ -330,6 +330,9 @@ describe('a match report’s other real shapes', () => {
   it('takes a map given by its value, and says a playlist and queue of one name once', () => {
     expect(r.embeds[0]?.title).toBe('Harbor');
     expect(description(r)).toMatch(/^Ranked · Season 3/);
+    // A playlist whose name says the queue already ("Ranked Arena" in the ranked queue): once.
+    const arena = matchReportReply({ ...report, metadata: { ...report.metadata, playlist: { displayValue: 'Ranked Arena' } } }, 'title_a', meta, {});
+    expect(description(arena)).toMatch(/^Ranked Arena · Season 3/);
   });
 });
 
