@@ -46,10 +46,13 @@ export function segmentTypeOf(typed: string, locale: string | undefined, types: 
   return types.find((s) => [s.type, s.name, segmentTypeName(s.type, locale) ?? s.name].some((n) => n.toLowerCase() === wanted))?.type;
 }
 
-/** A typed segment type as a notice names it: a known one (another title's) by its name in the reader's language, anything else quoted back as typed. */
+/**
+ * A typed segment type as a notice names it inside its sentence: a known one (another title's) by
+ * its name in the reader's language (`weapons`, `Waffen`), anything else quoted back as typed.
+ */
 export function typedSegmentType(typed: string, locale: string | undefined): string {
   const known = segmentTypeOf(typed, locale);
-  return known ? (segmentTypeName(known, locale) ?? known) : typedCode(typed);
+  return known ? inSentence(locale, segmentTypeName(known, locale) ?? known) : typedCode(typed);
 }
 /**
  * Characters a table's line takes at most: at a phone's width (400 px, drawn as Discord draws it) a

@@ -213,7 +213,7 @@ export const en = {
   'profile.played': '**{time}** played',
   'profile.mainHero': 'Main hero',
   'profile.legend': 'Legend',
-  'profile.favoriteMap': 'Favourite map',
+  'profile.favoriteMap': 'Favorite map',
   'profile.rank': 'Rank **{tier}**',
   'profile.lastPlayed': 'Last played {when}',
   'profile.noStats': 'No stats on record yet.',

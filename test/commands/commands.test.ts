@@ -143,12 +143,12 @@ describe('handlers', () => {
     expect(unknown.content).toContain('PC\u00a0Store\u00a0C\u00a0(`pc_store_c`)');
     const weapon = await stats.execute(input('title_c', 'segments', { segment: 'weapon', platform: 'pc_store_c', player: 'Ember#4471' }), deps);
     // Title C has one segment type: named as the only one, not offered as a choice of one.
-    expect(weapon.content).toBe('Title C has no Weapons segments, only Heroes\u00a0(`hero`).');
+    expect(weapon.content).toBe('Title C has no weapons segments, only Heroes\u00a0(`hero`).');
     const german = await stats.execute({ ...input('title_c', 'segments', { segment: 'weapon', platform: 'pc_store_c', player: 'Ember#4471' }), locale: 'de' }, deps);
     expect(german.content).toBe('Title C hat keine Waffen-Segmente, nur Helden\u00a0(`hero`).');
     // Several: a choice.
     const many = await stats.execute(input('title_a', 'segments', { segment: 'hero', platform: 'pc_store_a', player: 'ashplays' }), deps);
-    expect(many.content).toMatch(/^Title A has no Heroes segments\. Choose one of: Overview\u00a0\(`overview`\), /);
+    expect(many.content).toMatch(/^Title A has no heroes segments\. Choose one of: Overview\u00a0\(`overview`\), /);
     // Title D is on one platform: "only on", not "Choose one of" one.
     const onlyOne = await stats.execute(input('title_d', 'profile', { platform: 'console_a', player: 'x' }), deps);
     expect(onlyOne.content).toBe('Title D has no profile on Console\u00a0A, only on PC\u00a0Store\u00a0A\u00a0(`pc_store_a`).');
