@@ -1,5 +1,5 @@
 import type { TitleSlug } from '../catalog/index.js';
-import { say } from '../locales/index.js';
+import { en, say, type TextKey } from '../locales/index.js';
 import type { LookupMeta } from '../lookup/client.js';
 import type { MatchChild, MatchSummary, StatisticalObject, Stats } from '../lookup/schemas.js';
 import { goButtons, openSelect, pageControls, rows } from './controls.js';
@@ -126,8 +126,14 @@ function otherFigures(stats: Stats, locale: string | undefined): string[] {
     .map((stat) => namedStat(stat, locale));
 }
 
-/** A team's name: its own, else its id when that is a word (`red` -> Red), else "Team" and its number. */
+/**
+ * A team's name: its own, else its id when that is a word (`red` -> Red, Rot in German: the colours
+ * games name teams by, in the reader's language), else "Team" and its number.
+ */
 function teamName(team: MatchChild, locale: string | undefined): string {
+  const named = team.metadata.name ?? idText(team.attributes.id);
+  const colour = `report.team.${(named ?? '').toLowerCase()}`;
+  if (named && colour in en) return say(locale, colour as TextKey);
   if (team.metadata.name) return capitalised(team.metadata.name);
   const id = idText(team.attributes.id);
   if (id && !/^\d+$/.test(id)) return capitalised(id);

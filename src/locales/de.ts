@@ -227,6 +227,8 @@ export const de: Texts = {
   'report.author': '{title} · Spielbericht',
   'report.match': 'Spiel {id}',
   'report.team': 'Team',
+  'report.team.red': 'Rot',
+  'report.team.blue': 'Blau',
   'report.players': 'Spieler',
   'report.season': 'Saison {n}',
   'report.damage': '{value} Schaden',

@@ -243,6 +243,8 @@ export const en = {
   'report.author': '{title} · Match report',
   'report.match': 'Match {id}',
   'report.team': 'Team',
+  'report.team.red': 'Red',
+  'report.team.blue': 'Blue',
   'report.players': 'Players',
   'report.season': 'Season {n}',
   'report.damage': '{value} dmg',

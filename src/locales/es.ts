@@ -227,6 +227,8 @@ export const es: Texts = {
   'report.author': '{title} · Informe de partida',
   'report.match': 'Partida {id}',
   'report.team': 'Equipo',
+  'report.team.red': 'Rojo',
+  'report.team.blue': 'Azul',
   'report.players': 'Jugadores',
   'report.season': 'Temporada {n}',
   'report.damage': '{value} de daño',

@@ -227,6 +227,8 @@ export const fr: Texts = {
   'report.author': '{title} · Rapport de partie',
   'report.match': 'Partie {id}',
   'report.team': 'Équipe',
+  'report.team.red': 'Rouge',
+  'report.team.blue': 'Bleu',
   'report.players': 'Joueurs',
   'report.season': 'Saison {n}',
   'report.damage': '{value} dégâts',

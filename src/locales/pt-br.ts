@@ -227,6 +227,8 @@ export const ptBR: Texts = {
   'report.author': '{title} · Relatório da partida',
   'report.match': 'Partida {id}',
   'report.team': 'Time',
+  'report.team.red': 'Vermelho',
+  'report.team.blue': 'Azul',
   'report.players': 'Jogadores',
   'report.season': 'Temporada {n}',
   'report.damage': '{value} de dano',

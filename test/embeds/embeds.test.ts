@@ -273,6 +273,8 @@ describe('embeds from the service’s payloads', () => {
       ['🏆 Red · Win', '▶ **Ash** — 10/5/2\u00a0· 1,000\u00a0dmg'],
       ['Blue · Loss', 'Ashen Knight — 5/10/1\u00a0· 600\u00a0dmg'],
     ]);
+    // The colours teams are named by, in the reader's language.
+    expect(matchReportReply(fixtures.report!, 'title_a', network, { locale: 'de' }).embeds[0]?.fields?.map((f) => f.name)).toEqual(['🏆 Rot · Sieg', 'Blau · Niederlage']);
     const back = r.components[0]?.components[0];
     expect(back && 'custom_id' in back ? parseCustomId(back.custom_id) : null).toEqual({ kind: 'go', stateId: 'm1', to: 'matches' });
   });
