@@ -1,5 +1,5 @@
 // /stats <title> match: the report of one match, the player looked up marked.
-import { LIMITS, errorReply, matchLabel, matchReportReply, notice, type Onward, type Reply } from '../src/embeds/index.js';
+import { LIMITS, agoText, errorReply, matchLabel, matchReportReply, notice, type Onward, type Reply } from '../src/embeds/index.js';
 import type { PlatformSlug, TitleSlug } from '../src/catalog/index.js';
 import { choice, matchesTyped } from './choices.js';
 import { platformOption, type EndpointCommand } from './kind.js';
@@ -31,8 +31,10 @@ async function matchChoices(title: TitleSlug, input: AutocompleteInput, deps: De
   if (linked && endpointOf(title, 'matches').platforms.includes(linked.platform)) {
     const r = await deps.lookup.matches(title, linked.platform, linked.identifier, undefined, { deadlineMs: AUTOCOMPLETE_DEADLINE_MS });
     for (const m of r.data?.matches ?? []) {
-      const { label: where, description: how } = matchLabel(m, title, input.locale);
-      const label = `${where} · ${how}`;
+      // When first (two matches of one map and mode told apart, and what a phone keeps of a long
+      // choice), then where and how it went; K/D/A left to the report.
+      const { label: where, description: how } = matchLabel(m, title, input.locale, { withScore: false });
+      const label = [agoText(m.metadata.timestamp, input.locale), where, how].filter(Boolean).join(' · ');
       if (matchesTyped(typed, m.attributes.id, label)) out.push(choice(label, m.attributes.id));
       if (out.length >= LIMITS.choices - 1) break;
     }

@@ -186,6 +186,26 @@ export function answerTime(text: unknown): string | null {
   return t === null ? null : `<t:${Math.floor(t / 1000)}:R>`;
 }
 
+const relativeFormats = new Map<string, Intl.RelativeTimeFormat>();
+/**
+ * "2 days ago", "vor 3 Std.": how long ago, as plain text, for what cannot show Discord's live
+ * timestamps (an autocomplete choice); null for a date not worth showing.
+ */
+export function agoText(text: unknown, locale?: string, now = Date.now()): string | null {
+  const t = dateWorthShowing(text);
+  if (t === null) return null;
+  const language = locale ?? 'en-US';
+  let format = relativeFormats.get(language);
+  if (!format) {
+    format = new Intl.RelativeTimeFormat(language, { numeric: 'auto', style: 'short' });
+    if (relativeFormats.size < 64) relativeFormats.set(language, format);
+  }
+  const minutes = Math.max(0, Math.round((now - t) / 60_000));
+  if (minutes < 60) return format.format(-minutes, 'minute');
+  if (minutes < 1_440) return format.format(-Math.round(minutes / 60), 'hour');
+  return format.format(-Math.round(minutes / 1_440), 'day');
+}
+
 /** When the data is from, for the embed's own `timestamp`. */
 export const dataTime = (meta: LookupMeta): string => new Date(meta.fetchedAt).toISOString();
 

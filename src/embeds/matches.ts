@@ -51,12 +51,12 @@ function score(stats: Stats): string | null {
 const matchStats = (m: MatchSummary): Stats => (m.segments.find((s) => s.type.toLowerCase() === 'overview') ?? m.segments[0])?.stats ?? {};
 
 /** How one match reads in a menu or a list of choices: where, and how it went (menus cannot show live times). */
-export function matchLabel(m: MatchSummary, title?: TitleSlug, locale?: string): { label: string; description: string } {
+export function matchLabel(m: MatchSummary, title?: TitleSlug, locale?: string, { withScore = true } = {}): { label: string; description: string } {
   const stats = matchStats(m);
   const kd = title ? figure(stats, title, 'kd') : undefined;
   return {
     label: [m.metadata.mapName, m.metadata.modeName].filter(Boolean).join(' · ') || m.attributes.id,
-    description: [word(m.metadata.result, locale), score(stats) ? `K/D/A ${score(stats)}` : null, kd ? `K/D ${statValue(kd, locale, 'kd')}` : null].filter(Boolean).join(' · ') || m.attributes.id,
+    description: [word(m.metadata.result, locale), withScore && score(stats) ? `K/D/A ${score(stats)}` : null, kd ? `K/D ${statValue(kd, locale, 'kd')}` : null].filter(Boolean).join(' · ') || m.attributes.id,
   };
 }
 

@@ -464,6 +464,11 @@ describe('autocomplete', () => {
     await stores.links.set('u4', 'title_a', { platform: 'pc_store_a', identifier: '76561198000000042', handle: 'Ash' });
     const choices = await stats.autocomplete(focus('title_a', 'match', { id: '' }, 'id', 'u4'), deps);
     expect(choices.map((c) => c.value)).toEqual(['a-3', 'a-2', 'a-1']);
+    // When first, as plain text (a choice shows no live timestamp), then where and how it went; no K/D/A.
+    for (const c of choices) {
+      expect(c.name).toMatch(/^(\d+ (minutes?|min\.|hours?|hr\.|days?) ago|yesterday|this minute) · /);
+      expect(c.name).not.toContain('K/D/A');
+    }
   });
 
   it('answers every title and subcommand without throwing, even for nonsense', async () => {

@@ -23,6 +23,7 @@ import {
   segmentsReply,
   sessionsReply,
   topShare,
+  agoText,
   typedCode,
   type Reply,
 } from '../../src/embeds/index.js';
@@ -538,6 +539,11 @@ describe('limits and safety', () => {
     expect(topShare(99.1)).toBe('top\u00a00.9%');
     expect(topShare(100)).toBe('top\u00a00.1%');
     expect(topShare(50)).toBe('top\u00a050%');
+    // How long ago, as plain text where Discord's timestamps do not render (autocomplete choices).
+    const now = Date.parse('2026-11-28T12:00:00Z');
+    expect(agoText('2026-11-26T11:00:00Z', 'en-US', now)).toBe('2 days ago');
+    expect(agoText('2026-11-28T09:00:00Z', 'de', now)).toBe('vor 3 Std.');
+    expect(agoText('0001-01-01T00:00:00+00:00', 'en-US', now)).toBeNull();
     // Whole percents from 10 up: the tenth tells players apart only near the top, and costs a phone's line its room.
     expect(topShare(72.5)).toBe('top\u00a028%');
     expect(topShare(73.8)).toBe('top\u00a026%');
