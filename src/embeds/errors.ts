@@ -1,5 +1,5 @@
 // What a user reads when a lookup fails, by kind: always ephemeral, never a stack trace, never a secret.
-import { findEndpoint, type TitleSlug } from '../catalog/index.js';
+import { PLATFORMS, findEndpoint, isPlatform, type TitleSlug } from '../catalog/index.js';
 import type { LookupError } from '../lookup/errors.js';
 import { commandLine, say, sayCount } from '../locales/index.js';
 import { TYPED_SHOWN, code, namedSlug, platformName, titleName, typedCode, unbroken } from './format.js';
@@ -23,13 +23,16 @@ export function errorReply(error: LookupError, ctx: ErrorContext): Reply {
   const title = titleName(ctx.title);
   // Search is offered only where it can find the player: title_b has none on PC Store C.
   const searchable = !ctx.platform || (findEndpoint(ctx.title, 'search')?.platforms.some((p) => p === ctx.platform) ?? false);
+  // A platform that finds players by id, profile URL or vanity name (PC Store A), typed something that is none of them.
+  const byVanity = ctx.platform !== undefined && isPlatform(ctx.platform) && PLATFORMS[ctx.platform].acceptsVanity && !!ctx.player && !/^\d+$|^https?:/i.test(ctx.player.trim());
   switch (error.kind) {
     case 'not_found':
       return notice(
         error.code === 'MatchNotFound'
           ? say(locale, 'error.matchNotFound', { title, where })
           : searchable
-            ? say(locale, 'error.notFound', { title, who, where, search: code(commandLine(locale, `/stats ${ctx.title} search`)) })
+            ? // A name as the game shows it is no vanity name: on such a platform the way is the list, not the spelling.
+              say(locale, byVanity ? 'error.notFoundByVanity' : 'error.notFound', { title, who, where, platform: unbroken(platformName(ctx.platform ?? '')), search: code(commandLine(locale, `/stats ${ctx.title} search`)) })
             : say(locale, 'error.notFoundNoSearch', { title, who, where }),
       );
     case 'private':

@@ -98,6 +98,7 @@ export const de: Texts = {
   'error.onPlatform': ' auf {platform}',
   'error.matchNotFound': 'Dieses {title}-Spiel wurde{where} nicht gefunden.',
   'error.notFound': 'Kein {title}-Spieler {who}{where}. Prüf die Schreibweise oder such mit {search}.',
+  'error.notFoundByVanity': 'Kein {title}-Spieler {who}{where}. {platform} findet Spieler über ID, Profil-URL oder Vanity-Namen, nicht über den Namen im Spiel: Wähle sie beim Tippen aus der Liste oder suche sie mit {search}.',
   'error.notFoundNoSearch': 'Kein {title}-Spieler {who}{where}. Prüf die Schreibweise: Gib den Namen oder die ID so ein, wie das Spiel sie zeigt.',
   'error.private': '{who} hält die {title}-Statistiken privat. Nur der Spieler selbst kann das in den Datenschutzeinstellungen des Spiels ändern.',
   'error.badIdentifier': '{typed} ist kein {title}-Spielername und keine ID{where}. Gib den Namen oder die ID so ein, wie das Spiel sie zeigt, keinen Link; {search} findet sie aus einem Teil des Namens.',

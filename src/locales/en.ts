@@ -103,6 +103,7 @@ export const en = {
   'error.onPlatform': ' on {platform}',
   'error.matchNotFound': 'That {title} match was not found{where}.',
   'error.notFound': 'No {title} player {who}{where}. Check the spelling, or find them with {search}.',
+  'error.notFoundByVanity': 'No {title} player {who}{where}. {platform} finds players by id, profile URL or vanity name, not by the name shown in game: pick them from the list as you type, or find them with {search}.',
   'error.notFoundNoSearch': 'No {title} player {who}{where}. Check the spelling: type the name or id as the game shows it.',
   'error.private': '{who} keeps their {title} stats private. Only they can change that, in the game’s privacy settings.',
   'error.badIdentifier': '{typed} is not a {title} player name or id{where}. Type the name or id as the game shows it, not a link; {search} finds it from part of the name.',

@@ -98,6 +98,7 @@ export const es: Texts = {
   'error.onPlatform': ' en {platform}',
   'error.matchNotFound': 'No se encontró esa partida de {title}{where}.',
   'error.notFound': 'No hay ningún jugador de {title} {who}{where}. Revisa cómo se escribe, o búscalo con {search}.',
+  'error.notFoundByVanity': 'Ningún jugador de {title} {who}{where}. {platform} encuentra a los jugadores por id, URL de perfil o nombre personalizado, no por el nombre que se ve en el juego: elígelos de la lista al escribir o búscalos con {search}.',
   'error.notFoundNoSearch': 'No hay ningún jugador de {title} {who}{where}. Revisa cómo se escribe: escribe el nombre o el id tal como lo muestra el juego.',
   'error.private': '{who} mantiene privadas sus estadísticas de {title}. Solo ese jugador puede cambiarlo, en los ajustes de privacidad del juego.',
   'error.badIdentifier': '{typed} no es un nombre ni un id de jugador de {title}{where}. Escribe el nombre o el id tal como lo muestra el juego, no un enlace; {search} lo encuentra a partir de parte del nombre.',

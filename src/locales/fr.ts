@@ -98,6 +98,7 @@ export const fr: Texts = {
   'error.onPlatform': ' sur {platform}',
   'error.matchNotFound': 'Cette partie de {title} est introuvable{where}.',
   'error.notFound': 'Aucun joueur {title} {who}{where}. Vérifie l’orthographe, ou cherche-le avec {search}.',
+  'error.notFoundByVanity': 'Aucun joueur {title} {who}{where}. {platform} trouve les joueurs par id, URL de profil ou nom personnalisé, pas par le nom affiché en jeu : choisis-les dans la liste en tapant, ou cherche-les avec {search}.',
   'error.notFoundNoSearch': 'Aucun joueur {title} {who}{where}. Vérifie l’orthographe : tape le nom ou l’identifiant tel que le jeu l’affiche.',
   'error.private': '{who} garde ses statistiques {title} privées. Seul ce joueur peut changer cela, dans les paramètres de confidentialité du jeu.',
   'error.badIdentifier': '{typed} n’est ni un nom ni un identifiant de joueur {title}{where}. Tape le nom ou l’identifiant tel que le jeu l’affiche, pas un lien ; {search} le trouve à partir d’une partie du nom.',

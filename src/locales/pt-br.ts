@@ -98,6 +98,7 @@ export const ptBR: Texts = {
   'error.onPlatform': ' em {platform}',
   'error.matchNotFound': 'Essa partida de {title} não foi encontrada{where}.',
   'error.notFound': 'Nenhum jogador de {title} {who}{where}. Confira a grafia, ou procure com {search}.',
+  'error.notFoundByVanity': 'Nenhum jogador de {title} {who}{where}. {platform} encontra jogadores por id, URL do perfil ou nome personalizado, não pelo nome mostrado no jogo: escolha-os na lista ao digitar ou procure com {search}.',
   'error.notFoundNoSearch': 'Nenhum jogador de {title} {who}{where}. Confira a grafia: digite o nome ou o id como o jogo mostra.',
   'error.private': '{who} mantém as estatísticas de {title} privadas. Só o próprio jogador pode mudar isso, nas configurações de privacidade do jogo.',
   'error.badIdentifier': '{typed} não é um nome nem um id de jogador de {title}{where}. Digite o nome ou o id como o jogo mostra, não um link; {search} encontra a partir de parte do nome.',

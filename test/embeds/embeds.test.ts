@@ -490,6 +490,14 @@ describe('limits and safety', () => {
     // Search is offered only where the title has it: title_b has none on PC Store C.
     const searchable = errorReply(lookupError('not_found', 'no'), { title: 'title_b', platform: 'pc_store_b', player: 'Nobody' }).content ?? '';
     expect(searchable).toContain('`/stats title_b search`');
+    expect(searchable).toContain('Check the spelling');
+    // A name on a platform that finds players by id, profile URL or vanity name: the way is the list, not the spelling.
+    const byName = errorReply(lookupError('not_found', 'no'), { title: 'title_a', platform: 'pc_store_a', player: 'KaiGG' }).content ?? '';
+    expect(byName).toBe(
+      'No Title A player **KaiGG** on PC\u00a0Store\u00a0A. PC\u00a0Store\u00a0A finds players by id, profile URL or vanity name, not by the name shown in game: pick them from the list as you type, or find them with `/stats title_a search`.',
+    );
+    // An id there that is not found is just not found.
+    expect(errorReply(lookupError('not_found', 'no'), { title: 'title_a', platform: 'pc_store_a', player: '76561198000000999' }).content).toContain('Check the spelling');
     for (const locale of ['en-US', 'de', 'fr']) {
       const none = errorReply(lookupError('not_found', 'no'), { title: 'title_b', platform: 'pc_store_c', player: 'Nobody#0000', locale }).content ?? '';
       expect(none).toContain('**Nobody#0000**');
