@@ -37,8 +37,12 @@ export type Vars = Readonly<Record<string, string | number>>;
 /** Puts `vars` into `{name}` places; a place with no value stays as it is (a test catches it). */
 export function fill(template: string, vars: Vars = {}): string {
   if (!template.includes('{')) return template;
-  return template.replace(/\{(\w+)\}/g, (whole, name: string) => {
+  // A value that opens a German compound (`{title}-Konto`) is joined to it whole: "Title-C-Konto",
+  // not "Title C-Konto". Text quoted as code or in bold is left as it is.
+  return template.replace(/\{(\w+)\}(-(?=\p{L}))?/gu, (whole, name: string, hyphen: string | undefined) => {
     const value = vars[name];
-    return value === undefined ? whole : String(value);
+    if (value === undefined) return whole;
+    const text = String(value);
+    return hyphen ? `${/[`*]/.test(text) ? text : text.replace(/[ \u00a0]+/g, '-')}-` : text;
   });
 }

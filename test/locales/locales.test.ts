@@ -16,6 +16,13 @@ const placesOf = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m
 const KEYS = Object.keys(en) as TextKey[];
 
 describe('the language files', () => {
+  it('joins a value that opens a German compound to it whole, but not text quoted as code', () => {
+    expect(say('de', 'unlink.none', { title: 'Title C' })).toBe('Du hattest kein Title-C-Konto verknüpft.');
+    expect(say('de', 'segments.noType.other', { title: 'Title A', type: '`wea pon`', list: 'x' })).toBe('Title A hat keine `wea pon`-Segmente. Wähle eines davon: x.');
+    // Elsewhere a value is what it was.
+    expect(say('en', 'unlink.none', { title: 'Title C' })).toContain('Title C');
+  });
+
   it.each(OTHERS)('%s has every English text, no other, with the same places for values', (language) => {
     const texts = LANGUAGES[language].texts;
     expect(Object.keys(texts).sort()).toEqual([...KEYS].sort());
