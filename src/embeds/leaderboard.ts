@@ -4,7 +4,7 @@ import type { Figure, TitleSlug } from '../catalog/index.js';
 import { commandLine, say, type TextKey } from '../locales/index.js';
 import type { LookupErrorKind } from '../lookup/errors.js';
 import type { Stat } from '../lookup/schemas.js';
-import { TITLE_COLORS, code, figureLabel, namedSlug, statValue, titleName } from './format.js';
+import { TITLE_COLORS, code, figureLabel, statValue, titleName } from './format.js';
 import { embedReply, safeText, type Reply } from './reply.js';
 import { clip } from './text.js';
 
@@ -92,13 +92,14 @@ export function leaderboardReply(entries: readonly BoardEntry[], ctx: BoardConte
   // Only a board nobody linked to is empty: linked members nobody could rank are counted below.
   const empty = entries.length === 0 && notLookedUp === 0 ? say(locale, 'board.empty', { link: code(commandLine(locale, '/link')) }) : null;
   // A figure none of the answers has (healing of a title without healers) says so, not "not ranked: see below".
-  // Named with the figures those profiles have, the way to a board that ranks them.
+  // Named with the figures those profiles have, the way to a board that ranks them: by the names the
+  // stat option's choices show (slugs in code spans broke mid-word on a phone, and nobody types them).
   const without = entries.filter((e) => 'missing' in e && e.missing === 'no_figure');
   const theyHave = [...new Set(without.flatMap((e) => ('has' in e ? (e.has ?? []) : [])))].filter((g) => g !== f);
   const noneHave =
     ranked.length === 0 && without.length > 0
       ? theyHave.length > 0
-        ? say(locale, 'board.noneHaveRankBy', { title: titleName(ctx.title), figure: figureLabel(f, locale), list: theyHave.map((g) => namedSlug(figureLabel(g, locale), g)).join(', ') })
+        ? say(locale, 'board.noneHaveRankBy', { title: titleName(ctx.title), figure: figureLabel(f, locale), list: theyHave.map((g) => figureLabel(g, locale)).join(', ') })
         : say(locale, 'board.noneHave', { title: titleName(ctx.title), figure: figureLabel(f, locale) })
       : null;
   return embedReply({

@@ -70,7 +70,7 @@ describe('a leaderboard nobody could be ranked on', () => {
     // With the figures those profiles have: named, with what to type.
     const withHas: BoardEntry[] = [{ userId: 'u1', handle: 'Ash', missing: 'no_figure', has: ['kd', 'winRate'] }, { userId: 'u4', handle: 'Dax', missing: 'no_figure', has: ['kd', 'rating'] }];
     expect(leaderboardReply(withHas, { title: 'title_c', figure: 'headshotRate', invokerId: 'u1', notLookedUp: 0 }).embeds[0]!.description!.split('\n')[0]).toBe(
-      'None of the Title C profiles looked up has Headshots. Rank by one they have: K/D\u00a0(`kd`), Win\u00a0rate\u00a0(`winRate`), Rating\u00a0(`rating`).',
+      'None of the Title C profiles looked up has Headshots. Rank by one they have: K/D, Win rate, Rating.',
     );
     // One member with the figure makes a board as always.
     const one = leaderboardReply([...entries, entry('u3', 'Cole', 1.2)], { title: 'title_a', figure: 'kd', invokerId: 'u1', notLookedUp: 0 }).embeds[0]!.description!;
