@@ -57,7 +57,8 @@ export interface CareerLines {
 export function careerLines(stats: Stats, title: TitleSlug, locale: string | undefined, leaveOut: readonly Figure[] = []): CareerLines {
   const kd = figure(stats, title, 'kd');
   const winRate = figure(stats, title, 'winRate');
-  const headline = [kd ? `K/D ${statValue(kd, locale, 'kd')}` : null, winRate ? say(locale, 'profile.win', { value: statValue(winRate, locale, 'winRate') }) : null].filter(Boolean).join(' · ');
+  // Each figure held to its label, the bullet to the first: on a phone "Siegquote" was left at a line's end, its value under it.
+  const headline = bulleted([kd ? `K/D\u00a0${statValue(kd, locale, 'kd')}` : null, winRate ? unbroken(say(locale, 'profile.win', { value: statValue(winRate, locale, 'winRate') })) : null]);
   const headlinePlaces = [kd ? place(kd, 'kd', locale) : null, winRate ? place(winRate, 'winRate', locale) : null];
   // Each place held together, the bullet to the first ("K/D top 31% ·" over "Siegquote top 28%" on a
   // phone, not "Siegquote" alone), and the line's first letter a capital ("Win rate top 35%").

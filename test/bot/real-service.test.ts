@@ -58,7 +58,7 @@ describe('the bot against a service in the real layout', () => {
     service.script({ status: 200, body: { data: fullTitleDProfile() } });
     const answer = await ask('title_d', 'profile', { player: '76561198000000099' });
     const lines = (answer.embeds?.[0]?.description ?? '').split('\n');
-    expect(lines[0]).toBe('### K/D 0.88 · Win 52.3%');
+    expect(lines[0]).toBe('### K/D\u00a00.88\u00a0· Win\u00a052.3%');
     expect(lines).toContain('Headshots **48.1%** · top\u00a012%');
     const request = service.requests.at(-1)!;
     expect(request.url).toBe('/api/v2/csgo/standard/profile/steam/76561198000000099');

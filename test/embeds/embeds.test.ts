@@ -66,7 +66,7 @@ describe('embeds from the service’s payloads', () => {
     expect(e.title).toBe('Ash');
     expect(e.author?.name).toBe('Title A · Career');
     const lines = (e.description ?? '').split('\n');
-    expect(lines[0]).toBe('### K/D 2.50 · Win 66.7%');
+    expect(lines[0]).toBe('### K/D\u00a02.50\u00a0· Win\u00a066.7%');
     expect(lines.slice(1, 4).join('\n')).toContain('**3** matches · **30m** played');
     expect(e.description).toMatch(/Last played <t:\d+:R>/);
     // Ash's figures after the headline: per match, never twelve fields with a place each.
@@ -235,7 +235,7 @@ describe('embeds from the service’s payloads', () => {
       .filter((l) => /^### |^\*\*\d|Kills\/match|Damage\/match/.test(l));
     expect(profileLines?.length).toBeGreaterThanOrEqual(3);
     for (const line of profileLines ?? []) expect(d.split('\n')).toContain(line);
-    expect(segmentsReply([overview], { ...ctx, locale: 'de' }).embeds[0]?.description).toMatch(/^\*\*Saison 2\*\*\n### K\/D /);
+    expect(segmentsReply([overview], { ...ctx, locale: 'de' }).embeds[0]?.description).toMatch(/^\*\*Saison 2\*\*\n### K\/D\u00a0/);
     // Several overview segments (a service may send one a season) stay a table; none says so.
     expect(segmentsReply([overview, overview], ctx).embeds[0]?.description).toContain('```');
     expect(segmentsReply([], ctx).embeds[0]?.description).toBe('**Season 2**\nNo overview on record for this player with these filters.');
@@ -351,8 +351,8 @@ describe('embeds from the service’s payloads', () => {
 
   it('writes numbers for the reader’s locale', () => {
     const de = profileReply(fixtures.profile!, 'title_a', network, { locale: 'de' }).embeds[0]?.description ?? '';
-    expect(de).toContain('K/D 2,50');
-    expect(de).toContain('Siegquote 66,7%');
+    expect(de).toContain('K/D\u00a02,50');
+    expect(de).toContain('Siegquote\u00a066,7%');
     const big = { ...fixtures.profile!, segments: [{ ...fixtures.profile!.segments[0]!, stats: { ...fixtures.profile!.segments[0]!.stats, damagePerMatch: { ...fixtures.profile!.segments[0]!.stats.damagePerMatch!, value: 12_261.17 } } }] };
     expect(profileReply(big, 'title_a', network, { locale: 'de' }).embeds[0]?.description).toContain('Schaden/Spiel **12.261**');
     expect(profileReply(big, 'title_a', network).embeds[0]?.description).toContain('Damage/match **12.3K**');

@@ -229,7 +229,7 @@ describe('percentages sent as fractions', () => {
 
   it('reads a win rate of 0.55 shown "55.0%" as 55%: the figure every reply, card and comparison reads, the headline and the table', () => {
     const p = profile({ kd: st(1.5), winRatio });
-    expect(description(profileReply(p, 'title_c', meta))).toMatch(/^### K\/D 1\.50 · Win 55\.0%\n/);
+    expect(description(profileReply(p, 'title_c', meta))).toMatch(/^### K\/D\u00a01\.50\u00a0· Win\u00a055\.0%\n/);
     expect(figure(p.segments[0]!.stats, 'title_c', 'winRate')?.value).toBeCloseTo(55);
     const segments = read(SegmentListSchema, [{ type: 'hero', attributes: { key: 'ana' }, metadata: { name: 'Ana' }, stats: { matchesPlayed: st(100), winRatio, kd: st(1.1) } }]);
     const table = description(segmentsReply(segments, { title: 'title_c', platform: 'pc_store_c', player: 'Ratio', type: 'hero', filter: {}, meta, page: 0, stateId: 's' }));
@@ -261,7 +261,7 @@ describe('figures an answer marks as missing', () => {
       segments: [{ type: 'overview', stats: { kills: st(30), deaths: st(10), kd: { value: null, displayValue: '-' }, winRate: { value: null, displayValue: '-' }, matchesPlayed: { value: null, displayValue: '—' } } }],
     });
     const d = description(profileReply(p, 'title_c', meta));
-    expect(d).toBe('### K/D 3.00');
+    expect(d).toBe('### K/D\u00a03.00');
     expect(d).not.toMatch(/Win -|- matches|— matches/);
   });
 });

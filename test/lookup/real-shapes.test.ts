@@ -82,7 +82,7 @@ describe('profiles in the real layouts', () => {
     expect(r.errors).toBeUndefined();
     const reply = profileReply(r.data!, 'title_c', meta);
     expect(reply.embeds[0]?.title).toBe('Minimo');
-    expect(reply.embeds[0]?.description).toMatch(/^### K\/D 2\.50/);
+    expect(reply.embeds[0]?.description).toMatch(/^### K\/D\u00a02\.50/);
     expectSendable(reply);
   });
 
@@ -91,7 +91,7 @@ describe('profiles in the real layouts', () => {
     const r = await (await lookupWith()).profile('title_d', 'pc_store_a', '76561198000000099');
     const reply = profileReply(r.data!, 'title_d', meta);
     const lines = (reply.embeds[0]?.description ?? '').split('\n').filter(Boolean);
-    expect(lines[0]).toBe('### K/D 0.88 · Win 52.3%');
+    expect(lines[0]).toBe('### K/D\u00a00.88\u00a0· Win\u00a052.3%');
     const figureLines = lines.filter((l) => /^\w[\w/ ]+ \*\*/.test(l));
     expect(figureLines.slice(0, 2)).toEqual(['Headshots **48.1%** · top\u00a012%', 'Accuracy **17.6%** · top\u00a045%']);
     // Each figure once.
