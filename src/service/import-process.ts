@@ -19,7 +19,7 @@ import { loadStore } from './open-store.js';
 import { StatsStore } from './store.js';
 
 /** Bumped when the store's layout changes, so that an older file is imported again. */
-const STORE_LAYOUT = 4;
+const STORE_LAYOUT = 5;
 
 async function fingerprint(data: string | undefined): Promise<string> {
   const hash = createHash('sha256').update(`layout ${STORE_LAYOUT}\n`);

@@ -1,6 +1,6 @@
 // The service's SQLite store (better-sqlite3, prepared statements only), the embedded default.
-// Match rows are clustered by (title, platform, player, time) so that everything about one player is
-// one index range; overview totals and rank material are kept up to date by the import
+// Match rows are kept in arrival order and found by (title, platform, player, time) through their
+// index, so that everything about one player is one index range; overview totals and rank material are kept up to date by the import
 // (src/service/totals.ts, src/service/ranks.ts), so an import costs what it imports and the first
 // profile after a start reads no population.
 import { mkdirSync } from 'node:fs';
@@ -28,6 +28,13 @@ const ROW_TABLE_COLUMNS = `
 
 /** The key of matches, a table an import appends to (its index is built at the end of a bulk load). */
 const MATCH_INDEX = 'CREATE UNIQUE INDEX IF NOT EXISTS matches_by_id ON matches (title, id)';
+/**
+ * The key of match rows, likewise: a player's rows in time order. It carries the duration too, so
+ * that a player's timeline (the sessions' cut, every match of the player) is read from the index
+ * alone: through the table, the busiest player's 91,000 rows took three times as long.
+ */
+const ROW_INDEX =
+  'CREATE UNIQUE INDEX IF NOT EXISTS match_players_by_player ON match_players (title, platform, player, started_at, match_id, duration_s)';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS players (
@@ -50,17 +57,21 @@ CREATE TABLE IF NOT EXISTS matches (
   players TEXT NOT NULL DEFAULT '[]', digest TEXT NOT NULL DEFAULT ''
 );
 
-CREATE TABLE IF NOT EXISTS match_players (${ROW_TABLE_COLUMNS},
-  PRIMARY KEY (title, platform, player, started_at, match_id)
-) WITHOUT ROWID;
+-- Match rows in arrival order, found through their index by player (ROW_INDEX). A bulk load appends
+-- them and builds the index once at its end: the ten million rows of a million matches cost 10 to 11
+-- s to index where sorting them whole into a table clustered by player (the layout before) took 23
+-- to 27 s; a player's rows are then read one look-up each instead of one range.
+CREATE TABLE IF NOT EXISTS match_players (${ROW_TABLE_COLUMNS});
 
--- An import's new rows land here in arrival order (a cheap append, while the parse worker reads
--- on), and join match_players sorted by its key at the end, so the player-clustered table is
--- written once, in order.
+-- An import into a store that holds data stages its new rows here in arrival order (a cheap append,
+-- while the parse workers read on), and they join match_players in key order at the end, so its
+-- index is written in order.
 CREATE TABLE IF NOT EXISTS match_rows_stage (${ROW_TABLE_COLUMNS});
 
+-- keys: what the player's matches hold (PlayerKeys), read from the rows when first asked for and
+-- kept until the player's totals change (writing them leaves it NULL).
 CREATE TABLE IF NOT EXISTS player_totals (
-  title TEXT NOT NULL, platform TEXT NOT NULL, player TEXT NOT NULL, totals TEXT NOT NULL,
+  title TEXT NOT NULL, platform TEXT NOT NULL, player TEXT NOT NULL, totals TEXT NOT NULL, keys TEXT,
   PRIMARY KEY (title, platform, player)
 ) WITHOUT ROWID;
 
@@ -107,7 +118,7 @@ const STAGE_VALUES = 10;
  * values a row from here cost more. JSONB, so that each element is a walk, not a parse. The JSON
  * comes as text or as its UTF-8 bytes (a blob, which jsonb() would take for JSONB: cast).
  */
-const stageSql = (matches: number): string => `INSERT INTO match_rows_stage
+const stageSql = (matches: number, table: 'match_rows_stage' | 'match_players'): string => `INSERT INTO ${table}
   SELECT m.column1, r.value ->> 0, r.value ->> 1, m.column2, m.column3, m.column4, r.value ->> 2, r.value ->> 3, r.value ->> 4,
     r.value ->> 5, m.column5, m.column6, m.column7, m.column8, m.column9, r.value -> 6, r.value -> 7
   FROM (VALUES ${Array.from({ length: matches }, () => `(${Array(STAGE_VALUES).fill('?').join(', ')})`).join(', ')}) m,
@@ -136,10 +147,9 @@ const HOT = {
   newestFirstBefore: `SELECT ${ROW_COLUMNS} FROM match_players WHERE title = ? AND platform = ? AND player = ? AND (started_at, match_id) < (?, ?)
     ORDER BY started_at DESC, match_id DESC LIMIT ?`,
   match: 'SELECT title, id, platform, started_at, duration_s, map, mode, playlist, queue, season FROM matches WHERE title = ? AND id = ?',
-  summary: `SELECT COUNT(DISTINCT map) AS maps, COUNT(DISTINCT mode) AS modes, COUNT(DISTINCT playlist) AS playlists,
-      COUNT(DISTINCT legend) AS legends, COUNT(DISTINCT hero) AS heroes, COUNT(weapons) AS weapons,
-      group_concat(DISTINCT queue) AS queues, group_concat(DISTINCT season) AS seasons
-    FROM match_players WHERE title = ? AND platform = ? AND player = ?`,
+  keyRows: `SELECT map, mode, playlist, legend, hero, queue, season, weapons IS NOT NULL, COUNT(*)
+    FROM match_players WHERE title = ? AND platform = ? AND player = ? GROUP BY 1, 2, 3, 4, 5, 6, 7, 8`,
+  keysOfPlayer: 'SELECT keys FROM player_totals WHERE title = ? AND platform = ? AND player = ?',
   // A match lists its players, so each of its rows is read by its whole key: no index by match to
   // maintain at import, and no walk of the title (which the planner once chose without statistics).
   participant: `SELECT ${ROW_COLUMNS}, mp.platform AS platform, mp.player AS player, mp.team AS team, p.handle AS handle, p.id AS player_id,
@@ -171,9 +181,11 @@ export class StatsStore implements Store {
   private readonly written = new Set<string>();
   /** Between an import's first batch and its finishImport. */
   private importing = false;
+  /** The file's rows are clustered by their key (a layout before): nothing is bulk loaded into it. */
+  private readonly clustered: boolean;
   /** The import is a bulk load into a fresh file (see beginImport). */
   private bulk = false;
-  /** During a bulk load: the index of matches is built (it is dropped at its start, see beginImport). */
+  /** During a bulk load: the indexes of matches and of their rows are built (they are dropped at its start, see beginImport). */
   private indexed = true;
   /**
    * Milliseconds the import under way (or the last one) has spent so far in each of the steps that
@@ -186,8 +198,8 @@ export class StatsStore implements Store {
     // A store in a folder that does not exist yet (`.data/` in a fresh clone) makes it.
     if (path !== ':memory:' && path !== '') mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path, { timeout: 5_000 });
-    // Pages of 16 KB in a new file (a file keeps the size it was made with): a bulk load's sort
-    // wrote the million-match row table in 20 s instead of 28 to 33 with SQLite's default 4 KB.
+    // Pages of 16 KB in a new file (a file keeps the size it was made with): a bulk load's sort (of the
+    // layout before) wrote the million-match row table in 20 s instead of 28 to 33 with SQLite's default 4 KB.
     this.db.pragma('page_size = 16384');
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
@@ -198,12 +210,23 @@ export class StatsStore implements Store {
     this.db.pragma('wal_autocheckpoint = 16384');
     this.db.exec(SCHEMA);
     const db = this.db;
-    // A file of the layout before (matches clustered by their key, WITHOUT ROWID) needs no index; it
-    // is imported again (STORE_LAYOUT) rather than changed here.
-    if (!/WITHOUT ROWID/i.test(String(db.prepare("SELECT sql FROM sqlite_master WHERE name = 'matches'").pluck().get()))) db.exec(MATCH_INDEX);
+    // A file of a layout before (matches or rows clustered by their key, WITHOUT ROWID) needs no
+    // index; it is imported again (STORE_LAYOUT) rather than changed here.
+    const clustered = (table: string) => /WITHOUT ROWID/i.test(String(db.prepare('SELECT sql FROM sqlite_master WHERE name = ?').pluck().get(table)));
+    if (!clustered('matches')) db.exec(MATCH_INDEX);
+    this.clustered = clustered('match_players');
+    if (!this.clustered) db.exec(ROW_INDEX);
     const hot = Object.fromEntries(Object.entries(HOT).map(([k, sql]) => [k, db.prepare(sql)])) as Record<keyof typeof HOT, Database.Statement>;
+    // A file of layout 4 or before has no cache of players' keys.
+    if (!(db.pragma('table_info(player_totals)') as { name: string }[]).some((c) => c.name === 'keys')) db.exec('ALTER TABLE player_totals ADD COLUMN keys TEXT');
     this.s = {
       ...hot,
+      keyRows: hot.keyRows.raw(),
+      keysOfPlayer: hot.keysOfPlayer.pluck(),
+      putKeys: db.prepare('UPDATE player_totals SET keys = ? WHERE title = ? AND platform = ? AND player = ?'),
+      // Before staged rows join the table: their players' keys are read again when next asked for.
+      forgetStagedKeys: db.prepare(`UPDATE player_totals SET keys = NULL
+        WHERE keys IS NOT NULL AND (title, platform, player) IN (SELECT title, platform, player FROM match_rows_stage)`),
       upsertPlayer: db.prepare(`
         INSERT INTO players (title, platform, id_norm, id, handle, handle_norm, avatar_url, vanity, vanity_norm, private, declared)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
@@ -221,8 +244,11 @@ export class StatsStore implements Store {
         INSERT OR REPLACE INTO matches (title, id, platform, started_at, duration_s, map, mode, playlist, queue, season, players, digest)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?)`),
       // One match staged (a batch's last few), and STAGE_MATCHES_A_STATEMENT at once.
-      insertStage: db.prepare(stageSql(1)),
-      insertStageMany: db.prepare(stageSql(STAGE_MATCHES_A_STATEMENT)),
+      insertStage: db.prepare(stageSql(1, 'match_rows_stage')),
+      insertStageMany: db.prepare(stageSql(STAGE_MATCHES_A_STATEMENT, 'match_rows_stage')),
+      // A bulk load's rows, straight into the table.
+      insertRows: db.prepare(stageSql(1, 'match_players')),
+      insertRowsMany: db.prepare(stageSql(STAGE_MATCHES_A_STATEMENT, 'match_players')),
       totalsJson: db.prepare('SELECT totals FROM player_totals WHERE title = ? AND platform = ? AND player = ?').pluck(),
       putTotals: db.prepare('INSERT OR REPLACE INTO player_totals (title, platform, player, totals) VALUES (?, ?, ?, ?)'),
       deleteTotals: db.prepare('DELETE FROM player_totals WHERE title = ? AND platform = ? AND player = ?'),
@@ -280,10 +306,12 @@ export class StatsStore implements Store {
     const s = this.s;
     const deltas = this.deltas;
     if (!this.importing) this.beginImport();
-    // Matches to stage, STAGE_VALUES values each, staged STAGE_MATCHES_A_STATEMENT at a time.
+    // Matches to stage, STAGE_VALUES values each, staged STAGE_MATCHES_A_STATEMENT at a time: a bulk
+    // load's into the table itself, another import's into the stage.
+    const [one, many] = this.bulk ? [s.insertRows, s.insertRowsMany] : [s.insertStage, s.insertStageMany];
     const pending: unknown[] = [];
     const stagePending = () => {
-      for (let i = 0; i < pending.length; i += STAGE_VALUES) s.insertStage.run(pending.slice(i, i + STAGE_VALUES));
+      for (let i = 0; i < pending.length; i += STAGE_VALUES) one.run(pending.slice(i, i + STAGE_VALUES));
       pending.length = 0;
     };
     this.db.transaction(() => {
@@ -306,12 +334,18 @@ export class StatsStore implements Store {
         const [title, id, platform, startedAt, duration, map, mode, playlist, queue, season, keys, digest, rows, implicit] = m;
         const key = `${title}\u0000${id}`;
         // Into a fresh file a match this import has not written cannot be stored yet: no look-up.
-        // A match twice in one file (rare): the index of matches is built now, for this look-up.
-        if (this.bulk && !this.indexed && this.written.has(key)) this.buildMatchIndex();
+        // A match twice in one file (rare): the indexes are built now, for this look-up and the
+        // old rows' (with its rows still pending written first).
+        if (this.bulk && !this.indexed && this.written.has(key)) {
+          stagePending();
+          this.buildIndexes();
+        }
         const stored = this.bulk && !this.written.has(key) ? undefined : (s.matchPlayers.get(title, id) as { started_at: number; players: string; digest: string } | undefined);
         if (stored) {
-          // Its rows may still be staged: they join the table first, to be read or taken out by key.
-          if (this.staged.has(key)) {
+          // Its rows may still be pending (a bulk load's) or staged (another import's): they join
+          // the table first, to be read or taken out by key.
+          if (this.bulk) stagePending();
+          else if (this.staged.has(key)) {
             stagePending();
             this.mergeStage();
           }
@@ -325,8 +359,8 @@ export class StatsStore implements Store {
           if (same) continue;
         }
         this.touchedTitles.add(title);
-        this.staged.add(key);
         if (this.bulk) this.written.add(key);
+        else this.staged.add(key);
         s.upsertMatch.run(title, id, platform, startedAt, duration, map, mode, playlist, queue, season, keys, digest);
         for (let i = 0; i + 2 < implicit.length; i += 3) {
           const player = implicit[i + 1] as string;
@@ -334,7 +368,7 @@ export class StatsStore implements Store {
         }
         pending.push(title, startedAt, id, duration, map, mode, playlist, queue, season, rows);
         if (pending.length === STAGE_MATCHES_A_STATEMENT * STAGE_VALUES) {
-          s.insertStageMany.run(pending);
+          many.run(pending);
           pending.length = 0;
         }
       }
@@ -348,7 +382,7 @@ export class StatsStore implements Store {
    * beginImport): its totals are then held until its end, each player's written once.
    */
   bulkLoads(): boolean {
-    return this.importing ? this.bulk : !this.db.memory && this.s.anyData.get() === 0;
+    return this.importing ? this.bulk : !this.db.memory && !this.clustered && this.s.anyData.get() === 0;
   }
 
   /** Adds parse workers' totals deltas (for matches already written) and writes them with this store's own. */
@@ -361,14 +395,15 @@ export class StatsStore implements Store {
 
   /** Moves the staged rows into match_players in key order. */
   private mergeStage(): void {
+    this.s.forgetStagedKeys.run();
     this.sorting(() => this.s.mergeStage.run());
     this.s.clearStage.run();
     this.staged.clear();
   }
 
-  /** Builds the index of matches, dropped for a bulk load: one sort of the keys. */
-  private buildMatchIndex(): void {
-    this.sorting(() => this.db.exec(MATCH_INDEX));
+  /** Builds the indexes of matches and of their rows, dropped for a bulk load: one sort of the keys each. */
+  private buildIndexes(): void {
+    this.sorting(() => this.db.exec(`${MATCH_INDEX}; ${ROW_INDEX}`));
     this.indexed = true;
   }
 
@@ -405,23 +440,23 @@ export class StatsStore implements Store {
   /**
    * The first batch of an import. Into a fresh file (no player, no match), the import is a bulk
    * load: the rollback journal kept in memory rather than the write-ahead log (every page would be
-   * written twice), no syncs, a larger page cache, helper threads for the sorts and the index of
-   * matches dropped, to be built once at the end from the appended rows. A crash then
+   * written twice), no syncs, a larger page cache, helper threads for the sorts, and the rows
+   * written straight into their table with the indexes of matches and rows dropped, to be built once
+   * at the end from the appended rows. A crash then
    * leaves a file to delete (the embedded service imports into a new file and only keeps it once
    * whole); finishImport switches back to the write-ahead log.
    */
   private beginImport(): void {
+    this.bulk = this.bulkLoads();
     this.importing = true;
     this.importSteps.clear();
-    this.bulk = !this.db.memory && this.s.anyData.get() === 0;
     if (!this.bulk) return;
     this.db.pragma('journal_mode = MEMORY');
     this.db.pragma('synchronous = OFF');
     this.db.pragma(`cache_size = -${BULK_CACHE_KIB}`);
     this.db.pragma('threads = 2');
-    // Staged in a temporary table (its own file, dropped at the end), so the store's file never
-    // holds the stage's pages; the mark makes a file whose load stopped half-way refuse to open.
-    this.db.exec(`CREATE TEMP TABLE match_rows_stage (${ROW_TABLE_COLUMNS}); DROP INDEX IF EXISTS matches_by_id`);
+    // The mark makes a file whose load stopped half-way refuse to open.
+    this.db.exec('DROP INDEX IF EXISTS matches_by_id; DROP INDEX IF EXISTS match_players_by_player');
     this.indexed = false;
     this.s.setMeta.run('bulk-load', '1');
   }
@@ -429,7 +464,7 @@ export class StatsStore implements Store {
   finishImport(): Promise<void> {
     this.db.transaction(() => {
       this.mergeStage();
-      if (!this.indexed) this.buildMatchIndex();
+      if (!this.indexed) this.buildIndexes();
       this.flushTotals();
       for (const title of this.touchedTitles) this.step('ranks', () => this.rebuildRanks(title));
       this.db.prepare("DELETE FROM meta WHERE key IN ('importing', 'bulk-load')").run();
@@ -437,7 +472,6 @@ export class StatsStore implements Store {
     this.touchedTitles.clear();
     this.written.clear();
     if (this.bulk) {
-      this.db.exec('DROP TABLE temp.match_rows_stage');
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = NORMAL');
       this.db.pragma('cache_size = -65536');
@@ -513,12 +547,26 @@ export class StatsStore implements Store {
   }
 
   keyCounts(player: PlayerRow, column: 'map' | 'mode' | 'playlist' | 'legend' | 'hero'): Promise<Map<string, number>> {
-    const rows = this.statement(keyCountsSql(column, () => '?')).all(player.title, player.platform, player.id_norm) as [string, number][];
-    return Promise.resolve(new Map(rows));
+    return Promise.resolve(new Map(Object.entries(this.playerKeys(player)[column])));
   }
 
   playerSummary(player: PlayerRow): Promise<PlayerSummary> {
-    return Promise.resolve(summaryOf(this.s.summary.get(player.title, player.platform, player.id_norm) as SummaryRow));
+    return Promise.resolve(summaryOfKeys(this.playerKeys(player)));
+  }
+
+  /**
+   * What a player's matches hold, from the cache in player_totals, or from one pass over their rows
+   * (kept there for the next time): the busiest generated player's 91,000 rows, each a look-up in
+   * the row table, take a few hundred milliseconds; a profile then reads one value.
+   */
+  private playerKeys(player: PlayerRow): PlayerKeys {
+    const key = [player.title, player.platform, player.id_norm] as const;
+    const cached = this.s.keysOfPlayer.get(...key) as string | null | undefined;
+    if (typeof cached === 'string') return JSON.parse(cached) as PlayerKeys;
+    const keys = keysOfRows(this.s.keyRows.all(...key) as KeyRow[]);
+    // No totals (no match, or an import under way that has not written them yet): nothing to keep.
+    if (cached === null) this.s.putKeys.run(JSON.stringify(keys), ...key);
+    return keys;
   }
 
   timeline(player: PlayerRow): Promise<{ match_id: string; started_at: number; duration_s: number }[]> {
@@ -619,6 +667,49 @@ export function aggregateSql(
 
 export function keyCountsSql(column: 'map' | 'mode' | 'playlist' | 'legend' | 'hero', p: (i: number) => string): string {
   return `SELECT ${column}, COUNT(*) FROM match_players WHERE title = ${p(1)} AND platform = ${p(2)} AND player = ${p(3)} AND ${column} IS NOT NULL GROUP BY ${column}`;
+}
+
+/** What a player's matches hold: how many had each map, mode, ..., and how many had weapons. */
+export interface PlayerKeys {
+  map: Record<string, number>;
+  mode: Record<string, number>;
+  playlist: Record<string, number>;
+  legend: Record<string, number>;
+  hero: Record<string, number>;
+  queue: Record<string, number>;
+  season: Record<string, number>;
+  weapons: number;
+}
+
+/** A row of HOT.keyRows: map, mode, playlist, legend, hero, queue, season, has weapons, count. */
+type KeyRow = [string | null, string | null, string | null, string | null, string | null, string | null, number | null, number, number];
+
+const KEY_COLUMNS = ['map', 'mode', 'playlist', 'legend', 'hero', 'queue', 'season'] as const;
+
+export function keysOfRows(rows: readonly KeyRow[]): PlayerKeys {
+  // Counted in maps: a map named "constructor" or "__proto__" is a name like any other.
+  const counts = KEY_COLUMNS.map(() => new Map<string, number>());
+  let weapons = 0;
+  for (const row of rows) {
+    const n = row[8];
+    counts.forEach((count, i) => {
+      const value = row[i];
+      if (value !== null && value !== undefined) count.set(String(value), (count.get(String(value)) ?? 0) + n);
+    });
+    if (row[7]) weapons += n;
+  }
+  const [map, mode, playlist, legend, hero, queue, season] = counts.map((count) => Object.fromEntries(count));
+  return { map: map!, mode: mode!, playlist: playlist!, legend: legend!, hero: hero!, queue: queue!, season: season!, weapons };
+}
+
+export function summaryOfKeys(keys: PlayerKeys): PlayerSummary {
+  const distinct = (column: keyof PlayerKeys & (typeof KEY_COLUMNS)[number]) => Object.keys(keys[column]).length;
+  return {
+    distinct: { map: distinct('map'), mode: distinct('mode'), playlist: distinct('playlist'), legend: distinct('legend'), hero: distinct('hero') },
+    hasWeapons: keys.weapons > 0,
+    queues: Object.keys(keys.queue).sort(),
+    seasons: Object.keys(keys.season).map(Number).sort((x, y) => x - y),
+  };
 }
 
 type ParticipantRow = StoredMatchPlayer & { handle_norm: string | null };

@@ -2,6 +2,7 @@ import { mkdtempSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { MAX_STAT_NAMES, parseDatasetLine } from '../../src/service/dataset.js';
@@ -86,6 +87,38 @@ describe('importing a dataset', () => {
     const again = await importLines(store, smallLines());
     expect(again.refused).toBe(0);
     expect(await snapshot(store)).toEqual(first);
+  });
+
+  it('answers what a player\'s matches hold as they are after each import, though it keeps the answer between imports', async () => {
+    const store = await fresh();
+    const weapons = { Carbine: { kills: 3, shotsFired: 10, shotsHit: 4 } };
+    await importLines(store, [
+      matchLine('k-1', { map: 'Foundry', mode: 'Domination', queue: 'ranked', season: 3 }),
+      matchLine('k-2', { map: 'Foundry', startedAt: '2026-11-21T18:00:00Z', season: 1 }),
+      // Names that are also names of an object's own workings.
+      matchLine('k-3', { map: 'constructor', mode: '__proto__', startedAt: '2026-11-22T18:00:00Z' }),
+    ]);
+    const p1 = (await store.playerById('title_a', 'pc_store_a', 'p1'))!;
+    const expected = { distinct: { map: 2, mode: 2, playlist: 0, legend: 0, hero: 0 }, hasWeapons: false, queues: ['ranked'], seasons: [1, 3] };
+    expect(await store.playerSummary(p1)).toEqual(expected);
+    // Asked again, as kept (SQLite keeps it beside the player's totals).
+    if (store instanceof StatsStore) expect(await store.sql("SELECT keys IS NOT NULL AS kept FROM player_totals WHERE player = 'p1'")).toEqual([{ kept: 1 }]);
+    expect(await store.playerSummary(p1)).toEqual(expected);
+    expect(await store.keyCounts(p1, 'map')).toEqual(new Map([['Foundry', 2], ['constructor', 1]]));
+    expect(await store.keyCounts(p1, 'mode')).toEqual(new Map([['Domination', 1], ['__proto__', 1]]));
+    // A new match, and one replaced (k-1 now on another map, with weapons).
+    const second = await importLines(store, [
+      matchLine('k-4', { map: 'Harbor', startedAt: '2026-11-23T18:00:00Z', queue: 'social', season: 4 }),
+      matchLine('k-1', { map: 'Canal', mode: 'Domination', queue: 'ranked', season: 3 }, { weapons }),
+    ]);
+    expect(second.refused).toBe(0);
+    expect(await store.keyCounts(p1, 'map')).toEqual(new Map([['Foundry', 1], ['constructor', 1], ['Harbor', 1], ['Canal', 1]]));
+    expect(await store.playerSummary(p1)).toEqual({ ...expected, distinct: { ...expected.distinct, map: 4 }, hasWeapons: true, queues: ['ranked', 'social'], seasons: [1, 3, 4] });
+    // A player with no match: nothing held.
+    await importLines(store, [JSON.stringify({ type: 'player', title: 'title_a', platform: 'pc_store_a', id: 'idle', handle: 'Idle' })]);
+    const idle = (await store.playerById('title_a', 'pc_store_a', 'idle'))!;
+    expect(await store.playerSummary(idle)).toEqual({ distinct: { map: 0, mode: 0, playlist: 0, legend: 0, hero: 0 }, hasWeapons: false, queues: [], seasons: [] });
+    expect(await store.keyCounts(idle, 'hero')).toEqual(new Map());
   });
 
   it('replaces a match imported again under the same id, totals included', async () => {
@@ -189,6 +222,25 @@ describe('importing a dataset', () => {
     await importLines(file, lines, { batchSize: 40 });
     expect(file.db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(await snapshot(file)).toEqual(before);
+    await Promise.all([memory.close(), file.close()]);
+  });
+
+  it.runIf(TEST_STORE === 'sqlite')('still reads and imports into a file of the layout before, its rows clustered by their key', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'stats-clustered-')), 'store.sqlite');
+    const old = new Database(path);
+    old.exec(`CREATE TABLE match_players (title TEXT NOT NULL, platform TEXT NOT NULL, player TEXT NOT NULL,
+      started_at INTEGER NOT NULL, match_id TEXT NOT NULL, duration_s INTEGER NOT NULL, team TEXT, result TEXT, hero TEXT, legend TEXT,
+      map TEXT, mode TEXT, playlist TEXT, queue TEXT, season INTEGER, stats TEXT NOT NULL, weapons TEXT,
+      PRIMARY KEY (title, platform, player, started_at, match_id)) WITHOUT ROWID`);
+    old.close();
+    const file = new StatsStore(path);
+    // Not bulk loaded (rows appended to a clustered table would land all over it), and no second index of the rows.
+    expect(file.bulkLoads()).toBe(false);
+    const memory = new StatsStore();
+    for (const store of [memory, file]) await importLines(store, smallLines());
+    expect(await snapshot(file)).toEqual(await snapshot(memory));
+    expect(file.db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE name = 'match_players_by_player'").pluck().get()).toBe(0);
+    expect(file.db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE name = 'matches_by_id'").pluck().get()).toBe(1);
     await Promise.all([memory.close(), file.close()]);
   });
 
@@ -392,9 +444,10 @@ describe('importing a dataset', () => {
     const [player, match] = [parseDatasetLine(smallLines()[0]!), parseDatasetLine(smallLines().find((l) => l.includes('"type":"match"'))!)];
     if (!('record' in player) || player.record.type !== 'player' || !('record' in match) || match.record.type !== 'match') throw new Error('fixture');
     await store.writeBatch([player.record], [match.record]);
-    // Staged outside the store's file while the load runs; matches appended, their index built when it ends.
-    expect(store.db.prepare("SELECT COUNT(*) FROM temp.sqlite_master WHERE name = 'match_rows_stage'").pluck().get()).toBe(1);
-    expect(store.db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE name = 'matches_by_id'").pluck().get()).toBe(0);
+    // Matches and their rows appended to their tables while the load runs, their indexes built when it ends.
+    expect(store.db.prepare('SELECT COUNT(*) FROM match_players').pluck().get()).toBe(match.record.players.length);
+    expect(store.db.prepare('SELECT COUNT(*) FROM match_rows_stage').pluck().get()).toBe(0);
+    expect(store.db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE name IN ('matches_by_id', 'match_players_by_player')").pluck().get()).toBe(0);
     await store.close();
     expect(() => new StatsStore(path)).toThrow(/stopped half-way.*delete the file and import again/);
   });
