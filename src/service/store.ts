@@ -1,8 +1,8 @@
 // The service's SQLite store (better-sqlite3, prepared statements only), the embedded default.
 // Match rows are kept in arrival order and found by (title, platform, player, time) through their
-// index, so that everything about one player is one index range; overview totals and rank material are kept up to date by the import
-// (src/service/totals.ts, src/service/ranks.ts), so an import costs what it imports and the first
-// profile after a start reads no population.
+// index, so that everything about one player is one index range; overview totals and rank material
+// are kept up to date by the import (src/service/totals.ts, src/service/ranks.ts), so an import
+// costs what it imports and the first profile after a start reads no population.
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
@@ -203,7 +203,7 @@ export class StatsStore implements Store {
     this.db.pragma('page_size = 16384');
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
-    // 64 MB of page cache: an import writes rows all over the player-clustered table.
+    // 64 MB of page cache: an import into a store that holds data writes rows all over the index of rows.
     this.db.pragma('cache_size = -65536');
     // Checkpoints (each one a sync to disk) every 64 MB of log rather than every 4 MB: an import
     // writes a lot between them, and a reader's view is the same either way.
