@@ -60,7 +60,7 @@ export const titleList = (): string => TITLE_SLUGS.map((t) => namedSlug(TITLES[t
 
 const formats = new Map<string, Intl.NumberFormat>();
 /** Intl number formats are costly to build; a few locales times a few styles, kept. */
-function numberFormat(locale: string | undefined, style: 'integer' | 'precision2' | 'percent' | 'compact' | 'day'): Intl.NumberFormat {
+function numberFormat(locale: string | undefined, style: 'integer' | 'precision2' | 'tenths' | 'percent' | 'percentWhole' | 'compact' | 'day'): Intl.NumberFormat {
   const key = `${locale ?? 'en-US'}|${style}`;
   let f = formats.get(key);
   if (!f) {
@@ -69,11 +69,15 @@ function numberFormat(locale: string | undefined, style: 'integer' | 'precision2
         ? { maximumFractionDigits: 0 }
         : style === 'precision2'
           ? { minimumFractionDigits: 2, maximumFractionDigits: 2 }
-          : style === 'percent'
+          : style === 'tenths'
             ? { minimumFractionDigits: 1, maximumFractionDigits: 1 }
-            : style === 'day'
-              ? { style: 'unit', unit: 'day', unitDisplay: 'narrow' }
-              : { notation: 'compact', maximumFractionDigits: 1 };
+            : style === 'percent'
+              ? { style: 'percent', minimumFractionDigits: 1, maximumFractionDigits: 1 }
+              : style === 'percentWhole'
+                ? { style: 'percent', maximumFractionDigits: 0 }
+                : style === 'day'
+                  ? { style: 'unit', unit: 'day', unitDisplay: 'narrow' }
+                  : { notation: 'compact', maximumFractionDigits: 1 };
     try {
       f = new Intl.NumberFormat(locale ?? 'en-US', options);
     } catch {
@@ -111,7 +115,8 @@ export function formatValue(value: number, displayType: DisplayType, locale?: st
     case 'TimeSeconds':
       return duration(value, locale);
     case 'NumberPercentage':
-      return `${numberFormat(locale, 'percent').format(value)}%`;
+      // The sign where the reader's language puts it, spaced as it spaces it (held: `66,7 %`).
+      return percentage(value, locale);
     case 'NumberPrecision2':
       return numberFormat(locale, 'precision2').format(value);
     case 'Number':
@@ -120,6 +125,14 @@ export function formatValue(value: number, displayType: DisplayType, locale?: st
       if (compact && Math.abs(value) >= 10_000) return compactNumber(value, locale);
       return Number.isInteger(value) ? numberFormat(locale, 'integer').format(value) : numberFormat(locale, Math.abs(value) >= 100 ? 'integer' : 'precision2').format(value);
   }
+}
+
+/** `27.7`, `27,7`: one decimal, as the reader writes it (a table's cell, whose heading names the unit). */
+export const tenths = (value: number, locale?: string): string => numberFormat(locale, 'tenths').format(value);
+
+/** A share of a hundred as the reader writes it: `66.7%` (en), `66,7 %` (de, fr, es-ES), `66,7%` (pt-BR); `whole` drops the tenth. */
+export function percentage(value: number, locale?: string, whole = false): string {
+  return numberFormat(locale, whole ? 'percentWhole' : 'percent').format(value / 100);
 }
 
 /**
@@ -147,7 +160,7 @@ export function topShare(percentile: number | null, locale?: string): string | n
   const tenths = Math.max(0.1, Math.round((100 - percentile) * 10) / 10);
   const share = tenths >= 10 ? Math.round(100 - percentile) : tenths;
   // Held together: a phone's line never ends between "top" and its share.
-  return unbroken(say(locale, 'place.top', { share: Number.isInteger(share) ? numberFormat(locale, 'integer').format(share) : numberFormat(locale, 'percent').format(share) }));
+  return unbroken(say(locale, 'place.top', { share: percentage(share, locale, Number.isInteger(share)) }));
 }
 
 /**

@@ -4,7 +4,7 @@ import type { LookupMeta } from '../lookup/client.js';
 import type { Segment } from '../lookup/schemas.js';
 import { goButtons, pageControls, rows } from './controls.js';
 import { figure } from './figures.js';
-import { TITLE_COLORS, compactNumber, dataTime, describe, footerOf, formatValue, queueName, titleName, typedCode } from './format.js';
+import { TITLE_COLORS, compactNumber, dataTime, describe, footerOf, formatValue, queueName, tenths, titleName, typedCode } from './format.js';
 import { careerLines, type Onward } from './profile.js';
 import { embedReply, safeText, type Reply } from './reply.js';
 import { clip, withoutBidiControls } from './text.js';
@@ -71,13 +71,13 @@ const fit = (text: string, width: number) => clip(text, width).padEnd(width);
 /** A table cell, of four characters where it can: `27.7` (its heading says %), `1.42`, `10.3`, `172`, `1.2K`. */
 function cell(value: number, figure: Figure, locale: string | undefined): string {
   const info = FIGURE_INFO[figure];
-  if (info.displayType === 'NumberPercentage') return formatValue(value, 'NumberPercentage', locale).replace('%', '').replace(/[.,]0$/, '');
+  if (info.displayType === 'NumberPercentage') return tenths(value, locale).replace(/[.,]0$/, '');
   if (info.displayType === 'NumberPrecision2') {
     // A ratio of ten or more with one decimal (10.33 had shown as 10.30), of a hundred or more whole;
     // compared as it would show with two decimals: 9.996 is 10.0, not 10.00.
     const shown = Math.abs(Math.round(value * 100) / 100);
     if (shown >= 100) return formatValue(Math.round(value), 'Number', locale);
-    return shown >= 10 ? formatValue(value, 'NumberPercentage', locale).replace('%', '') : formatValue(value, 'NumberPrecision2', locale);
+    return shown >= 10 ? tenths(value, locale) : formatValue(value, 'NumberPrecision2', locale);
   }
   return Math.abs(value) < 1_000 ? formatValue(Math.round(value), 'Number', locale) : compactNumber(value, locale);
 }

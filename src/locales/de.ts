@@ -136,7 +136,7 @@ export const de: Texts = {
   'stale.busy': '⚠️ **Der Statistikdienst ist ausgelastet.** Diese Werte sind von {when} und vielleicht nicht aktuell.',
   'stale.timeout': '⚠️ **Der Statistikdienst antwortet nicht.** Diese Werte sind von {when} und vielleicht nicht aktuell.',
   'stale.unavailable': '⚠️ **Der Statistikdienst ist nicht erreichbar.** Diese Werte sind von {when} und vielleicht nicht aktuell.',
-  'place.top': 'Top {share}%',
+  'place.top': 'Top {share}',
   'figure.kd': 'K/D',
   'figure.winRate': 'Siegquote',
   'figure.headshotRate': 'Kopftreffer',

@@ -143,7 +143,7 @@ export const en = {
   'stale.busy': '⚠️ **The stats service is busy.** These stats are from {when} and may be out of date.',
   'stale.timeout': '⚠️ **The stats service is not answering.** These stats are from {when} and may be out of date.',
   'stale.unavailable': '⚠️ **The stats service is unavailable.** These stats are from {when} and may be out of date.',
-  'place.top': 'top {share}%',
+  'place.top': 'top {share}',
   // Figures, by meaning
   'figure.kd': 'K/D',
   'figure.winRate': 'Win rate',

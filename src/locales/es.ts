@@ -136,7 +136,7 @@ export const es: Texts = {
   'stale.busy': '⚠️ **El servicio de estadísticas está saturado.** Estas estadísticas son de {when} y pueden no estar al día.',
   'stale.timeout': '⚠️ **El servicio de estadísticas no responde.** Estas estadísticas son de {when} y pueden no estar al día.',
   'stale.unavailable': '⚠️ **El servicio de estadísticas no está disponible.** Estas estadísticas son de {when} y pueden no estar al día.',
-  'place.top': 'top {share}%',
+  'place.top': 'top {share}',
   'figure.kd': 'K/D',
   'figure.winRate': 'Victorias %',
   'figure.headshotRate': 'Disparos a la cabeza',

@@ -136,7 +136,7 @@ export const fr: Texts = {
   'stale.busy': '⚠️ **Le service de statistiques est surchargé.** Ces statistiques datent de {when} et ne sont peut-être plus à jour.',
   'stale.timeout': '⚠️ **Le service de statistiques ne répond pas.** Ces statistiques datent de {when} et ne sont peut-être plus à jour.',
   'stale.unavailable': '⚠️ **Le service de statistiques est indisponible.** Ces statistiques datent de {when} et ne sont peut-être plus à jour.',
-  'place.top': 'top {share}%',
+  'place.top': 'top {share}',
   'figure.kd': 'K/D',
   'figure.winRate': 'Victoires %',
   'figure.headshotRate': 'Tirs à la tête',

@@ -136,7 +136,7 @@ export const ptBR: Texts = {
   'stale.busy': '⚠️ **O serviço de estatísticas está sobrecarregado.** Estas estatísticas são de {when} e podem estar desatualizadas.',
   'stale.timeout': '⚠️ **O serviço de estatísticas não está respondendo.** Estas estatísticas são de {when} e podem estar desatualizadas.',
   'stale.unavailable': '⚠️ **O serviço de estatísticas está fora do ar.** Estas estatísticas são de {when} e podem estar desatualizadas.',
-  'place.top': 'top {share}%',
+  'place.top': 'top {share}',
   'figure.kd': 'K/D',
   'figure.winRate': 'Vitórias %',
   'figure.headshotRate': 'Tiros na cabeça',

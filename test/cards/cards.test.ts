@@ -148,7 +148,7 @@ describe('card models', () => {
     const en = profileCard(profile, 'title_d')!;
     const de = profileCard(profile, 'title_d', 'de')!;
     expect(en.figures.map((f) => f.value)).toEqual(['48.1%', '17.6%', '20.71']);
-    expect(de.figures.map((f) => f.value)).toEqual(['48,1%', '17,6%', '20,71']);
+    expect(de.figures.map((f) => f.value)).toEqual(['48,1\u00a0%', '17,6\u00a0%', '20,71']);
     const rating = (locale?: string) => profileCard(StatsProfileSchema.parse(fullTitleBProfile()), 'title_b', locale)!.figures[0]?.value;
     expect([rating(), rating('de')]).toEqual(['8,421', '8.421']);
     const overview = profile.segments.find((s) => s.type === 'overview')!;

@@ -90,7 +90,7 @@ describe('embeds from the service’s payloads', () => {
     const winOnly = { ...profile, segments: [{ ...profile.segments[0]!, stats: { ...profile.segments[0]!.stats, kd: stat(1.8, 20), winRate: stat(60, 70) } }] };
     expect((profileReply(winOnly, 'title_a', network).embeds[0]?.description ?? '').split('\n')[1]).toBe('Win\u00a0rate\u00a0top\u00a030%');
     const both = { ...profile, segments: [{ ...profile.segments[0]!, stats: { ...profile.segments[0]!.stats, winRate: stat(60, 70) } }] };
-    expect((profileReply(both, 'title_a', network, { locale: 'de' }).embeds[0]?.description ?? '').split('\n')[1]).toBe('K/D\u00a0Top\u00a03%\u00a0· Siegquote\u00a0Top\u00a030%');
+    expect((profileReply(both, 'title_a', network, { locale: 'de' }).embeds[0]?.description ?? '').split('\n')[1]).toBe('K/D\u00a0Top\u00a03\u00a0%\u00a0· Siegquote\u00a0Top\u00a030\u00a0%');
     expect(text).toContain('Kills/match **18.20** · top\u00a025%');
     // A 32.3% win rate is in the worse half: no "top 93.7%".
     expect(text).not.toMatch(/top 9\d/);
@@ -352,7 +352,12 @@ describe('embeds from the service’s payloads', () => {
   it('writes numbers for the reader’s locale', () => {
     const de = profileReply(fixtures.profile!, 'title_a', network, { locale: 'de' }).embeds[0]?.description ?? '';
     expect(de).toContain('K/D\u00a02,50');
-    expect(de).toContain('Siegquote\u00a066,7%');
+    expect(de).toContain('Siegquote\u00a066,7\u00a0%');
+    // The sign where each language puts it, held to its number by a no-break space, or none in Brazilian Portuguese.
+    const rate = (locale: string) => /66[.,]7[\u00a0\u202f]?%?/u.exec(profileReply(fixtures.profile!, 'title_a', network, { locale }).embeds[0]?.description ?? '')?.[0];
+    expect(rate('fr')).toBe('66,7\u00a0%');
+    expect(rate('pt-BR')).toBe('66,7%');
+    expect(rate('en-US')).toBe('66.7%');
     const big = { ...fixtures.profile!, segments: [{ ...fixtures.profile!.segments[0]!, stats: { ...fixtures.profile!.segments[0]!.stats, damagePerMatch: { ...fixtures.profile!.segments[0]!.stats.damagePerMatch!, value: 12_261.17 } } }] };
     expect(profileReply(big, 'title_a', network, { locale: 'de' }).embeds[0]?.description).toContain('Schaden/Spiel **12.261**');
     expect(profileReply(big, 'title_a', network).embeds[0]?.description).toContain('Damage/match **12.3K**');
