@@ -26,6 +26,9 @@ const ROW_TABLE_COLUMNS = `
   map TEXT, mode TEXT, playlist TEXT, queue TEXT, season INTEGER,
   stats TEXT NOT NULL, weapons TEXT`;
 
+/** How long a statement waits for another connection's write lock before it fails. */
+const BUSY_TIMEOUT_MS = 5_000;
+
 /** The key of matches, a table an import appends to (its index is built at the end of a bulk load). */
 const MATCH_INDEX = 'CREATE UNIQUE INDEX IF NOT EXISTS matches_by_id ON matches (title, id)';
 /**
@@ -197,7 +200,7 @@ export class StatsStore implements Store {
   constructor(path = ':memory:') {
     // A store in a folder that does not exist yet (`.data/` in a fresh clone) makes it.
     if (path !== ':memory:' && path !== '') mkdirSync(dirname(path), { recursive: true });
-    this.db = new Database(path, { timeout: 5_000 });
+    this.db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
     // Pages of 16 KB in a new file (a file keeps the size it was made with): a bulk load's sort (of the
     // layout before) wrote the million-match row table in 20 s instead of 28 to 33 with SQLite's default 4 KB.
     this.db.pragma('page_size = 16384');
@@ -565,8 +568,24 @@ export class StatsStore implements Store {
     if (typeof cached === 'string') return JSON.parse(cached) as PlayerKeys;
     const keys = keysOfRows(this.s.keyRows.all(...key) as KeyRow[]);
     // No totals (no match, or an import under way that has not written them yet): nothing to keep.
-    if (cached === null) this.s.putKeys.run(JSON.stringify(keys), ...key);
+    if (cached === null) this.keepKeys(JSON.stringify(keys), key);
     return keys;
+  }
+
+  /**
+   * Keeps a player's keys if the file can be written at once. A lookup does not wait on another
+   * process's write (an import into the same file, which holds its lock for a whole batch): the busy
+   * timeout would hold the event loop for up to 5 s; the keys are read from the rows again next time.
+   */
+  private keepKeys(json: string, key: readonly [string, string, string]): void {
+    this.db.pragma('busy_timeout = 0');
+    try {
+      this.s.putKeys.run(json, ...key);
+    } catch (err) {
+      if (!(err instanceof Database.SqliteError && /^SQLITE_BUSY/.test(err.code))) throw err;
+    } finally {
+      this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    }
   }
 
   timeline(player: PlayerRow): Promise<{ match_id: string; started_at: number; duration_s: number }[]> {

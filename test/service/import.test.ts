@@ -225,6 +225,30 @@ describe('importing a dataset', () => {
     await Promise.all([memory.close(), file.close()]);
   });
 
+  it.runIf(TEST_STORE === 'sqlite')('reads what a player\'s matches hold at once while another process holds the file\'s write lock, and keeps it once free', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'stats-locked-')), 'store.sqlite');
+    const store = new StatsStore(path);
+    stores.push(store);
+    await importLines(store, [matchLine('l-1', { map: 'Foundry' }), matchLine('l-2', { map: 'Canal', startedAt: '2026-11-21T18:00:00Z' })]);
+    const p1 = (await store.playerById('title_a', 'pc_store_a', 'p1'))!;
+    const kept = () => store.db.prepare("SELECT keys IS NOT NULL FROM player_totals WHERE player = 'p1'").pluck().get();
+    expect(kept()).toBe(0);
+    // An import in another process holds the lock for a whole batch.
+    const other = new Database(path);
+    other.exec('BEGIN IMMEDIATE');
+    const started = performance.now();
+    expect(await store.keyCounts(p1, 'map')).toEqual(new Map([['Foundry', 1], ['Canal', 1]]));
+    // Not after the 5 s busy timeout: at once, and nothing kept.
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(kept()).toBe(0);
+    other.exec('COMMIT');
+    other.close();
+    expect((await store.playerSummary(p1)).distinct.map).toBe(2);
+    expect(kept()).toBe(1);
+    // The connection waits for other writes as before.
+    expect(store.db.pragma('busy_timeout', { simple: true })).toBe(5_000);
+  });
+
   it.runIf(TEST_STORE === 'sqlite')('still reads and imports into a file of the layout before, its rows clustered by their key', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'stats-clustered-')), 'store.sqlite');
     const old = new Database(path);
