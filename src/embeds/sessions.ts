@@ -116,10 +116,11 @@ export function latest(s: Session, ctx: Pick<SessionsContext, 'title' | 'career'
 }
 
 /**
- * An earlier session on one line: when, how many won of how many, K/D. A figure is held to its
- * label (`K/D 3,00`), so that a phone never breaks between them; the words of the count may break
- * (held together, a German line took three lines on a phone instead of two). "2 of 6 won", not
- * "2 of 6 matches won": the shorter line fits a phone's width (400 px) whole in English.
+ * An earlier session on one line: when, how many won of how many (`🏆 2/6`), K/D. Each part is held
+ * together (`K/D 3,00`), so that a phone never breaks inside one. The count as words ("2 of 6 won",
+ * the latest session's wording) took two lines on a phone (400 px) in every language but English,
+ * and in English for "a month ago"; the trophy and the fraction read the same in every language
+ * and leave room for a longer relative time ("vor einem Monat").
  */
 function earlier(s: Session, ctx: SessionsContext): string {
   const { wins, count } = form(s);
@@ -127,7 +128,7 @@ function earlier(s: Session, ctx: SessionsContext): string {
   const kd = figure(s.stats, ctx.title, 'kd');
   const change = ratingChange(s);
   return bulleted(
-    [start ?? '—', count > 0 ? say(ctx.locale, 'sessions.won', { wins, count }) : null, kd ? unbroken(`K/D ${statValue(kd, ctx.locale, 'kd')}`) : null, change ? unbroken(say(ctx.locale, 'sessions.rating', { change })) : null]
+    [start ?? '—', count > 0 ? unbroken(say(ctx.locale, 'sessions.wonShort', { wins, count })) : null, kd ? unbroken(`K/D ${statValue(kd, ctx.locale, 'kd')}`) : null, change ? unbroken(say(ctx.locale, 'sessions.rating', { change })) : null]
   );
 }
 

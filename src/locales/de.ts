@@ -252,6 +252,7 @@ export const de: Texts = {
   'sessions.matches.one': '{n} Spiel',
   'sessions.matches.other': '{n} Spiele',
   'sessions.won': '{wins} von {count} gewonnen',
+  'sessions.wonShort': '🏆 {wins}/{count}',
   'sessions.career': 'Karriere {value}',
   'sessions.played': 'Gespielt: {list}',
   'sessions.rating': 'Wertung {change}',

@@ -270,6 +270,7 @@ export const en = {
   'sessions.matches.one': '{n} match',
   'sessions.matches.other': '{n} matches',
   'sessions.won': '{wins} of {count} won',
+  'sessions.wonShort': '🏆 {wins}/{count}',
   'sessions.career': 'career {value}',
   'sessions.played': 'Played {list}',
   'sessions.rating': 'Rating {change}',

@@ -252,6 +252,7 @@ export const es: Texts = {
   'sessions.matches.one': '{n} partida',
   'sessions.matches.other': '{n} partidas',
   'sessions.won': '{wins} de {count} ganadas',
+  'sessions.wonShort': '🏆 {wins}/{count}',
   'sessions.career': 'carrera {value}',
   'sessions.played': 'Jugó con {list}',
   'sessions.rating': 'Puntuación {change}',

@@ -252,6 +252,7 @@ export const fr: Texts = {
   'sessions.matches.one': '{n} partie',
   'sessions.matches.other': '{n} parties',
   'sessions.won': '{wins} sur {count} gagnées',
+  'sessions.wonShort': '🏆 {wins}/{count}',
   'sessions.career': 'carrière {value}',
   'sessions.played': 'Joué : {list}',
   'sessions.rating': 'Cote {change}',

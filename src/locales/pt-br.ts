@@ -252,6 +252,7 @@ export const ptBR: Texts = {
   'sessions.matches.one': '{n} partida',
   'sessions.matches.other': '{n} partidas',
   'sessions.won': '{wins} de {count} vencidas',
+  'sessions.wonShort': '🏆 {wins}/{count}',
   'sessions.career': 'carreira {value}',
   'sessions.played': 'Jogou com {list}',
   'sessions.rating': 'Pontuação {change}',

@@ -303,7 +303,7 @@ describe('embeds from the service’s payloads', () => {
     for (const line of rates) expect(line).toMatch(/^[\w/]+ \*\*[^*\s]+\*\* \(career\u00a0\S+\)$/);
     expect(d).toContain('Played Wraith');
     expect(r.embeds[0]?.fields?.map((f) => f.name)).toEqual(['Earlier sessions']);
-    expect(r.embeds[0]?.fields?.[0]?.value).toMatch(/^<t:\d+:R>\u00a0· 1 of 2 won$/);
+    expect(r.embeds[0]?.fields?.[0]?.value).toMatch(/^<t:\d+:R>\u00a0· 🏆\u00a01\/2$/u);
   });
 
   it('shows a long session\'s newest 20 results, "…" before them standing for the older ones', () => {
