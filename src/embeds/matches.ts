@@ -148,6 +148,13 @@ const wordsOf = (label: string): string[] => label.toLowerCase().split(/\s+/).fi
 const distinct = (labels: readonly (string | null)[]): string[] =>
   labels.filter((l, i): l is string => !!l && !labels.slice(0, i).some((before) => !!before && wordsOf(l).every((w) => wordsOf(before).includes(w))));
 
+/**
+ * Whether a playlist's name already says the queue, as the service names it (`ranked`) or in English
+ * (`Ranked`): playlist names are not translated, so "Ranked Arena · Gewertet" said it twice in German.
+ */
+const playlistSays = (playlist: string | null, queue: string): boolean =>
+  !!playlist && [queue, queueName(queue)].some((q) => wordsOf(q).every((w) => wordsOf(playlist).includes(w)));
+
 function playerLine(p: MatchChild, options: ReportOptions): string {
   const s = score(p.stats);
   // Held together ("3.360 Schaden" broke between the number and its word on a phone), the bullet kept with what it follows.
@@ -186,7 +193,11 @@ export function matchReportReply(report: StatisticalObject, title: TitleSlug, me
       description: describe(
         meta,
         options.locale,
-        distinct([m.playlist.displayValue, m.queue ? queueName(m.queue, options.locale) : null, m.season !== null ? say(options.locale, 'report.season', { n: m.season }) : null])
+        distinct([
+          m.playlist.displayValue,
+          m.queue && !playlistSays(m.playlist.displayValue, m.queue) ? queueName(m.queue, options.locale) : null,
+          m.season !== null ? say(options.locale, 'report.season', { n: m.season }) : null,
+        ])
           .map((s) => safeText(s))
           .join(' · '),
         [answerTime(m.timestamp), m.duration === null ? null : duration(m.duration, options.locale)].filter(Boolean).join(' · '),

@@ -333,6 +333,9 @@ describe('a match report’s other real shapes', () => {
     // A playlist whose name says the queue already ("Ranked Arena" in the ranked queue): once.
     const arena = matchReportReply({ ...report, metadata: { ...report.metadata, playlist: { displayValue: 'Ranked Arena' } } }, 'title_a', meta, {});
     expect(description(arena)).toMatch(/^Ranked Arena · Season 3/);
+    // Playlist names come as the service wrote them, untranslated: the German queue's name ("Gewertet") is not said beside them either.
+    expect(description(matchReportReply({ ...report, metadata: { ...report.metadata, playlist: { displayValue: 'Ranked Arena' } } }, 'title_a', meta, { locale: 'de' }))).toMatch(/^Ranked Arena · Saison 3/);
+    expect(description(matchReportReply({ ...report, metadata: { ...report.metadata, playlist: { displayValue: 'Arena' } } }, 'title_a', meta, { locale: 'de' }))).toMatch(/^Arena · Gewertet · Saison 3/);
   });
 });
 
