@@ -157,8 +157,8 @@ export function statValue(stat: Stat, locale?: string, figure?: Figure, compact 
  */
 export function topShare(percentile: number | null, locale?: string): string | null {
   if (percentile === null || !Number.isFinite(percentile) || percentile < 50) return null;
-  const tenths = Math.max(0.1, Math.round((100 - percentile) * 10) / 10);
-  const share = tenths >= 10 ? Math.round(100 - percentile) : tenths;
+  const toTenth = Math.max(0.1, Math.round((100 - percentile) * 10) / 10);
+  const share = toTenth >= 10 ? Math.round(100 - percentile) : toTenth;
   // Held together: a phone's line never ends between "top" and its share.
   return unbroken(say(locale, 'place.top', { share: percentage(share, locale, Number.isInteger(share)) }));
 }

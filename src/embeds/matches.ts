@@ -141,19 +141,19 @@ function teamName(team: MatchChild, locale: string | undefined): string {
 }
 
 const wordsOf = (label: string): string[] => label.toLowerCase().split(/\s+/).filter(Boolean);
+/** Whether `label` says nothing `before` does not, compared by words in any case. */
+const says = (before: string | null, label: string): boolean => !!before && wordsOf(label).every((w) => wordsOf(before).includes(w));
 /**
- * Labels without one that an earlier one already says, compared by words in any case: the ranked
- * queue after a playlist "Ranked" or "Ranked Arena" ("Ranked Arena · Ranked" said it twice).
+ * Labels without one that an earlier one already says: the ranked queue after a playlist "Ranked"
+ * or "Ranked Arena" ("Ranked Arena · Ranked" said it twice).
  */
-const distinct = (labels: readonly (string | null)[]): string[] =>
-  labels.filter((l, i): l is string => !!l && !labels.slice(0, i).some((before) => !!before && wordsOf(l).every((w) => wordsOf(before).includes(w))));
+const distinct = (labels: readonly (string | null)[]): string[] => labels.filter((l, i): l is string => !!l && !labels.slice(0, i).some((before) => says(before, l)));
 
 /**
  * Whether a playlist's name already says the queue, as the service names it (`ranked`) or in English
  * (`Ranked`): playlist names are not translated, so "Ranked Arena · Gewertet" said it twice in German.
  */
-const playlistSays = (playlist: string | null, queue: string): boolean =>
-  !!playlist && [queue, queueName(queue)].some((q) => wordsOf(q).every((w) => wordsOf(playlist).includes(w)));
+const playlistSays = (playlist: string | null, queue: string): boolean => [queue, queueName(queue)].some((q) => says(playlist, q));
 
 function playerLine(p: MatchChild, options: ReportOptions): string {
   const s = score(p.stats);
