@@ -12,7 +12,7 @@ import type { PlatformSlug, SegmentDimension, TitleSlug } from '../catalog/index
 import type { AggregateRow, MatchRow } from './aggregate.js';
 import type { MatchRecord, PlayerRecord } from './dataset.js';
 import { normalizeIdentifier } from './identifiers.js';
-import { buildRankChunks, placeInChunk } from './ranks.js';
+import { addValues, buildRankChunks, placeInChunk } from './ranks.js';
 import { StoreUnavailableError, type MatchFilter, type Place, type PlayerRow, type PlayerSummary, type Store, type StoredMatch, type StoredMatchPlayer } from './store-api.js';
 import { MAX_CHAR, aggregateSql, keyCountsSql, matchColumns, matchDigest, orderParticipants, summaryOf, type SummaryRow } from './store.js';
 import { TotalsDeltas, storedValues, type TotalsRow } from './totals.js';
@@ -586,14 +586,7 @@ export class PgStore implements Store {
   private async rebuildRanks(c: pg.PoolClient, title: string): Promise<void> {
     const byKey = new Map<string, number[]>();
     const { rows } = await c.query<{ totals: string }>('SELECT totals FROM player_totals WHERE title = $1', [title]);
-    for (const { totals } of rows) {
-      const values = storedValues(totals);
-      for (const key in values) {
-        let list = byKey.get(key);
-        if (!list) byKey.set(key, (list = []));
-        list.push(values[key] ?? 0);
-      }
-    }
+    for (const { totals } of rows) addValues(byKey, storedValues(totals));
     await c.query('DELETE FROM rank_chunks WHERE title = $1', [title]);
     const chunks = buildRankChunks(byKey);
     if (chunks.length === 0) return;

@@ -19,6 +19,15 @@ export interface RankChunk {
   data: Buffer;
 }
 
+/** Adds one player's values to the lists of every stat's values that buildRankChunks takes. */
+export function addValues(byKey: Map<string, number[]>, values: Record<string, number>): void {
+  for (const key in values) {
+    let list = byKey.get(key);
+    if (!list) byKey.set(key, (list = []));
+    list.push(values[key] ?? 0);
+  }
+}
+
 /** Chunks of every stat's values. */
 export function buildRankChunks(byKey: Map<string, number[]>): RankChunk[] {
   const chunks: RankChunk[] = [];

@@ -11,7 +11,7 @@ import type { PlatformSlug, SegmentDimension, TitleSlug } from '../catalog/index
 import type { AggregateRow, MatchRow } from './aggregate.js';
 import type { MatchRecord, PlayerRecord } from './dataset.js';
 import { normalizeIdentifier } from './identifiers.js';
-import { buildRankChunks, placeInChunk } from './ranks.js';
+import { addValues, buildRankChunks, placeInChunk } from './ranks.js';
 import type { MatchFilter, Place, PlayerRow, PlayerSummary, Store, StoredMatch, StoredMatchPlayer } from './store-api.js';
 import { keysText, matchDigest, prepareMatch, type PreparedMatch } from './prepared.js';
 import { TotalsDeltas, storedValues, type DeltasExport, type TotalsRow } from './totals.js';
@@ -190,6 +190,13 @@ export class StatsStore implements Store {
   private bulk = false;
   /** During a bulk load: the indexes of matches and of their rows are built (they are dropped at its start, see beginImport). */
   private indexed = true;
+  /**
+   * During a bulk load: the players' totals written so far, if any, were written by one drain that
+   * found nothing stored; `rankLists` then holds every value of theirs by title and stat, so that
+   * the ranks are built from it rather than from the totals read back (see flushTotals).
+   */
+  private bulkDrains = 0;
+  private rankLists: Map<string, Map<string, number[]>> | undefined;
   /**
    * Milliseconds the import under way (or the last one) has spent so far in each of the steps that
    * are not writing its batches: the sorts into the tables (most of them at its end), the players'
@@ -430,12 +437,26 @@ export class StatsStore implements Store {
     }
   }
 
+  /**
+   * Writes the held totals deltas. A bulk load's first drain knows nothing is stored (the file was
+   * empty): it looks nothing up, and it keeps each player's values for the ranks (a million-match
+   * load read its half a million totals back and parsed them again, about half of the ranks' 3 s).
+   * A later drain in the same load reads what the first wrote, and the ranks are read back instead.
+   */
   private flushTotals(): void {
+    if (this.deltas.size === 0) return;
+    const fresh = this.bulk && this.bulkDrains++ === 0;
+    const lists = fresh ? new Map<string, Map<string, number[]>>() : undefined;
+    this.rankLists = lists;
     this.step('totals', () =>
-      this.deltas.drain((title, platform, player, merge) => {
-        const next = merge(this.s.totalsJson.get(title, platform, player) as string | undefined);
+      this.deltas.drain((title, platform, player, merge, values) => {
+        const next = merge(fresh ? undefined : (this.s.totalsJson.get(title, platform, player) as string | undefined));
         if (next === null) this.s.deleteTotals.run(title, platform, player);
         else this.s.putTotals.run(title, platform, player, next);
+        if (!lists || next === null) return;
+        let byKey = lists.get(title);
+        if (!byKey) lists.set(title, (byKey = new Map<string, number[]>()));
+        addValues(byKey, values());
       }),
     );
   }
@@ -469,11 +490,13 @@ export class StatsStore implements Store {
       this.mergeStage();
       if (!this.indexed) this.buildIndexes();
       this.flushTotals();
-      for (const title of this.touchedTitles) this.step('ranks', () => this.rebuildRanks(title));
+      for (const title of this.touchedTitles) this.step('ranks', () => this.rebuildRanks(title, this.rankLists?.get(title)));
       this.db.prepare("DELETE FROM meta WHERE key IN ('importing', 'bulk-load')").run();
     })();
     this.touchedTitles.clear();
     this.written.clear();
+    this.bulkDrains = 0;
+    this.rankLists = undefined;
     if (this.bulk) {
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = NORMAL');
@@ -489,16 +512,12 @@ export class StatsStore implements Store {
     return Promise.resolve();
   }
 
-  /** Rebuilds one title's rank material from its players' totals. */
-  private rebuildRanks(title: string): void {
-    const byKey = new Map<string, number[]>();
-    for (const json of this.s.totalsOfTitle.iterate(title) as Iterable<string>) {
-      const values = storedValues(json);
-      for (const key in values) {
-        let list = byKey.get(key);
-        if (!list) byKey.set(key, (list = []));
-        list.push(values[key] ?? 0);
-      }
+  /** Rebuilds one title's rank material from its players' totals (read back, unless a bulk load kept their values: flushTotals). */
+  private rebuildRanks(title: string, kept?: Map<string, number[]>): void {
+    let byKey = kept;
+    if (!byKey) {
+      byKey = new Map<string, number[]>();
+      for (const json of this.s.totalsOfTitle.iterate(title) as Iterable<string>) addValues(byKey, storedValues(json));
     }
     this.s.deleteRankChunks.run(title);
     for (const c of buildRankChunks(byKey)) this.s.insertRankChunk.run(title, c.key, c.lo, c.below, c.population, c.data);

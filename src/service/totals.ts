@@ -198,13 +198,24 @@ export class TotalsDeltas {
 
   /**
    * Hands every touched player's delta to `apply` (which merges it into what is stored) and
-   * forgets them.
+   * forgets them. `values` gives the delta as the values a profile shows (storedValues of what
+   * merging it into nothing writes): a player's whole totals when nothing was stored for them.
    */
-  drain(apply: (title: string, platform: string, player: string, merge: (stored: string | undefined) => string | null) => void): void {
+  drain(
+    apply: (title: string, platform: string, player: string, merge: (stored: string | undefined) => string | null, values: () => Record<string, number>) => void,
+  ): void {
     for (const [title, platforms] of this.deltas) {
       const names = this.slotsOf(title).names;
       const sorted = names.map((_, slot) => slot).sort((a, b) => byCodeUnits(names[a] ?? '', names[b] ?? ''));
-      for (const players of platforms.values()) for (const d of players.values()) apply(d.title, d.platform, d.player, (stored) => mergeTotals(stored, d, names, sorted));
+      for (const players of platforms.values())
+        for (const d of players.values())
+          apply(
+            d.title,
+            d.platform,
+            d.player,
+            (stored) => mergeTotals(stored, d, names, sorted),
+            () => deltaValues(d, names),
+          );
     }
     this.forget();
   }
@@ -261,6 +272,17 @@ function mergeTotals(stored: string | undefined, d: Delta, names: readonly strin
     sums: Object.fromEntries([...sums].sort(([a], [b]) => byCodeUnits(a, b))),
   };
   return JSON.stringify(out);
+}
+
+/** A delta merged into nothing, as storedValues reads it back: without parsing the JSON that merging writes. */
+function deltaValues(d: Delta, names: readonly string[]): Record<string, number> {
+  const sums = new Map<string, number>();
+  for (let slot = 0; 2 * slot < d.sums.length; slot++) {
+    const key = names[slot];
+    // A stat none of the player's matches had (mergeTotals leaves it out too).
+    if (key !== undefined && (d.sums[2 * slot + 1] ?? 0) > 0) sums.set(key, d.sums[2 * slot] ?? 0);
+  }
+  return totalsToValues({ matchesPlayed: d.matchesPlayed, wins: d.wins, losses: d.losses, timePlayed: d.timePlayed, sums });
 }
 
 /** Stored totals as the values a profile shows: counts, sums and the ratios derived from them. */

@@ -1,6 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { TotalsDeltas } from '../../src/service/totals.js';
+import { TotalsDeltas, storedValues } from '../../src/service/totals.js';
 
 describe('totals deltas', () => {
   it("make room in a player's sums for their own title's stat names only", () => {
@@ -24,5 +25,25 @@ describe('totals deltas', () => {
     expect(written.get('title_b b')).toEqual({ matchesPlayed: 2, wins: 2, losses: 0, timePlayed: 120, sums: { deaths: [1, 1], kills: [2, 1] } });
     expect(written.get('title_a a2')).toEqual({ matchesPlayed: 1, wins: 1, losses: 0, timePlayed: 60, sums: { s199: [5, 1] } });
     expect(Object.keys((written.get('title_a a') as { sums: object }).sums)).toHaveLength(200);
+  });
+
+  it('give a player the same values from memory as from the totals they write (a bulk load ranks from memory)', () => {
+    const stat = fc.constantFrom('kills', 'deaths', 'assists', 'damage', 'shotsFired', 'shotsHit', 'headshots', 'score');
+    const row = fc.record({
+      result: fc.constantFrom('win', 'loss', 'draw', null),
+      duration_s: fc.integer({ min: 0, max: 86_400 }),
+      stats: fc.dictionary(stat, fc.oneof(fc.integer({ min: -1e6, max: 1e12 }), fc.double({ min: -1e6, max: 1e6, noNaN: true }))),
+    });
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.constantFrom('p1', 'p2', 'p3'), row, fc.constantFrom(1 as const, -1 as const)), { maxLength: 30 }), (rows) => {
+        const deltas = new TotalsDeltas();
+        for (const [player, r, sign] of rows) deltas.add('title_a', 'pc_store_a', player, r, sign);
+        deltas.drain((_title, _platform, _player, merge, values) => {
+          const json = merge(undefined);
+          if (json !== null) expect(values()).toEqual(storedValues(json));
+        });
+      }),
+      { numRuns: 300 },
+    );
   });
 });
