@@ -205,6 +205,12 @@ describe('importing a dataset', () => {
     const changed = JSON.parse(lines.find((l) => l.includes('"type":"match"'))!) as { players: { platform: string; id: string; stats: Record<string, number> }[] };
     for (const p of changed.players) p.stats = { ...p.stats, kills: 99 };
     lines.push(JSON.stringify(changed));
+    // Players no record declares (an implicit record each, given once however often they play), and
+    // one declared only after their matches: the record's handle wins, as in any import.
+    const undeclared = (id: string, at: string, ...players: string[]) =>
+      JSON.stringify({ type: 'match', title: 'title_c', platform: 'console_b', id, startedAt: at, durationSeconds: 60, players: players.map((p) => ({ id: p, platform: 'console_b', stats: { kills: 1 } })) });
+    lines.push(undeclared('u-1', '2026-11-01T18:00:00Z', 'Drifter', 'Late_One'), undeclared('u-2', '2026-11-02T18:00:00Z', 'drifter', 'late_one'));
+    lines.push(JSON.stringify({ type: 'player', title: 'title_c', platform: 'console_b', id: 'Late_One', handle: 'Late One', avatarUrl: null }));
     const memory = new StatsStore();
     // Into memory there is no bulk load: each batch goes through the write-ahead path.
     await importLines(memory, lines, { batchSize: 40 });
@@ -217,6 +223,10 @@ describe('importing a dataset', () => {
     expect(file.db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(await snapshot(file)).toEqual(await snapshot(memory));
     expect(await file.sql("SELECT COUNT(*) AS n FROM match_players WHERE stats LIKE '%\"kills\":99%'")).toEqual([{ n: changed.players.length }]);
+    expect(await file.sql("SELECT id, handle, declared FROM players WHERE title = 'title_c' AND id_norm IN ('drifter', 'late_one') ORDER BY id_norm")).toEqual([
+      { id: 'Drifter', handle: 'Drifter', declared: 0 },
+      { id: 'Late_One', handle: 'Late One', declared: 1 },
+    ]);
     // Not empty any more: a second import is an ordinary one, and the same lines change nothing.
     const before = await snapshot(file);
     await importLines(file, lines, { batchSize: 40 });
