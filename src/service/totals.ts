@@ -279,8 +279,9 @@ function deltaValues(d: Delta, names: readonly string[]): Record<string, number>
   const sums = new Map<string, number>();
   for (let slot = 0; 2 * slot < d.sums.length; slot++) {
     const key = names[slot];
-    // A stat none of the player's matches had (mergeTotals leaves it out too).
-    if (key !== undefined && (d.sums[2 * slot + 1] ?? 0) > 0) sums.set(key, d.sums[2 * slot] ?? 0);
+    // A stat none of the player's matches had (mergeTotals leaves it out too). A sum of -0 (a stat
+    // given as -0) is 0, as it is once written as JSON and read back.
+    if (key !== undefined && (d.sums[2 * slot + 1] ?? 0) > 0) sums.set(key, (d.sums[2 * slot] ?? 0) + 0);
   }
   return totalsToValues({ matchesPlayed: d.matchesPlayed, wins: d.wins, losses: d.losses, timePlayed: d.timePlayed, sums });
 }

@@ -209,7 +209,11 @@ describe('importing a dataset', () => {
     // one declared only after their matches: the record's handle wins, as in any import.
     const undeclared = (id: string, at: string, ...players: string[]) =>
       JSON.stringify({ type: 'match', title: 'title_c', platform: 'console_b', id, startedAt: at, durationSeconds: 60, players: players.map((p) => ({ id: p, platform: 'console_b', stats: { kills: 1 } })) });
-    lines.push(undeclared('u-1', '2026-11-01T18:00:00Z', 'Drifter', 'Late_One'), undeclared('u-2', '2026-11-02T18:00:00Z', 'drifter', 'late_one'));
+    // Drifter's deaths given as -0 in the line: 0 once written as JSON, so in the ranks too.
+    lines.push(
+      undeclared('u-1', '2026-11-01T18:00:00Z', 'Drifter', 'Late_One').replace('"kills":1}', '"kills":1,"deaths":-0}'),
+      undeclared('u-2', '2026-11-02T18:00:00Z', 'drifter', 'late_one'),
+    );
     lines.push(JSON.stringify({ type: 'player', title: 'title_c', platform: 'console_b', id: 'Late_One', handle: 'Late One', avatarUrl: null }));
     const memory = new StatsStore();
     // Into memory there is no bulk load: each batch goes through the write-ahead path.

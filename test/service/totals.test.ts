@@ -43,7 +43,8 @@ describe('totals deltas', () => {
           if (json !== null) expect(values()).toEqual(storedValues(json));
         });
       }),
-      { numRuns: 300 },
+      // A stat given as -0 is 0 once its totals are written as JSON and read back.
+      { numRuns: 300, examples: [[[['p1', { result: 'win', duration_s: 0, stats: { kills: -0 } }, 1]]]] },
     );
   });
 });
