@@ -191,11 +191,11 @@ export class StatsStore implements Store {
   /** During a bulk load: the indexes of matches and of their rows are built (they are dropped at its start, see beginImport). */
   private indexed = true;
   /**
-   * During a bulk load: the players' totals written so far, if any, were written by one drain that
-   * found nothing stored; `rankLists` then holds every value of theirs by title and stat, so that
-   * the ranks are built from it rather than from the totals read back (see flushTotals).
+   * During a bulk load: some players' totals are written. The first drain found nothing stored and
+   * left each title's values in `rankLists`, so that the ranks are built from them rather than from
+   * the totals read back; a later drain leaves none (see flushTotals).
    */
-  private bulkDrains = 0;
+  private bulkDrained = false;
   private rankLists: Map<string, Map<string, number[]>> | undefined;
   /**
    * Milliseconds the import under way (or the last one) has spent so far in each of the steps that
@@ -445,7 +445,8 @@ export class StatsStore implements Store {
    */
   private flushTotals(): void {
     if (this.deltas.size === 0) return;
-    const fresh = this.bulk && this.bulkDrains++ === 0;
+    const fresh = this.bulk && !this.bulkDrained;
+    this.bulkDrained = this.bulk;
     const lists = fresh ? new Map<string, Map<string, number[]>>() : undefined;
     this.rankLists = lists;
     this.step('totals', () =>
@@ -495,7 +496,7 @@ export class StatsStore implements Store {
     })();
     this.touchedTitles.clear();
     this.written.clear();
-    this.bulkDrains = 0;
+    this.bulkDrained = false;
     this.rankLists = undefined;
     if (this.bulk) {
       this.db.pragma('journal_mode = WAL');
