@@ -221,10 +221,13 @@ export function defaultParseWorkers(): number {
 interface PreparedWriter extends Store {
   writePrepared(players: readonly PlayerRecord[], matches: readonly PreparedMatch[]): void;
   absorbTotals(totals: readonly DeltasExport[]): void;
+  /** Every row of the import is written; only totals are to come. */
+  rowsWritten(): void;
   bulkLoads(): boolean;
 }
 
-const isPreparedWriter = (store: Store): store is PreparedWriter => 'writePrepared' in store && 'absorbTotals' in store && 'bulkLoads' in store;
+const isPreparedWriter = (store: Store): store is PreparedWriter =>
+  'writePrepared' in store && 'absorbTotals' in store && 'bulkLoads' in store && 'rowsWritten' in store;
 
 /**
  * The file read, parsed and prepared in worker threads (src/service/parse-worker.ts) while this
@@ -251,8 +254,12 @@ function importInWorkers(
   /** Batches by chunk, waiting for the chunks before theirs. */
   const waiting = new Map<number, Batch[]>();
   let next = 0;
-  /** Each worker's last word, by worker: what it read in all, and the totals it still held. */
+  /** What each worker read in all, by worker, once it has read its last chunk. */
+  const read: (Extract<ParseMessage, { kind: 'read' }> | undefined)[] = workers.map(() => undefined);
+  /** Each worker's last word, by worker: the totals it still held. */
   const done: (Extract<ParseMessage, { kind: 'done' }> | undefined)[] = workers.map(() => undefined);
+  /** Every row is written: the store was told (rowsWritten). */
+  let rowsEnded = false;
   /** Stat names the batches written of the chunk being written brought, to tell every worker once it is whole. */
   let chunkNames: [title: string, names: string[]][] = [];
   const tell = (worker: Worker | undefined, m: WriterMessage) => worker?.postMessage(m);
@@ -294,32 +301,41 @@ function importInWorkers(
             if (!batch.end) continue;
             // The stat names the whole file has taken up to here: a worker that meets a name it does not know waits for them (parse-worker.ts).
             workers.forEach((w, i) => {
-              if (!done[i]) tell(w, { kind: 'names', through: next, names: chunkNames });
+              if (!read[i]) tell(w, { kind: 'names', through: next, names: chunkNames });
             });
             chunkNames = [];
             waiting.delete(next++);
           }
           break;
         }
-        case 'done':
+        case 'read':
           // A worker that read less than the file had (it was cut short) read another file than the rest.
           if (m.bytes !== snapshot.size) return fail(new FileChangedError());
+          read[reader] = m;
+          break;
+        case 'done':
           done[reader] = m;
           break;
         case 'error':
           return fail(new Error(m.message));
       }
-      const ends = done.filter((d) => d !== undefined);
-      const last = ends[0];
-      if (ends.length === readers && last && next >= last.chunks) {
+      const whole = read.filter((r) => r !== undefined);
+      const last = whole[0];
+      if (whole.length < readers || !last || next < last.chunks) return;
+      if (!rowsEnded) {
         checkUnchanged(snapshot);
-        settled = true;
-        summary.lines = last.lines;
-        store.absorbTotals(ends.map((d) => d.totals));
-        void stopWorkers()
-          .then(() => store.finishImport())
-          .then(() => resolve(summary), reject);
+        rowsEnded = true;
+        // The store's work on the rows (a bulk load's indexes) while the workers put their totals in order.
+        store.rowsWritten();
       }
+      const ends = done.filter((d) => d !== undefined);
+      if (ends.length < readers) return;
+      settled = true;
+      summary.lines = last.lines;
+      store.absorbTotals(ends.map((d) => d.totals));
+      void stopWorkers()
+        .then(() => store.finishImport())
+        .then(() => resolve(summary), reject);
     };
     workers.forEach((worker, reader) => {
       worker.on('message', (m: ParseMessage) => {

@@ -34,9 +34,10 @@ export interface ParseWorkerData {
 
 /**
  * What a worker posts: for each of its chunks, in order, one or more batches, the last marked `end`
- * and carrying the totals it hands over after them, if any; then, after its last chunk, `done` with
- * the totals it still holds. Lines are numbered through the whole file (the other workers' chunks
- * are counted, not parsed).
+ * and carrying the totals it hands over after them, if any; after its last chunk, `read` (what it
+ * read in all), then `done` with the totals it still holds, which take it a while to put in order
+ * (the writer builds its indexes meanwhile). Lines are numbered through the whole file (the other
+ * workers' chunks are counted, not parsed).
  */
 export type ParseMessage =
   | {
@@ -53,7 +54,8 @@ export type ParseMessage =
       names: [title: string, names: string[]][];
       totals?: DeltasExport;
     }
-  | { kind: 'done'; chunks: number; lines: number; bytes: number; totals: DeltasExport }
+  | { kind: 'read'; chunks: number; lines: number; bytes: number }
+  | { kind: 'done'; totals: DeltasExport }
   | { kind: 'error'; message: string };
 
 /**
@@ -144,8 +146,9 @@ export async function runParseWorker(): Promise<void> {
       }
       await flush(chunk.index, true);
     }
+    post({ kind: 'read', chunks, lines: n, bytes });
     const totals = deltas.take();
-    post({ kind: 'done', chunks, lines: n, bytes, totals }, exportBuffers(totals));
+    post({ kind: 'done', totals }, exportBuffers(totals));
   } catch (e) {
     post({ kind: 'error', message: (e as Error).message });
   } finally {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { TotalsDeltas, storedValues } from '../../src/service/totals.js';
+import { TotalsDeltas, storedValues, type DeltasExport } from '../../src/service/totals.js';
 
 describe('totals deltas', () => {
   it("make room in a player's sums for their own title's stat names only", () => {
@@ -19,9 +19,8 @@ describe('totals deltas', () => {
     // Taken in by another, and written out, the sums are by name.
     const writer = new TotalsDeltas();
     writer.add('title_b', 'pc_store_b', 'b', row({ deaths: 1 }), 1);
-    writer.absorb(x);
     const written = new Map<string, unknown>();
-    writer.drain((title, platform, player, merge) => written.set(`${title} ${player}`, JSON.parse(merge(undefined) ?? 'null')));
+    writer.drain((title, platform, player, merge) => written.set(`${title} ${player}`, JSON.parse(merge(undefined) ?? 'null')), [x]);
     expect(written.get('title_b b')).toEqual({ matchesPlayed: 2, wins: 2, losses: 0, timePlayed: 120, sums: { deaths: [1, 1], kills: [2, 1] } });
     expect(written.get('title_a a2')).toEqual({ matchesPlayed: 1, wins: 1, losses: 0, timePlayed: 60, sums: { s199: [5, 1] } });
     expect(Object.keys((written.get('title_a a') as { sums: object }).sums)).toHaveLength(200);
@@ -47,4 +46,48 @@ describe('totals deltas', () => {
       { numRuns: 300, examples: [[[['p1', { result: 'win', duration_s: 0, stats: { kills: -0 } }, 1]]]] },
     );
   });
+
+  it('sum a player across exports as one TotalsDeltas would, each player once and in key order', () => {
+    const row = fc.record({
+      result: fc.constantFrom('win', 'loss', null),
+      duration_s: fc.integer({ min: 0, max: 3_600 }),
+      stats: fc.dictionary(fc.constantFrom('kills', 'deaths', 'score', 'é', 'Z'), fc.integer({ min: -100, max: 100 })),
+    });
+    const line = fc.tuple(
+      fc.nat({ max: 2 }),
+      fc.constantFrom('title_a', 'title_b'),
+      fc.constantFrom('pc_store_a', 'console_x'),
+      fc.constantFrom('p1', 'p10', 'p2', 'P2', 'ä', 'zz'),
+      row,
+      fc.constantFrom(1 as const, -1 as const),
+    );
+    fc.assert(
+      fc.property(fc.array(line, { maxLength: 40 }), (lines) => {
+        // Two parse workers' deltas and the writer's own, against one that took every row.
+        const parts = [new TotalsDeltas(), new TotalsDeltas(), new TotalsDeltas()];
+        const whole = new TotalsDeltas();
+        for (const [part, title, platform, player, r, sign] of lines) {
+          parts[part]?.add(title, platform, player, r, sign);
+          whole.add(title, platform, player, r, sign);
+        }
+        const drained = (deltas: TotalsDeltas, more: DeltasExport[]) => {
+          const out: [string, string | null][] = [];
+          deltas.drain((title, platform, player, merge) => out.push([`${title} ${platform} ${player}`, merge('{"matchesPlayed":1,"wins":0,"losses":0,"timePlayed":5,"sums":{"kills":[3,1]}}')]), more);
+          return out;
+        };
+        const [writer, ...workers] = parts as [TotalsDeltas, TotalsDeltas, TotalsDeltas];
+        const merged = drained(writer, workers.map((w) => w.take()));
+        const expected = drained(whole, []);
+        expect(merged).toEqual(expected);
+        const keys = merged.map(([key]) => key.split(' '));
+        for (let i = 1; i < keys.length; i++) {
+          const [a, b] = [keys[i - 1] ?? [], keys[i] ?? []];
+          const order = a[0] !== b[0] ? a[0]! < b[0]! : a[1] !== b[1] ? a[1]! < b[1]! : a[2]! < b[2]!;
+          expect(order).toBe(true);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
 });
+
