@@ -217,6 +217,15 @@ export function defaultParseWorkers(): number {
   return availableParallelism() > 1 ? 2 : 0;
 }
 
+/** The buffer a batch's texts were packed in by its parse worker (packTexts), if any. */
+function packedBuffer(matches: readonly PreparedMatch[]): ArrayBuffer | undefined {
+  for (const m of matches) {
+    const text = m[12];
+    if (typeof text !== 'string' && text.buffer instanceof ArrayBuffer) return text.buffer;
+  }
+  return undefined;
+}
+
 /** A store that takes prepared matches (the SQLite one): a file is then parsed in worker threads. */
 interface PreparedWriter extends Store {
   writePrepared(players: readonly PlayerRecord[], matches: readonly PreparedMatch[]): void;
@@ -274,7 +283,11 @@ function importInWorkers(
     };
     const write = (m: Batch) => {
       store.writePrepared(m.players, m.matches);
-      tell(workers[m.chunk % readers], { kind: 'ack' });
+      // The buffer the batch's texts came in (one for all: packTexts) goes back to be packed again.
+      const spare = packedBuffer(m.matches);
+      const worker = workers[m.chunk % readers];
+      if (spare) worker?.postMessage({ kind: 'ack', spare } satisfies WriterMessage, [spare]);
+      else tell(worker, { kind: 'ack' });
       chunkNames.push(...m.names);
       summary.lines = m.lines;
       summary.players += m.players.length;

@@ -59,10 +59,11 @@ export type ParseMessage =
   | { kind: 'error'; message: string };
 
 /**
- * What the writer tells a worker: a batch of its was written, or the stat names the chunk
- * `through` brought (sent once every chunk up to it is written, to every worker).
+ * What the writer tells a worker: a batch of its was written (with the buffer its texts were packed
+ * in, given back to pack another batch in: packTexts), or the stat names the chunk `through`
+ * brought (sent once every chunk up to it is written, to every worker).
  */
-export type WriterMessage = { kind: 'ack' } | { kind: 'names'; through: number; names: [title: string, names: string[]][] };
+export type WriterMessage = { kind: 'ack'; spare?: ArrayBuffer } | { kind: 'names'; through: number; names: [title: string, names: string[]][] };
 
 /** Batches not yet acknowledged by the writer, at most. */
 const IN_FLIGHT = 4;
@@ -74,12 +75,15 @@ export async function runParseWorker(): Promise<void> {
   const post = (m: ParseMessage, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
   let inFlight = 0;
   let resume: (() => void) | undefined;
+  /** Buffers the writer gave back, to pack batches in again. */
+  const spares: ArrayBuffer[] = [];
   const statNames = new StatNames();
   /** The chunk up to which the writer told this worker every stat name taken. */
   let through = -1;
   let learnt: (() => void) | undefined;
   port.on('message', (m: WriterMessage) => {
     if (m.kind === 'ack') {
+      if (m.spare && spares.length < IN_FLIGHT) spares.push(m.spare);
       inFlight--;
       resume?.();
       resume = undefined;
@@ -102,7 +106,7 @@ export async function runParseWorker(): Promise<void> {
     const flush = async (chunk: number, end: boolean) => {
       // Totals go after the batches whose rows they hold: the writer corrects them per batch.
       const totals = end && deltas.size >= flushPlayers ? deltas.take() : undefined;
-      const packed = packTexts(matches);
+      const packed = packTexts(matches, spares.pop());
       const transfer = [packed, ...(totals ? exportBuffers(totals) : [])];
       post({ kind: 'batch', chunk, end, lines: n, bytes, players, matches, refused, names, ...(totals ? { totals } : {}) }, transfer);
       players = [];
