@@ -154,15 +154,17 @@ export async function* fileLineChunks(
  * reader of a snapshot cuts it into the same chunks.
  */
 async function* fileChunks(source: string | FileSnapshot, chunkBytes: number): AsyncGenerator<Buffer> {
-  const fd = typeof source === 'string' ? openSync(source, 'r') : source.fd;
-  const end = typeof source === 'string' ? Infinity : source.size;
+  const own = typeof source === 'string';
+  const fd = own ? openSync(source, 'r') : source.fd;
+  const end = own ? Infinity : source.size;
   const buffer = Buffer.allocUnsafeSlow(chunkBytes);
   try {
     for (let position = 0; position < end; ) {
       const want = Math.min(chunkBytes, end - position);
       let filled = 0;
       while (filled < want) {
-        const { bytesRead } = await readAt(fd, buffer, filled, want - filled, position + filled);
+        // A file opened here is read on from where it is (a pipe has no positions).
+        const { bytesRead } = await readAt(fd, buffer, filled, want - filled, own ? null : position + filled);
         if (bytesRead === 0) break;
         filled += bytesRead;
       }
@@ -172,7 +174,7 @@ async function* fileChunks(source: string | FileSnapshot, chunkBytes: number): A
       if (filled < want) return;
     }
   } finally {
-    if (typeof source === 'string') closeSync(fd);
+    if (own) closeSync(fd);
   }
 }
 
