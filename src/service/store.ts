@@ -406,10 +406,13 @@ export class StatsStore implements Store {
    * workers put their totals in key order meanwhile (1 to 2 s of a million-match load).
    */
   rowsWritten(): void {
-    this.db.transaction(() => {
-      this.mergeStage();
-      if (!this.indexed) this.buildIndexes();
-    })();
+    this.db.transaction(() => this.finishRows())();
+  }
+
+  /** The rows' work at an import's end: the staged rows join the table, a bulk load's indexes are built (nothing when done already). */
+  private finishRows(): void {
+    this.mergeStage();
+    if (!this.indexed) this.buildIndexes();
   }
 
   /** Moves the staged rows into match_players in key order. */
@@ -497,8 +500,7 @@ export class StatsStore implements Store {
 
   finishImport(): Promise<void> {
     this.db.transaction(() => {
-      this.mergeStage();
-      if (!this.indexed) this.buildIndexes();
+      this.finishRows();
       this.flushTotals();
       for (const title of this.touchedTitles) this.step('ranks', () => this.rebuildRanks(title, this.rankLists?.get(title)));
       this.db.prepare("DELETE FROM meta WHERE key IN ('importing', 'bulk-load')").run();
