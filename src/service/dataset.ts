@@ -122,6 +122,9 @@ export type DatasetRecord = z.infer<typeof DatasetRecordSchema>;
  */
 export const MAX_STAT_NAMES = 256;
 
+/** What StatNames reads of a match: its title and its players' stats. */
+export type StatsOfMatch = { title: string; players: readonly { stats: Record<string, number> }[] };
+
 /**
  * The stat names an import has taken, by title, in file order: a match that would bring its title
  * past MAX_STAT_NAMES is refused (with the first name past it), and takes none.
@@ -130,14 +133,22 @@ export class StatNames {
   private readonly byTitle = new Map<string, Set<string>>();
 
   /** Whether every stat name of `m` is taken already: `take` would then take nothing, and accept it. */
-  knows(m: MatchRecord): boolean {
+  knows(m: StatsOfMatch): boolean {
     const names = this.byTitle.get(m.title);
     for (const p of m.players) for (const key in p.stats) if (!names?.has(key)) return false;
     return true;
   }
 
+  /** As knows, the match's stat names given as a list (`names[0..count)`, src/service/match-line.ts). */
+  knowsNames(title: string, names: readonly string[], count: number): boolean {
+    const taken = this.byTitle.get(title);
+    if (!taken) return count === 0;
+    for (let k = 0; k < count; k++) if (!taken.has(names[k] as string)) return false;
+    return true;
+  }
+
   /** Takes the stat names of `m`: the ones it brings, or why it is refused. */
-  take(m: MatchRecord): { added: string[] } | { reason: string } {
+  take(m: StatsOfMatch): { added: string[] } | { reason: string } {
     const names = this.byTitle.get(m.title);
     const taken = names?.size ?? 0;
     const added = new Set<string>();

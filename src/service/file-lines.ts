@@ -78,11 +78,15 @@ export function checkUnchanged(snapshot: FileSnapshot, bytesRead = snapshot.size
 }
 
 /** A chunk's whole lines (those that end in it), with its place in the file. */
-export interface LineChunk {
+export interface LineChunk<L extends string | Buffer = string> {
   /** The chunk's number, from 0. */
   index: number;
-  /** Its lines, decoded (a long one as a LongLine); empty when `keep` said no (they are only counted). */
-  lines: (string | LongLine)[];
+  /**
+   * Its lines, decoded, or as their bytes when asked (views of the buffer the file is read into,
+   * valid until the next chunk is asked for); a long one as a LongLine; empty when `keep` said no
+   * (they are only counted).
+   */
+  lines: (L | LongLine)[];
   /** How many lines end in this chunk. */
   count: number;
   /** Bytes read so far, this chunk's included. */
@@ -92,19 +96,29 @@ export interface LineChunk {
 /**
  * The file's lines in order, a chunk at a time (of a snapshot: up to its size). `keep(index)` false:
  * that chunk's lines are counted, not decoded (a parse worker reads the chunks the others parse only
- * to number lines).
+ * to number lines). `as` 'bytes': each line's bytes instead of its text, for a reader that decodes
+ * only what it must (src/service/match-line.ts).
  */
+export function fileLineChunks(source: string | FileSnapshot, chunkBytes?: number, keep?: (index: number) => boolean): AsyncGenerator<LineChunk>;
+export function fileLineChunks(
+  source: string | FileSnapshot,
+  chunkBytes: number,
+  keep: (index: number) => boolean,
+  as: 'bytes',
+): AsyncGenerator<LineChunk<Buffer>>;
 export async function* fileLineChunks(
   source: string | FileSnapshot,
   chunkBytes = CHUNK_BYTES,
   keep: (index: number) => boolean = () => true,
-): AsyncGenerator<LineChunk> {
-  const straddling = new StraddlingLine();
+  as: 'text' | 'bytes' = 'text',
+): AsyncGenerator<LineChunk<string | Buffer>> {
+  const bytes = as === 'bytes';
+  const straddling = new StraddlingLine(bytes);
   let bytesRead = 0;
   let index = 0;
   for await (const buf of fileChunks(source, chunkBytes)) {
     bytesRead += buf.length;
-    const out: LineChunk = { index, lines: [], count: 0, bytesRead };
+    const out: LineChunk<string | Buffer> = { index, lines: [], count: 0, bytesRead };
     const kept = keep(index);
     let start = 0;
     // A \n byte is never part of a longer UTF-8 sequence: cutting there never splits a character.
@@ -120,12 +134,17 @@ export async function* fileLineChunks(
       }
       start = nl + 1;
     }
-    if (kept)
+    if (kept) {
+      // The next \r (bytes only): searched once a chunk, not once a line to the chunk's end.
+      let r = bytes ? buf.indexOf(RETURN, start) : -1;
       for (let nl = buf.indexOf(NEWLINE, start); nl !== -1; nl = buf.indexOf(NEWLINE, start)) {
+        if (r !== -1 && r < start) r = buf.indexOf(RETURN, start);
         if (nl - start > MAX_LINE_BYTES) straddling.feed(buf, start, nl, true, out, kept);
+        else if (bytes) r = cutBytes(buf, start, nl, r, out);
         else out.count += cut(buf.toString('utf8', start, nl), out.lines);
         start = nl + 1;
       }
+    }
     else {
       // Counted as cut would make them: a \r inside a line (not right before its \n) ends one more.
       let r = buf.indexOf(RETURN, start);
@@ -139,7 +158,7 @@ export async function* fileLineChunks(
     index++;
     yield out;
   }
-  const out: LineChunk = { index, lines: [], count: 0, bytesRead };
+  const out: LineChunk<string | Buffer> = { index, lines: [], count: 0, bytesRead };
   straddling.end(out, keep(index));
   yield out;
 }
@@ -179,7 +198,7 @@ async function* fileChunks(source: string | FileSnapshot, chunkBytes: number): A
 }
 
 /** A line up to a \n: a \r before it ends it, one inside it ends a line of its own. Returns the lines added. */
-function cut(line: string, into: LineChunk['lines']): number {
+function cut(line: string, into: LineChunk<string | Buffer>['lines']): number {
   if (!line.includes('\r')) {
     into.push(line);
     return 1;
@@ -190,11 +209,34 @@ function cut(line: string, into: LineChunk['lines']): number {
 }
 
 /**
+ * As cut, the line's bytes from `start` to `end` (its \n), given the first \r at or after `start`
+ * (-1: none in the chunk); returns the first after `end`.
+ */
+function cutBytes(buf: Buffer, start: number, end: number, r: number, out: LineChunk<string | Buffer>): number {
+  let from = start;
+  let next = r;
+  for (; next !== -1 && next < end; next = buf.indexOf(RETURN, next + 1)) {
+    out.lines.push(buf.subarray(from, next));
+    out.count++;
+    from = next + 1;
+  }
+  // A \r right before the \n ended the line with it; otherwise what follows the last \r is a line.
+  if (from === start || from < end) {
+    out.lines.push(buf.subarray(from, end));
+    out.count++;
+  }
+  return next;
+}
+
+/**
  * The line being read where a chunk's whole lines end (the one that goes on into the next chunk,
  * or one too long to cut as a whole): its bytes so far, up to MAX_LINE_BYTES; past that only
  * their count. It ends lines as cut does: at \n, \r\n or a lone \r.
  */
 class StraddlingLine {
+  /** `bytes`: lines are given as their bytes (a copy), not decoded. */
+  constructor(private readonly bytes: boolean) {}
+
   private parts: Buffer[] = [];
   private size = 0;
   /** Bytes of a line found too long (its bytes dropped); 0 when it is not. */
@@ -211,7 +253,7 @@ class StraddlingLine {
    * Reads `buf` from `from` to `to` (no \n in it), which `ended` says a \n follows; lines that end
    * go to `out` (decoded when `kept`).
    */
-  feed(buf: Buffer, from: number, to: number, ended: boolean, out: LineChunk, kept: boolean): void {
+  feed(buf: Buffer, from: number, to: number, ended: boolean, out: LineChunk<string | Buffer>, kept: boolean): void {
     let i = from;
     if (this.afterReturn) {
       if (i === to && !ended) return;
@@ -236,7 +278,7 @@ class StraddlingLine {
   }
 
   /** The end of the file: the line read so far, if any, is the last. */
-  end(out: LineChunk, kept: boolean): void {
+  end(out: LineChunk<string | Buffer>, kept: boolean): void {
     if (this.size > 0 || this.long > 0) this.emit(out, kept);
     this.afterReturn = false;
   }
@@ -256,9 +298,12 @@ class StraddlingLine {
     }
   }
 
-  private emit(out: LineChunk, kept: boolean): void {
+  private emit(out: LineChunk<string | Buffer>, kept: boolean): void {
     out.count++;
-    if (kept) out.lines.push(this.long > 0 ? { longLine: this.long } : Buffer.concat(this.parts, this.size).toString('utf8'));
+    if (kept) {
+      const line = this.long > 0 ? undefined : Buffer.concat(this.parts, this.size);
+      out.lines.push(line === undefined ? { longLine: this.long } : this.bytes ? line : line.toString('utf8'));
+    }
     this.parts = [];
     this.size = 0;
     this.long = 0;

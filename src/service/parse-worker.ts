@@ -2,7 +2,8 @@
 // that reading, parsing, validating and preparing matches (src/service/prepared.ts) use the
 // machine's other cores while the store's thread writes. Each worker reads the whole file and
 // parses every other chunk of it (one chunk in `readers`); the writer puts their batches back in
-// file order. It acknowledges each batch; at most a few are in flight from a worker, so a slow
+// file order. A match line in plain form is read from its bytes (src/service/match-line.ts); any
+// other line is decoded and parsed. It acknowledges each batch; at most a few are in flight from a worker, so a slow
 // writer holds the readers back instead of filling memory.
 //
 // A match is refused when it would bring its title more than MAX_STAT_NAMES stat names, counted
@@ -13,9 +14,11 @@
 // file the names are all met in its first chunks, so the workers wait only there.
 import { parentPort, workerData } from 'node:worker_threads';
 
-import { StatNames, parseDatasetLine, type PlayerRecord, type RefusedLine } from './dataset.js';
+import { StatNames, parseDatasetLine, type PlayerRecord, type RefusedLine, type StatsOfMatch } from './dataset.js';
 import { fileLineChunks, longLineReason, type FileSnapshot } from './file-lines.js';
-import { packTexts, prepareMatch, textDigest, type PreparedMatch } from './prepared.js';
+import { JsonbWriter } from './jsonb.js';
+import { MatchLineReader } from './match-line.js';
+import { BatchTexts, prepareMatch, textDigest, type PreparedMatch } from './prepared.js';
 import { TotalsDeltas, exportBuffers, type DeltasExport } from './totals.js';
 
 export interface ParseWorkerData {
@@ -60,7 +63,7 @@ export type ParseMessage =
 
 /**
  * What the writer tells a worker: a batch of its was written (with the buffer its texts were packed
- * in, given back to pack another batch in: packTexts), or the stat names the chunk `through`
+ * in, given back to pack another batch in: BatchTexts), or the stat names the chunk `through`
  * brought (sent once every chunk up to it is written, to every worker).
  */
 export type WriterMessage = { kind: 'ack'; spare?: ArrayBuffer } | { kind: 'names'; through: number; names: [title: string, names: string[]][] };
@@ -96,6 +99,9 @@ export async function runParseWorker(): Promise<void> {
   });
   try {
     const deltas = new TotalsDeltas();
+    const texts = new BatchTexts(spares);
+    const lines = new MatchLineReader();
+    const jsonb = new JsonbWriter();
     let n = 0;
     let chunks = 0;
     let bytes = 0;
@@ -106,8 +112,8 @@ export async function runParseWorker(): Promise<void> {
     const flush = async (chunk: number, end: boolean) => {
       // Totals go after the batches whose rows they hold: the writer corrects them per batch.
       const totals = end && deltas.size >= flushPlayers ? deltas.take() : undefined;
-      const packed = packTexts(matches, spares.pop());
-      const transfer = [packed, ...(totals ? exportBuffers(totals) : [])];
+      const packed = texts.take();
+      const transfer = [...(packed ? [packed] : []), ...(totals ? exportBuffers(totals) : [])];
       post({ kind: 'batch', chunk, end, lines: n, bytes, players, matches, refused, names, ...(totals ? { totals } : {}) }, transfer);
       players = [];
       matches = [];
@@ -116,7 +122,21 @@ export async function runParseWorker(): Promise<void> {
       inFlight++;
       while (inFlight >= IN_FLIGHT) await new Promise<void>((r) => (resume = r));
     };
-    for await (const chunk of fileLineChunks(snapshot, chunkBytes, (index) => index % readers === reader)) {
+    /** Room for a match's texts in the batch: one that has not that much left is sent first. */
+    const reserve = async (room: number, chunk: number) => {
+      if (texts.reserve(room)) return;
+      await flush(chunk, false);
+      texts.reserve(room);
+    };
+    /** Takes the stat names of a match with one this worker does not know, once it knows the names the chunks before brought; why it is refused, if it is. */
+    const takeNames = async (chunk: number, m: StatsOfMatch): Promise<string | undefined> => {
+      while (through < chunk - 1) await new Promise<void>((r) => (learnt = r));
+      const took = statNames.take(m);
+      if ('reason' in took) return took.reason;
+      if (took.added.length > 0) names.push([m.title, took.added]);
+      return undefined;
+    };
+    for await (const chunk of fileLineChunks(snapshot, chunkBytes, (index) => index % readers === reader, 'bytes')) {
       bytes = chunk.bytesRead;
       chunks = chunk.index + 1;
       if (chunk.index % readers !== reader) {
@@ -125,25 +145,42 @@ export async function runParseWorker(): Promise<void> {
       }
       for (const raw of chunk.lines) {
         n++;
-        if (typeof raw !== 'string') refused.push({ line: n, reason: longLineReason(raw) });
-        else {
+        if (!Buffer.isBuffer(raw)) refused.push({ line: n, reason: longLineReason(raw) });
+        else if (n > 1 && lines.read(raw)) {
+          const reason = statNames.knowsNames(lines.title, lines.statNames, lines.statCount) ? undefined : await takeNames(chunk.index, lines.statsRecord());
+          if (reason !== undefined) refused.push({ line: n, reason });
+          else {
+            await reserve(MatchLineReader.textRoom(raw.length), chunk.index);
+            const implicit: string[] = [];
+            lines.addTotals(deltas, implicit);
+            const keysAt = texts.at;
+            texts.at = lines.writeKeys(texts.out, keysAt);
+            const keys = texts.view(keysAt);
+            const rowsAt = texts.at;
+            texts.at = lines.writeRows(texts.out, rowsAt);
+            const { title, id, platform, startedAt, durationSeconds, map, mode, playlist, queue, season } = lines;
+            matches.push([title, id, platform, startedAt, durationSeconds, map, mode, playlist, queue, season, keys, textDigest(raw), texts.view(rowsAt), implicit]);
+          }
+        } else {
           // Editors on some systems start a UTF-8 file with a byte-order mark: it is not part of line 1.
-          const text = n === 1 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
+          const decoded = raw.toString('utf8');
+          const text = n === 1 && decoded.charCodeAt(0) === 0xfeff ? decoded.slice(1) : decoded;
           if (text.trim().length === 0) continue;
           const parsed = parseDatasetLine(text);
           if ('reason' in parsed) refused.push({ line: n, reason: parsed.reason });
           else if (parsed.record.type === 'player') players.push(parsed.record);
           else {
             const match = parsed.record;
-            let reason: string | undefined;
-            if (!statNames.knows(match)) {
-              while (through < chunk.index - 1) await new Promise<void>((r) => (learnt = r));
-              const took = statNames.take(match);
-              if ('reason' in took) reason = took.reason;
-              else if (took.added.length > 0) names.push([match.title, took.added]);
-            }
+            const reason = statNames.knows(match) ? undefined : await takeNames(chunk.index, match);
             if (reason !== undefined) refused.push({ line: n, reason });
-            else matches.push(prepareMatch(match, textDigest(text), deltas));
+            else {
+              const prepared = prepareMatch(match, textDigest(text), deltas, (rows) => jsonb.write(rows));
+              const [keys, rows] = [prepared[10] as string, prepared[12] as Uint8Array];
+              await reserve(Buffer.byteLength(keys) + rows.length, chunk.index);
+              prepared[10] = texts.write(keys);
+              prepared[12] = texts.copy(rows);
+              matches.push(prepared);
+            }
           }
         }
         if (players.length + matches.length + refused.length >= batchSize) await flush(chunk.index, false);

@@ -118,14 +118,14 @@ const STAGE_VALUES = 10;
 /**
  * The statement staging the rows of `matches` matches, their STAGE_VALUES values one after the
  * other. A match's rows are taken from their JSON by SQLite (src/service/prepared.ts): binding 17
- * values a row from here cost more. JSONB, so that each element is a walk, not a parse. The JSON
- * comes as text or as its UTF-8 bytes (a blob, which jsonb() would take for JSONB: cast).
+ * values a row from here cost more. The rows come as JSON text, or as JSONB (the parse workers'),
+ * which SQLite walks without parsing.
  */
 const stageSql = (matches: number, table: 'match_rows_stage' | 'match_players'): string => `INSERT INTO ${table}
   SELECT m.column1, r.value ->> 0, r.value ->> 1, m.column2, m.column3, m.column4, r.value ->> 2, r.value ->> 3, r.value ->> 4,
     r.value ->> 5, m.column5, m.column6, m.column7, m.column8, m.column9, r.value -> 6, r.value -> 7
   FROM (VALUES ${Array.from({ length: matches }, () => `(${Array(STAGE_VALUES).fill('?').join(', ')})`).join(', ')}) m,
-    jsonb_each(jsonb(CAST(m.column10 AS TEXT))) r`;
+    jsonb_each(m.column10) r`;
 
 /** Page cache while a fresh file is bulk loaded (the totals use it), in KiB. */
 const BULK_CACHE_KIB = 262_144;

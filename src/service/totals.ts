@@ -75,27 +75,46 @@ export class TotalsDeltas {
   /** Adds (`sign` 1) or takes away (`sign` -1) one match row; true when the player was not touched since the last flush. */
   add(title: string, platform: string, player: string, row: TotalsRow, sign: 1 | -1): boolean {
     const count = this.count;
-    const d = this.deltaOf(this.playersOf(title, platform), title, platform, player);
-    const first = this.count > count;
-    d.matchesPlayed += sign;
-    if (row.result === 'win') d.wins += sign;
-    else if (row.result === 'loss') d.losses += sign;
-    d.timePlayed += sign * row.duration_s;
+    const d = this.counted(title, platform, player, row.result, row.duration_s, sign);
     const stats = typeof row.stats === 'string' ? (JSON.parse(row.stats) as Record<string, unknown>) : row.stats;
-    const sums = d.sums;
     const slots = this.slotsOf(title);
     for (const key in stats) {
       const value = stats[key];
-      if (typeof value !== 'number') continue;
-      const at = 2 * slotOf(slots, key);
-      while (sums.length < at) sums.push(0, 0);
-      if (sums.length === at) sums.push(sign * value, sign);
-      else {
-        sums[at] = (sums[at] ?? 0) + sign * value;
-        sums[at + 1] = (sums[at + 1] ?? 0) + sign;
-      }
+      if (typeof value === 'number') addSum(d.sums, 2 * slotOf(slots, key), sign * value, sign);
     }
-    return first;
+    return this.count > count;
+  }
+
+  /**
+   * Adds one match row whose stats are `names[from..to)` with their `values` (a match line read from
+   * its bytes, src/service/match-line.ts): as add, without an object of stats.
+   */
+  addNumbers(
+    title: string,
+    platform: string,
+    player: string,
+    result: string | null,
+    duration_s: number,
+    names: readonly string[],
+    values: readonly number[],
+    from: number,
+    to: number,
+  ): boolean {
+    const count = this.count;
+    const d = this.counted(title, platform, player, result, duration_s, 1);
+    const slots = this.slotsOf(title);
+    for (let k = from; k < to; k++) addSum(d.sums, 2 * slotOf(slots, names[k] as string), values[k] as number, 1);
+    return this.count > count;
+  }
+
+  /** The player's delta with the row's match, result and time counted. */
+  private counted(title: string, platform: string, player: string, result: string | null, duration_s: number, sign: 1 | -1): Delta {
+    const d = this.deltaOf(this.playersOf(title, platform), title, platform, player);
+    d.matchesPlayed += sign;
+    if (result === 'win') d.wins += sign;
+    else if (result === 'loss') d.losses += sign;
+    d.timePlayed += sign * duration_s;
+    return d;
   }
 
   /** The player's delta among `players` (their title and platform's), made empty and counted if they had none. */
@@ -282,6 +301,16 @@ function addExported(d: Delta, x: DeltasExport, i: number, slotAt: readonly numb
     while (sums.length < at + 2) sums.push(0, 0);
     sums[at] = (sums[at] ?? 0) + (numbers[start + 4 + 2 * k] ?? 0);
     sums[at + 1] = (sums[at + 1] ?? 0) + (numbers[start + 5 + 2 * k] ?? 0);
+  }
+}
+
+/** Adds `value` to the sum at `at` of `sums` and `n` to its count of matches, making room for it. */
+function addSum(sums: number[], at: number, value: number, n: number): void {
+  while (sums.length < at) sums.push(0, 0);
+  if (sums.length === at) sums.push(value, n);
+  else {
+    sums[at] = (sums[at] ?? 0) + value;
+    sums[at + 1] = (sums[at + 1] ?? 0) + n;
   }
 }
 

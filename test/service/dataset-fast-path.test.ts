@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { DatasetRecordSchema, fastMatchRecord, parseDatasetLine } from '../../src/service/dataset.js';
 import { demoLines } from '../../src/service/demo.js';
 import { scaleLines } from '../../bench/scale-data.js';
+import { MUTATIONS, base, player } from '../fixtures/match-mutations.js';
 import { smallLines } from '../fixtures/small-dataset.js';
 
 function agree(json: unknown): 'fast' | 'schema' {
@@ -17,105 +18,6 @@ function agree(json: unknown): 'fast' | 'schema' {
   }
   return 'schema';
 }
-
-const base = {
-  type: 'match',
-  title: 'title_a',
-  platform: 'pc_store_a',
-  id: 'm-1',
-  startedAt: '2026-11-01T18:00:00Z',
-  durationSeconds: 600,
-  map: 'Harbor',
-  mode: 'Domination',
-  playlist: 'Unranked',
-  queue: 'ranked',
-  season: 2,
-  players: [
-    { id: 'Ash', platform: 'pc_store_a', team: 'red', result: 'win', stats: { kills: 3 }, weapons: { Carbine: { kills: 2 } } },
-    { id: 'Bo', platform: 'console_a', team: 'blue', result: 'loss', hero: null, legend: 'Seer', stats: {} },
-  ],
-};
-
-const player = (patch: Record<string, unknown>) => ({ ...base, players: [{ ...base.players[0], ...patch }] });
-
-const MUTATIONS: Record<string, unknown>[] = [
-  {},
-  { extra: 1 },
-  { title: 'title_z' },
-  { title: 'title_d' },
-  { platform: 'console_c' },
-  { id: '' },
-  { id: 'a b' },
-  { id: 'x'.repeat(101) },
-  { startedAt: '2026-02-30T00:00:00Z' },
-  { startedAt: '2026-02-28T24:00:00Z' },
-  { startedAt: '2026-11-01T18:00:00.123Z' },
-  { startedAt: '2026-11-01T18:00:00+02:00' },
-  { startedAt: '2026-11-01t18:00:00z' },
-  { startedAt: '2026-11-01' },
-  { startedAt: 1 },
-  { durationSeconds: -1 },
-  { durationSeconds: 86_401 },
-  { durationSeconds: 1.5 },
-  { durationSeconds: '600' },
-  { map: ' Harbor ' },
-  { map: '' },
-  { map: null },
-  { map: 'm'.repeat(101) },
-  { mode: 3 },
-  { queue: 'casual' },
-  { queue: null },
-  { season: 0 },
-  { season: 10_001 },
-  { season: null },
-  { season: 2.5 },
-  { players: [] },
-  { players: {} },
-  { players: Array.from({ length: 201 }, (_, i) => ({ id: `p${i}`, platform: 'pc_store_a', stats: {} })) },
-  { players: [base.players[0], { ...base.players[0], id: 'ASH' }] },
-  { players: [base.players[0], { ...base.players[0], platform: 'console_b' }] },
-  player({ id: 'a/b' }),
-  player({ id: '..' }),
-  player({ id: ' ' }),
-  player({ platform: 'pc_store_b' }),
-  player({ team: ' red' }),
-  player({ team: 't'.repeat(51) }),
-  player({ team: null }),
-  player({ result: 'won' }),
-  player({ result: null }),
-  player({ hero: '' }),
-  player({ stats: { kills: '3' } }),
-  player({ stats: { '': 1 } }),
-  player({ stats: { ['k'.repeat(65)]: 1 } }),
-  player({ stats: { ' kills': 1 } }),
-  player({ stats: [] }),
-  player({ stats: null }),
-  player({ stats: JSON.parse('{"__proto__": 1}') as unknown }),
-  player({ weapons: { ' Carbine': { kills: 1 } } }),
-  player({ weapons: { Carbine: { kills: 'x' } } }),
-  player({ weapons: [] }),
-  player({ weapons: null }),
-  player({ extra: true }),
-  // Stat values past MAX_STAT_VALUE (1e12), and the infinity JSON reads 1e400 as.
-  player({ stats: { kills: 1e12, deaths: -1e12 } }),
-  player({ stats: { deaths: 1e308 } }),
-  player({ stats: { deaths: -1.000001e12 } }),
-  player({ stats: { deaths: JSON.parse('1e400') as number } }),
-  player({ stats: { deaths: Number.NaN } }),
-  player({ weapons: { Carbine: { kills: 2e12 } } }),
-  // A control character (C0, DEL, C1) in any text field.
-  { map: 'de\u0000dust' },
-  { mode: 'Dom\u0085ination' },
-  { playlist: 'Un\u007franked' },
-  player({ team: 're\u0000d' }),
-  player({ hero: 'Ana\u001b' }),
-  player({ legend: '\u009fSeer' }),
-  player({ stats: { 'kil\u0000ls': 1 } }),
-  player({ weapons: { 'Car\u0001bine': { kills: 1 } } }),
-  player({ weapons: { Carbine: { 'ki\u0000lls': 1 } } }),
-  // Refused by the schema after trimming, never by the fast path: not control characters once trimmed.
-  { map: 'Harbor\n' },
-];
 
 describe('the fast path for match records', () => {
   it('agrees with the schema on every mutation of a plain record', () => {

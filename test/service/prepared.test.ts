@@ -1,42 +1,63 @@
 import { describe, expect, it } from 'vitest';
 
-import { packTexts, type PreparedMatch } from '../../src/service/prepared.js';
+import { BatchTexts, textDigest } from '../../src/service/prepared.js';
 
-const match = (keys: string, rows: string): PreparedMatch => ['title_a', 'm', 'pc_store_a', 0, 600, null, null, null, null, null, keys, 'digest', rows, []];
+const text = (v: Uint8Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('utf8');
 
-describe('packTexts', () => {
-  it('puts every match’s keys and rows, as UTF-8, into one buffer with a quarter more room than they take, each a view of it', () => {
-    const texts = ['[["pc_store_a","ana"]]', '[["x"]]', '[["pc_store_a","jöhn"]]', '[["ünï","😀"]]', '', '[["\ud800"]]'];
-    const matches = [match(texts[0]!, texts[1]!), match(texts[2]!, texts[3]!), match(texts[4]!, texts[5]!)];
-    const packed = packTexts(matches);
-    const bytes = texts.map((t) => Buffer.from(t, 'utf8'));
-    const size = bytes.reduce((n, b) => n + b.length, 0);
-    expect(packed.byteLength).toBe(size + (size >> 2));
-    const views = matches.flatMap((m) => [m[10], m[12]]);
-    views.forEach((v, i) => {
-      expect(v).toBeInstanceOf(Uint8Array);
-      expect((v as Uint8Array).buffer).toBe(packed);
-      // A lone surrogate becomes U+FFFD, as Buffer.from writes it.
-      expect(Buffer.from(v as Uint8Array).equals(bytes[i]!)).toBe(true);
+describe('BatchTexts', () => {
+  it('writes a batch’s texts as UTF-8 into one buffer, each a view of it, and hands the buffer over once', () => {
+    const texts = new BatchTexts([], 64);
+    const written = ['[["pc_store_a","ana"]]', '[["ünï","😀"]]', '', '[["\ud800"]]'];
+    const views = written.map((t) => {
+      expect(texts.reserve(Buffer.byteLength(t))).toBe(true);
+      return texts.write(t);
     });
-    // A batch packed after a larger one reuses nothing of it.
-    const small = [match('[]', '[1]')];
-    const again = packTexts(small);
-    expect(again.byteLength).toBe(6);
-    expect(Buffer.from(small[0]![12] as Uint8Array).toString()).toBe('[1]');
-    expect(Buffer.from(views[3] as Uint8Array).toString()).toBe(texts[3]);
+    // A lone surrogate becomes U+FFFD, as Buffer.from writes it.
+    expect(views.map(text)).toEqual(written.map((t) => Buffer.from(t).toString('utf8')));
+    const buffer = texts.take();
+    expect(buffer).toBeInstanceOf(ArrayBuffer);
+    expect(buffer?.byteLength).toBe(64);
+    for (const v of views) expect(v.buffer).toBe(buffer);
+    // Nothing written since: nothing to hand over.
+    expect(texts.take()).toBeUndefined();
   });
 
-  it('packs into a spare buffer given back when the texts fit in it, and into a new one when they do not', () => {
-    const spare = new ArrayBuffer(64);
-    const fits = [match('[["pc_store_a","ana"]]', '[["row"]]')];
-    expect(packTexts(fits, spare)).toBe(spare);
-    expect(Buffer.from(fits[0]![10] as Uint8Array).toString()).toBe('[["pc_store_a","ana"]]');
-    expect(Buffer.from(fits[0]![12] as Uint8Array).toString()).toBe('[["row"]]');
-    expect((fits[0]![12] as Uint8Array).buffer).toBe(spare);
-    const large = [match('[]', `[${'1,'.repeat(40)}1]`)];
-    const packed = packTexts(large, spare);
-    expect(packed).not.toBe(spare);
-    expect(Buffer.from(large[0]![12] as Uint8Array).toString()).toBe(`[${'1,'.repeat(40)}1]`);
+  it('says when a batch is full, and makes a batch’s first text fit however long it is', () => {
+    const texts = new BatchTexts([], 16);
+    expect(texts.reserve(10)).toBe(true);
+    texts.write('0123456789');
+    expect(texts.reserve(7)).toBe(false);
+    const first = texts.take();
+    const long = 'x'.repeat(40);
+    expect(texts.reserve(long.length)).toBe(true);
+    const v = texts.write(long);
+    expect(text(v)).toBe(long);
+    expect(v.buffer).not.toBe(first);
+    expect(v.buffer.byteLength).toBe(40);
+  });
+
+  it('packs later batches into the buffers given back, when they are large enough', () => {
+    const spares: ArrayBuffer[] = [];
+    const texts = new BatchTexts(spares, 32);
+    texts.reserve(3);
+    texts.write('abc');
+    const sent = texts.take();
+    expect(sent).toBeDefined();
+    spares.push(sent as ArrayBuffer);
+    texts.reserve(5);
+    const v = texts.write('defgh');
+    expect(v.buffer).toBe(sent);
+    expect(spares).toEqual([]);
+    texts.take();
+    // Too small for the text: a new buffer.
+    spares.push(new ArrayBuffer(4));
+    texts.reserve(10);
+    expect(texts.write('0123456789').buffer.byteLength).toBe(32);
+  });
+});
+
+describe('textDigest', () => {
+  it('fingerprints a line’s text and its UTF-8 bytes alike', () => {
+    for (const line of ['{"type":"match"}', 'Ünïcødé 😀 line']) expect(textDigest(Buffer.from(line))).toBe(textDigest(line));
   });
 });
