@@ -143,9 +143,20 @@ export class StatNames {
   knowsNames(title: string, names: readonly string[], count: number): boolean {
     const taken = this.byTitle.get(title);
     if (!taken) return count === 0;
-    for (let k = 0; k < count; k++) if (!taken.has(names[k] as string)) return false;
+    // Lines list the same names in the same places, as the same strings (the reader keeps one of
+    // each): a name found known in a place before is known still.
+    let known = this.known.get(title);
+    if (!known) this.known.set(title, (known = []));
+    for (let k = 0; k < count; k++) {
+      const name = names[k] as string;
+      if (known[k] === name) continue;
+      if (!taken.has(name)) return false;
+      known[k] = name;
+    }
     return true;
   }
+  /** By title, names found known by knowsNames, in the places they were found in. */
+  private readonly known = new Map<string, string[]>();
 
   /** Takes the stat names of `m`: the ones it brings, or why it is refused. */
   take(m: StatsOfMatch): { added: string[] } | { reason: string } {

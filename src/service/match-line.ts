@@ -442,12 +442,15 @@ export class MatchLineReader {
       this.expect(COLON);
       const length = s.end - s.start;
       if (length < 1 || length > 64) throw NOT_PLAIN;
+      const hash = this.hash;
       const name = this.mapKey(s);
-      for (let k = first; k < n; k++) if (names[k] === name) throw NOT_PLAIN;
+      // A name twice: compared by hash first, the names being different nearly always.
+      for (let k = first; k < n; k++) if (this.hashes[k] === hash && names[k] === name) throw NOT_PLAIN;
       const value = this.number();
       if (!(value >= -MAX_STAT_VALUE && value <= MAX_STAT_VALUE)) throw NOT_PLAIN;
       names[n] = name;
       values[n] = value;
+      this.hashes[n] = hash;
       n++;
       if (this.ends(CLOSE_OBJECT)) return n;
     }
@@ -474,6 +477,8 @@ export class MatchLineReader {
       if (this.ends(CLOSE_OBJECT)) return;
     }
   }
+  /** The hashes of the names in the last readNumbers' `names`, in their places. */
+  private readonly hashes: number[] = [];
   /** A player's weapon names, and one weapon's stats (checked, not kept). */
   private readonly scratchNames: string[] = [];
   private readonly scratchStats: string[] = [];
