@@ -133,6 +133,12 @@ describe('reading a match line from its bytes', () => {
       [plain.replace('"Ash"', '"a..b"'), 'parsed'],
       [plain.replace('"Ash"', '"  "'), 'parsed'],
     ];
+    // Starts: read from their digits where they are plain, each agreeing with Date.parse and the schema.
+    const start = (at: string) => plain.replace('"2026-11-01T18:00:00Z"', `"${at}"`);
+    for (const at of ['2024-02-29T00:00:00Z', '2000-02-29T12:30:45Z', '2026-12-31T23:59:59Z', '2026-11-01T18:00:00.5Z', '2026-11-01T18:00:00.05Z', '2026-11-01T18:00:00.123Z', '0100-01-01T00:00:00Z', '9999-12-31T23:59:59.999Z'])
+      cases.push([start(at), 'bytes']);
+    for (const at of ['2023-02-29T00:00:00Z', '2100-02-29T00:00:00Z', '2026-11-31T00:00:00Z', '2026-13-01T00:00:00Z', '2026-00-10T00:00:00Z', '2026-11-00T00:00:00Z', '2026-11-01T24:00:00Z', '2026-11-01T12:60:00Z', '2026-11-01T12:00:60Z', '2026-11-01T18:00:00.1234Z', '2026-11-01T18:00:00.Z', '2026-11-01T18:00:00z', '2026-11-01 18:00:00Z', '2026-11-01T18:00:00+00:00', '0099-12-31T00:00:00Z', '2026-1-01T18:00:00Z', '+02026-11-01T18:00:00Z'])
+      cases.push([start(at), 'parsed']);
     for (const [line, way] of cases) expect(agree(line), line.slice(0, 200)).toBe(way);
   });
 
