@@ -268,11 +268,9 @@ export class MatchLineReader {
     let duration = -1;
     this.map = this.mode = this.playlist = this.queue = null;
     this.season = null;
-    this.expect(OPEN_OBJECT);
-    if (this.peek() === CLOSE_OBJECT) throw NOT_PLAIN;
+    this.openRecord();
     for (;;) {
-      const bit = this.key(MATCH_KEYS);
-      if (seen & bit) throw NOT_PLAIN;
+      const bit = this.newKey(MATCH_KEYS, seen);
       seen |= bit;
       switch (bit) {
         case MATCH_KEY.type: {
@@ -371,11 +369,9 @@ export class MatchLineReader {
     p.result = null;
     p.team.start = p.hero.start = p.legend.start = p.weapons.start = -1;
     let seen = 0;
-    this.expect(OPEN_OBJECT);
-    if (this.peek() === CLOSE_OBJECT) throw NOT_PLAIN;
+    this.openRecord();
     for (;;) {
-      const bit = this.key(PLAYER_KEYS);
-      if (seen & bit) throw NOT_PLAIN;
+      const bit = this.newKey(PLAYER_KEYS, seen);
       seen |= bit;
       switch (bit) {
         case PLAYER_KEY.id: {
@@ -492,6 +488,19 @@ export class MatchLineReader {
     const name = this.name(s);
     if (name === '__proto__') throw NOT_PLAIN;
     return name;
+  }
+
+  /** A record's `{`, not followed by its `}`: a record has keys. */
+  private openRecord(): void {
+    this.expect(OPEN_OBJECT);
+    if (this.peek() === CLOSE_OBJECT) throw NOT_PLAIN;
+  }
+
+  /** A key of `table` none of `seen` (JSON.parse would keep the last of a key given twice): its bit. */
+  private newKey(table: { bytes: Uint8Array; bit: number }[][], seen: number): number {
+    const bit = this.key(table);
+    if (seen & bit) throw NOT_PLAIN;
+    return bit;
   }
 
   /** A key of `table`: its bit, after its colon. */
