@@ -1,13 +1,13 @@
 // A match line read straight from its bytes, for a parse worker (src/service/parse-worker.ts). Parsed
 // into objects (JSON.parse), checked (fastMatchRecord), turned into rows (JSON.stringify) and packed
-// back into bytes (packTexts), a generated match line cost a parse worker 80 to 95 µs; most of it was
-// making and walking objects that only went back into JSON text. Read here, the same line's checks,
-// totals and rows cost a few µs: the rows' JSON is the line's own bytes, copied.
+// back into bytes, a generated match line cost a parse worker 57 to 80 µs on the machine measured;
+// much of it made and walked objects that only went back into JSON text. Read here, with its checks,
+// totals, keys and rows (JSONB, its strings and numbers copied from the line), 38 to 57.
 //
 // Only what it is sure of is read here: a line in plain form (ASCII, no escapes, every number in the
 // form JSON.stringify writes it, no key twice, only the keys the schema keeps). Anything else is left
-// to parseDatasetLine, which decides and explains; a test holds the two to the same records, rows,
-// keys, totals and refusals, byte for byte.
+// to parseDatasetLine, which decides and explains; a test holds the two to the same values, keys,
+// totals and refusals, and to rows SQLite reads as the same JSON.
 import { MAX_STAT_VALUE } from './dataset.js';
 import { QUEUES, TITLE_SLUGS, platformsOfTitle } from '../catalog/index.js';
 import { JSONB_ARRAY, JSONB_FLOAT, JSONB_INT, JSONB_NULL, JSONB_OBJECT, JSONB_TEXT, jsonbClose, jsonbHeader, jsonbOpen } from './jsonb.js';
@@ -83,10 +83,10 @@ interface LinePlayer {
   team: Span;
   hero: Span;
   legend: Span;
-  /** The stats object's bytes (start, end past its `}`). */
-  stats: Span;
-  /** The weapons object's bytes; start -1 when the player has none. */
-  weapons: Span;
+  /** Where the stats object starts in the line (its `{`). */
+  statsAt: number;
+  /** Where the weapons object starts; -1 when the player has none. */
+  weaponsAt: number;
   /** Where the player's stats are among the line's stat names and values. */
   firstStat: number;
   statsEnd: number;
@@ -94,8 +94,8 @@ interface LinePlayer {
 
 /**
  * Reads match lines from their bytes, one at a time (`read`), and writes what the store needs of
- * each: its keys' and rows' JSON (`writeKeys`, `writeRows`), the same bytes prepareMatch makes.
- * One reader serves a whole import: what it holds is the last line read.
+ * each: its keys' JSON, the bytes prepareMatch makes (`writeKeys`), and its rows in JSONB
+ * (`writeRows`). One reader serves a whole import: what it holds is the last line read.
  */
 export class MatchLineReader {
   private line: Buffer = Buffer.alloc(0);
@@ -167,8 +167,8 @@ export class MatchLineReader {
       i = p.result === null ? jsonbHeader(out, i, JSONB_NULL, 0) : jsonbText(out, i, p.result);
       i = this.copyString(out, i, p.hero);
       i = this.copyString(out, i, p.legend);
-      i = this.copyObject(out, i, p.stats.start);
-      if (p.weapons.start !== -1) i = this.copyObject(out, i, p.weapons.start);
+      i = this.copyObject(out, i, p.statsAt);
+      if (p.weaponsAt !== -1) i = this.copyObject(out, i, p.weaponsAt);
       i = jsonbClose(out, row, i);
     }
     return jsonbClose(out, rows, i);
@@ -363,11 +363,11 @@ export class MatchLineReader {
     let p = this.players[index];
     if (!p) {
       const none = () => ({ start: -1, end: -1 });
-      p = { platform: '', id: '', key: '', result: null, team: none(), hero: none(), legend: none(), stats: none(), weapons: none(), firstStat: 0, statsEnd: 0 };
+      p = { platform: '', id: '', key: '', result: null, team: none(), hero: none(), legend: none(), statsAt: 0, weaponsAt: -1, firstStat: 0, statsEnd: 0 };
       this.players.push(p);
     }
     p.result = null;
-    p.team.start = p.hero.start = p.legend.start = p.weapons.start = -1;
+    p.team.start = p.hero.start = p.legend.start = p.weaponsAt = -1;
     let seen = 0;
     this.openRecord();
     for (;;) {
@@ -397,17 +397,15 @@ export class MatchLineReader {
           break;
         case PLAYER_KEY.stats:
           this.skipSpace();
-          p.stats.start = this.at;
+          p.statsAt = this.at;
           p.firstStat = this.statCount;
           this.statCount = this.readNumbers(this.statNames, this.statValues, this.statCount);
           p.statsEnd = this.statCount;
-          p.stats.end = this.at;
           break;
         case PLAYER_KEY.weapons:
           this.skipSpace();
-          p.weapons.start = this.at;
+          p.weaponsAt = this.at;
           this.readWeapons();
-          p.weapons.end = this.at;
           break;
         default:
           throw NOT_PLAIN;
