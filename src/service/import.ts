@@ -217,7 +217,7 @@ export function defaultParseWorkers(): number {
   return availableParallelism() > 1 ? 2 : 0;
 }
 
-/** The buffer a batch's texts were packed in by its parse worker (packTexts), if any. */
+/** The buffer a batch's texts were packed in by its parse worker (BatchTexts), if any. */
 function packedBuffer(matches: readonly PreparedMatch[]): ArrayBuffer | undefined {
   for (const m of matches) {
     const text = m[12];
@@ -283,7 +283,7 @@ function importInWorkers(
     };
     const write = (m: Batch) => {
       store.writePrepared(m.players, m.matches);
-      // The buffer the batch's texts came in (one for all: packTexts) goes back to be packed again.
+      // The buffer the batch's texts came in (one for all: BatchTexts) goes back to be packed again.
       const spare = packedBuffer(m.matches);
       const worker = workers[m.chunk % readers];
       if (spare) worker?.postMessage({ kind: 'ack', spare } satisfies WriterMessage, [spare]);
