@@ -46,7 +46,7 @@ export type JsonText = string | Uint8Array;
 /** A match's players' keys as a string. */
 export const keysText = (keys: JsonText): string => (typeof keys === 'string' ? keys : Buffer.from(keys.buffer, keys.byteOffset, keys.byteLength).toString('utf8'));
 
-/** Bytes a batch's texts are packed into (a batch of 2,000 generated matches takes about 3.5 MB). */
+/** Bytes a batch's texts are packed into: a batch of 2,000 generated matches takes 2.9 MB (keys as JSON, rows as JSONB). */
 export const BATCH_TEXT_BYTES = 4 << 20;
 
 /**
