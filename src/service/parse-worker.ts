@@ -3,8 +3,8 @@
 // machine's other cores while the store's thread writes. Each worker reads the whole file and
 // parses every other chunk of it (one chunk in `readers`); the writer puts their batches back in
 // file order. A match line in plain form is read from its bytes (src/service/match-line.ts); any
-// other line is decoded and parsed. It acknowledges each batch; at most a few are in flight from a worker, so a slow
-// writer holds the readers back instead of filling memory.
+// other line is decoded and parsed. The writer acknowledges each batch; at most a few are in flight
+// from a worker, so a slow writer holds the readers back instead of filling memory.
 //
 // A match is refused when it would bring its title more than MAX_STAT_NAMES stat names, counted
 // through the file in order, as importLines counts them. A worker knows the names its own lines
