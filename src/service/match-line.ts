@@ -50,9 +50,11 @@ const MATCH_KEY = { type: 1, title: 2, platform: 4, id: 8, startedAt: 16, durati
 const PLAYER_KEY = { id: 1, platform: 2, team: 4, result: 8, hero: 16, legend: 32, stats: 64, weapons: 128 } as const;
 type KeyBits = Readonly<Record<string, number>>;
 
-/** Keys by their bytes, for a key table: length, then the bytes. */
-function keyTable(keys: KeyBits): { bytes: Uint8Array; bit: number }[][] {
-  const table: { bytes: Uint8Array; bit: number }[][] = [];
+/** A record's keys by their length, each with its bytes and bit. */
+type KeyTable = { bytes: Uint8Array; bit: number }[][];
+
+function keyTable(keys: KeyBits): KeyTable {
+  const table: KeyTable = [];
   for (const [key, bit] of Object.entries(keys)) (table[key.length] ??= []).push({ bytes: bytesOf(key), bit });
   return table;
 }
@@ -62,6 +64,7 @@ const PLAYER_KEYS = keyTable(PLAYER_KEY);
 const TITLES = new Set<string>(TITLE_SLUGS);
 const QUEUE_SET = new Set<string>(QUEUES);
 const ALLOWED = new Map(TITLE_SLUGS.map((t) => [t as string, new Set<string>(platformsOfTitle(t))]));
+const TYPE_MATCH = bytesOf('match');
 const RESULT_WIN = bytesOf('win');
 const RESULT_LOSS = bytesOf('loss');
 const RESULT_DRAW = bytesOf('draw');
@@ -275,7 +278,7 @@ export class MatchLineReader {
       switch (bit) {
         case MATCH_KEY.type: {
           const s = this.string();
-          if (s.end - s.start !== 5 || this.text(s) !== 'match') throw NOT_PLAIN;
+          if (s.end - s.start !== TYPE_MATCH.length || !this.sameAs(s, TYPE_MATCH)) throw NOT_PLAIN;
           break;
         }
         case MATCH_KEY.title:
@@ -495,14 +498,14 @@ export class MatchLineReader {
   }
 
   /** A key of `table` none of `seen` (JSON.parse would keep the last of a key given twice): its bit. */
-  private newKey(table: { bytes: Uint8Array; bit: number }[][], seen: number): number {
+  private newKey(table: KeyTable, seen: number): number {
     const bit = this.key(table);
     if (seen & bit) throw NOT_PLAIN;
     return bit;
   }
 
   /** A key of `table`: its bit, after its colon. */
-  private key(table: { bytes: Uint8Array; bit: number }[][]): number {
+  private key(table: KeyTable): number {
     const s = this.string();
     this.expect(COLON);
     const candidates = table[s.end - s.start];
