@@ -282,6 +282,32 @@ describe('importing a dataset', () => {
     await Promise.all([memory.close(), file.close()]);
   });
 
+  it.runIf(TEST_STORE === 'sqlite')('builds again the indexes of a file whose keys began with the title, and answers as before', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'stats-title-first-')), 'store.sqlite');
+    const memory = new StatsStore();
+    const file = new StatsStore(path);
+    for (const store of [memory, file]) await importLines(store, smallLines());
+    const indexes = (db: Database.Database) =>
+      db.prepare("SELECT name, sql FROM sqlite_master WHERE name IN ('matches_by_id', 'match_players_by_player') ORDER BY name").all();
+    const now = indexes(file.db);
+    // The indexes as the layout before had them.
+    file.db.exec(`DROP INDEX matches_by_id; DROP INDEX match_players_by_player;
+      CREATE UNIQUE INDEX matches_by_id ON matches (title, id);
+      CREATE UNIQUE INDEX match_players_by_player ON match_players (title, platform, player, started_at, match_id, duration_s)`);
+    await file.close();
+    const opened = new StatsStore(path);
+    expect(indexes(opened.db)).toEqual(now);
+    expect(now).toEqual([
+      { name: 'match_players_by_player', sql: expect.stringMatching(/\(player, title, platform, started_at, match_id, duration_s\)$/) as unknown },
+      { name: 'matches_by_id', sql: expect.stringMatching(/\(id, title\)$/) as unknown },
+    ]);
+    expect(await snapshot(opened)).toEqual(await snapshot(memory));
+    // And a second import into it stages its rows and merges them in the index's order.
+    for (const store of [memory, opened]) await importLines(store, [matchLine('title-first-1')]);
+    expect(await snapshot(opened)).toEqual(await snapshot(memory));
+    await Promise.all([memory.close(), opened.close()]);
+  });
+
   it.runIf(TEST_STORE === 'sqlite')('takes the later of a match given twice a few lines apart (one batch), into a fresh file as into memory', async () => {
     // The writer stages a batch's matches several to a statement: the first copy may not be staged
     // yet when the second replaces it.
