@@ -150,6 +150,25 @@ describe('importing a dataset', () => {
     expect(implicit.taken).toBe(1);
   });
 
+  it.runIf(TEST_STORE === 'sqlite')('gives an implicit record again after the batch that gave it failed and was rolled back', async () => {
+    const store = new StatsStore();
+    const line = (id: string) =>
+      JSON.stringify({ type: 'match', title: 'title_c', platform: 'console_b', id, startedAt: '2026-11-01T18:00:00Z', durationSeconds: 60, players: [{ id: 'Newbie', platform: 'console_b', stats: { kills: 1 } }] });
+    const dir = mkdtempSync(join(tmpdir(), 'stats-rolled-back-'));
+    const file = (name: string, lines: string[]) => {
+      writeFileSync(join(dir, name), lines.join('\n') + '\n');
+      return join(dir, name);
+    };
+    store.db.exec("CREATE TRIGGER boom BEFORE INSERT ON matches WHEN NEW.id = 'boom' BEGIN SELECT RAISE(ABORT, 'boom'); END");
+    // Parsed in workers, whose deltas (which say who is new) go with them: the writer decides alone.
+    await expect(importFile(store, file('a.jsonl', [line('x-1'), line('boom')]), { workers: 1 })).rejects.toThrow('boom');
+    expect(await store.playerById('title_c', 'console_b', 'newbie')).toBeUndefined();
+    store.db.exec('DROP TRIGGER boom');
+    await importFile(store, file('b.jsonl', [line('x-1')]), { workers: 1 });
+    expect(await store.playerById('title_c', 'console_b', 'newbie')).toMatchObject({ id: 'Newbie', declared: 0 });
+    await store.close();
+  });
+
   it('refuses a vanity name on a platform that has none', () => {
     const r = parseDatasetLine(JSON.stringify({ type: 'player', title: 'title_c', platform: 'console_a', id: 'x', handle: 'x', vanity: 'xx' }));
     expect(r).toEqual({ reason: 'vanity: console_a has no vanity names' });
