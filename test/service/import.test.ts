@@ -389,6 +389,13 @@ describe('importing a dataset', () => {
     const before = await snapshot(file);
     await importFile(file, data, { batchSize: 40, workers: 3, chunkBytes: 5000 });
     expect(await snapshot(file)).toEqual(before);
+    // Into other fresh files by one worker and by three, the same store.
+    for (const workers of [1, 3]) {
+      const other = new StatsStore(join(dir, `store-${workers}.sqlite`));
+      await importFile(other, data, { batchSize: 40, workers, chunkBytes: 3000 });
+      expect(await snapshot(other)).toEqual(before);
+      await other.close();
+    }
     const second = join(dir, 'second.jsonl');
     // Other numbers under the same match ids (replacements), and the same under new ids.
     const replacing = [...scaleLines(120, 5)].filter((l) => l.includes('"type":"match"'));
