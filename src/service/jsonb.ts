@@ -6,7 +6,8 @@
 //
 // An element is a header (its type in the low four bits, its payload's size in the high four or in
 // the 1, 2 or 4 bytes after) and a payload: a number's or string's text, an array's or object's
-// elements one after another. Containers are written with a 4-byte size, filled in once they end.
+// elements one after another. A container's header is written once it ends, in as few bytes as
+// its size needs (jsonbClose).
 
 export const JSONB_NULL = 0;
 export const JSONB_TRUE = 1;
@@ -42,16 +43,29 @@ export function jsonbHeader(out: Buffer, at: number, type: number, size: number)
   return writeSize(out, at, type, size);
 }
 
-/** Opens an array or object at `at`, its size written by jsonbClose; returns where its elements go. */
-export function jsonbOpen(out: Buffer, at: number, type: typeof JSONB_ARRAY | typeof JSONB_OBJECT): number {
-  out[at] = 0xe0 | type;
-  return at + 5;
+/**
+ * Opens an array or object at `at`, with room for the header of up to 255 bytes of elements
+ * (`large`: 65,535); returns where its elements go. jsonbClose fits the header to their size.
+ */
+export function jsonbOpen(out: Buffer, at: number, type: typeof JSONB_ARRAY | typeof JSONB_OBJECT, large = false): number {
+  out[at] = (large ? 0xd0 : 0xc0) | type;
+  return at + (large ? 3 : 2);
 }
 
-/** Ends the array or object opened at `start`, its elements ending at `end`; returns `end`. */
+/**
+ * Ends the array or object opened at `start`, its elements ending at `end`, with its header in
+ * the fewest bytes, as SQLite writes it (the elements moved when the room left for it was not
+ * that); returns where it ends, which may be up to 3 bytes past `end`. A store keeps a row's stats
+ * and weapons as they come: each object's 4-byte size, as written before, was 3 bytes too many.
+ */
 export function jsonbClose(out: Buffer, start: number, end: number): number {
-  writeSize(out, start, (out[start] ?? 0) & 0x0f, end - start - 5);
-  return end;
+  const head = out[start] ?? 0;
+  const room = head >> 4 === 0xd ? 3 : 2;
+  const size = end - start - room;
+  const fits = size <= 11 ? 1 : size <= 0xff ? 2 : size <= 0xffff ? 3 : 5;
+  if (fits !== room) out.copyWithin(start + fits, start + room, end);
+  jsonbHeader(out, start, head & 0x0f, size);
+  return end + fits - room;
 }
 
 function writeSize(out: Buffer, at: number, type: number, size: number): number {
@@ -97,7 +111,7 @@ export class JsonbWriter {
       return text === 'null' ? this.scalar(JSONB_NULL, '') : this.scalar(INTEGER.test(text) ? JSONB_INT : JSONB_FLOAT, text);
     }
     if (typeof v === 'string') return this.string(v);
-    this.room(5);
+    this.room(3);
     const start = this.at;
     if (Array.isArray(v)) {
       this.at = jsonbOpen(this.out, start, JSONB_ARRAY);
@@ -112,7 +126,9 @@ export class JsonbWriter {
         this.value(o[key]);
       }
     }
-    jsonbClose(this.out, start, this.at);
+    // Room for the header to grow (jsonbClose).
+    this.room(3);
+    this.at = jsonbClose(this.out, start, this.at);
   }
 
   private string(s: string): void {

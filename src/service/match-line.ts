@@ -159,7 +159,7 @@ export class MatchLineReader {
    */
   writeRows(out: Buffer, at: number): number {
     const rows = at;
-    let i = jsonbOpen(out, rows, JSONB_ARRAY);
+    let i = jsonbOpen(out, rows, JSONB_ARRAY, true);
     for (let k = 0; k < this.playerCount; k++) {
       const p = this.players[k] as LinePlayer;
       const row = i;

@@ -245,7 +245,7 @@ describe('importing a dataset', () => {
     expect([...file.importSteps.values()].every((ms) => ms > 0)).toBe(true);
     expect(file.db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(await snapshot(file)).toEqual(await snapshot(memory));
-    expect(await file.sql("SELECT COUNT(*) AS n FROM match_players WHERE stats LIKE '%\"kills\":99%'")).toEqual([{ n: changed.players.length }]);
+    expect(await file.sql("SELECT COUNT(*) AS n FROM match_players WHERE json(stats) LIKE '%\"kills\":99%'")).toEqual([{ n: changed.players.length }]);
     expect(await file.sql("SELECT id, handle, declared FROM players WHERE title = 'title_c' AND id_norm IN ('drifter', 'late_one') ORDER BY id_norm")).toEqual([
       { id: 'Drifter', handle: 'Drifter', declared: 0 },
       { id: 'Late_One', handle: 'Late One', declared: 1 },
@@ -340,7 +340,7 @@ describe('importing a dataset', () => {
     const file = new StatsStore(join(mkdtempSync(join(tmpdir(), 'stats-twice-')), 'store.sqlite'));
     await importLines(file, lines);
     for (const store of [memory, file]) {
-      const rows = await store.sql('SELECT stats FROM match_players WHERE match_id = ?', changed.id);
+      const rows = await store.sql('SELECT json(stats) AS stats FROM match_players WHERE match_id = ?', changed.id);
       expect(rows).toHaveLength(changed.players.length);
       expect(rows.every((r) => (JSON.parse(String(r.stats)) as { kills: number }).kills === 99)).toBe(true);
     }
@@ -381,7 +381,8 @@ describe('importing a dataset', () => {
     expect(await snapshot(file)).toEqual(await snapshot(memory));
     // Stored as text, not as the bytes they came in.
     expect(await file.sql('SELECT DISTINCT typeof(players) AS t FROM matches')).toEqual([{ t: 'text' }]);
-    expect(await file.sql('SELECT DISTINCT typeof(stats) AS t FROM match_players')).toEqual([{ t: 'text' }]);
+    // A row's stats as JSONB: what SQLite reads without parsing it.
+    expect(await file.sql('SELECT DISTINCT typeof(stats) AS t, json_valid(stats, 8) AS jsonb FROM match_players')).toEqual([{ t: 'blob', jsonb: 1 }]);
     expect(await file.sql("SELECT players FROM matches WHERE id = 'a-ünï'")).toEqual([{ players: JSON.stringify(accented.players.map((p) => [p.platform, p.id.toLowerCase()])) }]);
     expect(await file.sql("SELECT DISTINCT player FROM match_players WHERE match_id = 'v-twice' AND player LIKE 'v-twice_0'")).toEqual([{ player: 'v-twiceq0' }]);
     expect(await file.sql("SELECT DISTINCT map FROM match_players WHERE match_id = 'v-escaped'")).toEqual([{ map: 'Area "51"' }]);
@@ -521,7 +522,7 @@ describe('importing a dataset', () => {
     const file = new StatsStore(join(mkdtempSync(join(tmpdir(), 'stats-rows-')), 'store.sqlite'));
     for (const store of [new StatsStore(), file]) {
       await importLines(store, lines, { batchSize: 30 });
-      const rows = await store.sql('SELECT title, match_id, platform, player, team, result, hero, legend, map, season, stats, weapons FROM match_players');
+      const rows = await store.sql('SELECT title, match_id, platform, player, team, result, hero, legend, map, season, json(stats) AS stats, json(weapons) AS weapons FROM match_players');
       rows.sort((a, b) => `${String(a.title)} ${String(a.match_id)} ${String(a.platform)} ${String(a.player)}`.localeCompare(`${String(b.title)} ${String(b.match_id)} ${String(b.platform)} ${String(b.player)}`));
       expect(rows).toEqual(expected);
       await store.close();

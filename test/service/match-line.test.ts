@@ -17,10 +17,18 @@ import { smallLines } from '../fixtures/small-dataset.js';
 
 const reader = new MatchLineReader();
 const sqlite = new Database(':memory:');
-/** JSON (text, or JSONB checked whole) as SQLite writes it back: the rows are stored from what it reads of them. */
+/**
+ * JSON (text, or JSONB checked whole) as SQLite writes it back: the rows are stored from what it
+ * reads of them. JSONB must be byte for byte what SQLite makes of that text: a row's stats and
+ * weapons are stored as they come.
+ */
 const asSqliteReadsIt = (json: string | Uint8Array): string => {
-  if (typeof json !== 'string') expect(sqlite.prepare('SELECT json_valid(?, 8)').pluck().get(json)).toBe(1);
-  return sqlite.prepare('SELECT json(?)').pluck().get(json) as string;
+  const text = sqlite.prepare('SELECT json(?)').pluck().get(json) as string;
+  if (typeof json !== 'string') {
+    expect(sqlite.prepare('SELECT json_valid(?, 8)').pluck().get(json)).toBe(1);
+    expect(Buffer.from(json).equals(sqlite.prepare('SELECT jsonb(?)').pluck().get(text) as Buffer)).toBe(true);
+  }
+  return text;
 };
 
 /** What the writer is given for a line read from its bytes: undefined when the reader leaves it. */
