@@ -250,10 +250,18 @@ export class StatsStore implements Store {
     // index; it is imported again (STORE_LAYOUT) rather than changed here.
     const schemaSql = (name: string) => db.prepare('SELECT sql FROM sqlite_master WHERE name = ?').pluck().get(name) as string | undefined;
     const clustered = (table: string) => /WITHOUT ROWID/i.test(String(schemaSql(table)));
-    // A file whose indexes have their columns in the order of before (title first): built again, once.
-    for (const [name, sql] of [['matches_by_id', MATCH_INDEX], ['match_players_by_player', ROW_INDEX]] as const) {
+    // A file whose indexes have their columns in the order of before (title first): built again,
+    // once, in one transaction (a million matches' rows: about 10 s). A file another process is
+    // writing (building them too, or importing) keeps the old index until a later open: it gives
+    // the same answers, only its sort costs more.
+    const stale = ([['matches_by_id', MATCH_INDEX], ['match_players_by_player', ROW_INDEX]] as const).filter(([name, sql]) => {
       const now = schemaSql(name);
-      if (now !== undefined && now !== sql.replace('IF NOT EXISTS ', '')) db.exec(`DROP INDEX ${name}`);
+      return now !== undefined && now !== sql.replace('IF NOT EXISTS ', '');
+    });
+    try {
+      if (stale.length > 0) db.transaction(() => db.exec(stale.map(([name, sql]) => `DROP INDEX ${name}; ${sql}`).join('; '))).immediate();
+    } catch (err) {
+      if (!(err instanceof Database.SqliteError && /^SQLITE_BUSY/.test(err.code))) throw err;
     }
     if (!clustered('matches')) db.exec(MATCH_INDEX);
     this.clustered = clustered('match_players');
