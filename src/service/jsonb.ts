@@ -23,24 +23,27 @@ export const JSONB_TEXTJ = 8;
 export const JSONB_ARRAY = 11;
 export const JSONB_OBJECT = 12;
 
+/** Bytes an element's header takes for a payload of `size` bytes, written in the fewest (as SQLite writes it). */
+const headerBytes = (size: number): number => (size <= 11 ? 1 : size <= 0xff ? 2 : size <= 0xffff ? 3 : 5);
+
 /** Writes an element's header for a payload of `size` bytes at `at`; returns where the payload goes. */
 export function jsonbHeader(out: Buffer, at: number, type: number, size: number): number {
-  if (size <= 11) {
-    out[at] = (size << 4) | type;
-    return at + 1;
+  switch (headerBytes(size)) {
+    case 1:
+      out[at] = (size << 4) | type;
+      return at + 1;
+    case 2:
+      out[at] = 0xc0 | type;
+      out[at + 1] = size;
+      return at + 2;
+    case 3:
+      out[at] = 0xd0 | type;
+      out[at + 1] = size >> 8;
+      out[at + 2] = size & 0xff;
+      return at + 3;
+    default:
+      return writeSize(out, at, type, size);
   }
-  if (size <= 0xff) {
-    out[at] = 0xc0 | type;
-    out[at + 1] = size;
-    return at + 2;
-  }
-  if (size <= 0xffff) {
-    out[at] = 0xd0 | type;
-    out[at + 1] = size >> 8;
-    out[at + 2] = size & 0xff;
-    return at + 3;
-  }
-  return writeSize(out, at, type, size);
 }
 
 /**
@@ -62,7 +65,7 @@ export function jsonbClose(out: Buffer, start: number, end: number): number {
   const head = out[start] ?? 0;
   const room = head >> 4 === 0xd ? 3 : 2;
   const size = end - start - room;
-  const fits = size <= 11 ? 1 : size <= 0xff ? 2 : size <= 0xffff ? 3 : 5;
+  const fits = headerBytes(size);
   if (fits !== room) out.copyWithin(start + fits, start + room, end);
   jsonbHeader(out, start, head & 0x0f, size);
   return end + fits - room;

@@ -96,9 +96,10 @@ CREATE TABLE IF NOT EXISTS rank_chunks (
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 `;
 
-/** A row's stats and weapons as JSON text: stored as JSONB (stageSql), or as text by a file of a layout before. */
-const STATS_TEXT = 'json(stats) AS stats';
-const WEAPONS_TEXT = 'json(weapons) AS weapons';
+/** A JSON column of the rows (stats, weapons) read as text: stored as JSONB (stageSql), or as text by a file of before. */
+const jsonText = (column: string): string => `json(${column}) AS ${column}`;
+const STATS_TEXT = jsonText('stats');
+const WEAPONS_TEXT = jsonText('weapons');
 const ROW_COLUMNS = `match_id, started_at, duration_s, result, hero, legend, map, mode, playlist, queue, season, ${STATS_TEXT}, ${WEAPONS_TEXT}`;
 
 /** The highest code point: `prefix + MAX_CHAR` bounds every string that starts with `prefix`. */
@@ -643,7 +644,7 @@ export class StatsStore implements Store {
   }
 
   aggregateRows(title: TitleSlug, platform: PlatformSlug, player: string, dimension: SegmentDimension, filter: MatchFilter): Promise<AggregateRow[]> {
-    const { sql, args } = aggregateSql(title, platform, player, dimension, filter, () => '?', (column) => `json(${column})`);
+    const { sql, args } = aggregateSql(title, platform, player, dimension, filter, () => '?', jsonText);
     return Promise.resolve(this.statement(sql).all(...args) as AggregateRow[]);
   }
 
