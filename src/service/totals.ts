@@ -4,6 +4,7 @@
 // how many matches had that stat, so a stat that no remaining match has disappears, as it would
 // from a rebuild.
 import { totalsToValues, type Totals } from './aggregate.js';
+import { KeyTable } from './key-table.js';
 
 /** A player's stored totals: counts, and per stat `[sum, matches that had it]`. */
 export interface StoredTotals {
@@ -57,8 +58,8 @@ export interface TotalsRow {
 
 /** Changes to players' totals gathered over an import and written in one go per flush. */
 export class TotalsDeltas {
-  /** By title, platform and player: nested maps, since a joined key string costs more than the sums (an import adds ten rows a match). */
-  private readonly deltas = new Map<string, Map<string, Map<string, Delta>>>();
+  /** By title and platform, then player: a joined key string costs more than the sums (an import adds ten rows a match). */
+  private readonly deltas = new Map<string, Map<string, KeyTable<Delta>>>();
   private count = 0;
   /**
    * Stat names by slot, and slots by name, a set by title: a delta keeps its sums in a flat array (a
@@ -118,10 +119,10 @@ export class TotalsDeltas {
   }
 
   /** The player's delta among `players` (their title and platform's), made empty and counted if they had none. */
-  private deltaOf(players: Map<string, Delta>, title: string, platform: string, player: string): Delta {
+  private deltaOf(players: KeyTable<Delta>, title: string, platform: string, player: string): Delta {
     let d = players.get(player);
     if (!d) {
-      players.set(player, (d = { title, platform, player, matchesPlayed: 0, wins: 0, losses: 0, timePlayed: 0, sums: [] }));
+      players.add(player, (d = { title, platform, player, matchesPlayed: 0, wins: 0, losses: 0, timePlayed: 0, sums: [] }));
       this.count++;
     }
     return d;
@@ -141,11 +142,11 @@ export class TotalsDeltas {
     this.slots = new Map();
   }
 
-  private playersOf(title: string, platform: string): Map<string, Delta> {
+  private playersOf(title: string, platform: string): KeyTable<Delta> {
     let platforms = this.deltas.get(title);
-    if (!platforms) this.deltas.set(title, (platforms = new Map<string, Map<string, Delta>>()));
+    if (!platforms) this.deltas.set(title, (platforms = new Map<string, KeyTable<Delta>>()));
     let players = platforms.get(platform);
-    if (!players) platforms.set(platform, (players = new Map<string, Delta>()));
+    if (!players) platforms.set(platform, (players = new KeyTable<Delta>()));
     return players;
   }
 
@@ -162,7 +163,7 @@ export class TotalsDeltas {
     for (const [title, platforms] of byKey(this.deltas)) {
       for (const [platform, byPlayer] of byKey(platforms)) {
         // The keys sorted, then their deltas found: half the time of the deltas sorted by their keys.
-        const keys = [...byPlayer.keys()].sort(byCodeUnits);
+        const keys = Array.from(byPlayer.values(), (d) => d.player).sort(byCodeUnits);
         const players = keys.map((key) => byPlayer.get(key) as Delta);
         groups.push({ title, platform, players: keys });
         ordered.push(players);
