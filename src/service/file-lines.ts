@@ -19,6 +19,8 @@ const readAt = promisify(read);
 export const CHUNK_BYTES = 4 << 20;
 /** Bytes a line may have, its end not counted: a match line is about 2 KB. */
 export const MAX_LINE_BYTES = 1 << 20;
+/** Bytes read back at a time to find the line that runs into a chunk (a match line is about 2 KB). */
+const SKIP_BYTES = 64 << 10;
 const NEWLINE = 0x0a;
 const RETURN = 0x0d;
 
@@ -77,27 +79,35 @@ export function checkUnchanged(snapshot: FileSnapshot, bytesRead = snapshot.size
   if (bytesRead !== snapshot.size || now.size !== snapshot.size || now.mtimeMs !== snapshot.mtimeMs) throw new FileChangedError();
 }
 
-/** A chunk's whole lines (those that end in it), with its place in the file. */
+/**
+ * A chunk's whole lines (those whose end, a \n or the \r of a \r\n or a lone \r, is in it; the
+ * file's last line, if nothing ends it, is a chunk of its own after the last), with its place in the
+ * file.
+ */
 export interface LineChunk<L extends string | Buffer = string> {
   /** The chunk's number, from 0. */
   index: number;
   /**
    * Its lines, decoded, or as their bytes when asked (views of the buffer the file is read into,
-   * valid until the next chunk is asked for); a long one as a LongLine; empty when `keep` said no
-   * (they are only counted).
+   * valid until the next chunk is asked for); a long one as a LongLine.
    */
   lines: (L | LongLine)[];
   /** How many lines end in this chunk. */
   count: number;
-  /** Bytes read so far, this chunk's included. */
+  /** No line ends before this chunk: its first line, if it has one, is the file's first. */
+  first: boolean;
+  /** Bytes of the file up to this chunk's end. */
   bytesRead: number;
 }
 
 /**
- * The file's lines in order, a chunk at a time (of a snapshot: up to its size). `keep(index)` false:
- * that chunk's lines are counted, not decoded (a parse worker reads the chunks the others parse only
- * to number lines). `as` 'bytes': each line's bytes instead of its text, for a reader that decodes
- * only what it must (src/service/match-line.ts).
+ * The file's lines in order, a chunk at a time (of a snapshot: up to its size). With `keep`, only
+ * the chunks it says yes to, the others not even read (a parse worker parses every other chunk:
+ * reading the whole file to count the others' lines was a tenth of its reading, a copy of the file
+ * by the kernel and a count of its lines); the line that runs into a chunk from those before is
+ * found by reading back from the chunk's start to its beginning. Lines are numbered by who reads
+ * every chunk (the import's writer, from their counts). `as` 'bytes': each line's bytes instead of
+ * its text, for a reader that decodes only what it must (src/service/match-line.ts).
  */
 export function fileLineChunks(source: string | FileSnapshot, chunkBytes?: number, keep?: (index: number) => boolean): AsyncGenerator<LineChunk>;
 export function fileLineChunks(
@@ -106,60 +116,73 @@ export function fileLineChunks(
   keep: (index: number) => boolean,
   as: 'bytes',
 ): AsyncGenerator<LineChunk<Buffer>>;
-export async function* fileLineChunks(
+export function fileLineChunks(
   source: string | FileSnapshot,
   chunkBytes = CHUNK_BYTES,
-  keep: (index: number) => boolean = () => true,
+  keep?: (index: number) => boolean,
   as: 'text' | 'bytes' = 'text',
 ): AsyncGenerator<LineChunk<string | Buffer>> {
+  return lineChunks(source, chunkBytes, keep, as);
+}
+
+async function* lineChunks(
+  source: string | FileSnapshot,
+  chunkBytes: number,
+  keep: ((index: number) => boolean) | undefined,
+  as: 'text' | 'bytes',
+): AsyncGenerator<LineChunk<string | Buffer>> {
+  if (keep && typeof source === 'string') {
+    // Chunks are skipped by their place in the file: read as it is now.
+    const snapshot = openSnapshot(source);
+    try {
+      yield* lineChunks(snapshot, chunkBytes, keep, as);
+    } finally {
+      closeSnapshot(snapshot);
+    }
+    return;
+  }
   const bytes = as === 'bytes';
   const straddling = new StraddlingLine(bytes);
-  let bytesRead = 0;
+  /** Where the file was read up to (what straddling holds is the line under way there). */
+  let at = 0;
+  /** Some line ended before `at`. */
+  let ended = false;
   let index = 0;
-  for await (const buf of fileChunks(source, chunkBytes)) {
-    bytesRead += buf.length;
-    const out: LineChunk<string | Buffer> = { index, lines: [], count: 0, bytesRead };
-    const kept = keep(index);
+  for await (const { index: i, buf, position } of fileChunks(source, chunkBytes, keep)) {
+    index = i;
+    if (position > at && typeof source !== 'string') ended = (await straddling.skip(source.fd, at, position)) || ended;
+    at = position + buf.length;
+    const out: LineChunk<string | Buffer> = { index, lines: [], count: 0, first: !ended, bytesRead: at };
     let start = 0;
     // A \n byte is never part of a longer UTF-8 sequence: cutting there never splits a character.
     // The line that straddles two chunks is gathered on its own (copying whole chunks to join it
     // cost a memory copy of the file), up to MAX_LINE_BYTES.
     if (!straddling.clean()) {
       const nl = buf.indexOf(NEWLINE);
-      straddling.feed(buf, 0, nl === -1 ? buf.length : nl, nl !== -1, out, kept);
-      if (nl === -1) {
-        index++;
-        yield out;
-        continue;
-      }
+      straddling.feed(buf, 0, nl === -1 ? buf.length : nl, nl !== -1, out);
+      start = nl === -1 ? buf.length : nl + 1;
+    }
+    // The next \r (bytes only): searched once a chunk, not once a line to the chunk's end.
+    let r = bytes ? buf.indexOf(RETURN, start) : -1;
+    for (let nl = buf.indexOf(NEWLINE, start); nl !== -1; nl = buf.indexOf(NEWLINE, start)) {
+      if (r !== -1 && r < start) r = buf.indexOf(RETURN, start);
+      if (nl - start > MAX_LINE_BYTES) straddling.feed(buf, start, nl, true, out);
+      else if (bytes) r = cutBytes(buf, start, nl, r, out);
+      else out.count += cut(buf.toString('utf8', start, nl), out.lines);
       start = nl + 1;
     }
-    if (kept) {
-      // The next \r (bytes only): searched once a chunk, not once a line to the chunk's end.
-      let r = bytes ? buf.indexOf(RETURN, start) : -1;
-      for (let nl = buf.indexOf(NEWLINE, start); nl !== -1; nl = buf.indexOf(NEWLINE, start)) {
-        if (r !== -1 && r < start) r = buf.indexOf(RETURN, start);
-        if (nl - start > MAX_LINE_BYTES) straddling.feed(buf, start, nl, true, out, kept);
-        else if (bytes) r = cutBytes(buf, start, nl, r, out);
-        else out.count += cut(buf.toString('utf8', start, nl), out.lines);
-        start = nl + 1;
-      }
-    }
-    else {
-      // Counted as cut would make them: a \r inside a line (not right before its \n) ends one more.
-      let r = buf.indexOf(RETURN, start);
-      for (let nl = buf.indexOf(NEWLINE, start); nl !== -1; nl = buf.indexOf(NEWLINE, start)) {
-        out.count++;
-        for (; r !== -1 && r < nl; r = buf.indexOf(RETURN, r + 1)) if (r !== nl - 1) out.count++;
-        start = nl + 1;
-      }
-    }
-    straddling.feed(buf, start, buf.length, false, out, kept);
+    if (start < buf.length) straddling.feed(buf, start, buf.length, false, out);
+    ended ||= out.count > 0;
     index++;
     yield out;
   }
-  const out: LineChunk<string | Buffer> = { index, lines: [], count: 0, bytesRead };
-  straddling.end(out, keep(index));
+  // The last line, if nothing ended it: a chunk of its own, after the file's last.
+  const size = typeof source === 'string' ? at : source.size;
+  if (typeof source !== 'string') index = Math.ceil(size / chunkBytes);
+  if (keep && !keep(index)) return;
+  if (size > at && typeof source !== 'string') ended = (await straddling.skip(source.fd, at, size)) || ended;
+  const out: LineChunk<string | Buffer> = { index, lines: [], count: 0, first: !ended, bytesRead: size };
+  straddling.end(out);
   yield out;
 }
 
@@ -168,33 +191,45 @@ export async function* fileLineChunks(
  * a chunk's lines are decoded, and the line straddling it copied (StraddlingLine), before the next is
  * read. A new buffer a chunk (as a read stream makes) had the kernel give the process fresh memory
  * for much of each read: about 200,000 page faults in a million-match import's two parse workers,
- * each about 13 µs on the machines measured. A snapshot is read from its start (positional reads:
- * its readers do not move each other) to its size then; every chunk is filled whole, so that every
- * reader of a snapshot cuts it into the same chunks.
+ * each about 13 µs on the machines measured. A snapshot is read by positions (its readers do not
+ * move each other) up to its size then, every chunk filled whole, so that every reader of a snapshot
+ * cuts it into the same chunks; with `keep`, only the chunks it says yes to. A file that has less
+ * than its snapshot's size is one changed since: FileChangedError.
  */
-async function* fileChunks(source: string | FileSnapshot, chunkBytes: number): AsyncGenerator<Buffer> {
+async function* fileChunks(
+  source: string | FileSnapshot,
+  chunkBytes: number,
+  keep: (index: number) => boolean = () => true,
+): AsyncGenerator<{ index: number; buf: Buffer; position: number }> {
   const own = typeof source === 'string';
   const fd = own ? openSync(source, 'r') : source.fd;
   const end = own ? Infinity : source.size;
   const buffer = Buffer.allocUnsafeSlow(chunkBytes);
   try {
-    for (let position = 0; position < end; ) {
+    for (let index = 0, position = 0; position < end; index++, position += chunkBytes) {
+      if (!keep(index)) continue;
       const want = Math.min(chunkBytes, end - position);
-      let filled = 0;
-      while (filled < want) {
-        // A file opened here is read on from where it is (a pipe has no positions).
-        const { bytesRead } = await readAt(fd, buffer, filled, want - filled, own ? null : position + filled);
-        if (bytesRead === 0) break;
-        filled += bytesRead;
-      }
+      // A file opened here is read on from where it is (a pipe has no positions).
+      const filled = await readFully(fd, buffer, want, own ? null : position);
+      if (filled < want && !own) throw new FileChangedError();
       if (filled === 0) return;
-      position += filled;
-      yield buffer.subarray(0, filled);
+      yield { index, buf: buffer.subarray(0, filled), position };
       if (filled < want) return;
     }
   } finally {
     if (own) closeSync(fd);
   }
+}
+
+/** Reads up to `want` bytes into the start of `buffer`, from `position` (null: from where the file is), until the file ends; how many it read. */
+async function readFully(fd: number, buffer: Buffer, want: number, position: number | null): Promise<number> {
+  let filled = 0;
+  while (filled < want) {
+    const { bytesRead } = await readAt(fd, buffer, filled, want - filled, position === null ? null : position + filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return filled;
 }
 
 /** A line up to a \n: a \r before it ends it, one inside it ends a line of its own. Returns the lines added. */
@@ -243,6 +278,8 @@ class StraddlingLine {
   private long = 0;
   /** The last byte fed was a \r, which ended a line: a \n right after it belongs to that end. */
   private afterReturn = false;
+  /** Where skip reads back into. */
+  private scratch: Buffer | undefined;
 
   /** Nothing read of a line yet. */
   clean(): boolean {
@@ -251,9 +288,9 @@ class StraddlingLine {
 
   /**
    * Reads `buf` from `from` to `to` (no \n in it), which `ended` says a \n follows; lines that end
-   * go to `out` (decoded when `kept`).
+   * go to `out`.
    */
-  feed(buf: Buffer, from: number, to: number, ended: boolean, out: LineChunk<string | Buffer>, kept: boolean): void {
+  feed(buf: Buffer, from: number, to: number, ended: boolean, out: LineChunk<string | Buffer>): void {
     let i = from;
     if (this.afterReturn) {
       if (i === to && !ended) return;
@@ -265,7 +302,7 @@ class StraddlingLine {
     const range = buf.subarray(0, to);
     for (let r = range.indexOf(RETURN, i); r !== -1; r = range.indexOf(RETURN, i)) {
       this.take(buf, i, r);
-      this.emit(out, kept);
+      this.emit(out);
       i = r + 1;
       if (i === to) {
         // The \r is this range's last byte: a \n after it (here, or first in the next chunk) goes with it.
@@ -274,12 +311,59 @@ class StraddlingLine {
       }
     }
     this.take(buf, i, to);
-    if (ended) this.emit(out, kept);
+    if (ended) this.emit(out);
+  }
+
+  /**
+   * Goes on from `from` to `to` in the file without giving the lines that end there (chunks another
+   * reader parses): as if fed, but reading back from `to` to the last line end before it, the only
+   * bytes that count. True when a line ends there.
+   */
+  async skip(fd: number, from: number, to: number): Promise<boolean> {
+    const scratch = (this.scratch ??= Buffer.allocUnsafeSlow(SKIP_BYTES));
+    /** The bytes after the last line end, last first (dropped once more than a line may have). */
+    const tail: Buffer[] = [];
+    let tailBytes = 0;
+    let lineEnd = -1;
+    let endByte = NEWLINE;
+    for (let end = to; end > from && lineEnd === -1; ) {
+      const start = Math.max(from, end - scratch.length);
+      const filled = await readFully(fd, scratch, end - start, start);
+      if (filled < end - start) throw new FileChangedError();
+      const block = scratch.subarray(0, filled);
+      const last = Math.max(block.lastIndexOf(NEWLINE), block.lastIndexOf(RETURN));
+      if (last !== -1) {
+        lineEnd = start + last;
+        endByte = block[last] as number;
+      }
+      const piece = block.subarray(last + 1);
+      tailBytes += piece.length;
+      if (tailBytes <= MAX_LINE_BYTES) tail.push(Buffer.from(piece));
+      else tail.length = 0;
+      end = start;
+    }
+    tail.reverse();
+    if (lineEnd === -1) {
+      // No line ends in between: the line under way goes on through it.
+      if (tailBytes === 0) return false;
+      this.afterReturn = false;
+      for (const piece of tail) this.take(piece, 0, piece.length);
+      if (tailBytes > MAX_LINE_BYTES) this.takeLong(tailBytes);
+      return false;
+    }
+    this.parts = [];
+    this.size = 0;
+    this.long = 0;
+    // A \r last: a \n right after it belongs to its end.
+    this.afterReturn = lineEnd === to - 1 && endByte === RETURN;
+    if (tailBytes > MAX_LINE_BYTES) this.takeLong(tailBytes);
+    else for (const piece of tail) this.take(piece, 0, piece.length);
+    return true;
   }
 
   /** The end of the file: the line read so far, if any, is the last. */
-  end(out: LineChunk<string | Buffer>, kept: boolean): void {
-    if (this.size > 0 || this.long > 0) this.emit(out, kept);
+  end(out: LineChunk<string | Buffer>): void {
+    if (this.size > 0 || this.long > 0) this.emit(out);
     this.afterReturn = false;
   }
 
@@ -287,23 +371,25 @@ class StraddlingLine {
     const n = to - from;
     if (n === 0) return;
     if (this.long > 0) this.long += n;
-    else if (this.size + n > MAX_LINE_BYTES) {
-      this.long = this.size + n;
-      this.parts = [];
-      this.size = 0;
-    } else {
+    else if (this.size + n > MAX_LINE_BYTES) this.takeLong(n);
+    else {
       // Copied: the chunk's buffer is read into again for the next.
       this.parts.push(Buffer.from(buf.subarray(from, to)));
       this.size += n;
     }
   }
 
-  private emit(out: LineChunk<string | Buffer>, kept: boolean): void {
+  /** `n` more bytes of a line that is too long with them: only their count is kept. */
+  private takeLong(n: number): void {
+    this.long = (this.long > 0 ? this.long : this.size) + n;
+    this.parts = [];
+    this.size = 0;
+  }
+
+  private emit(out: LineChunk<string | Buffer>): void {
     out.count++;
-    if (kept) {
-      const line = this.long > 0 ? undefined : Buffer.concat(this.parts, this.size);
-      out.lines.push(line === undefined ? { longLine: this.long } : this.bytes ? line : line.toString('utf8'));
-    }
+    const line = this.long > 0 ? undefined : Buffer.concat(this.parts, this.size);
+    out.lines.push(line === undefined ? { longLine: this.long } : this.bytes ? line : line.toString('utf8'));
     this.parts = [];
     this.size = 0;
     this.long = 0;

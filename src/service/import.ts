@@ -263,8 +263,12 @@ function importInWorkers(
   /** Batches by chunk, waiting for the chunks before theirs. */
   const waiting = new Map<number, Batch[]>();
   let next = 0;
-  /** What each worker read in all, by worker, once it has read its last chunk. */
-  const read: (Extract<ParseMessage, { kind: 'read' }> | undefined)[] = workers.map(() => undefined);
+  /** The file's chunks, and the chunk after them that holds its last line if nothing ends it. */
+  const chunks = Math.ceil(snapshot.size / common.chunkBytes) + 1;
+  /** Lines of the chunks written whole. */
+  let linesBefore = 0;
+  /** Which workers have read their last chunk. */
+  const read: boolean[] = workers.map(() => false);
   /** Each worker's last word, by worker: the totals it still held. */
   const done: (Extract<ParseMessage, { kind: 'done' }> | undefined)[] = workers.map(() => undefined);
   /** Every row is written: the store was told (rowsWritten). */
@@ -289,18 +293,20 @@ function importInWorkers(
       if (spare) worker?.postMessage({ kind: 'ack', spare } satisfies WriterMessage, [spare]);
       else tell(worker, { kind: 'ack' });
       chunkNames.push(...m.names);
-      summary.lines = m.lines;
+      summary.lines = linesBefore + m.lines;
       summary.players += m.players.length;
       summary.matches += m.matches.length;
       summary.taken += m.players.length + m.matches.length;
-      for (const refused of m.refused) {
+      for (const inChunk of m.refused) {
+        const refused = { ...inChunk, line: linesBefore + inChunk.line };
         summary.refused++;
         if (summary.refusedLines.length < MAX_REPORTED) summary.refusedLines.push(refused);
         options.onRefused?.(refused);
       }
       if (m.totals) store.absorbTotals([m.totals]);
-      options.onProgress?.(m.lines);
+      options.onProgress?.(summary.lines);
       options.onBytes?.(m.bytes, snapshot.size);
+      if (m.end) linesBefore = summary.lines;
     };
     const receive = (m: ParseMessage, reader: number) => {
       switch (m.kind) {
@@ -322,19 +328,15 @@ function importInWorkers(
           break;
         }
         case 'read':
-          // A worker that read less than the file had (it was cut short) read another file than the rest.
-          if (m.bytes !== snapshot.size) return fail(new FileChangedError());
-          read[reader] = m;
+          read[reader] = true;
           break;
         case 'done':
           done[reader] = m;
           break;
         case 'error':
-          return fail(new Error(m.message));
+          return fail(m.changed ? new FileChangedError() : new Error(m.message));
       }
-      const whole = read.filter((r) => r !== undefined);
-      const last = whole[0];
-      if (whole.length < readers || !last || next < last.chunks) return;
+      if (!read.every(Boolean) || next < chunks) return;
       if (!rowsEnded) {
         checkUnchanged(snapshot);
         rowsEnded = true;
@@ -344,7 +346,6 @@ function importInWorkers(
       const ends = done.filter((d) => d !== undefined);
       if (ends.length < readers) return;
       settled = true;
-      summary.lines = last.lines;
       store.absorbTotals(ends.map((d) => d.totals));
       void stopWorkers()
         .then(() => store.finishImport())

@@ -1,8 +1,9 @@
 // The parsing half of a file import, run in worker threads (started through parse-worker.mjs) so
 // that reading, parsing, validating and preparing matches (src/service/prepared.ts) use the
-// machine's other cores while the store's thread writes. Each worker reads the whole file and
-// parses every other chunk of it (one chunk in `readers`); the writer puts their batches back in
-// file order. A match line in plain form is read from its bytes (src/service/match-line.ts); any
+// machine's other cores while the store's thread writes. Each worker reads and parses every other
+// chunk of the file (one chunk in `readers`), and nothing of the others' but the start of the line
+// that runs into a chunk of its own; the writer puts their batches back in file order and numbers
+// their lines. A match line in plain form is read from its bytes (src/service/match-line.ts); any
 // other line is decoded and parsed. The writer acknowledges each batch; at most a few are in flight
 // from a worker, so a slow writer holds the readers back instead of filling memory.
 //
@@ -15,7 +16,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 
 import { StatNames, parseDatasetLine, type PlayerRecord, type RefusedLine, type StatsOfMatch } from './dataset.js';
-import { fileLineChunks, longLineReason, type FileSnapshot } from './file-lines.js';
+import { FileChangedError, fileLineChunks, longLineReason, type FileSnapshot } from './file-lines.js';
 import { JsonbWriter } from './jsonb.js';
 import { MatchLineReader } from './match-line.js';
 import { BatchTexts, prepareMatch, textDigest, type PreparedMatch } from './prepared.js';
@@ -37,29 +38,32 @@ export interface ParseWorkerData {
 
 /**
  * What a worker posts: for each of its chunks, in order, one or more batches, the last marked `end`
- * and carrying the totals it hands over after them, if any; after its last chunk, `read` (what it
- * read in all), then `done` with the totals it still holds, which take it a while to put in order
- * (the writer builds its indexes meanwhile). Lines are numbered through the whole file (the other
- * workers' chunks are counted, not parsed).
+ * and carrying the totals it hands over after them, if any; after its last chunk, `read`, then
+ * `done` with the totals it still holds, which take it a while to put in order (the writer builds
+ * its indexes meanwhile). Lines are numbered within their chunk, from 1: the writer, which knows how
+ * many lines the chunks before had, numbers them through the file.
  */
 export type ParseMessage =
   | {
       kind: 'batch';
       chunk: number;
       end: boolean;
-      /** Lines read up to this batch's end. */
+      /** Lines of the chunk read up to this batch's end. */
       lines: number;
+      /** Bytes of the file up to the chunk's end. */
       bytes: number;
       players: PlayerRecord[];
       matches: PreparedMatch[];
+      /** Numbered within the chunk. */
       refused: RefusedLine[];
       /** Stat names the batch's matches brought to their titles, none of them brought by lines before. */
       names: [title: string, names: string[]][];
       totals?: DeltasExport;
     }
-  | { kind: 'read'; chunks: number; lines: number; bytes: number }
+  | { kind: 'read' }
   | { kind: 'done'; totals: DeltasExport }
-  | { kind: 'error'; message: string };
+  /** `changed`: the file is not what it was when the import began (FileChangedError). */
+  | { kind: 'error'; message: string; changed: boolean };
 
 /**
  * What the writer tells a worker: a batch of its was written (with the buffer its texts were packed
@@ -102,8 +106,8 @@ export async function runParseWorker(): Promise<void> {
     const texts = new BatchTexts(spares);
     const lines = new MatchLineReader();
     const jsonb = new JsonbWriter();
+    /** Lines of the chunk read so far. */
     let n = 0;
-    let chunks = 0;
     let bytes = 0;
     let players: PlayerRecord[] = [];
     let matches: PreparedMatch[] = [];
@@ -138,15 +142,12 @@ export async function runParseWorker(): Promise<void> {
     };
     for await (const chunk of fileLineChunks(snapshot, chunkBytes, (index) => index % readers === reader, 'bytes')) {
       bytes = chunk.bytesRead;
-      chunks = chunk.index + 1;
-      if (chunk.index % readers !== reader) {
-        n += chunk.count;
-        continue;
-      }
+      n = 0;
       for (const raw of chunk.lines) {
         n++;
+        const lineOne = chunk.first && n === 1;
         if (!Buffer.isBuffer(raw)) refused.push({ line: n, reason: longLineReason(raw) });
-        else if (n > 1 && lines.read(raw)) {
+        else if (!lineOne && lines.read(raw)) {
           const reason = statNames.knowsNames(lines.title, lines.statNames, lines.statCount) ? undefined : await takeNames(chunk.index, lines.statsRecord());
           if (reason !== undefined) refused.push({ line: n, reason });
           else {
@@ -164,7 +165,7 @@ export async function runParseWorker(): Promise<void> {
         } else {
           // Editors on some systems start a UTF-8 file with a byte-order mark: it is not part of line 1.
           const decoded = raw.toString('utf8');
-          const text = n === 1 && decoded.charCodeAt(0) === 0xfeff ? decoded.slice(1) : decoded;
+          const text = lineOne && decoded.charCodeAt(0) === 0xfeff ? decoded.slice(1) : decoded;
           if (text.trim().length === 0) continue;
           const parsed = parseDatasetLine(text);
           if ('reason' in parsed) refused.push({ line: n, reason: parsed.reason });
@@ -187,11 +188,11 @@ export async function runParseWorker(): Promise<void> {
       }
       await flush(chunk.index, true);
     }
-    post({ kind: 'read', chunks, lines: n, bytes });
+    post({ kind: 'read' });
     const totals = deltas.take();
     post({ kind: 'done', totals }, exportBuffers(totals));
   } catch (e) {
-    post({ kind: 'error', message: (e as Error).message });
+    post({ kind: 'error', message: (e as Error).message, changed: e instanceof FileChangedError });
   } finally {
     // Nothing more to wait for: the thread may end.
     port.unref();

@@ -1,4 +1,4 @@
-import { createReadStream, mkdtempSync, writeFileSync } from 'node:fs';
+import { createReadStream, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -51,28 +51,36 @@ describe('reading a dataset file a chunk at a time', () => {
     expect(seen[1]?.toString()).not.toBe('two');
   });
 
-  it('numbers the lines of the chunks it only counts as it numbers those it decodes, so readers sharing a file see each line once, at its place', async () => {
+  it('gives readers sharing a file only their own chunks, which put back in order are every line once, and says which chunk holds the first line', async () => {
     const text = 'a\r\nb\rc\n\nd\r\re\n𝄞 f\n' + 'x'.repeat(50) + '\r\ng\r';
     const path = join(mkdtempSync(join(tmpdir(), 'file-lines-')), 'data.jsonl');
     writeFileSync(path, text);
     const expected = await readlineLines(path);
-    for (const size of [1, 2, 3, 5, 16, 64]) {
-      for (const readers of [2, 3]) {
-        const seen: [number, string | LongLine][] = [];
-        for (let reader = 0; reader < readers; reader++) {
-          let n = 0;
-          for await (const chunk of fileLineChunks(path, size, (index) => index % readers === reader)) {
-            if (chunk.index % readers === reader) {
+    // Also a file that starts with a line across many chunks, and one without a line end.
+    const long = join(mkdtempSync(join(tmpdir(), 'file-lines-')), 'long.jsonl');
+    writeFileSync(long, 'y'.repeat(40) + '\r\r\nz\nno end');
+    const single = join(mkdtempSync(join(tmpdir(), 'file-lines-')), 'single.jsonl');
+    writeFileSync(single, 'w'.repeat(30));
+    for (const [file, lines] of [[path, expected], [long, await readlineLines(long)], [single, await readlineLines(single)]] as const)
+      for (const size of [1, 2, 3, 5, 16, 64]) {
+        for (const readers of [1, 2, 3]) {
+          const chunks: { index: number; lines: (string | LongLine)[]; first: boolean }[] = [];
+          for (let reader = 0; reader < readers; reader++)
+            for await (const chunk of fileLineChunks(file, size, (index) => index % readers === reader)) {
+              expect(chunk.index % readers).toBe(reader);
               expect(chunk.lines).toHaveLength(chunk.count);
-              chunk.lines.forEach((line, i) => seen.push([n + i, line]));
-            } else expect(chunk.lines).toEqual([]);
-            n += chunk.count;
-          }
-          expect(n, `${readers} readers, chunks of ${size} bytes`).toBe(expected.length);
+              chunks.push(chunk);
+            }
+          chunks.sort((a, b) => a.index - b.index);
+          const at = `${readers} readers, chunks of ${size} bytes`;
+          // Every chunk, the one after the last included, once.
+          expect(chunks.map((c) => c.index), at).toEqual(Array.from({ length: Math.ceil(Buffer.byteLength(readFileSync(file)) / size) + 1 }, (_, i) => i));
+          expect(chunks.flatMap((c) => c.lines), at).toEqual(lines);
+          // The chunks before the first line's say they are first; so does the one with it, not those after.
+          const withFirst = chunks.findIndex((c) => c.lines.length > 0);
+          expect(chunks.map((c) => c.first), at).toEqual(chunks.map((_, i) => i <= withFirst));
         }
-        expect(seen.sort((a, b) => a[0] - b[0])).toEqual(expected.map((line, i) => [i, line]));
       }
-    }
   });
 
   it('skips a line longer than MAX_LINE_BYTES without decoding it, in its place a LongLine with its length, and numbers the lines after it as readline does', async () => {
@@ -89,14 +97,12 @@ describe('reading a dataset file a chunk at a time', () => {
       for await (const chunk of fileLineChunks(path, size)) lines.push(...chunk.lines);
       expect(lines, `chunks of ${size} bytes`).toEqual(expected);
       expect(await bytesLines(path, size), `chunks of ${size} bytes, as bytes`).toEqual(expected);
-      // Readers that share the file number every line alike.
+      // Readers that share the file, each reading only its own chunks, have every line between them.
       for (const readers of [2, 3]) {
-        let n = 0;
-        for await (const chunk of fileLineChunks(path, size, (index) => index % readers === 0)) {
-          if (chunk.index % readers === 0) expect(chunk.lines).toEqual(expected.slice(n, n + chunk.count));
-          n += chunk.count;
-        }
-        expect(n).toBe(expected.length);
+        const chunks: { index: number; lines: (string | LongLine)[] }[] = [];
+        for (let reader = 0; reader < readers; reader++)
+          for await (const chunk of fileLineChunks(path, size, (index) => index % readers === reader)) chunks.push(chunk);
+        expect(chunks.sort((a, b) => a.index - b.index).flatMap((c) => c.lines), `${readers} readers, chunks of ${size} bytes`).toEqual(expected);
       }
     }
   });
