@@ -240,7 +240,7 @@ export function drainExports(xs: readonly DeltasExport[], apply: ApplyDelta): vo
   const slotsIn = new Map<DeltasExport, Map<string, number[]>>();
   for (const x of xs)
     for (const [title, names] of Object.entries(x.names)) {
-      const t = titles.get(title) ?? { names: [], slots: new Map<string, number>(), sorted: [] };
+      const t = titles.get(title) ?? { names: [], slots: new Map<string, number>(), order: [], keys: [] };
       titles.set(title, t);
       const slots = slotsIn.get(x) ?? new Map<string, number[]>();
       slotsIn.set(x, slots);
@@ -250,9 +250,8 @@ export function drainExports(xs: readonly DeltasExport[], apply: ApplyDelta): vo
       );
     }
   for (const t of titles.values()) {
-    t.sorted = t.names.map((_, slot) => slot).sort((a, b) => byCodeUnits(t.names[a] ?? '', t.names[b] ?? ''));
-    // An object puts names that are array indexes first: JSON.stringify is left to order those.
-    if (!t.names.some((name) => ARRAY_INDEX.test(name) && Number(name) < 2 ** 32 - 1)) t.keys = t.names.map((name) => JSON.stringify(name));
+    t.order = jsonOrder(t.names);
+    t.keys = t.names.map((name) => JSON.stringify(name));
   }
   for (let g = 0; g < groups.length; ) {
     const first = groups[g];
@@ -263,7 +262,7 @@ export function drainExports(xs: readonly DeltasExport[], apply: ApplyDelta): vo
     const run = groups.slice(g, end);
     g = end;
     const { title, platform } = first;
-    const t = titles.get(title) ?? { names: [], slots: new Map(), sorted: [] };
+    const t = titles.get(title) ?? { names: [], slots: new Map(), order: [], keys: [] };
     const heads = run.map(() => 0);
     for (;;) {
       let player: string | undefined;
@@ -332,35 +331,52 @@ function slotOf(title: { names: string[]; slots: Map<string, number> }, name: st
 
 const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** A title's stat names by slot across a drain's exports, the slots in name order, and the names as JSON (none: JSON.stringify orders them). */
+/** A title's stat names by slot across a drain's exports, the slots in the order stored totals write them (jsonOrder), and the names as JSON. */
 interface TitleNames {
   names: string[];
   slots: Map<string, number>;
-  sorted: number[];
-  keys?: string[];
+  order: number[];
+  keys: string[];
 }
 
 const ARRAY_INDEX = /^(?:0|[1-9][0-9]*)$/;
+
+/**
+ * The slots of `names` in the order JSON.stringify writes an object whose keys were set in name
+ * order (as stored totals are merged, mergeTotals): names that are array indexes first, by their
+ * number, then the others by code units.
+ */
+function jsonOrder(names: readonly string[]): number[] {
+  const index = (name: string) => (ARRAY_INDEX.test(name) && Number(name) < 2 ** 32 - 1 ? Number(name) : undefined);
+  return names
+    .map((_, slot) => slot)
+    .sort((a, b) => {
+      const [x, y] = [names[a] ?? '', names[b] ?? ''];
+      const [i, j] = [index(x), index(y)];
+      if (i !== undefined || j !== undefined) return i === undefined ? 1 : j === undefined ? -1 : i - j;
+      return byCodeUnits(x, y);
+    });
+}
 
 /** A number as JSON.stringify writes it. */
 const jsonNumber = (x: number): string => (Number.isFinite(x) ? String(x) : 'null');
 
 /**
  * Stored totals plus a delta, as JSON with sorted keys; null when no match is left. A player with
- * nothing stored yet (every player of a fresh import) takes the delta's sums as they are, in the
- * order of `title.sorted`, written straight as text when the names allow (JSON.stringify of an
- * object made for it took about 1.9 µs a player, half a million in a million-match load, on the
- * writer's thread after its last batch).
+ * nothing stored yet (every player of a fresh import) takes the delta's sums as they are, written
+ * straight as text, the same bytes as JSON.stringify (of an object made for it, that took about
+ * 1.9 µs a player, half a million in a million-match load, on the writer's thread after its last
+ * batch).
  */
 function mergeTotals(stored: string | undefined, d: Delta, title: TitleNames): string | null {
-  const { names, sorted, keys } = title;
+  const { names, order, keys } = title;
   const t: StoredTotals = stored ? (JSON.parse(stored) as StoredTotals) : { matchesPlayed: 0, wins: 0, losses: 0, timePlayed: 0, sums: {} };
   const matchesPlayed = t.matchesPlayed + d.matchesPlayed;
   if (matchesPlayed <= 0) return null;
-  if (stored === undefined && keys) {
+  if (stored === undefined) {
     let json = `{"matchesPlayed":${jsonNumber(matchesPlayed)},"wins":${jsonNumber(d.wins)},"losses":${jsonNumber(d.losses)},"timePlayed":${jsonNumber(d.timePlayed)},"sums":{`;
     let comma = '';
-    for (const slot of sorted) {
+    for (const slot of order) {
       const n = d.sums[2 * slot + 1] ?? 0;
       const key = keys[slot];
       if (n <= 0 || key === undefined) continue;
@@ -368,15 +384,6 @@ function mergeTotals(stored: string | undefined, d: Delta, title: TitleNames): s
       comma = ',';
     }
     return `${json}}}`;
-  }
-  if (stored === undefined) {
-    const fresh: Record<string, [number, number]> = {};
-    for (const slot of sorted) {
-      const n = d.sums[2 * slot + 1] ?? 0;
-      const key = names[slot];
-      if (n > 0 && key !== undefined) fresh[key] = [d.sums[2 * slot] ?? 0, n];
-    }
-    return JSON.stringify({ matchesPlayed, wins: d.wins, losses: d.losses, timePlayed: d.timePlayed, sums: fresh } satisfies StoredTotals);
   }
   const sums = new Map(Object.entries(t.sums));
   for (let slot = 0; 2 * slot < d.sums.length; slot++) {
