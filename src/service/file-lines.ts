@@ -147,9 +147,7 @@ async function* lineChunks(
   let at = 0;
   /** Some line ended before `at`. */
   let ended = false;
-  let index = 0;
-  for await (const { index: i, buf, position } of fileChunks(source, chunkBytes, keep)) {
-    index = i;
+  for await (const { index, buf, position } of fileChunks(source, chunkBytes, keep)) {
     if (position > at && typeof source !== 'string') ended = (await straddling.skip(source.fd, at, position)) || ended;
     at = position + buf.length;
     const out: LineChunk<string | Buffer> = { index, lines: [], count: 0, first: !ended, bytesRead: at };
@@ -173,12 +171,11 @@ async function* lineChunks(
     }
     if (start < buf.length) straddling.feed(buf, start, buf.length, false, out);
     ended ||= out.count > 0;
-    index++;
     yield out;
   }
   // The last line, if nothing ended it: a chunk of its own, after the file's last.
   const size = typeof source === 'string' ? at : source.size;
-  if (typeof source !== 'string') index = Math.ceil(size / chunkBytes);
+  const index = Math.ceil(size / chunkBytes);
   if (keep && !keep(index)) return;
   if (size > at && typeof source !== 'string') ended = (await straddling.skip(source.fd, at, size)) || ended;
   const out: LineChunk<string | Buffer> = { index, lines: [], count: 0, first: !ended, bytesRead: size };

@@ -52,13 +52,6 @@ export class KeyTable<V> {
     for (let i = 1; i < this.entries.length; i += 2) yield this.entries[i] as V;
   }
 
-  /** Forgets every key, and the room they took. */
-  clear(): void {
-    this.slots = new Int32Array(2 * FIRST_SLOTS);
-    this.mask = FIRST_SLOTS - 1;
-    this.entries = [];
-  }
-
   /** FNV-1a of the key's code units, from the table's seed. */
   private hash(key: string): number {
     let h = this.seed;
