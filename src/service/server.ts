@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 
 import { handleHealth, type ReadinessCheck } from '../observe/health-server.js';
+import { guardConnections } from '../observe/connection-guard.js';
 import { ENDPOINTS, TITLES, findEndpoint, type Endpoint, type PlatformSlug, type QueryOption } from '../catalog/index.js';
 import { ERROR_CODES, ServiceError, invalidParameter, quotedValue } from './errors.js';
 import { matchIdProblem } from './identifiers.js';
@@ -33,7 +34,7 @@ export interface ServiceOptions {
   /** Told of every request's route, status and time (the metrics); optional. */
   metrics?: RequestObserver | undefined;
   /**
-   * What `/readyz` checks (no API key needed: it tells nothing but ready or not); by default that
+   * What `/readyz` checks (no API key needed: it tells which checks failed, never why); by default that
    * the store answers one read within 1 s.
    */
   readiness?: ReadinessCheck[];
@@ -49,9 +50,9 @@ export const FAILED_KEYS_PER_MINUTE = 60;
 
 /** How long a connection may take and stay, and how many there may be (an internet-facing service). */
 export interface ServerLimits {
-  /** Open connections at most; past it, new ones are closed at once. */
+  /** Open connections at most; past it, a new one closes the oldest of no known client (or itself, when all are known). */
   maxConnections: number;
-  /** A connection with nothing sent or received for this long is closed. */
+  /** A connection with nothing sent or received for this long is closed, even with a request under way. */
   idleTimeoutMs: number;
   /** The request headers must arrive within this. */
   headersTimeoutMs: number;
@@ -274,7 +275,7 @@ function sendJson(req: IncomingMessage, res: ServerResponse, status: number, bod
 }
 
 /** Creates the service's request handler; `createStatsServer` wraps it in an HTTP server. */
-export function createHandler(options: ServiceOptions): (req: IncomingMessage, res: ServerResponse) => void {
+export function createHandler(options: ServiceOptions, onKnownClient?: (req: IncomingMessage) => void): (req: IncomingMessage, res: ServerResponse) => void {
   const ctx: LookupContext = { store: options.store, now: options.now ?? Date.now };
   const memo = new Memo();
   const keys = (options.apiKeys ?? []).filter((k) => k.length > 0).map((k) => Buffer.from(k));
@@ -283,7 +284,7 @@ export function createHandler(options: ServiceOptions): (req: IncomingMessage, r
   const rateLimited = (wait: number) =>
     new ServiceError(429, ERROR_CODES.rateLimited, `Rate limit exceeded; retry in ${wait} s.`, { retryAfterSeconds: wait }, { 'retry-after': String(wait) });
   const log = options.logger;
-  const health = { readiness: options.readiness ?? storeReadiness(options.store) };
+  const health = { readiness: options.readiness ?? storeReadiness(options.store), logger: log };
 
   const answer = ({ route, params, search: qs }: { route: Route; params: Record<string, string>; search: URLSearchParams }): Promise<unknown> => {
     const e = route.endpoint;
@@ -364,6 +365,9 @@ export function createHandler(options: ServiceOptions): (req: IncomingMessage, r
           throw new ServiceError(401, ERROR_CODES.unauthorized, given ? 'The API key is not valid.' : 'No API key found in request (TRN-Api-Key header).', {}, { 'www-authenticate': 'TRN-Api-Key' });
         }
       }
+      // A client with the key (or any whole request, where the service wants none) keeps its connection
+      // when a flood of others must make room.
+      onKnownClient?.(req);
       if (limiter) {
         const caller = keys.length > 0 ? String(req.headers['trn-api-key']) : (req.socket.remoteAddress ?? '');
         const wait = limiter.take(caller);
@@ -395,6 +399,8 @@ export function createHandler(options: ServiceOptions): (req: IncomingMessage, r
       else if (!(e instanceof ServiceError)) log?.error({ err: e, url: req.url }, 'request failed');
       status = error.status;
       Object.assign(headers, error.headers);
+      // A refused caller (no key, a wrong one, over its limit) keeps no connection open.
+      if (status === 401 || status === 429) headers.connection = 'close';
       body = { errors: [error.toApiError()] };
     }
     if (status === 204) {
@@ -432,14 +438,16 @@ export async function startStatsServer(options: ServiceOptions & { port?: number
       // The handler answers a missing Host itself, with the errors envelope.
       requireHostHeader: false,
     },
-    createHandler(options),
+    createHandler(options, (req) => guard.trust(req.socket)),
   );
   server.on('clientError', answerClientError);
   server.on('checkExpectation', answerExpectation);
   server.on('connect', answerConnect);
-  // Idle sockets (connected, sending nothing) are closed: each holds a file descriptor.
+  // A connection with nothing sent or received this long (a request under way, an answer not read) is
+  // closed; one that sends nothing, or half its headers, is answered 408 at the headers timeout.
   server.setTimeout(limits.idleTimeoutMs, (socket) => socket.destroy());
-  server.maxConnections = limits.maxConnections;
+  // At the cap, the oldest connection of no known client makes room for the new one.
+  const guard = guardConnections(server, { maxConnections: limits.maxConnections, logger: options.logger });
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

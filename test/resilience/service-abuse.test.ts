@@ -47,6 +47,56 @@ describe('connections', () => {
   });
 });
 
+describe('connections with the default request timeouts', () => {
+  const store = new StatsStore();
+  const KEY = 'abuse-test-key';
+  const running: RunningService[] = [];
+  afterAll(async () => {
+    for (const r of running) await r.close();
+    await store.close();
+  });
+  const start = async (limits: Parameters<typeof startStatsServer>[0]['limits']) => {
+    const r = await startStatsServer({ store, apiKeys: [KEY], limits });
+    running.push(r);
+    return r;
+  };
+
+  it('answers a connection that sends nothing 408 and closes it at the headers timeout, before SERVICE_IDLE_TIMEOUT_MS', async () => {
+    // The defaults' order (10 s for headers, 15 s for a request, 30 s idle), made short.
+    const r = await start({ headersTimeoutMs: 200, requestTimeoutMs: 300, idleTimeoutMs: 400 });
+    const { socket } = await idleSocket(r.port);
+    let said = '';
+    socket.on('data', (d: Buffer) => (said += d.toString()));
+    // A safety net, not the assertion: Node's own timer never closed such a connection.
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('a connection that sent nothing is still open after 20 s')), 20_000);
+      socket.once('close', () => (clearTimeout(timer), resolve()));
+    });
+    expect(said).toMatch(/^HTTP\/1\.1 408/);
+  }, 30_000);
+
+  it('lets a client with its key in past a flood of half-sent and idle connections at the cap', async () => {
+    await importLines(store, [JSON.stringify({ type: 'player', title: 'title_c', platform: 'pc_store_c', id: 'Flood#1', handle: 'Flood#1' })]);
+    // No timeout frees a place meanwhile.
+    const r = await start({ maxConnections: 20, headersTimeoutMs: 120_000, requestTimeoutMs: 120_000, idleTimeoutMs: 120_000 });
+    const flood = await Promise.all(Array.from({ length: 60 }, () => idleSocket(r.port)));
+    flood.forEach(({ socket }, i) => i % 2 === 0 && socket.write('GET /v2/title_c/standard/profile/pc_store_c/Flood%231 HTTP/1.1\r\nHost: x\r\nTRN-Api'));
+    try {
+      const res = await fetch(`${r.url}/v2/title_c/standard/profile/pc_store_c/Flood%231`, { headers: { 'trn-api-key': KEY } });
+      expect(res.status).toBe(200);
+    } finally {
+      for (const s of flood) s.socket.destroy();
+    }
+  }, 30_000);
+
+  it('closes the connection of a request refused for its key', async () => {
+    const r = await start({});
+    const res = await fetch(`${r.url}/v2/title_c/standard/profile/pc_store_c/Flood%231`, { headers: { 'trn-api-key': 'wrong' } });
+    expect(res.status).toBe(401);
+    expect(res.headers.get('connection')).toBe('close');
+  });
+});
+
 describe('API keys', () => {
   it('counts wrong keys against the caller’s address: guessing ends in 429', async () => {
     const service = await startService(undefined, { apiKeys: ['right-key'], rateLimitPerMinute: 30 });
