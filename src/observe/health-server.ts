@@ -5,9 +5,12 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 
+import { WarningThrottle } from '../lookup/warning-throttle.js';
 import { withTimeout } from '../lookup/within.js';
+import { guardConnections } from './connection-guard.js';
 
 /**
  * One thing the process needs to do its work (the gateway, a store). `check` resolves when it is
@@ -31,7 +34,14 @@ export interface HealthOptions {
   deadlineMs?: number;
   /** Served at `/metrics` when given. */
   registry?: Registry;
+  /**
+   * Where the reasons of a failed check go (once a minute at most): `/readyz` names the checks that
+   * failed, never why. A driver's error carries hosts and addresses, and probes need no key.
+   */
+  logger?: Logger | undefined;
 }
+
+const notReadyWarnings = new WeakMap<HealthOptions, WarningThrottle>();
 
 /** Why a check is not ready, short and free of anything secret: one line, clipped. */
 function reasonOf(e: unknown): string {
@@ -82,14 +92,21 @@ export function handleHealth(options: HealthOptions, req: IncomingMessage, res: 
   const answer = async () => {
     if (path === '/readyz') {
       const failed = await readiness(options.readiness, options.deadlineMs);
-      send(req, res, failed.length === 0 ? 200 : 503, JSON.stringify(failed.length === 0 ? { status: 'ready' } : { status: 'not ready', failed }));
+      if (failed.length > 0 && options.logger) {
+        const throttle = notReadyWarnings.get(options) ?? new WarningThrottle();
+        notReadyWarnings.set(options, throttle);
+        const alikeLeftOut = throttle.take();
+        if (alikeLeftOut !== undefined) options.logger.warn({ failed, alikeLeftOut }, 'not ready');
+      }
+      send(req, res, failed.length === 0 ? 200 : 503, JSON.stringify(failed.length === 0 ? { status: 'ready' } : { status: 'not ready', failed: failed.map((f) => ({ check: f.check })) }));
       return;
     }
     const registry = options.registry as Registry;
     send(req, res, 200, await registry.metrics(), registry.contentType);
   };
   answer().catch((e: unknown) => {
-    if (!res.headersSent) send(req, res, 500, JSON.stringify({ status: 'failed', reason: reasonOf(e) }));
+    options.logger?.error({ err: reasonOf(e), path }, 'health answer failed');
+    if (!res.headersSent) send(req, res, 500, JSON.stringify({ status: 'failed' }));
   });
   return true;
 }
@@ -109,8 +126,8 @@ export async function startHealthServer(options: HealthOptions & { port: number;
   const server = createServer({ keepAlive: true, headersTimeout: 5_000, requestTimeout: 10_000, connectionsCheckingInterval: 1_000 }, (req, res) => {
     if (!handleHealth(options, req, res)) send(req, res, 404, JSON.stringify({ status: 'not found', paths: HEALTH_PATHS.filter((p) => p !== '/metrics' || options.registry) }));
   });
-  server.maxConnections = 64;
   server.setTimeout(30_000, (socket) => socket.destroy());
+  guardConnections(server, { maxConnections: 64, logger: options.logger });
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

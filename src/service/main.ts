@@ -123,7 +123,7 @@ async function main(): Promise<void> {
   }
   if (metrics && config.METRICS_PORT) {
     try {
-      health = await startHealthServer({ port: config.METRICS_PORT, host: config.METRICS_HOST, registry: metrics.registry, readiness: storeReadiness(store) });
+      health = await startHealthServer({ port: config.METRICS_PORT, host: config.METRICS_HOST, registry: metrics.registry, readiness: storeReadiness(store), logger });
     } catch (e) {
       exitWith(`cannot listen on METRICS_PORT ${config.METRICS_PORT} on ${config.METRICS_HOST}: ${(e as Error).message}`);
     }

@@ -9,6 +9,7 @@ import { importLines } from '../../src/service/import.js';
 import { createServiceMetrics } from '../../src/service/metrics.js';
 import { startStatsServer, storeReadiness, type RunningService } from '../../src/service/server.js';
 import type { Store } from '../../src/service/store-api.js';
+import { memoryLogger } from '../helpers/lookup.js';
 import { createTestStore } from '../helpers/service.js';
 
 const KEY = 'health-test-key';
@@ -16,14 +17,15 @@ let store: Store;
 let service: RunningService;
 let health: HealthServer;
 let closed = false;
+const { logger, logs } = memoryLogger();
 
 beforeAll(async () => {
   const metrics = createServiceMetrics();
   const raw = await createTestStore();
   await importLines(raw, demoLines());
   store = metrics.timed(raw);
-  service = await startStatsServer({ store, apiKeys: [KEY], metrics: metrics.requests });
-  health = await startHealthServer({ port: 0, registry: metrics.registry, readiness: storeReadiness(store) });
+  service = await startStatsServer({ store, apiKeys: [KEY], metrics: metrics.requests, logger });
+  health = await startHealthServer({ port: 0, registry: metrics.registry, readiness: storeReadiness(store), logger });
 });
 
 afterAll(async () => {
@@ -68,17 +70,41 @@ describe('the service’s health and metrics', () => {
     expect(text).not.toMatch(/Nova|NoSuchPlayer|nothing/);
   });
 
-  it('is not ready, with the reason, once the store cannot answer', async () => {
+  it('names what is not ready once the store cannot answer, and tells why to the log only', async () => {
     await store.close();
     closed = true;
     for (const url of [`${service.url}/readyz`, `${health.url}/readyz`]) {
       const res = await fetch(url);
       expect(res.status).toBe(503);
-      const body = (await res.json()) as { status: string; failed: { check: string; reason: string }[] };
-      expect(body.status).toBe('not ready');
-      expect(body.failed.map((f) => f.check)).toEqual(['store']);
-      expect(body.failed[0]?.reason.length).toBeGreaterThan(0);
+      const body = (await res.json()) as { status: string; failed: Record<string, unknown>[] };
+      expect(body).toEqual({ status: 'not ready', failed: [{ check: 'store' }] });
     }
+    const warned = logs()
+      .split('\n')
+      .filter((l) => l.includes('"msg":"not ready"'))
+      .map((l) => JSON.parse(l) as { failed: { check: string; reason: string }[] });
+    expect(warned.length).toBeGreaterThan(0);
+    expect(warned[0]?.failed[0]?.reason.length).toBeGreaterThan(0);
     expect((await fetch(`${health.url}/healthz`)).status).toBe(200);
   });
+});
+
+it('tells no caller of /readyz the address or the driver error of a store that is down', async () => {
+  const down = { name: 'store', check: () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:35829')) };
+  const quiet = memoryLogger();
+  const raw = await createTestStore();
+  const refusing = await startStatsServer({ store: raw, apiKeys: [KEY], readiness: [down], logger: quiet.logger });
+  try {
+    for (const key of [undefined, 'wrong', KEY]) {
+      const res = await fetch(`${refusing.url}/readyz`, key ? { headers: { 'trn-api-key': key } } : {});
+      expect(res.status).toBe(503);
+      const text = await res.text();
+      expect(text).not.toMatch(/127\.0\.0\.1|35829|ECONNREFUSED/);
+      expect(JSON.parse(text)).toEqual({ status: 'not ready', failed: [{ check: 'store' }] });
+    }
+    expect(quiet.logs()).toContain('ECONNREFUSED 127.0.0.1:35829');
+  } finally {
+    await refusing.close();
+    await raw.close();
+  }
 });
