@@ -2,7 +2,7 @@
 // endpoint allows) and the player (typed, or the linked account). Every refusal is a clear,
 // ephemeral reply saying what to type instead.
 import { PLATFORMS, TITLES, TITLE_SLUGS, findEndpoint, isTitle, type Endpoint, type EndpointKind, type PlatformSlug, type TitleSlug } from '../src/catalog/index.js';
-import { code, notice, platformList, platformOf, safeText, titleList, typedPlatform, withoutBidiControls, type Reply } from '../src/embeds/index.js';
+import { code, notice, platformList, platformOf, safeText, titleList, typedPlatform, withoutControls, type Reply } from '../src/embeds/index.js';
 import type { CommandInput, Deps } from './types.js';
 import { commandLine, optionName, say, sayCount } from '../src/locales/index.js';
 
@@ -28,7 +28,7 @@ export const stringOption = (input: CommandInput, name: string): string | undefi
   const value = input.options[name];
   if (typeof value !== 'string') return undefined;
   const trimmed = value.trim();
-  return withoutBidiControls(trimmed).replace(ZERO_WIDTH, '').trim().length > 0 ? trimmed : undefined;
+  return withoutControls(trimmed).replace(ZERO_WIDTH, '').trim().length > 0 ? trimmed : undefined;
 };
 
 /** The `title` option of the top-level commands (`/link`, `/compare`, ...), as fixed choices. */

@@ -8,6 +8,8 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { inflateSync } from 'node:zlib';
 
+import { withoutControls } from '../catalog/text.js';
+
 const require = createRequire(import.meta.url);
 
 export const FONT_FAMILY = 'Noto Sans';
@@ -129,9 +131,11 @@ const HYPHENS = new Set([0x2010, 0x2011, 0x2012]);
  */
 export function drawable(text: string): string {
   let out = '';
-  for (const ch of text.normalize('NFC')) {
+  // A player's text as every reply shows it (src/catalog/text.ts), then without the invisible marks
+  // and joiners a font has nothing to draw for.
+  for (const ch of withoutControls(text).normalize('NFC')) {
     const cp = ch.codePointAt(0)!;
-    if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0) || (cp >= 0x200b && cp <= 0x200f) || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2060 && cp <= 0x206f) || cp === 0xfeff) continue;
+    if ((cp >= 0x200b && cp <= 0x200f) || (cp >= 0x2060 && cp <= 0x206f) || cp === 0xfeff) continue;
     if (isDrawable(cp)) out += ch;
     else if (HYPHENS.has(cp)) out += '-';
     else if (/^[\p{M}\uFE00-\uFE0F]$/u.test(ch)) continue;

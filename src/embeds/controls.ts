@@ -5,7 +5,7 @@ import type { APIButtonComponentWithCustomId, APISelectMenuOption, APIStringSele
 
 import { say } from '../locales/index.js';
 import { LIMITS, type ActionRow } from './reply.js';
-import { clip } from './text.js';
+import { clip, withoutControls } from './text.js';
 
 export type ControlAction = { kind: 'page'; stateId: string; page: number } | { kind: 'open'; stateId: string } | { kind: 'go'; stateId: string; to: string };
 
@@ -23,7 +23,7 @@ export function parseCustomId(customId: string): ControlAction | null {
 const button = (customId: string, label: string, disabled: boolean): APIButtonComponentWithCustomId => ({
   type: ComponentType.Button,
   custom_id: customId,
-  label,
+  label: withoutControls(label),
   style: ButtonStyle.Secondary,
   disabled,
 });
@@ -64,9 +64,10 @@ export function openSelect(stateId: string, placeholder: string, options: APISel
     // An empty description is refused (1 to 100 characters), the whole message with it: left out.
     options: options.slice(0, LIMITS.selectOptions).map(({ description, ...o }) => ({
       ...o,
-      label: clip(o.label, LIMITS.selectLabel),
+      // A player's name shown as any other (src/catalog/text.ts); the value stays what it opens.
+      label: clip(withoutControls(o.label) || '?', LIMITS.selectLabel),
       value: clip(o.value, LIMITS.choiceValue),
-      ...(description ? { description: clip(description, 100) } : {}),
+      ...(description && withoutControls(description) ? { description: clip(withoutControls(description), 100) } : {}),
     })),
     disabled,
   };

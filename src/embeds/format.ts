@@ -4,7 +4,7 @@ import { FIGURE_INFO, PLATFORMS, PLATFORM_SLUGS, QUEUES, TITLES, TITLE_SLUGS, is
 import type { LookupMeta } from '../lookup/client.js';
 import type { Stat } from '../lookup/schemas.js';
 import { say, type TextKey } from '../locales/index.js';
-import { clip, unmentioned, withoutBidiControls } from './text.js';
+import { clip, unmentioned, withoutControls } from './text.js';
 
 /** One colour per title, so that a glance tells which game a reply is about. */
 export const TITLE_COLORS: Record<TitleSlug, number> = {
@@ -22,7 +22,7 @@ export const platformName = (platform: string | null): string => (platform === n
  * Text for inside a code span: Discord shows code verbatim (no escapes), so backticks are dropped
  * instead; a code span does not stop a mention, so mentions are broken.
  */
-export const code = (text: string): string => `\`${unmentioned(withoutBidiControls(text).replace(/`/g, "'")) || ' '}\``;
+export const code = (text: string): string => `\`${unmentioned(withoutControls(text).replace(/`/g, "'")) || ' '}\``;
 /** Characters of what a user typed that a notice quotes back: the notice's point stays in sight on a phone. */
 export const TYPED_SHOWN = 40;
 /** What a user typed, quoted back in a notice: as code (no markdown, no mention), and clipped (what they typed may be long). */

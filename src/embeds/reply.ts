@@ -4,7 +4,7 @@ import { escapeMarkdown } from 'discord.js';
 import type { APIActionRowComponent, APIComponentInMessageActionRow, APIEmbed, APIEmbedField } from 'discord.js';
 
 import type { LookupSource } from '../lookup/client.js';
-import { clip, unmentioned, withoutBidiControls } from './text.js';
+import { clip, unmentioned, withoutControls } from './text.js';
 import { webUrl } from './urls.js';
 
 export type ActionRow = APIActionRowComponent<APIComponentInMessageActionRow>;
@@ -48,7 +48,7 @@ export const LIMITS = {
  */
 export const safeText = (text: string): string =>
   unmentioned(
-    escapeMarkdown(withoutBidiControls(text), { heading: true, bulletedList: true })
+    escapeMarkdown(withoutControls(text), { heading: true, bulletedList: true })
       // The line-start forms discord.js does not escape: a quote (`> `, `>>> `) and subtext (`-# `),
       // and a numbered list (`1. `; its own escape takes `25.0%` for one too).
       .replace(/^(\s*)(>|-#)/gm, '$1\\$2')

@@ -7,7 +7,7 @@ import { figure } from './figures.js';
 import { TITLE_COLORS, compactNumber, dataTime, describe, footerOf, formatValue, queueName, tenths, titleName, typedCode } from './format.js';
 import { careerLines, type Onward } from './profile.js';
 import { embedReply, safeText, type Reply } from './reply.js';
-import { clip, withoutBidiControls } from './text.js';
+import { clip, withoutControls } from './text.js';
 
 export const SEGMENTS_PER_PAGE = 10;
 
@@ -142,7 +142,7 @@ export function segmentsReply(answered: Segment[], ctx: SegmentsContext): Reply 
   const columns = [had(possible), had(SEGMENT_TOTALS.filter((f) => !possible.includes(f)))].find((c) => c.length > 0) ?? possible;
   const table = shown.map((s) => ({
     // Code blocks show text as it is: only backticks could break out of one (and a bidi control reverse its row).
-    name: withoutBidiControls(s.metadata.name).replace(/`/g, "'"),
+    name: withoutControls(s.metadata.name).replace(/`/g, "'"),
     cells: columns.map((f) => {
       const value = valueOf(s, f);
       return value !== undefined ? cell(value, f, ctx.locale) : '–';

@@ -2,7 +2,7 @@
 // not wanted: the card worker lays its cards out through format.ts, and discord.js in that import
 // graph (410 modules) cost the worker about 30 MB of resident memory.
 
-export { clip } from '../catalog/text.js';
+export { clip, withoutControls } from '../catalog/text.js';
 
 /**
  * Text with every mention broken (`@everyone`, `@here`, `<@123>`): a zero-width space after each @
@@ -10,9 +10,3 @@ export { clip } from '../catalog/text.js';
  */
 export const unmentioned = (text: string): string => text.replace(/@/g, '@\u200b');
 
-/**
- * Text without bidirectional embedding, override and isolate controls (U+202A to U+202E, U+2066 to
- * U+2069): in a player's name one reverses the rest of the reader's line, other players' figures
- * included. Names written right to left need none of them.
- */
-export const withoutBidiControls = (text: string): string => text.replace(/[\u202a-\u202e\u2066-\u2069]/g, '');

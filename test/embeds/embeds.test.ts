@@ -12,6 +12,7 @@ import {
   duration,
   errorReply,
   formatValue,
+  goButtons,
   matchReportReply,
   matchesReply,
   parseCustomId,
@@ -27,6 +28,7 @@ import {
   typedCode,
   type Reply,
 } from '../../src/embeds/index.js';
+import { drawable } from '../../src/cards/index.js';
 import { TITLES, TITLE_SLUGS } from '../../src/catalog/index.js';
 import type { LookupMeta } from '../../src/lookup/client.js';
 import { LOOKUP_ERROR_KINDS, lookupError } from '../../src/lookup/errors.js';
@@ -340,6 +342,20 @@ describe('embeds from the service’s payloads', () => {
     const r = searchReply([blaze('76561198000000026'), blaze('76561198000000030'), { ...blaze('Blaze'), platformUserId: '76561198000000031' }], { title: 'title_a', platform: 'pc_store_a', query: 'blaze', meta: network, page: 0, stateId: 's5' });
     const menu = r.components[0]?.components[0];
     expect(menu && 'options' in menu ? menu.options.map((o) => o.description) : []).toEqual(['PC Store A · 76561198000000026', 'PC Store A · 76561198000000030', 'PC Store A']);
+  });
+
+  it('shows a name made to read as another’s (a right-to-left override) without its controls, in the text and the menu alike', () => {
+    const hostile = 'Quil\u202Eregdab\u2066\n';
+    const result: SearchResult = { platformId: 1, platformSlug: 'pc_store_c', platformUserHandle: hostile, platformUserIdentifier: 'Quil#1', platformUserId: 'Quil#1', avatarUrl: null, status: null, additionalParameters: null };
+    const r = searchReply([result], { title: 'title_c', platform: 'pc_store_c', query: `q\u202Eu`, meta: network, page: 0, stateId: 's6' });
+    const menu = r.components[0]?.components[0];
+    const options = menu && 'options' in menu ? menu.options : [];
+    expect(options.map((o) => o.label)).toEqual(['Quilregdab']);
+    expect(options.map((o) => o.value)).toEqual(['Quil#1']);
+    const everything = JSON.stringify(r);
+    expect(everything).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
+    expect(drawable(hostile)).toBe('Quilregdab');
+    expect(goButtons('s6', [{ to: 'profile', label: 'Quil\u202Eregdab' }])?.components.map((b) => ('label' in b ? b.label : ''))).toEqual(['Quilregdab']);
   });
 
   it('writes days in the reader’s abbreviation, hours and minutes as everywhere', () => {
