@@ -15,6 +15,7 @@ import { MAX_INFLIGHT, type Incoming, type Router } from './router.js';
 import { ed25519PublicKey, verifySignature } from './signature.js';
 import { WebhookAnswer, type FirstAnswer } from './webhook-answer.js';
 import { WarningThrottle } from '../lookup/warning-throttle.js';
+import { guardConnections } from '../observe/connection-guard.js';
 
 /** Discord's interaction payloads are a few kilobytes (a component's carries its message): anything past this is refused with 413. */
 export const MAX_BODY_BYTES = 256 * 1024;
@@ -22,7 +23,9 @@ export const MAX_BODY_BYTES = 256 * 1024;
 export const MAX_SKEW_S = 5 * 60;
 /**
  * Connections at once at most (a load balancer keeps a few dozen): each may hold a body being read,
- * so this bounds what requests that are not Discord's can make the worker hold (512 x 256 KiB).
+ * so this bounds what requests that are not Discord's can make the worker hold (512 x 256 KiB). At
+ * the cap a new connection closes the oldest that never carried a signed interaction: Discord's
+ * own are never crowded out by connections anyone can open (src/observe/connection-guard.ts).
  */
 export const MAX_CONNECTIONS = 512;
 /** Idle keep-alive connections are kept this long: past the 60 s a load balancer commonly keeps its own. */
@@ -50,6 +53,7 @@ export const REQUEST_TIMEOUT_MS = 5_000;
 
 export interface InteractionsServer {
   port: number;
+  server: Server;
   /** Whether it still takes connections (for readiness). */
   listening(): boolean;
   /** Stops taking connections and lets idle ones go; the router drains what is in flight. */
@@ -65,7 +69,7 @@ class HttpError extends Error {
   }
 }
 
-/** The body, at most `max` bytes: a longer one is refused with 413 as soon as it is seen. */
+/** The body, at most `max` bytes: a longer one is refused with 413 as soon as it is seen, and nothing more of it is read. */
 function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > max) return Promise.reject(new HttpError(413, `body over ${max} bytes`));
@@ -76,7 +80,8 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
       size += chunk.length;
       if (size > max) {
         req.removeAllListeners('data');
-        req.resume();
+        // Paused, not resumed: the refusal closes the connection (see `send`), the rest is never read.
+        req.pause();
         reject(new HttpError(413, `body over ${max} bytes`));
         return;
       }
@@ -87,12 +92,19 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
   });
 }
 
-function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): Promise<void> {
+/**
+ * Sends the answer. `close`: the connection ends with it, whatever was left unread (a refused
+ * request is nobody's we keep a connection for, nor read a body of).
+ */
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}, close = false): Promise<void> {
   return new Promise((resolve) => {
     if (res.headersSent || res.destroyed) return resolve();
-    res.once('finish', () => resolve());
+    res.once('finish', () => {
+      if (close) res.socket?.destroy();
+      resolve();
+    });
     res.once('close', () => resolve());
-    res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+    res.writeHead(status, { 'content-type': 'application/json', ...headers, ...(close ? { connection: 'close' } : {}) }).end(JSON.stringify(body));
   });
 }
 
@@ -113,7 +125,7 @@ export async function startInteractionsServer(options: InteractionsServerOptions
     } else {
       logger.debug({ status, reason }, 'interaction request refused');
     }
-    return send(res, status, { error: reason }, status === 405 ? { allow: 'POST' } : {});
+    return send(res, status, { error: reason }, status === 405 ? { allow: 'POST' } : {}, true);
   };
 
   async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -130,6 +142,8 @@ export async function startInteractionsServer(options: InteractionsServerOptions
       return refuse(res, e instanceof HttpError ? e.status : 400, (e as Error).message);
     }
     if (!verifySignature(key, timestamp, body, signature)) return refuse(res, 401, 'bad signature');
+    // Discord's (or its load balancer's): kept when connections must make room for new ones.
+    guard.trust(req.socket);
     let json: unknown;
     try {
       json = JSON.parse(body.toString('utf8'));
@@ -156,7 +170,9 @@ export async function startInteractionsServer(options: InteractionsServerOptions
     const answer = new WebhookAnswer(respond, false, rest, raw.application_id, raw.token);
     const incoming: Incoming = { id: raw.id, type: raw.type, createdTimestamp: createdAt(raw.id), action, answer };
     const handled = router.handle(incoming);
-    await Promise.race([answer.answered, handled]);
+    const first = await Promise.race([answer.answered.then(() => 'answered' as const), handled]);
+    // A copy of one taken before (a replay within the signature window) gets nothing of the first's answer.
+    if (first === 'replayed') return send(res, 409, { error: 'interaction already taken' }, {}, true);
     // The router answers everything it takes; one it skips (read too late, a component not ours)
     // leaves Discord to tell the user that the interaction failed.
     if (!answer.acknowledged) {
@@ -178,8 +194,8 @@ export async function startInteractionsServer(options: InteractionsServerOptions
   // Idle keep-alive connections outlive a load balancer's own idle timeout (60 s on common ones), so
   // that it never sends a request on a connection this side has just closed (a 502 nobody retries).
   server.keepAliveTimeout = KEEP_ALIVE_MS;
-  // Each connection may hold a body being read; past this many, new ones are refused at once.
-  server.maxConnections = MAX_CONNECTIONS;
+  // Each connection may hold a body being read; past this many, the oldest untrusted one makes room.
+  const guard = guardConnections(server, { maxConnections: MAX_CONNECTIONS, logger });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {
@@ -190,6 +206,7 @@ export async function startInteractionsServer(options: InteractionsServerOptions
   const { port } = server.address() as AddressInfo;
   return {
     port,
+    server,
     listening: () => server.listening,
     close: () =>
       new Promise<void>((resolve) => {

@@ -74,6 +74,9 @@ async function main(): Promise<void> {
     { lookup: lookups.client, links: stores.links, views: stores.views, snapshots: stores.snapshots, members: stores.members, feed: stores.feed, poster, logger, ...(cards ? { cards } : {}) },
     logger,
     metrics?.interactions,
+    // HTTP workers share what they took (a copy may reach another worker); the gateway brings each
+    // interaction once, to one process, whose own memory is enough.
+    config.INTERACTIONS_MODE === 'http' ? stores.interactions : undefined,
   );
   // One poller at a time across processes (a lock in the store): each process runs one, and only the lock holder polls.
   const poller = new FeedPoller({
@@ -134,7 +137,7 @@ async function main(): Promise<void> {
     if (!metrics || !config.METRICS_PORT) return;
     if (cards) metrics.watchCards(cards);
     try {
-      health = await startHealthServer({ port: config.METRICS_PORT, host: config.METRICS_HOST, registry: metrics.registry, readiness: readinessChecks });
+      health = await startHealthServer({ port: config.METRICS_PORT, host: config.METRICS_HOST, registry: metrics.registry, readiness: readinessChecks, logger });
       logger.info({ url: health.url }, 'metrics and health listening');
     } catch (e) {
       await Promise.allSettled([lookups.close(), stores.close(), cards?.close(), closeTransport()]);

@@ -27,6 +27,7 @@ export const INTERACTION_OUTCOMES = [
   'not_ours',
   'nothing_picked',
   'too_late',
+  'replayed',
   'gone',
   'store_unavailable',
   'failed',

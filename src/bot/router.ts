@@ -7,10 +7,12 @@ import { DiscordAPIError } from 'discord.js';
 import type { Logger } from 'pino';
 
 import { StoreUnavailableError, findCommand, goFromView, openFromView, renderView, type AutocompleteInput, type Choice, type CommandInput, type Deps } from '../../commands/index.js';
+import { WarningThrottle } from '../lookup/warning-throttle.js';
 import { within } from '../lookup/within.js';
-import { LIMITS, clip, notice, parseCustomId, type Reply } from '../embeds/index.js';
+import { LIMITS, clip, notice, parseCustomId, withoutControls, type Reply } from '../embeds/index.js';
 import { say } from '../locales/index.js';
 import { AnswerDeadlineError } from './answer-deadline.js';
+import { interactionLedger, type InteractionLedger } from './interaction-ledger.js';
 import type { InteractionKind, InteractionObserver } from './metrics.js';
 import { FULL, Turns } from './turns.js';
 import { monotonicMs } from './webhook-answer.js';
@@ -119,18 +121,28 @@ export interface Incoming {
   answer: Answer;
 }
 
+/** What became of an interaction handed to the router. */
+export type Handled = 'handled' | 'skipped' | 'replayed';
+
+/** How long the smallest delay seen stands as the clocks' offset before what was seen since replaces it. */
+const OFFSET_WINDOW_MS = 60_000;
+
 const describe = (input: CommandInput) => [input.name, input.group, input.subcommand].filter(Boolean).join(' ');
 
 export class Router {
   private closing = false;
-  private readonly inflight = new Set<Promise<void>>();
+  private readonly inflight = new Set<Promise<Handled>>();
   /** Interactions answered, by outcome: for the log and the tests. */
-  readonly counts = { commands: 0, autocompletes: 0, components: 0, deferred: 0, failed: 0, tooLate: 0 };
+  readonly counts = { commands: 0, autocompletes: 0, components: 0, deferred: 0, failed: 0, tooLate: 0, replayed: 0 };
   /** Commands and presses start one per turn of the event loop; autocompletes do not wait. */
   private readonly turns = new Turns(MAX_WAITING);
-  /** The smallest delay seen lately between Discord's timestamp and reading it: the clocks' offset. */
-  private offset = { ms: Infinity, until: 0 };
+  /**
+   * The clocks' offset: the smallest delay between Discord's timestamp and reading it, over the
+   * last whole window (`ms`), and over the window under way (`next`, which replaces it when it ends).
+   */
+  private offset = { ms: Infinity, next: Infinity, until: 0 };
   private tooLateReported = 0;
+  private readonly replayWarnings = new WarningThrottle();
 
   /**
    * Controls expire with their view (CONTROLS_TTL_MS): a press after that is answered that they
@@ -142,15 +154,17 @@ export class Router {
     private readonly logger: Logger,
     /** Told of every interaction's kind, outcome and time (the metrics); optional. */
     private readonly metrics?: InteractionObserver,
+    /** The interactions taken already (shared by workers in Redis); this process's memory by default. */
+    private readonly ledger: InteractionLedger = interactionLedger(),
   ) {}
 
-  /** Handles one interaction; never rejects. */
-  handle(interaction: Incoming): Promise<void> {
+  /** Handles one interaction; never rejects. An interaction id taken before runs nothing (`replayed`). */
+  handle(interaction: Incoming): Promise<Handled> {
     if (this.inflight.size >= MAX_INFLIGHT) {
       this.skip(interaction, `${MAX_INFLIGHT} in flight`);
-      return Promise.resolve();
+      return Promise.resolve('skipped');
     }
-    const work = this.dispatch(interaction, monotonicMs()).finally(() => this.inflight.delete(work));
+    const work: Promise<Handled> = this.dispatch(interaction, monotonicMs()).finally(() => this.inflight.delete(work));
     this.inflight.add(work);
     return work;
   }
@@ -180,22 +194,38 @@ export class Router {
 
   /**
    * How late an interaction is read, from its snowflake's time. The host's clock may differ from
-   * Discord's: the smallest delay of the last minute counts as on time.
+   * Discord's: the smallest delay seen counts as on time. That offset changes only when a window
+   * ends, to the smallest delay seen in it: one old interaction (a replay after a quiet minute) is
+   * judged against the offset before it, and cannot teach the router that old is on time. A host
+   * clock that jumps ahead is learnt by the end of the next window.
    */
   private lateness(interaction: Incoming): number {
     const now = Date.now();
     const seen = now - interaction.createdTimestamp;
-    if (seen < this.offset.ms || now > this.offset.until) this.offset = { ms: seen, until: now + 60_000 };
-    return seen - this.offset.ms;
+    if (now > this.offset.until) {
+      if (this.offset.next !== Infinity) this.offset.ms = this.offset.next;
+      this.offset.next = Infinity;
+      this.offset.until = now + OFFSET_WINDOW_MS;
+    }
+    this.offset.next = Math.min(this.offset.next, seen);
+    return seen - Math.min(this.offset.ms, this.offset.next);
   }
 
-  private async dispatch(interaction: Incoming, readAt: number): Promise<void> {
+  private async dispatch(interaction: Incoming, readAt: number): Promise<Handled> {
+    // Before anything runs or is learnt from it: an id taken already (a copy sent again) runs nothing.
+    if (!(await this.ledger.take(interaction.id))) {
+      this.counts.replayed++;
+      this.metrics?.interaction(interaction.action.kind, 'replayed', 0);
+      const alikeLeftOut = this.replayWarnings.take();
+      if (alikeLeftOut !== undefined) this.logger.warn({ interaction: interaction.id, alikeLeftOut }, 'an interaction taken before came again: nothing was run');
+      return 'replayed';
+    }
     // Autocomplete is a lookup in memory (or a search with its own budget) and must answer at once;
     // commands and presses wait their turn, so that a burst of them cannot hold it back.
     const turn = interaction.action.kind === 'autocomplete' ? true : await this.turns.take();
     if (turn === FULL || this.lateness(interaction) > TOO_LATE_MS) {
       this.skip(interaction, turn === FULL ? `${MAX_WAITING} waiting` : 'read too late');
-      return;
+      return 'skipped';
     }
     const started = performance.now();
     const log: Record<string, unknown> = { interaction: interaction.id, type: interaction.type };
@@ -229,6 +259,7 @@ export class Router {
       log.ms = Math.round((performance.now() - started) * 10) / 10;
       this.observe(action.kind, await this.fail(interaction, e, log), started);
     }
+    return 'handled';
   }
 
   private observe(kind: InteractionKind, outcome: string, started: number): void {
@@ -289,10 +320,12 @@ export class Router {
       }
     }
     const seen = new Set<string>();
+    // Names shown by the one rule for a player's text (no bidi or control characters); a choice left
+    // with no name to show is dropped, since Discord refuses the whole answer for one empty name.
     const clean = choices
-      .filter((c) => c.value.length > 0 && c.value.length <= LIMITS.choiceValue && !seen.has(c.value) && seen.add(c.value))
-      .slice(0, LIMITS.choices)
-      .map((c) => ({ name: clip(c.name || c.value, LIMITS.choiceName), value: c.value }));
+      .map((c) => ({ name: clip(withoutControls(c.name || c.value), LIMITS.choiceName), value: c.value }))
+      .filter((c) => c.name.length > 0 && c.value.length > 0 && c.value.length <= LIMITS.choiceValue && !seen.has(c.value) && seen.add(c.value))
+      .slice(0, LIMITS.choices);
     log.sentAt = monotonicMs();
     await answer.choices(clean);
     return clean.length;

@@ -10,11 +10,13 @@ import { Keyv } from 'keyv';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 
+import { WarningThrottle } from '../lookup/warning-throttle.js';
 import { StoreUnavailableError, type FeedStore, type LinkStore, type MemberStore, type SnapshotStore, type View, type ViewStore } from '../../commands/index.js';
 import { PLATFORM_SLUGS, TITLE_SLUGS, type TitleSlug } from '../catalog/index.js';
 import { withTimeout } from '../lookup/within.js';
 import { BoundedMemoryStore } from '../lookup/memory-store.js';
 import { moveFeedToRedis, redisFeedStore, sqliteFeedStore } from './feed-store.js';
+import { LEDGER_TIMEOUT_MS, interactionLedger, type InteractionLedger } from './interaction-ledger.js';
 import { SqliteKeyvStore } from './sqlite-store.js';
 import { storeGuard } from './store-guard.js';
 
@@ -60,6 +62,8 @@ export interface BotStores {
   members: MemberStore;
   /** The session feed's settings, opt-ins and poller state. */
   feed: FeedStore;
+  /** The interactions taken already (each runs once): shared in Redis, else this process's memory (HTTP workers use it). */
+  interactions: InteractionLedger;
   /** Resolves when the links and views stores each answer one read within the deadline (readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -93,18 +97,32 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
   let snapshotsKeyv: Keyv;
   let membersKeyv: Keyv;
   let feed: FeedStore;
+  let interactions: InteractionLedger;
   /** Reads the links file itself, past its read cache (which would answer a probe from memory once it had). */
   let probeFile: (() => void) | undefined;
   const closers: (() => unknown)[] = [];
   const viewTtlMs = options.viewTtlMs ?? VIEW_TTL_MS;
   const timeoutMs = options.operationTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
   if (options.redisUrl) {
-    const { keyvOnRedis, notConnected } = await import('../lookup/redis.js');
+    const { keyvOnRedis, notConnected, redisClient } = await import('../lookup/redis.js');
     const opened = ['links', 'views', 'snapshots', 'members'].map((name) => keyvOnRedis(options.redisUrl!, `${options.namespace}-${name}`));
     [linksKeyv, viewsKeyv, snapshotsKeyv, membersKeyv] = opened.map((o) => o.keyv) as [Keyv, Keyv, Keyv, Keyv];
     const redisFeed = await redisFeedStore(options.redisUrl, options.namespace, timeoutMs);
     feed = redisFeed;
-    closers.push(...opened.map((o) => o.close), () => redisFeed.close());
+    const ledger = redisClient(options.redisUrl);
+    const warnings = new WarningThrottle();
+    interactions = interactionLedger({
+      redis: {
+        client: ledger.client,
+        namespace: options.namespace,
+        timeoutMs: Math.min(timeoutMs, LEDGER_TIMEOUT_MS),
+        onUnavailable: (e) => {
+          const alikeLeftOut = warnings.take();
+          if (alikeLeftOut !== undefined) options.logger?.warn({ err: e.message, alikeLeftOut }, 'Redis did not say whether an interaction was taken already: this process alone told replays apart');
+        },
+      },
+    });
+    closers.push(...opened.map((o) => o.close), () => redisFeed.close(), () => void (ledger.client.isOpen && ledger.client.destroy()));
     let connected = false;
     try {
       await withTimeout(Promise.all([...opened.map((o) => o.ready), redisFeed.ready]), options.connectTimeoutMs ?? 2_000, 'connecting to Redis');
@@ -148,6 +166,7 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
     snapshotsKeyv.on('error', () => undefined);
     membersKeyv = new Keyv({ store: file, namespace: `${options.namespace}-members`, throwOnErrors: true });
     membersKeyv.on('error', () => undefined);
+    interactions = interactionLedger();
     const fileFeed = sqliteFeedStore(options.linksPath, timeoutMs);
     feed = fileFeed;
     closers.push(() => fileFeed.close());
@@ -201,6 +220,7 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
       },
     },
     feed,
+    interactions,
     views: {
       async save(view) {
         const id = viewId();

@@ -10,6 +10,7 @@ import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { autocomplete, chatInput, component, startDiscordDouble, type DiscordDouble, type HttpInteractionHandle, type RestCall } from '../discord-double/index.js';
+import { snowflake } from '../discord-double/ids.js';
 import { startBot, type BotProcess } from '../helpers/bot.js';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
 import { settled } from '../helpers/interactions.js';
@@ -140,20 +141,30 @@ describe('signatures and refusals', () => {
     expect(double.restCalls.filter((c) => c.path.includes('/callback'))).toHaveLength(0);
   });
 
-  it('refuses a request without signature headers before reading its body, and keeps idle connections past a load balancer’s 60 s', async () => {
+  it('refuses a request without signature headers before reading its body, closing its connection; keeps Discord’s idle ones past a load balancer’s 60 s', async () => {
     // A body that never ends: only a refusal that does not wait for it answers within the second.
-    const answered = await new Promise<{ status: number; keepAlive: string | undefined }>((resolve, reject) => {
+    const answered = await new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
       const req = request(workers[0]!.url, { method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (res) => {
         res.resume();
-        resolve({ status: res.statusCode ?? 0, keepAlive: String(res.headers['keep-alive']) });
+        resolve({ status: res.statusCode ?? 0, connection: res.headers.connection });
         req.destroy();
       });
       req.on('error', reject);
       req.write('{"type": 2, "pad": "' + 'x'.repeat(64 * 1024));
       setTimeout(() => reject(new Error('no answer within a second: the body was waited for')), 1_000).unref();
     });
-    expect(answered.status).toBe(401);
-    expect(answered.keepAlive).toBe('timeout=65');
+    expect(answered).toEqual({ status: 401, connection: 'close' });
+    // A signed one (a PING) keeps its connection for the next.
+    const ping = JSON.stringify({ id: snowflake(), application_id: double.applicationId, type: 1, token: 'ping-token', version: 1 });
+    const kept = await new Promise<string | undefined>((resolve, reject) => {
+      const req = request(workers[0]!.url, { method: 'POST', headers: { 'content-type': 'application/json', ...double.signatureHeaders(ping) } }, (res) => {
+        res.resume();
+        resolve(String(res.headers['keep-alive']));
+      });
+      req.on('error', reject);
+      req.end(ping);
+    });
+    expect(kept).toBe('timeout=65');
   });
 });
 

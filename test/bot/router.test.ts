@@ -4,7 +4,7 @@
 // refusal is a DiscordAPIError, as discord.js makes it) and a REST object that records the rest.
 import { DiscordAPIError, type REST } from 'discord.js';
 import { pino } from 'pino';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import { StoreUnavailableError, type Deps } from '../../commands/index.js';
 import { AnswerDeadlineError } from '../../src/bot/answer-deadline.js';
@@ -52,8 +52,10 @@ function memoryLog() {
 
 const input = (name: string, options: Record<string, string> = {}) => ({ name, group: null, subcommand: null, options, userId: '1180000000000000401', locale: 'en-US' });
 
-function incoming(action: Incoming['action'], answer: WebhookAnswer): Incoming {
-  return { id: '1180000000000000999', type: action.kind === 'autocomplete' ? 4 : 2, createdTimestamp: Date.now(), action, answer };
+let lastId = 1180000000000000000n;
+/** An interaction of its own id, made `ageMs` ago. */
+function incoming(action: Incoming['action'], answer: WebhookAnswer, ageMs = 0): Incoming {
+  return { id: String(++lastId), type: action.kind === 'autocomplete' ? 4 : 2, createdTimestamp: Date.now() - ageMs, action, answer };
 }
 
 describe('the router', () => {
@@ -217,6 +219,10 @@ describe('the router', () => {
     expect(await choicesFor(emoji)).toEqual([{ name: emoji, value: emoji }]);
     expect(await choicesFor('a'.repeat(101))).toEqual([]);
     expect(await choicesFor('Nova')).toEqual([{ name: 'Nova', value: 'Nova' }]);
+    // A name is shown without bidi and control characters; the value stays as typed, and a choice
+    // with nothing left to show is not offered (Discord would refuse every choice for it).
+    expect(await choicesFor('Quil\u202Eregdab')).toEqual([{ name: 'Quilregdab', value: 'Quil\u202Eregdab' }]);
+    expect(await choicesFor('\u202E\u2066')).toEqual([]);
   });
 });
 
@@ -243,4 +249,51 @@ describe('the router’s bound on interactions in flight', () => {
     await router.handle(incoming({ kind: 'command', input: profile }, after.answer));
     expect(after.seen.first).toHaveLength(1);
   }, 20_000);
+});
+
+describe('the router and interactions that come again or come late', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('runs an interaction once: the same id again is told `replayed` and answered nothing', async () => {
+    const { logger, lines } = memoryLog();
+    const router = new Router({ logger } as unknown as Deps, logger);
+    const first = answerRecorded();
+    const once = incoming({ kind: 'command', input: input('nope') }, first.answer);
+    expect(await router.handle(once)).toBe('handled');
+    const again = answerRecorded();
+    expect(await router.handle({ ...once, answer: again.answer })).toBe('replayed');
+    expect(again.seen.first).toEqual([]);
+    expect(router.counts).toMatchObject({ commands: 1, replayed: 1 });
+    expect(lines.find((l) => l.msg === 'an interaction taken before came again: nothing was run')).toMatchObject({ level: 40, interaction: once.id });
+  });
+
+  it('does not learn from one old interaction after a quiet minute that old is on time', async () => {
+    // Only the wall clock is the test's: the minute of quiet passes at once.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const { logger } = memoryLog();
+    const router = new Router({ logger } as unknown as Deps, logger);
+    const fresh = answerRecorded();
+    expect(await router.handle(incoming({ kind: 'command', input: input('nope') }, fresh.answer))).toBe('handled');
+    vi.setSystemTime(Date.now() + 90_000);
+    // Made four minutes ago (a copy kept since, never sent here before): too late to answer.
+    const old = answerRecorded();
+    expect(await router.handle(incoming({ kind: 'command', input: input('nope') }, old.answer, 4 * 60_000))).toBe('skipped');
+    expect(old.seen.first).toEqual([]);
+    // What is on time still is.
+    const next = answerRecorded();
+    expect(await router.handle(incoming({ kind: 'command', input: input('nope') }, next.answer))).toBe('handled');
+  });
+
+  it('learns a host clock that jumped ahead by the end of the next window', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const { logger } = memoryLog();
+    const router = new Router({ logger } as unknown as Deps, logger);
+    expect(await router.handle(incoming({ kind: 'command', input: input('nope') }, answerRecorded().answer))).toBe('handled');
+    // The host's clock now runs 10 s ahead of Discord's: every interaction looks 10 s old.
+    const ahead = 10_000;
+    vi.setSystemTime(Date.now() + 90_000);
+    expect(await router.handle(incoming({ kind: 'command', input: input('nope') }, answerRecorded().answer, ahead))).toBe('skipped');
+    vi.setSystemTime(Date.now() + 61_000);
+    expect(await router.handle(incoming({ kind: 'command', input: input('nope') }, answerRecorded().answer, ahead))).toBe('handled');
+  });
 });

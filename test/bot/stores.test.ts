@@ -42,6 +42,10 @@ describe('bot stores on Redis', () => {
       await a.members.add('g1', 'u1');
       expect(await b.members.list('g1')).toEqual(['u2', 'u1']);
       expect(await a.members.list('g2')).toEqual([]);
+      // An interaction taken by one process is taken for the other: it runs once, whichever worker a copy reaches.
+      expect(await a.interactions.take('1180000000000000901')).toBe(true);
+      expect(await b.interactions.take('1180000000000000901')).toBe(false);
+      expect(await a.interactions.take('1180000000000000901')).toBe(false);
     } finally {
       await a.close();
       await b.close();
