@@ -44,6 +44,8 @@ const CHECKS_PER_TICK = 8;
 const FAILED_LOOK_RETRY_MS = 5 * 60_000;
 /** A lookup's deadline: the poller waits on nobody's reply, but must not hold the lock long. */
 const LOOKUP_DEADLINE_MS = 4_000;
+/** Posts made whose record the store did not take (a blip), kept to record again: far more than a blip leaves. */
+const UNRECORDED_MAX = 1_000;
 
 const SnapSchema = z.object({ at: z.number(), matches: z.number(), wins: z.number().optional(), kills: z.number().optional(), deaths: z.number().optional(), damage: z.number().optional(), rating: z.number().optional() });
 type Snap = z.infer<typeof SnapSchema>;
@@ -223,6 +225,12 @@ export class FeedPoller {
   private running: Promise<void> | undefined;
   private stopped = false;
   private readonly warnings = new WarningThrottle();
+  /**
+   * Posts that went out while the store did not take their record: never posted again by this
+   * process, and recorded first thing in each round until the store answers (the claim's lease
+   * would otherwise lapse and the next look post the session a second time).
+   */
+  private readonly unrecorded = new Set<string>();
   /** Requests this process's poller sent (cache hits not counted), for the log and the tests. */
   readonly counts = { looks: 0, requests: 0, posted: 0 };
 
@@ -252,6 +260,7 @@ export class FeedPoller {
 
   /** One round: keep the lock, read the opt-ins now and then, look at the players due. */
   async tick(): Promise<void> {
+    await this.recordPosts();
     if (Date.now() < this.pausedUntil || !(await this.keepLock())) return;
     if (Date.now() - this.refreshedAt > REFRESH_MS) await this.refresh();
     const now = this.o.now();
@@ -268,6 +277,19 @@ export class FeedPoller {
         continue;
       }
       if (!more) return;
+    }
+  }
+
+  /** Records the posts made whose record failed, oldest first, until the store fails again. */
+  private async recordPosts(): Promise<void> {
+    for (const postKey of this.unrecorded) {
+      try {
+        await this.o.store.posted(postKey);
+      } catch (e) {
+        this.warn(e, 'session feed: a post made is not recorded yet; tried again every round');
+        return;
+      }
+      this.unrecorded.delete(postKey);
     }
   }
 
@@ -415,6 +437,8 @@ export class FeedPoller {
       const feed = await this.o.store.guild(guildId);
       if (!feed?.on) continue;
       const postKey = `${guildId}|${f.userId}|${f.title}|${account.platform}|${account.identifier}|${done.key}`;
+      // Posted already, its record still to be made (recordPosts).
+      if (this.unrecorded.has(postKey)) continue;
       const claim = await this.o.store.claim(postKey);
       if (claim === 'posted') continue;
       if (claim === 'posting') {
@@ -425,9 +449,16 @@ export class FeedPoller {
       const reply = await this.render(f, account, done.session, career, feed.locale);
       const posted = await this.o.poster.post(feed.channelId, reply, { nonce: postNonce(postKey) });
       if (posted.ok) {
-        await this.o.store.posted(postKey);
         this.counts.posted++;
         this.o.logger.info({ guildId, userId: f.userId, title: f.title, session: done.key }, 'session feed: session posted');
+        try {
+          await this.o.store.posted(postKey);
+        } catch (e) {
+          // The post stands whatever the store says: what must not happen is a second one.
+          this.unrecorded.add(postKey);
+          if (this.unrecorded.size > UNRECORDED_MAX) this.unrecorded.delete(this.unrecorded.values().next().value!);
+          this.warn(e, 'session feed: a post made is not recorded yet; tried again every round', { guildId, session: done.key });
+        }
       } else if (posted.code === 10003 || posted.code === 50001 || posted.code === 50013) {
         await this.o.store.setGuild(guildId, { ...feed, on: false, off: { code: posted.code, at: new Date().toISOString() } });
         this.o.logger.warn({ guildId, channelId: feed.channelId, code: posted.code }, 'session feed: Discord refused the channel; the server’s feed is switched off until an admin picks a channel');

@@ -262,3 +262,59 @@ describe('the session feed of servers in other languages', () => {
     }
   }, 30_000);
 });
+
+describe('the session feed when the store blips right after a post', () => {
+  it('records the post once the store answers again and never posts the session a second time, even after its claim lapsed', async () => {
+    // Ember#4471 (title_c, small dataset): one match on record, last seen playing it two hours ago.
+    const { lookup, store, close } = await smallWorld();
+    const MEMBER = '1180000000000000407';
+    let now = Date.parse('2026-11-20T12:00:00Z');
+    await store.setGuild(GUILD, { channelId: '1180000000000000777', on: true });
+    await store.join({ guildId: GUILD, userId: MEMBER, title: 'title_c' });
+    await endedSession(store, MEMBER, now);
+    // Every call fails while `down`, as a Redis that stopped answering.
+    let down = false;
+    const blipping = Object.fromEntries(
+      Object.entries(store).map(([name, value]) => [
+        name,
+        typeof value === 'function' ? (...args: unknown[]) => (down ? Promise.reject(new Error('the feed store did not answer')) : (value as (...a: unknown[]) => unknown).apply(store, args)) : value,
+      ]),
+    ) as unknown as FeedStore;
+    const posted: (string | undefined)[] = [];
+    const poller = emberPoller(
+      blipping,
+      lookup,
+      (_channelId, _reply, options) => {
+        posted.push(options?.nonce);
+        // The post went out; the store goes away before its record is written.
+        down = true;
+        return Promise.resolve({ ok: true as const });
+      },
+      () => now,
+      { lockTtlMs: 500 },
+    );
+    const claim = () => store.db.prepare('SELECT posting FROM feed_posted').pluck().all();
+    try {
+      poller.start();
+      for (let i = 0; i < 200 && posted.length === 0; i++) await sleep(20);
+      expect(posted).toHaveLength(1);
+      expect(claim()).toEqual([1]);
+      // The blip outlasts the claim's lease (POST_LEASE_MS), and the player's next look comes due.
+      store.db.prepare('UPDATE feed_posted SET until = 0').run();
+      now += 3_600_000;
+      down = false;
+      for (let i = 0; i < 200 && claim()[0] !== 0; i++) await sleep(20);
+      expect(claim()).toEqual([0]);
+      // Looks go on, hours apart: the session is not posted again.
+      const looks = poller.counts.looks;
+      now += 3_600_000;
+      for (let i = 0; i < 200 && poller.counts.looks === looks; i++) await sleep(20);
+      await sleep(200);
+      expect(poller.counts.looks).toBeGreaterThan(looks);
+      expect(posted).toHaveLength(1);
+    } finally {
+      await poller.stop();
+      await close();
+    }
+  }, 30_000);
+});
