@@ -9,7 +9,12 @@ const api = process.env.DISCORD_API_URL ?? 'https://discord.com/api';
 const base = process.env.LOOKUP_BASE_URL ?? 'http://127.0.0.1:8787';
 
 const PLATFORMS = ['pc_store_a', 'pc_store_b', 'pc_store_c', 'console_a', 'console_b'];
-const SEGMENTS: Record<string, string[]> = { title_a: ['overview', 'playlist', 'gamemode', 'map', 'weapon'], title_b: ['legend'], title_c: ['hero'], title_d: ['map', 'weapon'] };
+const SEGMENTS: Record<string, string[]> = {
+  title_a: ['overview', 'playlist', 'gamemode', 'map', 'weapon'],
+  title_b: ['legend'],
+  title_c: ['hero'],
+  title_d: ['map', 'weapon'],
+};
 
 interface Stat {
   displayName: string;
@@ -54,7 +59,9 @@ async function handle(interaction: Interaction): Promise<void> {
       return;
     }
     const stats = Object.values(body.data.segments[0]?.stats ?? {}).slice(0, 12);
-    const embed = new EmbedBuilder().setTitle(body.data.platformInfo.platformUserHandle).addFields(stats.map((s) => ({ name: s.displayName, value: s.displayValue, inline: true })));
+    const embed = new EmbedBuilder()
+      .setTitle(body.data.platformInfo.platformUserHandle)
+      .addFields(stats.map((s) => ({ name: s.displayName, value: s.displayValue, inline: true })));
     await interaction.editReply({ embeds: [embed] });
   } catch (error) {
     console.error(error);

@@ -44,12 +44,27 @@ ${rows.map((p, i) => `<text x="32" y="${170 + i * 50}" font-family="DejaVu Sans"
         const [a, b = a] = r.trim().replace('U+', '').split('-');
         return [parseInt(a.replace(/\?/g, '0'), 16), parseInt(b.replace(/\?/g, 'F'), 16)];
       });
-      await renderer.registerFont({ name: 'Noto Sans', weight, unicodeRange, data: readFileSync(require.resolve(`@fontsource/noto-sans/files/noto-sans-${subset}-${weight}-normal.woff2`)) });
+      await renderer.registerFont({
+        name: 'Noto Sans',
+        weight,
+        unicodeRange,
+        data: readFileSync(require.resolve(`@fontsource/noto-sans/files/noto-sans-${subset}-${weight}-normal.woff2`)),
+      });
     }
   const text = (t, style) => ({ type: 'text', text: t, style });
   const node = {
     type: 'container',
-    style: { width: W, height: H, display: 'flex', flexDirection: 'column', padding: 32, gap: 12, backgroundColor: '#16181d', color: '#fff', fontFamily: 'Noto Sans' },
+    style: {
+      width: W,
+      height: H,
+      display: 'flex',
+      flexDirection: 'column',
+      padding: 32,
+      gap: 12,
+      backgroundColor: '#16181d',
+      color: '#fff',
+      fontFamily: 'Noto Sans',
+    },
     children: [
       text('Nova#2231 Łódź Ωμέγα Привет', { fontSize: 40, fontWeight: 700 }),
       text('Title C · Console A', { fontSize: 24, color: '#aab' }),
@@ -59,7 +74,11 @@ ${rows.map((p, i) => `<text x="32" y="${170 + i * 50}" font-family="DejaVu Sans"
         children: [
           text('K/D', { fontSize: 24, width: 160 }),
           text('1.23', { fontSize: 28, fontWeight: 700, width: 120 }),
-          { type: 'container', style: { display: 'flex', width: 300, height: 12, backgroundColor: '#333', borderRadius: 6 }, children: [{ type: 'container', style: { width: 3 * p, height: 12, backgroundColor: '#f5a623', borderRadius: 6 } }] },
+          {
+            type: 'container',
+            style: { display: 'flex', width: 300, height: 12, backgroundColor: '#333', borderRadius: 6 },
+            children: [{ type: 'container', style: { width: 3 * p, height: 12, backgroundColor: '#f5a623', borderRadius: 6 } }],
+          },
         ],
       })),
     ],

@@ -33,7 +33,10 @@ export function* heavyMatches(title: 'title_a' | 'title_b', id: string, count = 
           result: i % 3 === 0 ? 'loss' : 'win',
           legend: title === 'title_b' ? ['Wraith', 'Octane', 'Seer'][i % 3] : null,
           stats: { kills: i % 23, deaths: 1 + (i % 7), assists: i % 5, damage: 1000 + (i % 900), headshots: i % 4, score: 100 * (i % 30) },
-          weapons: title === 'title_a' ? { Carbine: { kills: i % 11, shotsFired: 150, shotsHit: 40 }, [`Sidearm ${i % 6}`]: { kills: i % 3, shotsFired: 30, shotsHit: 12 } } : undefined,
+          weapons:
+            title === 'title_a'
+              ? { Carbine: { kills: i % 11, shotsFired: 150, shotsHit: 40 }, [`Sidearm ${i % 6}`]: { kills: i % 3, shotsFired: 30, shotsHit: 12 } }
+              : undefined,
         },
       ],
     };
@@ -44,9 +47,12 @@ export async function heavyStore(): Promise<{ store: StatsStore; importMs: numbe
   const store = new StatsStore();
   await importLines(store, demoLines());
   const started = performance.now();
-  await importLines(store, (function* () {
-    for (const m of heavyMatches('title_a', 'heavy_a')) yield JSON.stringify(m);
-    for (const m of heavyMatches('title_b', 'heavy_b')) yield JSON.stringify(m);
-  })());
+  await importLines(
+    store,
+    (function* () {
+      for (const m of heavyMatches('title_a', 'heavy_a')) yield JSON.stringify(m);
+      for (const m of heavyMatches('title_b', 'heavy_b')) yield JSON.stringify(m);
+    })(),
+  );
   return { store, importMs: performance.now() - started };
 }

@@ -15,7 +15,12 @@ function referenceLoopOnce(): number {
     type: 'match',
     title: 'title_b',
     id: 'm-0',
-    players: Array.from({ length: 10 }, (_, i) => ({ id: `player-${i}`, platform: 'pc', result: i % 2 ? 'win' : 'loss', stats: { kills: i, deaths: 3, damage: 1234.5 + i, headshots: i * 2 } })),
+    players: Array.from({ length: 10 }, (_, i) => ({
+      id: `player-${i}`,
+      platform: 'pc',
+      result: i % 2 ? 'win' : 'loss',
+      stats: { kills: i, deaths: 3, damage: 1234.5 + i, headshots: i * 2 },
+    })),
   };
   const text = JSON.stringify(record);
   const started = performance.now();
@@ -58,6 +63,8 @@ export async function idleTimerLateness(ms = 1000): Promise<{ p99: number; max: 
 /** One line about the machine, now: cores, memory, Node, load, the reference loop and idle timer lateness. */
 export async function describeMachine(): Promise<string> {
   const late = await idleTimerLateness();
-  const load = loadavg().map((l) => round(l, 1)).join(' ');
+  const load = loadavg()
+    .map((l) => round(l, 1))
+    .join(' ');
   return `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${round(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}, load average ${load}; ${describeReferenceLoop()}, an idle 1 ms timer late by up to ${late.max} ms (p99 ${late.p99})`;
 }

@@ -9,6 +9,8 @@ const mb = (bytes) => Math.round((bytes / 2 ** 20) * 10) / 10;
 const timer = setInterval(() => {
   const m = process.memoryUsage();
   const spaces = Object.fromEntries(getHeapSpaceStatistics().map((s) => [s.space_name.replace(/_space$/, ''), mb(s.space_size)]));
-  process.stderr.write(`memory-probe ${JSON.stringify({ rss: mb(m.rss), heapTotal: mb(m.heapTotal), heapUsed: mb(m.heapUsed), external: mb(m.external), arrayBuffers: mb(m.arrayBuffers), spaces })}\n`);
+  process.stderr.write(
+    `memory-probe ${JSON.stringify({ rss: mb(m.rss), heapTotal: mb(m.heapTotal), heapUsed: mb(m.heapUsed), external: mb(m.external), arrayBuffers: mb(m.arrayBuffers), spaces })}\n`,
+  );
 }, 10_000);
 timer.unref();

@@ -78,7 +78,10 @@ function startProcess(script: string, args: string[], env: Record<string, string
   const command = script === 'src/bot/main.ts' ? [...START_FLAGS, ...EXTRA_FLAGS, shippedBot()] : ['--import', 'tsx', script];
   // The bot and the baseline bot both with the recipes' environment (the allocator's pools).
   const shipped = script === 'src/service/main.ts' ? {} : SHIPPED_ENV;
-  const child = spawn(process.execPath, [...command, ...args], { env: { ...cleanEnv(), ...shipped, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...command, ...args], {
+    env: { ...cleanEnv(), ...shipped, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
   return { child, output: () => output };
@@ -155,7 +158,8 @@ function zipf(n: number, s: number, seed: number): () => number {
   };
 }
 
-const profileOf = (p: { title: string; platform: string; id: string }) => chatInput({ group: p.title, subcommand: 'profile', options: { platform: p.platform, player: p.id } });
+const profileOf = (p: { title: string; platform: string; id: string }) =>
+  chatInput({ group: p.title, subcommand: 'profile', options: { platform: p.platform, player: p.id } });
 
 async function latency(kind: Bot['kind'], serviceUrl: string): Promise<void> {
   const section = '1. Interaction latency';
@@ -166,8 +170,20 @@ async function latency(kind: Bot['kind'], serviceUrl: string): Promise<void> {
   try {
     for (let i = 0; i < 50; i++) await timeOne(bot, autocomplete({ group: 'title_b', subcommand: 'segments', options: { platform: '' }, focused: 'platform' }));
     const runs: [string, () => Parameters<DiscordDouble['dispatchInteraction']>[0], number, Figure['target'] | undefined, Figure['target'] | undefined][] = [
-      ['autocomplete platform', () => autocomplete({ group: 'title_b', subcommand: 'segments', options: { platform: 'c' }, focused: 'platform' }), 500, undefined, { op: '<', value: 10 }],
-      ['autocomplete segment', () => autocomplete({ group: 'title_a', subcommand: 'segments', options: { segment: 'ma' }, focused: 'segment' }), 500, undefined, { op: '<', value: 10 }],
+      [
+        'autocomplete platform',
+        () => autocomplete({ group: 'title_b', subcommand: 'segments', options: { platform: 'c' }, focused: 'platform' }),
+        500,
+        undefined,
+        { op: '<', value: 10 },
+      ],
+      [
+        'autocomplete segment',
+        () => autocomplete({ group: 'title_a', subcommand: 'segments', options: { segment: 'ma' }, focused: 'segment' }),
+        500,
+        undefined,
+        { op: '<', value: 10 },
+      ],
       [
         'autocomplete player (search)',
         (() => {
@@ -181,7 +197,13 @@ async function latency(kind: Bot['kind'], serviceUrl: string): Promise<void> {
         undefined,
         undefined,
       ],
-      ['profile from cache', () => chatInput({ group: 'title_c', subcommand: 'profile', options: { platform: 'console_a', player: 'Nova' } }), 500, { op: '<', value: 10 }, { op: '<', value: 25 }],
+      [
+        'profile from cache',
+        () => chatInput({ group: 'title_c', subcommand: 'profile', options: { platform: 'console_a', player: 'Nova' } }),
+        500,
+        { op: '<', value: 10 },
+        { op: '<', value: 25 },
+      ],
     ];
     for (const [name, make, n, p50Target, p99Target] of runs) {
       const first: number[] = [];
@@ -193,9 +215,19 @@ async function latency(kind: Bot['kind'], serviceUrl: string): Promise<void> {
       }
       const a = stats(first);
       const b = stats(final);
-      figureWithBaseline({ section, name: `${name} p50${label}`, value: a.p50, unit: 'ms', ...(p50Target ? { target: p50Target } : {}), note: `n=${a.n}, first callback` }, kind);
-      figureWithBaseline({ section, name: `${name} p99${label}`, value: a.p99, unit: 'ms', ...(p99Target ? { target: p99Target } : {}), note: `n=${a.n}, first callback` }, kind);
-      if (!name.startsWith('autocomplete')) figureWithBaseline({ section, name: `${name}, final answer p50${label}`, value: b.p50, unit: 'ms', note: 'the reply, or the edit after a deferral' }, kind);
+      figureWithBaseline(
+        { section, name: `${name} p50${label}`, value: a.p50, unit: 'ms', ...(p50Target ? { target: p50Target } : {}), note: `n=${a.n}, first callback` },
+        kind,
+      );
+      figureWithBaseline(
+        { section, name: `${name} p99${label}`, value: a.p99, unit: 'ms', ...(p99Target ? { target: p99Target } : {}), note: `n=${a.n}, first callback` },
+        kind,
+      );
+      if (!name.startsWith('autocomplete'))
+        figureWithBaseline(
+          { section, name: `${name}, final answer p50${label}`, value: b.p50, unit: 'ms', note: 'the reply, or the edit after a deferral' },
+          kind,
+        );
     }
     // Cold: each player once, straight from the service.
     const first: number[] = [];
@@ -205,9 +237,22 @@ async function latency(kind: Bot['kind'], serviceUrl: string): Promise<void> {
       first.push(t.first);
       final.push(t.final);
     }
-    figureWithBaseline({ section, name: `profile cold p50${label}`, value: stats(first).p50, unit: 'ms', target: { op: '<', value: 40 }, note: `n=${first.length}, each player once, first callback` }, kind);
+    figureWithBaseline(
+      {
+        section,
+        name: `profile cold p50${label}`,
+        value: stats(first).p50,
+        unit: 'ms',
+        target: { op: '<', value: 40 },
+        note: `n=${first.length}, each player once, first callback`,
+      },
+      kind,
+    );
     figureWithBaseline({ section, name: `profile cold p99${label}`, value: stats(first).p99, unit: 'ms', note: `n=${first.length}` }, kind);
-    figureWithBaseline({ section, name: `profile cold, final answer p50${label}`, value: stats(final).p50, unit: 'ms', note: 'the reply, or the edit after a deferral' }, kind);
+    figureWithBaseline(
+      { section, name: `profile cold, final answer p50${label}`, value: stats(final).p50, unit: 'ms', note: 'the reply, or the edit after a deferral' },
+      kind,
+    );
   } finally {
     await closeBot(bot);
   }
@@ -271,11 +316,24 @@ async function throughput(kind: Bot['kind'], serviceUrl: string, label = '', env
     const rate = round(answered / ((performance.now() - started) / 1000), 0);
     const perCpuSecond = round(answered / (cpu / 1000), 0);
     figureWithBaseline(
-      { section: '2. Throughput', name: `interactions answered a second${kind === 'bot' ? label : ' (baseline)'}`, value: rate, unit: '/s', target: { op: '>=', value: 5000 }, note: `${seconds} s, ${concurrency} in flight, mixed, cache warm; late ${late}, lost ${lost}` },
+      {
+        section: '2. Throughput',
+        name: `interactions answered a second${kind === 'bot' ? label : ' (baseline)'}`,
+        value: rate,
+        unit: '/s',
+        target: { op: '>=', value: 5000 },
+        note: `${seconds} s, ${concurrency} in flight, mixed, cache warm; late ${late}, lost ${lost}`,
+      },
       kind,
     );
     figureWithBaseline(
-      { section: '2. Throughput', name: `interactions answered per CPU second of the bot process${kind === 'bot' ? label : ' (baseline)'}`, value: perCpuSecond, unit: '/s', note: `${round(cpu / 1000, 2)} CPU s for ${answered}; steadier than the wall-clock rate on a shared machine; resident memory ${rss} MB after; the double and the load loop used ${round(driverCpu / 1000, 2)} CPU s` },
+      {
+        section: '2. Throughput',
+        name: `interactions answered per CPU second of the bot process${kind === 'bot' ? label : ' (baseline)'}`,
+        value: perCpuSecond,
+        unit: '/s',
+        note: `${round(cpu / 1000, 2)} CPU s for ${answered}; steadier than the wall-clock rate on a shared machine; resident memory ${rss} MB after; the double and the load loop used ${round(driverCpu / 1000, 2)} CPU s`,
+      },
       kind,
     );
   } finally {
@@ -299,12 +357,32 @@ async function economy(kind: Bot['kind'], serviceUrl: string): Promise<void> {
     }
     await Promise.all(handles.map((h) => settled(h, 15_000, null)));
     const perThousand = proxy.passed() - before;
-    figureWithBaseline({ section: '3. Upstream economy', name: `requests to the service per 1,000 interactions${kind === 'bot' ? '' : ' (baseline)'}`, value: perThousand, unit: 'requests', note: `Zipf(1.1) over ${players.length} players` }, kind);
+    figureWithBaseline(
+      {
+        section: '3. Upstream economy',
+        name: `requests to the service per 1,000 interactions${kind === 'bot' ? '' : ' (baseline)'}`,
+        value: perThousand,
+        unit: 'requests',
+        note: `Zipf(1.1) over ${players.length} players`,
+      },
+      kind,
+    );
     const cold = players[players.length - 1]!;
     const burstBefore = proxy.passed();
-    const burst = Array.from({ length: 100 }, () => bot.double.dispatchInteraction(profileOf({ ...cold, id: cold.id.toUpperCase() === cold.id ? cold.id.toLowerCase() : cold.id.toUpperCase() })));
+    const burst = Array.from({ length: 100 }, () =>
+      bot.double.dispatchInteraction(profileOf({ ...cold, id: cold.id.toUpperCase() === cold.id ? cold.id.toLowerCase() : cold.id.toUpperCase() })),
+    );
     await Promise.all(burst.map((h) => settled(h, 15_000, null)));
-    figureWithBaseline({ section: '3. Upstream economy', name: `requests for a burst of 100 identical lookups${kind === 'bot' ? '' : ' (baseline)'}`, value: proxy.passed() - burstBefore, unit: 'requests', target: { op: '<', value: 2 } }, kind);
+    figureWithBaseline(
+      {
+        section: '3. Upstream economy',
+        name: `requests for a burst of 100 identical lookups${kind === 'bot' ? '' : ' (baseline)'}`,
+        value: proxy.passed() - burstBefore,
+        unit: 'requests',
+        target: { op: '<', value: 2 },
+      },
+      kind,
+    );
   } finally {
     await closeBot(bot);
     await proxy.close();
@@ -335,7 +413,14 @@ async function serviceAlone(measure = true): Promise<string> {
   ];
   for (const [name, path, target] of measure ? runs : []) {
     const result = await autocannon({ url: service.url + path, connections: 16, duration: 5, pipelining: 1 });
-    record({ section, name: `${name}, requests a second`, value: round(result.requests.average, 0), unit: '/s', ...(target ? { target } : {}), note: `autocannon, 16 connections, 5 s, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}` });
+    record({
+      section,
+      name: `${name}, requests a second`,
+      value: round(result.requests.average, 0),
+      unit: '/s',
+      ...(target ? { target } : {}),
+      note: `autocannon, 16 connections, 5 s, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}`,
+    });
   }
   return service.url;
 }
@@ -366,7 +451,14 @@ function guildPayload(index: number, channels: number, members: number): Record<
     premium_tier: 0,
     system_channel_flags: 0,
     preferred_locale: 'en-US',
-    channels: Array.from({ length: channels }, (_, i) => ({ id: id(1 + i), type: 0, name: `channel-${i}`, position: i, permission_overwrites: [], guild_id: guildId })),
+    channels: Array.from({ length: channels }, (_, i) => ({
+      id: id(1 + i),
+      type: 0,
+      name: `channel-${i}`,
+      position: i,
+      permission_overwrites: [],
+      guild_id: guildId,
+    })),
     members: Array.from({ length: members }, (_, i) => ({
       user: { id: id(200 + i), username: `member${index}-${i}`, discriminator: '0', global_name: null, avatar: null },
       roles: [],
@@ -399,7 +491,14 @@ async function memory(kind: Bot['kind'], serviceUrl: string): Promise<void> {
     await timeOne(bot, autocomplete({ group: 'title_b', subcommand: 'segments', options: { platform: '' }, focused: 'platform' }), 120_000);
     await sleep(3_000);
     figureWithBaseline(
-      { section: '5. Memory', name: `resident memory after 2,500 guilds${label}`, value: rssMb(pid), unit: 'MB', target: { op: '<', value: 150 }, note: '2,500 GUILD_CREATE of 100 channels and 1,000 members each' },
+      {
+        section: '5. Memory',
+        name: `resident memory after 2,500 guilds${label}`,
+        value: rssMb(pid),
+        unit: 'MB',
+        target: { op: '<', value: 150 },
+        note: '2,500 GUILD_CREATE of 100 channels and 1,000 members each',
+      },
       kind,
     );
   } finally {
@@ -413,7 +512,8 @@ function table(): string {
   const order = (f: Figure) => Number.parseInt(f.section, 10);
   for (const f of [...figures].sort((a, b) => order(a) - order(b))) {
     const ok = meets(f);
-    const ratio = f.baseline !== undefined && f.value > 0 && f.baseline > 0 ? `${round(f.unit === '/s' ? f.value / f.baseline : f.baseline / f.value, 1)}×` : '';
+    const ratio =
+      f.baseline !== undefined && f.value > 0 && f.baseline > 0 ? `${round(f.unit === '/s' ? f.value / f.baseline : f.baseline / f.value, 1)}×` : '';
     lines.push(
       `| ${f.section} | ${f.name}${f.note ? ` (${f.note})` : ''} | ${f.value} ${f.unit} | ${f.target ? `${f.target.op} ${f.target.value} ${ok ? '✓' : '✗ missed'}` : ''} | ${f.baseline ?? ''} | ${ratio} |`,
     );
@@ -471,7 +571,14 @@ async function cards(): Promise<void> {
       times.push(performance.now() - t);
     }
     const s = stats(times);
-    record({ section, name: 'card render p50', value: s.p50, unit: 'ms', target: { op: '<', value: 20 }, note: `n=${s.n}, profile card 640×500, worker pool of 1, round trip` });
+    record({
+      section,
+      name: 'card render p50',
+      value: s.p50,
+      unit: 'ms',
+      target: { op: '<', value: 20 },
+      note: `n=${s.n}, profile card 640×500, worker pool of 1, round trip`,
+    });
     record({ section, name: 'card render p99', value: s.p99, unit: 'ms', note: `n=${s.n}` });
   } finally {
     await renderer.close();
@@ -492,7 +599,8 @@ async function cards(): Promise<void> {
     try {
       for (let i = 0; i < 50; i++) await timeOne(bot, typing());
       // Lookups warm (asked for once with card:false), cards cold: the burst is of cards, not of lookups.
-      for (const p of players) await timeOne(bot, chatInput({ group: p.title, subcommand: 'profile', options: { platform: p.platform, player: p.id, card: false } }));
+      for (const p of players)
+        await timeOne(bot, chatInput({ group: p.title, subcommand: 'profile', options: { platform: p.platform, player: p.id, card: false } }));
       const loop = monitorEventLoopDelay({ resolution: 1 });
       loop.enable();
       capture = wire ? await startCapture(Number(new URL(bot.double.apiUrl).port)) : undefined;
@@ -619,9 +727,30 @@ async function cards(): Promise<void> {
   // to the answer going out on the bot's connection, every wait on the way in the bot's process
   // included. The round trip adds the way back into the double, which on Discord is the network's
   // and Discord's own: reported, without a target (see the README's section 7).
-  record({ section, name: 'autocomplete p99 during a burst of cards, dispatch to answer written out by the bot', value: on.untilWritten.p99, unit: 'ms', target, baseline: off.untilWritten.p99, note: `n=${on.untilWritten.n}, ${burstNote}; baseline: the same with CARDS=off` });
-  record({ section, name: 'autocomplete p50 during the burst, dispatch to answer written out', value: on.untilWritten.p50, unit: 'ms', baseline: off.untilWritten.p50 });
-  record({ section, name: 'autocomplete p99 during the burst, round trip as the Discord double sees it', value: on.roundTrip.p99, unit: 'ms', baseline: off.roundTrip.p99, note: `n=${on.roundTrip.n}; no target: it adds the double's own reading, in the bench process that also receives the whole burst (its event loop delay p99 ${on.harnessLoop.p99} ms, max ${on.harnessLoop.max} ms; its collector ran ${on.harnessGc.count} times during the bursts, longest ${on.harnessGc.maxMs} ms)` });
+  record({
+    section,
+    name: 'autocomplete p99 during a burst of cards, dispatch to answer written out by the bot',
+    value: on.untilWritten.p99,
+    unit: 'ms',
+    target,
+    baseline: off.untilWritten.p99,
+    note: `n=${on.untilWritten.n}, ${burstNote}; baseline: the same with CARDS=off`,
+  });
+  record({
+    section,
+    name: 'autocomplete p50 during the burst, dispatch to answer written out',
+    value: on.untilWritten.p50,
+    unit: 'ms',
+    baseline: off.untilWritten.p50,
+  });
+  record({
+    section,
+    name: 'autocomplete p99 during the burst, round trip as the Discord double sees it',
+    value: on.roundTrip.p99,
+    unit: 'ms',
+    baseline: off.roundTrip.p99,
+    note: `n=${on.roundTrip.n}; no target: it adds the double's own reading, in the bench process that also receives the whole burst (its event loop delay p99 ${on.harnessLoop.p99} ms, max ${on.harnessLoop.max} ms; its collector ran ${on.harnessGc.count} times during the bursts, longest ${on.harnessGc.maxMs} ms)`,
+  });
   record({ section, name: 'autocomplete p50 during the burst, round trip', value: on.roundTrip.p50, unit: 'ms', baseline: off.roundTrip.p50 });
   if (wire)
     record({
@@ -632,11 +761,33 @@ async function cards(): Promise<void> {
       baseline: off.wireTrip.p99,
       note: `n=${on.wireTrip.n}, p50 ${on.wireTrip.p50} ms; a loopback capture (tcpdump): the double's gateway frame leaving to the bot's callback arriving, as the kernel stamped them, without the bench process's own delays`,
     });
-  else if (process.env.BENCH_WIRE === '1') process.stderr.write('  the round trip on the wire is left out: tcpdump is not installed, or may not capture loopback here\n');
+  else if (process.env.BENCH_WIRE === '1')
+    process.stderr.write('  the round trip on the wire is left out: tcpdump is not installed, or may not capture loopback here\n');
   // The round trip's second hop: what the bench process (the double) adds after the bot has sent.
-  record({ section, name: 'autocomplete p99 during the burst, answer written out by the bot to the double stamping it', value: on.afterWritten.p99, unit: 'ms', baseline: off.afterWritten.p99, note: `p50 ${on.afterWritten.p50} ms; the double's share of the round trip (the bot's clock and the bench's are the same monotonic clock)` });
-  record({ section, name: 'autocomplete p99 during the burst, in the bot: frame read to answer written out', value: on.inBot.p99, unit: 'ms', baseline: off.inBot.p99, note: `p50 ${on.inBot.p50} ms` });
-  record({ section, name: 'autocomplete p99 during the burst, in the bot: answer made to written out (its wait for the connection included)', value: on.connectionWait.p99, unit: 'ms', baseline: off.connectionWait.p99, note: `p50 ${on.connectionWait.p50} ms` });
+  record({
+    section,
+    name: 'autocomplete p99 during the burst, answer written out by the bot to the double stamping it',
+    value: on.afterWritten.p99,
+    unit: 'ms',
+    baseline: off.afterWritten.p99,
+    note: `p50 ${on.afterWritten.p50} ms; the double's share of the round trip (the bot's clock and the bench's are the same monotonic clock)`,
+  });
+  record({
+    section,
+    name: 'autocomplete p99 during the burst, in the bot: frame read to answer written out',
+    value: on.inBot.p99,
+    unit: 'ms',
+    baseline: off.inBot.p99,
+    note: `p50 ${on.inBot.p50} ms`,
+  });
+  record({
+    section,
+    name: 'autocomplete p99 during the burst, in the bot: answer made to written out (its wait for the connection included)',
+    value: on.connectionWait.p99,
+    unit: 'ms',
+    baseline: off.connectionWait.p99,
+    note: `p50 ${on.connectionWait.p50} ms`,
+  });
   record({
     section,
     name: 'the burst: last profile answered',
@@ -653,14 +804,47 @@ async function soak(serviceUrl: string, seconds: number, rate: number, label = '
   process.stderr.write(`soak: ${seconds} s at ${rate} interactions a second${label}, bot flags: ${START_FLAGS.join(' ') || '(none)'}\n`);
   const r = await runSoak({ seconds, rate, serviceUrl, nodeFlags: [...START_FLAGS, ...EXTRA_FLAGS], token: TOKEN });
   const note = `${seconds} s, ${r.achievedRate}/s dispatched, ${r.dispatched} interactions${label}`;
-  record({ section, name: `resident memory, highest while traffic ran and 30 s after${label}`, value: r.peakMb, unit: 'MB', target: { op: '<', value: 250 }, note: `${note}; samples every 10 s: ${r.rss.map((x) => x.mb).join(', ')}` });
+  record({
+    section,
+    name: `resident memory, highest while traffic ran and 30 s after${label}`,
+    value: r.peakMb,
+    unit: 'MB',
+    target: { op: '<', value: 250 },
+    note: `${note}; samples every 10 s: ${r.rss.map((x) => x.mb).join(', ')}`,
+  });
   const m = r.mainThread;
-  if (m) record({ section, name: `main thread's V8 heap at the end (used of total; the rest of RSS is code, native memory and the card worker)${label}`, value: m.heapTotal, unit: 'MB', note: `heap used ${m.heapUsed} MB, external ${m.external} MB (ArrayBuffers ${m.arrayBuffers}), RSS ${m.rss} MB` });
-  record({ section, name: `replies sent without their card${label}`, value: Object.values(r.cardsNotDrawn).reduce((a, b) => a + b, 0), unit: '', note: `by reason: ${JSON.stringify(r.cardsNotDrawn)} (late: the answer's budget was spent; timeout: not drawn within what was left of it; busy: queue full)` });
-  record({ section, name: `resident memory, highest of the second half minus the first half${label}`, value: round(r.secondHalfPeakMb - r.firstHalfPeakMb, 1), unit: 'MB', note: 'a plateau keeps it near 0' });
+  if (m)
+    record({
+      section,
+      name: `main thread's V8 heap at the end (used of total; the rest of RSS is code, native memory and the card worker)${label}`,
+      value: m.heapTotal,
+      unit: 'MB',
+      note: `heap used ${m.heapUsed} MB, external ${m.external} MB (ArrayBuffers ${m.arrayBuffers}), RSS ${m.rss} MB`,
+    });
+  record({
+    section,
+    name: `replies sent without their card${label}`,
+    value: Object.values(r.cardsNotDrawn).reduce((a, b) => a + b, 0),
+    unit: '',
+    note: `by reason: ${JSON.stringify(r.cardsNotDrawn)} (late: the answer's budget was spent; timeout: not drawn within what was left of it; busy: queue full)`,
+  });
+  record({
+    section,
+    name: `resident memory, highest of the second half minus the first half${label}`,
+    value: round(r.secondHalfPeakMb - r.firstHalfPeakMb, 1),
+    unit: 'MB',
+    note: 'a plateau keeps it near 0',
+  });
   record({ section, name: `final answer p50, all interactions${label}`, value: r.p50, unit: 'ms', note: 'the reply, or the edit/follow-up after a deferral' });
   record({ section, name: `final answer p99, all interactions${label}`, value: r.p99, unit: 'ms' });
-  record({ section, name: `deferred answers p99${label}`, value: r.deferredP99, unit: 'ms', target: { op: '<', value: 3000 }, note: `n=${r.deferred}, p50 ${r.deferredP50} ms` });
+  record({
+    section,
+    name: `deferred answers p99${label}`,
+    value: r.deferredP99,
+    unit: 'ms',
+    target: { op: '<', value: 3000 },
+    note: `n=${r.deferred}, p50 ${r.deferredP50} ms`,
+  });
   record({ section, name: `interactions unanswered${label}`, value: r.unanswered, unit: '', target: { op: '<', value: 1 }, note: `of ${r.dispatched}` });
 }
 
@@ -685,19 +869,33 @@ async function scale(): Promise<void> {
   for (const r of rows) {
     if (!(r.figure in targets) && r.figure !== 'import, per CPU second of the importing process') continue;
     const target = targets[r.figure];
-    figures.push({ section: '8. Scale', name: `${r.figure}, ${r.matches.toLocaleString('en')} matches, ${r.store}`, value: r.value, unit: r.unit, ...(target ? { target } : {}), note: 'targets are for 1M matches' });
+    figures.push({
+      section: '8. Scale',
+      name: `${r.figure}, ${r.matches.toLocaleString('en')} matches, ${r.store}`,
+      value: r.value,
+      unit: r.unit,
+      ...(target ? { target } : {}),
+      note: 'targets are for 1M matches',
+    });
   }
 }
 
 async function main(): Promise<void> {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
-    options: { seconds: { type: 'string', default: '120' }, rate: { type: 'string', default: '500' }, 'compare-semi-space': { type: 'boolean', default: false }, 'compare-flags': { type: 'string' } },
+    options: {
+      seconds: { type: 'string', default: '120' },
+      rate: { type: 'string', default: '500' },
+      'compare-semi-space': { type: 'boolean', default: false },
+      'compare-flags': { type: 'string' },
+    },
   });
   const seconds = Number(values.seconds);
   const rate = Number(values.rate);
   if (!Number.isInteger(seconds) || seconds < 10 || !Number.isInteger(rate) || rate < 1) {
-    process.stderr.write('usage: npm run bench [-- soak | cards | throughput | memory] [--seconds 120 (the soak, at least 10)] [--rate 500] [--compare-semi-space | --compare-flags="<node flags>"]\n');
+    process.stderr.write(
+      'usage: npm run bench [-- soak | cards | throughput | memory] [--seconds 120 (the soak, at least 10)] [--rate 500] [--compare-semi-space | --compare-flags="<node flags>"]\n',
+    );
     process.exit(2);
   }
   const machine = await describeMachine();
@@ -739,7 +937,12 @@ async function main(): Promise<void> {
   await soak(serviceUrl, seconds, rate);
   // The same soak and closed loop with other Node flags, to weigh the shipped ones: Node's default
   // young generation (the shipped heap cap kept), or any flags given.
-  const compared = values['compare-flags'] !== undefined ? values['compare-flags'].split(' ').filter((w) => w.length > 0) : values['compare-semi-space'] ? SHIPPED_FLAGS.filter((f) => !f.startsWith('--max-semi-space-size')) : undefined;
+  const compared =
+    values['compare-flags'] !== undefined
+      ? values['compare-flags'].split(' ').filter((w) => w.length > 0)
+      : values['compare-semi-space']
+        ? SHIPPED_FLAGS.filter((f) => !f.startsWith('--max-semi-space-size'))
+        : undefined;
   if (compared) {
     const label = ` (${compared.join(' ') || 'no Node flags'})`;
     START_FLAGS = compared;
@@ -753,7 +956,10 @@ async function main(): Promise<void> {
   const out = `Measured ${new Date().toISOString().slice(0, 10)} on ${machine}.\n\n${table()}\n`;
   process.stdout.write(out);
   mkdirSync('bench/results', { recursive: true });
-  writeFileSync(soakOnly ? 'bench/results/latest-soak.json' : 'bench/results/latest.json', JSON.stringify({ machine, at: new Date().toISOString(), figures }, null, 2));
+  writeFileSync(
+    soakOnly ? 'bench/results/latest-soak.json' : 'bench/results/latest.json',
+    JSON.stringify({ machine, at: new Date().toISOString(), figures }, null, 2),
+  );
   if (serviceChild) await stop(serviceChild);
   process.exit(0);
 }

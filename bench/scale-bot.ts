@@ -46,7 +46,8 @@ function playerCommands(from: number): { group: TitleSlug; subcommand: string; o
     for (let rank = from; rank < from + 5; rank++) {
       const { platform, id } = scalePlayer(title, rank);
       for (const kind of ['profile', 'sessions', 'matches'] as const)
-        if (findEndpoint(title, kind)?.platforms.includes(platform as PlatformSlug)) commands.push({ group: title, subcommand: kind, options: { platform, player: id } });
+        if (findEndpoint(title, kind)?.platforms.includes(platform as PlatformSlug))
+          commands.push({ group: title, subcommand: kind, options: { platform, player: id } });
     }
   return commands;
 }
@@ -56,7 +57,16 @@ export async function botWhileImporting(data: string, matches: number, record: (
   const double = await startDiscordDouble({ token: TOKEN });
   let output = '';
   const child = spawn(process.execPath, [...SHIPPED_FLAGS, ...EXTRA_FLAGS, shippedBot()], {
-    env: { ...cleanEnv(), ...SHIPPED_ENV, DISCORD_TOKEN: TOKEN, DISCORD_API_URL: double.apiUrl, LINKS_DB: tempLinksDb(), STATS_DATASET: data, STATS_STORE: join(dir, 'store.sqlite'), LOG_LEVEL: 'info' },
+    env: {
+      ...cleanEnv(),
+      ...SHIPPED_ENV,
+      DISCORD_TOKEN: TOKEN,
+      DISCORD_API_URL: double.apiUrl,
+      LINKS_DB: tempLinksDb(),
+      STATS_DATASET: data,
+      STATS_STORE: join(dir, 'store.sqlite'),
+      LOG_LEVEL: 'info',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout.on('data', (c: Buffer) => (output += c.toString()));
@@ -99,9 +109,18 @@ export async function botWhileImporting(data: string, matches: number, record: (
     };
     type Burst = Awaited<ReturnType<typeof burst>>;
     const recordBurst = (when: string, b: Burst, target?: string) => {
-      record({ figure: `autocomplete ${when} p99, dispatch to answer written out by the bot`, value: round(quantile(b.untilWritten, 0.99)), unit: 'ms', ...(target ? { target } : {}) });
+      record({
+        figure: `autocomplete ${when} p99, dispatch to answer written out by the bot`,
+        value: round(quantile(b.untilWritten, 0.99)),
+        unit: 'ms',
+        ...(target ? { target } : {}),
+      });
       record({ figure: `autocomplete ${when} p50 (round trip)`, value: round(quantile(b.roundTrip, 0.5)), unit: 'ms' });
-      record({ figure: `autocomplete ${when} p99 (round trip, as the double in the bench process sees it)`, value: round(quantile(b.roundTrip, 0.99)), unit: 'ms' });
+      record({
+        figure: `autocomplete ${when} p99 (round trip, as the double in the bench process sees it)`,
+        value: round(quantile(b.roundTrip, 0.99)),
+        unit: 'ms',
+      });
       record({ figure: `autocomplete ${when} p99, in the bot (frame read to answer written out)`, value: round(quantile(b.inBot, 0.99)), unit: 'ms' });
       record({ figure: `autocompletes ${when}`, value: b.n, unit: 'answered' });
     };
@@ -130,7 +149,11 @@ export async function botWhileImporting(data: string, matches: number, record: (
     // players: the bot's first answers after a start (its code not yet optimised) would otherwise
     // count against whichever section came first.
     const { heavy, typical } = benchPlayers(matches);
-    for (const [who, rank] of [['warm-up', typical + 5], ["typical players'", typical], ["the busiest players'", heavy]] as const) {
+    for (const [who, rank] of [
+      ['warm-up', typical + 5],
+      ["typical players'", typical],
+      ["the busiest players'", heavy],
+    ] as const) {
       const commands = playerCommands(rank);
       let answered = 0;
       const lookupsStarted = performance.now();
@@ -144,9 +167,16 @@ export async function botWhileImporting(data: string, matches: number, record: (
       const during = await burst(() => answered === commands.length);
       await asking;
       await Promise.all(answers);
-      if (EXTRA_FLAGS.length > 0) process.stderr.write(`  ${who} lookups ran from ${round(lookupsStarted + monotonicOffset)} to ${round(performance.now() + monotonicOffset)} ms on the host's monotonic clock (a CPU profile's clock)\n`);
+      if (EXTRA_FLAGS.length > 0)
+        process.stderr.write(
+          `  ${who} lookups ran from ${round(lookupsStarted + monotonicOffset)} to ${round(performance.now() + monotonicOffset)} ms on the host's monotonic clock (a CPU profile's clock)\n`,
+        );
       if (who === 'warm-up') continue;
-      record({ figure: `${who} lookups (${commands.length}, one every ${LOOKUP_EVERY_MS} ms: ${[...new Set(commands.map((c) => c.subcommand))].join(', ')}), seconds until all answered`, value: round((performance.now() - lookupsStarted) / 1000, 2), unit: 's' });
+      record({
+        figure: `${who} lookups (${commands.length}, one every ${LOOKUP_EVERY_MS} ms: ${[...new Set(commands.map((c) => c.subcommand))].join(', ')}), seconds until all answered`,
+        value: round((performance.now() - lookupsStarted) / 1000, 2),
+        unit: 's',
+      });
       recordBurst(`while ${who} lookups run`, during, '< 10');
     }
   } finally {

@@ -13,7 +13,7 @@ const T0 = Date.parse('2025-11-20T00:00:00Z');
 
 /** Players in each title's pool: on average 20 matches each. */
 export function poolSize(matches: number): number {
-  return Math.max(200, Math.ceil((matches / TITLE_SLUGS.length) * PLAYERS_PER_MATCH / 20));
+  return Math.max(200, Math.ceil(((matches / TITLE_SLUGS.length) * PLAYERS_PER_MATCH) / 20));
 }
 
 /** The identifier of the player at activity rank `rank` (0 = busiest) of a title. */
@@ -82,7 +82,9 @@ export function* scaleLines(matches: number, seed = 11): Generator<string> {
         ...(title === 'title_b' ? { legend: pick(LEGENDS) } : {}),
         ...(title === 'title_c' ? { hero: pick(HEROES) } : {}),
         stats: { kills, deaths: 1 + int(15), assists: int(10), damage: 500 + int(3000), headshots: int(kills + 1), score: 100 * int(40) },
-        ...(title === 'title_a' || title === 'title_d' ? { weapons: { [pick(WEAPONS) ?? 'Carbine']: { kills, shotsFired: 100 + int(200), shotsHit: int(100) } } } : {}),
+        ...(title === 'title_a' || title === 'title_d'
+          ? { weapons: { [pick(WEAPONS) ?? 'Carbine']: { kills, shotsFired: 100 + int(200), shotsHit: int(100) } } }
+          : {}),
       };
     });
     const first = players[0] ?? { platform: 'pc_store_a' };

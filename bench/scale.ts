@@ -91,7 +91,13 @@ async function openStore(kind: 'sqlite' | 'postgres', dir: string, schema: strin
 
 async function storeMb(kind: 'sqlite' | 'postgres', dir: string, schema: string): Promise<number> {
   if (kind === 'sqlite')
-    return round(readdirSync(dir).filter((f) => f.startsWith('store.sqlite')).reduce((n, f) => n + statSync(join(dir, f)).size, 0) / 2 ** 20, 1);
+    return round(
+      readdirSync(dir)
+        .filter((f) => f.startsWith('store.sqlite'))
+        .reduce((n, f) => n + statSync(join(dir, f)).size, 0) /
+        2 ** 20,
+      1,
+    );
   const client = new pg.Client(args.pg);
   await client.connect();
   const { rows: r } = await client.query<{ bytes: string }>(
@@ -127,7 +133,14 @@ async function measure(n: number, kind: 'sqlite' | 'postgres', data: string): Pr
     const used = process.cpuUsage(cpu);
     const cpuSeconds = (used.user + used.system) / 1e6;
     if (summary.refused > 0) throw new Error(`the generated dataset was refused: ${JSON.stringify(summary.refusedLines[0])}`);
-    record({ matches: n, store: kind, figure: 'import', value: Math.round(n / seconds), unit: 'matches/s', target: kind === 'sqlite' ? '>= 20000 at 1M' : undefined });
+    record({
+      matches: n,
+      store: kind,
+      figure: 'import',
+      value: Math.round(n / seconds),
+      unit: 'matches/s',
+      target: kind === 'sqlite' ? '>= 20000 at 1M' : undefined,
+    });
     record({ matches: n, store: kind, figure: 'import, wall time', value: round(seconds, 1), unit: 's' });
     if (kind === 'sqlite') record({ matches: n, store: kind, figure: 'import, parse worker threads', value: workers, unit: '' });
     if (store instanceof StatsStore) {
@@ -135,7 +148,13 @@ async function measure(n: number, kind: 'sqlite' | 'postgres', data: string): Pr
       if (parsed) {
         record({ matches: n, store: kind, figure: 'import, until the last batch was written', value: round((parsed - started) / 1000, 1), unit: 's' });
         // The rate while the file streams in, before the steps that finish the import (the sort of the staged rows, most of it, on one thread).
-        record({ matches: n, store: kind, figure: 'import, rate until the last batch was written', value: Math.round(n / ((parsed - started) / 1000)), unit: 'matches/s' });
+        record({
+          matches: n,
+          store: kind,
+          figure: 'import, rate until the last batch was written',
+          value: Math.round(n / ((parsed - started) / 1000)),
+          unit: 'matches/s',
+        });
       }
       for (const [step, ms] of store.importSteps) record({ matches: n, store: kind, figure: `import, ${step}`, value: round(ms / 1000, 1), unit: 's' });
     }
@@ -155,7 +174,14 @@ async function measure(n: number, kind: 'sqlite' | 'postgres', data: string): Pr
     const first = performance.now();
     const typicalA = scalePlayer('title_a', typical);
     await profile(ctx, new Memo(), 'title_a', typicalA.platform as never, typicalA.id, true);
-    record({ matches: n, store: kind, figure: 'first profile after a start (typical player)', value: round(performance.now() - first), unit: 'ms', target: '< 50 at 1M' });
+    record({
+      matches: n,
+      store: kind,
+      figure: 'first profile after a start (typical player)',
+      value: round(performance.now() - first),
+      unit: 'ms',
+      target: '< 50 at 1M',
+    });
     record({ matches: n, store: kind, figure: 'opening the store', value: round(first - opened), unit: 'ms' });
 
     const ids = (await store.sql("SELECT id FROM matches WHERE title = 'title_a' AND platform = 'pc_store_a' LIMIT 200")).map((r) => String(r.id));
@@ -195,7 +221,14 @@ async function measure(n: number, kind: 'sqlite' | 'postgres', data: string): Pr
     ];
     for (const [name, f] of flat) {
       const q = await time(500, f);
-      record({ matches: n, store: kind, figure: `${name} p50`, value: q.p50, unit: 'ms', target: name.startsWith('search') ? undefined : 'well under 1 ms at 1M' });
+      record({
+        matches: n,
+        store: kind,
+        figure: `${name} p50`,
+        value: q.p50,
+        unit: 'ms',
+        target: name.startsWith('search') ? undefined : 'well under 1 ms at 1M',
+      });
       record({ matches: n, store: kind, figure: `${name} p99`, value: q.p99, unit: 'ms' });
     }
     // Into the store as it is: a tenth as many new matches, then a tenth replacing stored ones (the
@@ -206,10 +239,12 @@ async function measure(n: number, kind: 'sqlite' | 'postgres', data: string): Pr
       (function* () {
         for (const line of scaleLines(tenth, seed)) if (line.includes('"type":"match"')) yield rename ? line.replace(/"id":"(\w)-/, '"id":"$1-n') : line;
       })();
-    for (const [what, lines] of (kind === 'postgres' ? [] : [
-      ['new', more(12, true)],
-      ['replacing stored ones', more(13, false)],
-    ]) as [string, Iterable<string>][]) {
+    for (const [what, lines] of (kind === 'postgres'
+      ? []
+      : [
+          ['new', more(12, true)],
+          ['replacing stored ones', more(13, false)],
+        ]) as [string, Iterable<string>][]) {
       const file = join(dir, `more-${what.replaceAll(' ', '-')}.jsonl`);
       await writeDataset(file, tenth, lines);
       const t = performance.now();
@@ -257,7 +292,9 @@ async function main(): Promise<void> {
     lines.push(`| ${f} | ${cells.join(' | ')} | ${rows.find((x) => x.figure === f && x.target)?.target ?? ''} |`);
   }
   // The machine's speed moves over a long run: the reference loop again, at the end.
-  const atEnd = `at the end ${describeReferenceLoop()}, load average ${loadavg().map((l) => round(l, 1)).join(' ')}`;
+  const atEnd = `at the end ${describeReferenceLoop()}, load average ${loadavg()
+    .map((l) => round(l, 1))
+    .join(' ')}`;
   process.stdout.write(`${machine}; ${atEnd}\n\n${lines.join('\n')}\n`);
 }
 

@@ -115,7 +115,16 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const double = await startDiscordDouble({ token: options.token });
   let output = '';
   const child: ChildProcess = spawn(process.execPath, [...options.nodeFlags, '--import', './bench/memory-probe.mjs', shippedBot()], {
-    env: { ...cleanEnv(), ...SHIPPED_ENV, LOG_LEVEL: 'warn', DISCORD_TOKEN: options.token, DISCORD_API_URL: double.apiUrl, LOOKUP_BASE_URL: proxy.url, LINKS_DB: tempLinksDb(), CONTROLS_TTL_MS: '60000' },
+    env: {
+      ...cleanEnv(),
+      ...SHIPPED_ENV,
+      LOG_LEVEL: 'warn',
+      DISCORD_TOKEN: options.token,
+      DISCORD_API_URL: double.apiUrl,
+      LOOKUP_BASE_URL: proxy.url,
+      LINKS_DB: tempLinksDb(),
+      CONTROLS_TTL_MS: '60000',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   // The memory probe's latest line, and why cards were not drawn (the bot's warnings), by reason.
@@ -156,7 +165,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const makeOne = () => {
       const r = draw();
       const p = pick(players);
-      if (r < 0.3) return autocomplete({ group: p.title, subcommand: 'profile', options: { platform: p.platform, player: word().slice(0, 2 + Math.floor(draw() * 4)) }, focused: 'player' });
+      if (r < 0.3)
+        return autocomplete({
+          group: p.title,
+          subcommand: 'profile',
+          options: { platform: p.platform, player: word().slice(0, 2 + Math.floor(draw() * 4)) },
+          focused: 'player',
+        });
       if (r < 0.4) return autocomplete({ group: 'title_a', subcommand: 'segments', options: { segment: 'ma' }, focused: 'segment' });
       if (r < 0.7) return chatInput({ group: p.title, subcommand: 'profile', options: { platform: p.platform, player: p.id } });
       if (r < 0.8) return chatInput({ group: p.title, subcommand: 'profile', options: { platform: p.platform, player: `nobody-${word()}` } });
@@ -164,7 +179,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         const a = pick(titleA);
         return draw() < 0.5
           ? chatInput({ group: 'title_a', subcommand: 'matches', options: { platform: a.platform, player: a.id } })
-          : chatInput({ group: 'title_a', subcommand: 'segments', options: { platform: a.platform, player: a.id, segment: pick(['map', 'weapon', 'gamemode', 'playlist']) } });
+          : chatInput({
+              group: 'title_a',
+              subcommand: 'segments',
+              options: { platform: a.platform, player: a.id, segment: pick(['map', 'weapon', 'gamemode', 'playlist']) },
+            });
       }
       return component({ customId: pick(controls) });
     };
@@ -177,7 +196,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         latencies.push(ms);
         if (isDeferral(calls[0])) deferredLatencies.push(ms);
         answered++;
-        const rows = (((final.body as { data?: unknown }).data ?? final.body) as { components?: { components?: { custom_id?: string; disabled?: boolean }[] }[] }).components ?? [];
+        const rows =
+          (((final.body as { data?: unknown }).data ?? final.body) as { components?: { components?: { custom_id?: string; disabled?: boolean }[] }[] })
+            .components ?? [];
         for (const c of rows.flatMap((row) => row.components ?? [])) if (c.custom_id?.startsWith('pg:') && !c.disabled) controls.push(c.custom_id);
         if (controls.length > 2_000) controls.splice(0, controls.length - 2_000);
       } else if (now - h.dispatchedAt > 15_000) unanswered++;
@@ -199,7 +220,14 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       const at = Math.round((performance.now() - started) / 1000);
       rss.push({ at, mb, phase });
       const sorted = [...latencies].sort((a, b) => a - b);
-      log(`  soak ${String(at).padStart(4)} s  rss ${mb} MB  ${phase}  dispatched ${dispatched}  answered ${answered}  open ${open.size}  unanswered ${unanswered}  p50 ${round(quantile(sorted, 0.5))} ms  p99 ${round(quantile(sorted, 0.99))} ms  deferred p99 ${round(quantile([...deferredLatencies].sort((a, b) => a - b), 0.99))} ms (n=${deferredLatencies.length})  cards not drawn ${JSON.stringify(cardsShed)}`);
+      log(
+        `  soak ${String(at).padStart(4)} s  rss ${mb} MB  ${phase}  dispatched ${dispatched}  answered ${answered}  open ${open.size}  unanswered ${unanswered}  p50 ${round(quantile(sorted, 0.5))} ms  p99 ${round(quantile(sorted, 0.99))} ms  deferred p99 ${round(
+          quantile(
+            [...deferredLatencies].sort((a, b) => a - b),
+            0.99,
+          ),
+        )} ms (n=${deferredLatencies.length})  cards not drawn ${JSON.stringify(cardsShed)}`,
+      );
       if (probe) log(`         main thread ${probe}`);
     };
     sample('traffic');

@@ -87,7 +87,7 @@ export function readWire(pcap: Buffer, port: number): WireTimes {
   const nano = magic === 0xa1b23c4d;
   if (magic !== 0xa1b2c3d4 && !nano) throw new Error(`not a little-endian pcap (magic ${magic.toString(16)})`);
   if (pcap.readUInt32LE(20) !== 1) throw new Error(`link type ${pcap.readUInt32LE(20)}, not Ethernet`);
-  for (let at = 24; at + 16 <= pcap.length; ) {
+  for (let at = 24; at + 16 <= pcap.length;) {
     const ms = pcap.readUInt32LE(at) * 1000 + pcap.readUInt32LE(at + 4) / (nano ? 1e6 : 1e3);
     const length = pcap.readUInt32LE(at + 8);
     const packet = pcap.subarray(at + 16, at + 16 + length);

@@ -23,7 +23,11 @@ export async function searchChoices(title: TitleSlug, platform: PlatformSlug | u
     found.forEach((p, i) => {
       const name = names[i] ?? p.platformUserIdentifier;
       const id = ` · ${p.platformUserIdentifier}`;
-      out.push(shared(name) && p.platformUserIdentifier !== p.platformUserHandle ? choice(`${clip(name, LIMITS.choiceName - id.length)}${id}`, p.platformUserIdentifier) : choice(name, p.platformUserIdentifier));
+      out.push(
+        shared(name) && p.platformUserIdentifier !== p.platformUserHandle
+          ? choice(`${clip(name, LIMITS.choiceName - id.length)}${id}`, p.platformUserIdentifier)
+          : choice(name, p.platformUserIdentifier),
+      );
     });
   }
   if (typed.length <= LIMITS.choiceValue && !out.some((c) => c.value.toLowerCase() === typed.toLowerCase())) out.push(choice(typed, typed));
@@ -43,7 +47,9 @@ export async function playerChoices(input: AutocompleteInput, endpoint: Endpoint
   const typed = input.focused.value.trim();
   if (typed.length === 0) {
     const linked = await deps.links.get(input.userId, endpoint.title);
-    return linked && endpoint.platforms.includes(linked.platform) ? [choice(say(input.locale, 'choice.linked', { handle: linked.handle }), linked.identifier)] : [];
+    return linked && endpoint.platforms.includes(linked.platform)
+      ? [choice(say(input.locale, 'choice.linked', { handle: linked.handle }), linked.identifier)]
+      : [];
   }
   const platform = await choosePlatform(input, endpoint, deps);
   return searchChoices(endpoint.title, typeof platform === 'string' ? platform : undefined, typed, deps);

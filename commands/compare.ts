@@ -15,18 +15,28 @@ const call = { deadlineMs: COMMAND_DEADLINE_MS };
 
 async function side(title: TitleSlug, target: Target, deps: Deps, locale: string | undefined) {
   const r = await deps.lookup.profile(title, target.platform, target.player, call);
-  return r.errors ? errorReply(r.errors[0]!, { title, platform: target.platform, player: target.handle ?? target.player, locale }) : { profile: r.data, meta: r.meta };
+  return r.errors
+    ? errorReply(r.errors[0]!, { title, platform: target.platform, player: target.handle ?? target.player, locale })
+    : { profile: r.data, meta: r.meta };
 }
 
 function data() {
   const builder = installableCommand()
     .setName('compare')
     .setDescription('Two players side by side; the other is your linked account unless you name one')
-    .addStringOption((o) => o.setName('title').setDescription('The title').setRequired(true).addChoices(...titleChoices))
+    .addStringOption((o) =>
+      o
+        .setName('title')
+        .setDescription('The title')
+        .setRequired(true)
+        .addChoices(...titleChoices),
+    )
     .addStringOption((o) => o.setName('player').setDescription('A player (name or id)').setRequired(true).setMaxLength(200).setAutocomplete(true))
     .addStringOption((o) => o.setName('platform').setDescription('Their platform').setMaxLength(100).setAutocomplete(true))
     .addStringOption((o) => o.setName('other').setDescription('Compare with (default: your linked account)').setMaxLength(200).setAutocomplete(true))
-    .addStringOption((o) => o.setName('other_platform').setDescription('The other player’s platform (default: the first one’s)').setMaxLength(100).setAutocomplete(true));
+    .addStringOption((o) =>
+      o.setName('other_platform').setDescription('The other player’s platform (default: the first one’s)').setMaxLength(100).setAutocomplete(true),
+    );
   cardOption(builder);
   return builder.toJSON();
 }
@@ -45,13 +55,20 @@ export const compare = {
       const linked = await deps.links.get(input.userId, title);
       const words = { name: safeText(first.handle ?? first.player), other: code(`${optionName(input.locale, 'other')}:`), title: TITLES[title].name };
       if (!linked) return notice(say(input.locale, 'compare.withWhom', { ...words, link: code(commandLine(input.locale, '/link')) }));
-      if (!first.endpoint.platforms.includes(linked.platform)) return notice(say(input.locale, 'compare.linkNotProfiled', { ...words, linked: unbroken(PLATFORMS[linked.platform].name) }));
+      if (!first.endpoint.platforms.includes(linked.platform))
+        return notice(say(input.locale, 'compare.linkNotProfiled', { ...words, linked: unbroken(PLATFORMS[linked.platform].name) }));
     }
     const otherPlatform = stringOption(input, 'other_platform') ?? (other ? first.platform : undefined);
-    const second = await resolveTarget({ ...input, options: { ...(otherPlatform ? { platform: otherPlatform } : {}), ...(other ? { player: other } : {}) } }, title, 'profile', deps);
+    const second = await resolveTarget(
+      { ...input, options: { ...(otherPlatform ? { platform: otherPlatform } : {}), ...(other ? { player: other } : {}) } },
+      title,
+      'profile',
+      deps,
+    );
     // A link on another platform than other_platform names is told as such.
     if (isReply(second)) return second;
-    if (second.platform === first.platform && second.player.toLowerCase() === first.player.toLowerCase()) return notice(say(input.locale, 'compare.samePlayer', { other: code(`${optionName(input.locale, 'other')}:`) }));
+    if (second.platform === first.platform && second.player.toLowerCase() === first.player.toLowerCase())
+      return notice(say(input.locale, 'compare.samePlayer', { other: code(`${optionName(input.locale, 'other')}:`) }));
     const [a, b] = await Promise.all([side(title, first, deps, input.locale), side(title, second, deps, input.locale)]);
     if (isReply(a)) return a;
     if (isReply(b)) return b;
@@ -60,7 +77,8 @@ export const compare = {
       const id = s.profile.platformInfo.platformUserIdentifier;
       return id ? `${s.profile.platformInfo.platformSlug}:${id.toLowerCase()}` : undefined;
     };
-    if (account(a) !== undefined && account(a) === account(b)) return notice(say(input.locale, 'compare.samePlayer', { other: code(`${optionName(input.locale, 'other')}:`) }));
+    if (account(a) !== undefined && account(a) === account(b))
+      return notice(say(input.locale, 'compare.samePlayer', { other: code(`${optionName(input.locale, 'other')}:`) }));
     return withCard(compareReply(title, a, b, input.locale), () => compareCard(title, a.profile, b.profile, input.locale), deps, input.options.card === false);
   },
 
@@ -74,7 +92,9 @@ export const compare = {
     const platformTyped = stringOption(input, input.focused.name === 'other' ? 'other_platform' : 'platform') ?? stringOption(input, 'platform');
     // Read as the command reads it: by slug or by name, in any case.
     const typedSlug = platformTyped ? checkPlatform(endpoint, platformTyped) : undefined;
-    const platform = (typeof typedSlug === 'string' ? typedSlug : undefined) ?? (endpoint.platforms.length === 1 ? endpoint.platforms[0] : (await deps.links.get(input.userId, title))?.platform);
+    const platform =
+      (typeof typedSlug === 'string' ? typedSlug : undefined) ??
+      (endpoint.platforms.length === 1 ? endpoint.platforms[0] : (await deps.links.get(input.userId, title))?.platform);
     return searchChoices(title, platform, typed, deps);
   },
 } satisfies Command;

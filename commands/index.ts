@@ -2,7 +2,17 @@
 // title has, each from its kind's module), `/link` and `/unlink`.
 import { SlashCommandSubcommandBuilder, SlashCommandSubcommandGroupBuilder } from 'discord.js';
 
-import { ENDPOINT_KINDS, PLATFORMS, TITLES, TITLE_SLUGS, endpointsOf, findEndpoint, isTitle, platformsOfTitle, type EndpointKind } from '../src/catalog/index.js';
+import {
+  ENDPOINT_KINDS,
+  PLATFORMS,
+  TITLES,
+  TITLE_SLUGS,
+  endpointsOf,
+  findEndpoint,
+  isTitle,
+  platformsOfTitle,
+  type EndpointKind,
+} from '../src/catalog/index.js';
 import { code, notice } from '../src/embeds/index.js';
 import { sharedChoices } from './choices.js';
 import type { EndpointCommand } from './kind.js';
@@ -25,9 +35,11 @@ export const KINDS: { [K in EndpointKind]: EndpointCommand & { kind: K } } = { p
 
 const statsBuilder = installableCommand().setName('stats').setDescription('Player statistics for Title A, B, C and D');
 for (const title of TITLE_SLUGS) {
-  const group = new SlashCommandSubcommandGroupBuilder()
-    .setName(title)
-    .setDescription(`${TITLES[title].name} stats (${platformsOfTitle(title).map((p) => PLATFORMS[p].name).join(', ')})`);
+  const group = new SlashCommandSubcommandGroupBuilder().setName(title).setDescription(
+    `${TITLES[title].name} stats (${platformsOfTitle(title)
+      .map((p) => PLATFORMS[p].name)
+      .join(', ')})`,
+  );
   for (const endpoint of endpointsOf(title)) {
     const kind = KINDS[endpoint.kind];
     const sub = new SlashCommandSubcommandBuilder().setName(endpoint.kind).setDescription(kind.description);
@@ -63,6 +75,23 @@ export function findCommand(name: string): Command | undefined {
   return commands.find((c) => c.data.name === name);
 }
 
-export type { AutocompleteInput, ChannelPoster, Choice, Command, CommandInput, Deps, FeedStore, FeedSubscription, GuildFeed, LinkedAccount, LinkStore, MemberStore, OptionValue, SnapshotStore, View, ViewStore } from './types.js';
+export type {
+  AutocompleteInput,
+  ChannelPoster,
+  Choice,
+  Command,
+  CommandInput,
+  Deps,
+  FeedStore,
+  FeedSubscription,
+  GuildFeed,
+  LinkedAccount,
+  LinkStore,
+  MemberStore,
+  OptionValue,
+  SnapshotStore,
+  View,
+  ViewStore,
+} from './types.js';
 export { goFromView, openFromView, renderView } from './views.js';
 export { StoreUnavailableError } from './types.js';

@@ -12,7 +12,20 @@ import { installableCommand } from './installs.js';
 import { say } from '../src/locales/index.js';
 
 /** Figures a board ranks by, more being better each time. */
-export const BOARD_FIGURES: readonly Figure[] = ['kd', 'winRate', 'killsPerMatch', 'damagePerMatch', 'headshotRate', 'accuracy', 'rating', 'healingPerMatch', 'matchesPlayed', 'wins', 'kills', 'timePlayed'];
+export const BOARD_FIGURES: readonly Figure[] = [
+  'kd',
+  'winRate',
+  'killsPerMatch',
+  'damagePerMatch',
+  'headshotRate',
+  'accuracy',
+  'rating',
+  'healingPerMatch',
+  'matchesPlayed',
+  'wins',
+  'kills',
+  'timePlayed',
+];
 /** Members a board looks up at most (the latest recorded); what one command may cost the service. */
 export const MAX_BOARD_LOOKUPS = 50;
 /** Lookups at once: a board shares the service with everyone else's commands. */
@@ -41,7 +54,14 @@ async function pooled<T, R>(items: readonly T[], limit: number, work: (item: T) 
   return out;
 }
 
-async function entryOf(title: TitleSlug, f: Figure, userId: string, account: LinkedAccount, deadline: number, deps: Deps): Promise<{ entry: BoardEntry; fetchedAt?: number }> {
+async function entryOf(
+  title: TitleSlug,
+  f: Figure,
+  userId: string,
+  account: LinkedAccount,
+  deadline: number,
+  deps: Deps,
+): Promise<{ entry: BoardEntry; fetchedAt?: number }> {
   const base = { userId, handle: account.handle };
   if (!findEndpoint(title, 'profile')?.platforms.includes(account.platform)) return { entry: { ...base, missing: 'no_profile' } };
   // Past the deadline a member is not looked up: a floor on each lookup's time (200 ms) let a slow
@@ -62,7 +82,13 @@ export const leaderboard = {
   data: installableCommand()
     .setName('leaderboard')
     .setDescription('This server’s linked members ranked by a figure')
-    .addStringOption((o) => o.setName('title').setDescription('The title').setRequired(true).addChoices(...titleChoices))
+    .addStringOption((o) =>
+      o
+        .setName('title')
+        .setDescription('The title')
+        .setRequired(true)
+        .addChoices(...titleChoices),
+    )
     .addStringOption((o) =>
       o
         .setName('stat')
@@ -76,7 +102,8 @@ export const leaderboard = {
     if (typeof title !== 'string') return title;
     if (!input.guildId) return notice(say(input.locale, 'board.serverOnly'));
     const typed = stringOption(input, 'stat') ?? 'kd';
-    if (!isBoardFigure(typed)) return notice(say(input.locale, 'board.rankBy', { list: BOARD_FIGURES.map((f) => namedSlug(figureLabel(f, input.locale), f)).join(', ') }));
+    if (!isBoardFigure(typed))
+      return notice(say(input.locale, 'board.rankBy', { list: BOARD_FIGURES.map((f) => namedSlug(figureLabel(f, input.locale), f)).join(', ') }));
     await recordMember(input.guildId, input.userId, deps);
     const started = Date.now();
     const deadline = started + COMMAND_DEADLINE_MS - 1_000;

@@ -1,7 +1,19 @@
 // /link and /unlink: remember a Discord user's account per title, so that `player` can be left out.
 
 import { PLATFORMS, TITLES, findEndpoint, isTitle, platformsOfTitle, type PlatformSlug, type TitleSlug } from '../src/catalog/index.js';
-import { TITLE_COLORS, code, embedReply, errorReply, notice, platformList, platformOf, safeText, titleName, unbroken, type Reply } from '../src/embeds/index.js';
+import {
+  TITLE_COLORS,
+  code,
+  embedReply,
+  errorReply,
+  notice,
+  platformList,
+  platformOf,
+  safeText,
+  titleName,
+  unbroken,
+  type Reply,
+} from '../src/embeds/index.js';
 import { searchChoices } from './choices.js';
 import { stringOption, titleChoices, titleOf } from './resolve.js';
 import { COMMAND_DEADLINE_MS, type AutocompleteInput, type Choice, type Command, type CommandInput, type Deps, type LinkedAccount } from './types.js';
@@ -9,7 +21,13 @@ import { installableCommand } from './installs.js';
 import { commandLine, optionName, say } from '../src/locales/index.js';
 
 /** Checks the account against the service: a profile where the title has one on that platform, else its segments. */
-async function check(title: TitleSlug, platform: PlatformSlug, player: string, deps: Deps, locale: string | undefined): Promise<{ handle: string; identifier: string; private?: true } | Reply> {
+async function check(
+  title: TitleSlug,
+  platform: PlatformSlug,
+  player: string,
+  deps: Deps,
+  locale: string | undefined,
+): Promise<{ handle: string; identifier: string; private?: true } | Reply> {
   const call = { deadlineMs: COMMAND_DEADLINE_MS };
   if (findEndpoint(title, 'profile')?.platforms.includes(platform)) {
     const r = await deps.lookup.profile(title, platform, player, call);
@@ -56,7 +74,13 @@ export const link = {
   data: installableCommand()
     .setName('link')
     .setDescription('Remember your player account for a title, so that you can leave `player` out')
-    .addStringOption((o) => o.setName('title').setDescription('The title').setRequired(true).addChoices(...titleChoices))
+    .addStringOption((o) =>
+      o
+        .setName('title')
+        .setDescription('The title')
+        .setRequired(true)
+        .addChoices(...titleChoices),
+    )
     .addStringOption((o) => o.setName('platform').setDescription('Your platform').setRequired(true).setMaxLength(100).setAutocomplete(true))
     .addStringOption((o) => o.setName('player').setDescription('Your name or id on that platform').setRequired(true).setMaxLength(200).setAutocomplete(true))
     .toJSON(),
@@ -79,17 +103,22 @@ export const link = {
       {
         color: TITLE_COLORS[title],
         title: say(input.locale, 'link.doneTitle', { handle: safeText(checked.handle) }),
-        description: say(input.locale, 'link.done', {
-          title: titleName(title),
-          handle: safeText(checked.handle),
-          platform: unbroken(PLATFORMS[platform].name),
-          // The view this platform has: title_b's pc_store_c players have segments and no profile.
-          profile: code(commandLine(input.locale, `/stats ${title} ${findEndpoint(title, 'profile')?.platforms.includes(platform) ? 'profile' : 'segments'}`)),
-          player: code(optionName(input.locale, 'player')),
-          unlink: code(commandLine(input.locale, `/unlink title:${title}`)),
-        }) +
+        description:
+          say(input.locale, 'link.done', {
+            title: titleName(title),
+            handle: safeText(checked.handle),
+            platform: unbroken(PLATFORMS[platform].name),
+            // The view this platform has: title_b's pc_store_c players have segments and no profile.
+            profile: code(
+              commandLine(input.locale, `/stats ${title} ${findEndpoint(title, 'profile')?.platforms.includes(platform) ? 'profile' : 'segments'}`),
+            ),
+            player: code(optionName(input.locale, 'player')),
+            unlink: code(commandLine(input.locale, `/unlink title:${title}`)),
+          }) +
           (checked.private ? `\n${say(input.locale, 'link.private')}` : '') +
-          (replaced ? `\n${say(input.locale, 'link.replaced', { handle: safeText(replaced.handle ?? replaced.identifier), platform: unbroken(PLATFORMS[replaced.platform].name) })}` : ''),
+          (replaced
+            ? `\n${say(input.locale, 'link.replaced', { handle: safeText(replaced.handle ?? replaced.identifier), platform: unbroken(PLATFORMS[replaced.platform].name) })}`
+            : ''),
       },
       [],
       true,
@@ -114,7 +143,13 @@ export const unlink = {
   data: installableCommand()
     .setName('unlink')
     .setDescription('Forget the player account you linked for a title')
-    .addStringOption((o) => o.setName('title').setDescription('The title').setRequired(true).addChoices(...titleChoices))
+    .addStringOption((o) =>
+      o
+        .setName('title')
+        .setDescription('The title')
+        .setRequired(true)
+        .addChoices(...titleChoices),
+    )
     .toJSON(),
 
   async execute(input: CommandInput, deps: Deps): Promise<Reply> {

@@ -47,7 +47,9 @@ export const match = {
   kind: 'match',
   description: 'The report of one match',
   options(sub, endpoint) {
-    sub.addStringOption((o) => o.setName('id').setDescription('Match id (pick one of your recent matches)').setRequired(true).setMaxLength(100).setAutocomplete(true));
+    sub.addStringOption((o) =>
+      o.setName('id').setDescription('Match id (pick one of your recent matches)').setRequired(true).setMaxLength(100).setAutocomplete(true),
+    );
     platformOption(sub, endpoint);
   },
   async execute(title: TitleSlug, input, deps) {

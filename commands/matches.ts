@@ -24,12 +24,23 @@ async function render(view: MatchesView, stateId: string, page: number, deps: De
   const deadline = Date.now() + COMMAND_DEADLINE_MS;
   const player = shownName(view, deps, COMMAND_DEADLINE_MS);
   let r = await deps.lookup.matches(view.title, view.platform, view.player, undefined, until(deadline));
-  for (let i = 0; i < servicePage && r.data?.metadata.next; i++) r = await deps.lookup.matches(view.title, view.platform, view.player, r.data.metadata.next, until(deadline));
+  for (let i = 0; i < servicePage && r.data?.metadata.next; i++)
+    r = await deps.lookup.matches(view.title, view.platform, view.player, r.data.metadata.next, until(deadline));
   if (r.errors) return errorReply(r.errors[0]!, { title: view.title, platform: view.platform, player: view.handle ?? view.player, locale });
   const offset = (page % perService) * MATCHES_PER_PAGE;
   const shown = r.data.matches.slice(offset, offset + MATCHES_PER_PAGE);
   const hasMore = r.data.matches.length > offset + MATCHES_PER_PAGE || r.data.metadata.next !== null;
-  return matchesReply(shown, { title: view.title, platform: view.platform, player: await player, meta: r.meta, page, hasMore, stateId, locale, onward: onwardOf(view, stateId, locale) });
+  return matchesReply(shown, {
+    title: view.title,
+    platform: view.platform,
+    player: await player,
+    meta: r.meta,
+    page,
+    hasMore,
+    stateId,
+    locale,
+    onward: onwardOf(view, stateId, locale),
+  });
 }
 
 export const matchesView: ViewHandler<MatchesView> = {
@@ -39,7 +50,11 @@ export const matchesView: ViewHandler<MatchesView> = {
   open: async (view, stateId, id, deps, locale) => {
     const who = (await deps.lookup.profile(view.title, view.platform, view.player, call)).data?.platformInfo;
     const highlight = [view.player, view.handle, who?.platformUserId, who?.platformUserIdentifier, who?.platformUserHandle];
-    return showReport(view.title, view.platform, id, deps, { highlight, locale, onward: { stateId, targets: [{ to: 'matches', label: say(locale, 'go.back', { label: say(locale, 'go.matches') }) }] } });
+    return showReport(view.title, view.platform, id, deps, {
+      highlight,
+      locale,
+      onward: { stateId, targets: [{ to: 'matches', label: say(locale, 'go.back', { label: say(locale, 'go.matches') }) }] },
+    });
   },
 };
 

@@ -107,6 +107,9 @@ export async function openForPlayer<K extends PlayerKind>(
   const target = await resolveTarget(input, title, kind, deps);
   if (isReply(target)) return target;
   const textOnly = input.options.card === false ? { textOnly: true } : {};
-  const view = { kind, title, platform: target.platform, player: target.player, handle: target.handle, ownerId: input.userId, ...textOnly } as Extract<View, { kind: K }>;
+  const view = { kind, title, platform: target.platform, player: target.player, handle: target.handle, ownerId: input.userId, ...textOnly } as Extract<
+    View,
+    { kind: K }
+  >;
   return openView(view, deps, render, kind !== 'profile' || onwardTargets(view).length > 0);
 }

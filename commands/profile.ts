@@ -42,7 +42,12 @@ async function render(view: ProfileView, stateId: string, deps: Deps, locale?: s
   const r = await deps.lookup.profile(view.title, view.platform, view.player, call);
   if (r.errors) return errorReply(r.errors[0]!, { title: view.title, platform: view.platform, player: view.handle ?? view.player, locale });
   const since = await sinceLastLook(view, overviewOf(r.data.segments)?.stats ?? {}, r.meta, deps, locale);
-  return withCard(profileReply(r.data, view.title, r.meta, { locale, onward: onwardOf(view, stateId, locale), since }), () => profileCard(r.data, view.title, locale), deps, view.textOnly);
+  return withCard(
+    profileReply(r.data, view.title, r.meta, { locale, onward: onwardOf(view, stateId, locale), since }),
+    () => profileCard(r.data, view.title, locale),
+    deps,
+    view.textOnly,
+  );
 }
 
 /** Shows a player's profile, kept as a view when it has somewhere to go on to. */

@@ -1,7 +1,17 @@
 // Reading what the user typed into what a lookup needs: the platform (checked against what the
 // endpoint allows) and the player (typed, or the linked account). Every refusal is a clear,
 // ephemeral reply saying what to type instead.
-import { PLATFORMS, TITLES, TITLE_SLUGS, findEndpoint, isTitle, type Endpoint, type EndpointKind, type PlatformSlug, type TitleSlug } from '../src/catalog/index.js';
+import {
+  PLATFORMS,
+  TITLES,
+  TITLE_SLUGS,
+  findEndpoint,
+  isTitle,
+  type Endpoint,
+  type EndpointKind,
+  type PlatformSlug,
+  type TitleSlug,
+} from '../src/catalog/index.js';
 import { code, notice, platformList, platformOf, safeText, titleList, typedPlatform, withoutControls, type Reply } from '../src/embeds/index.js';
 import type { CommandInput, Deps } from './types.js';
 import { commandLine, optionName, say, sayCount } from '../src/locales/index.js';
@@ -52,7 +62,12 @@ export function checkPlatform(endpoint: Endpoint, value: string, locale?: string
   // A platform the endpoint does not serve is named as players know it; only what is no platform is quoted back.
   // One platform is named as the only one ("only on PC Store A"), not offered as a choice of one.
   return notice(
-    sayCount(locale, 'resolve.notOnPlatform', endpoint.platforms.length, { title: TITLES[endpoint.title].name, kind: say(locale, `kind.${endpoint.kind}`), platform: typedPlatform(value), list: platformList(endpoint.platforms) }),
+    sayCount(locale, 'resolve.notOnPlatform', endpoint.platforms.length, {
+      title: TITLES[endpoint.title].name,
+      kind: say(locale, `kind.${endpoint.kind}`),
+      platform: typedPlatform(value),
+      list: platformList(endpoint.platforms),
+    }),
   );
 }
 
@@ -100,10 +115,17 @@ export async function resolveTarget(input: CommandInput, title: TitleSlug, kind:
       }),
     );
   if (platform && platform !== linked.platform)
-    return notice(say(input.locale, 'resolve.linkedElsewhere', { title: TITLES[title].name, linked: PLATFORMS[linked.platform].name, platform: PLATFORMS[platform].name }));
+    return notice(
+      say(input.locale, 'resolve.linkedElsewhere', { title: TITLES[title].name, linked: PLATFORMS[linked.platform].name, platform: PLATFORMS[platform].name }),
+    );
   if (!endpoint.platforms.includes(linked.platform))
     return notice(
-      say(input.locale, 'resolve.linkedNotCovered', { linked: PLATFORMS[linked.platform].name, title: TITLES[title].name, kind: say(input.locale, `kind.${kind}`), list: platformList(endpoint.platforms) }),
+      say(input.locale, 'resolve.linkedNotCovered', {
+        linked: PLATFORMS[linked.platform].name,
+        title: TITLES[title].name,
+        kind: say(input.locale, `kind.${kind}`),
+        list: platformList(endpoint.platforms),
+      }),
     );
   return { endpoint, platform: linked.platform, player: linked.identifier, handle: linked.handle };
 }

@@ -23,10 +23,20 @@ async function render(view: SearchView, stateId: string, page: number, deps: Dep
  * it, named by the handle the search gave (a private player's reply has no other: "WraithMain keeps
  * their stats private", not their id).
  */
-function openResult(view: SearchView, result: { identifier: string; handle?: string | undefined; platform: string | null }, deps: Deps, ownerId: string, locale?: string): Promise<Reply> {
+function openResult(
+  view: SearchView,
+  result: { identifier: string; handle?: string | undefined; platform: string | null },
+  deps: Deps,
+  ownerId: string,
+  locale?: string,
+): Promise<Reply> {
   const served = endpointOf(view.title, 'profile').platforms;
   const on = served.find((p) => p === result.platform) ?? view.platform;
-  return showProfile({ kind: 'profile', title: view.title, platform: on, player: result.identifier, handle: result.handle || undefined, ownerId }, deps, locale);
+  return showProfile(
+    { kind: 'profile', title: view.title, platform: on, player: result.identifier, handle: result.handle || undefined, ownerId },
+    deps,
+    locale,
+  );
 }
 
 export const searchView: ViewHandler<SearchView> = {
@@ -42,7 +52,9 @@ export const search = {
   kind: 'search',
   description: 'Find a player',
   options(sub, endpoint) {
-    sub.addStringOption((o) => o.setName('query').setDescription('Name, id or (PC Store A) profile URL').setRequired(true).setMaxLength(200).setAutocomplete(true));
+    sub.addStringOption((o) =>
+      o.setName('query').setDescription('Name, id or (PC Store A) profile URL').setRequired(true).setMaxLength(200).setAutocomplete(true),
+    );
     platformOption(sub, endpoint);
   },
   async execute(title: TitleSlug, input, deps) {
@@ -58,7 +70,13 @@ export const search = {
     const only = r.data?.length === 1 ? r.data[0] : undefined;
     if (only) {
       const slug = PLATFORM_SLUGS.find<PlatformSlug>((p): p is PlatformSlug => p === only.platformSlug);
-      return openResult(view, { identifier: only.platformUserIdentifier, handle: only.platformUserHandle, platform: slug ?? null }, deps, input.userId, input.locale);
+      return openResult(
+        view,
+        { identifier: only.platformUserIdentifier, handle: only.platformUserHandle, platform: slug ?? null },
+        deps,
+        input.userId,
+        input.locale,
+      );
     }
     return openView(view, deps, (v, id) => render(v, id, 0, deps, input.locale));
   },

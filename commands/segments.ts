@@ -1,6 +1,17 @@
 // /stats <title> segments: stats per map, weapon, mode, playlist, legend or hero, as a table.
 import { QUEUES, TITLES, type Queue, type TitleSlug } from '../src/catalog/index.js';
-import { code, errorReply, namedSlug, notice, queueName, segmentTypeName, segmentTypeOf, segmentsReply, typedSegmentType, type Reply } from '../src/embeds/index.js';
+import {
+  code,
+  errorReply,
+  namedSlug,
+  notice,
+  queueName,
+  segmentTypeName,
+  segmentTypeOf,
+  segmentsReply,
+  typedSegmentType,
+  type Reply,
+} from '../src/embeds/index.js';
 import { within } from '../src/lookup/within.js';
 import { choice, matchesTyped } from './choices.js';
 import { playerOptions, type EndpointCommand, type ViewHandler } from './kind.js';
@@ -15,7 +26,10 @@ const call = { deadlineMs: COMMAND_DEADLINE_MS };
 
 async function render(view: SegmentsView, stateId: string, page: number, deps: Deps, locale?: string): Promise<Reply> {
   const filter = { queue: view.queue, season: view.season };
-  const [r, player] = await Promise.all([deps.lookup.segments(view.title, view.platform, view.player, view.type, filter, call), shownName(view, deps, call.deadlineMs)]);
+  const [r, player] = await Promise.all([
+    deps.lookup.segments(view.title, view.platform, view.player, view.type, filter, call),
+    shownName(view, deps, call.deadlineMs),
+  ]);
   if (r.errors) return errorReply(r.errors[0]!, { title: view.title, platform: view.platform, player: view.handle ?? view.player, locale });
   return segmentsReply(r.data, { ...view, player, filter, meta: r.meta, page, stateId, locale, onward: onwardOf(view, stateId, locale) });
 }
@@ -60,7 +74,9 @@ async function segmentChoices(title: TitleSlug, input: AutocompleteInput, deps: 
   const ranked = withData ? [...types.filter((s) => withData.has(s.type)), ...types.filter((s) => !withData.has(s.type))] : types;
   return ranked.map((s) => {
     const count = withData?.get(s.type);
-    const note = withData ? ` · ${withData.has(s.type) ? (count !== undefined ? say(locale, 'choice.withData', { n: count }) : say(locale, 'choice.hasData')) : say(locale, 'choice.noData')}` : '';
+    const note = withData
+      ? ` · ${withData.has(s.type) ? (count !== undefined ? say(locale, 'choice.withData', { n: count }) : say(locale, 'choice.hasData')) : say(locale, 'choice.noData')}`
+      : '';
     return choice(`${s.name} (${s.type})${note}`, s.type);
   });
 }
@@ -95,16 +111,37 @@ export const segments = {
     const type = segmentTypeOf(typed, input.locale, types) ?? typed;
     if (!types.some((s) => s.type === type))
       return notice(
-        sayCount(input.locale, 'segments.noType', types.length, { title: TITLES[title].name, type: typedSegmentType(typed, input.locale), list: types.map((s) => namedSlug(segmentTypeName(s.type, input.locale) ?? s.name, s.type)).join(', ') }),
+        sayCount(input.locale, 'segments.noType', types.length, {
+          title: TITLES[title].name,
+          type: typedSegmentType(typed, input.locale),
+          list: types.map((s) => namedSlug(segmentTypeName(s.type, input.locale) ?? s.name, s.type)).join(', '),
+        }),
       );
     const season = integerOption(input, 'season');
     if (season !== undefined && TITLES[title].lifetimeOnlySegmentTypes.includes(type))
-      return notice(say(input.locale, 'segments.lifetimeOnly', { title: TITLES[title].name, type: segmentTypeName(type, input.locale) ?? type, season: code(optionName(input.locale, 'season')) }));
+      return notice(
+        say(input.locale, 'segments.lifetimeOnly', {
+          title: TITLES[title].name,
+          type: segmentTypeName(type, input.locale) ?? type,
+          season: code(optionName(input.locale, 'season')),
+        }),
+      );
     const queue = stringOption(input, 'queue');
-    if (queue !== undefined && !(QUEUES as readonly string[]).includes(queue)) return notice(say(input.locale, 'segments.queue', { list: QUEUES.map((q) => namedSlug(queueName(q, input.locale), q)).join(', ') }));
+    if (queue !== undefined && !(QUEUES as readonly string[]).includes(queue))
+      return notice(say(input.locale, 'segments.queue', { list: QUEUES.map((q) => namedSlug(queueName(q, input.locale), q)).join(', ') }));
     const target = await resolveTarget(input, title, 'segments', deps);
     if (isReply(target)) return target;
-    const view: SegmentsView = { kind: 'segments', title, platform: target.platform, player: target.player, handle: target.handle, type, queue: queue as Queue | undefined, season, ownerId: input.userId };
+    const view: SegmentsView = {
+      kind: 'segments',
+      title,
+      platform: target.platform,
+      player: target.player,
+      handle: target.handle,
+      type,
+      queue: queue as Queue | undefined,
+      season,
+      ownerId: input.userId,
+    };
     return openView(view, deps, (v, id) => render(v, id, 0, deps, input.locale));
   },
   autocomplete: async (title, input, deps) => (input.focused.name === 'segment' ? segmentChoices(title, input, deps) : undefined),

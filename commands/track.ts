@@ -37,10 +37,16 @@ export function followable(title: TitleSlug, platform: string): boolean {
 function switchedOff(feed: GuildFeed | undefined, locale: string | undefined): string | null {
   if (!feed?.off) return null;
   const at = Math.floor(Date.parse(feed.off.at) / 1000);
-  return say(locale, 'track.switchedOff', { when: `<t:${at}:R>`, channel: `<#${feed.channelId}>`, reason: refusal(locale, { code: feed.off.code, message: `code ${feed.off.code}` }), command: line(locale, '/track channel') });
+  return say(locale, 'track.switchedOff', {
+    when: `<t:${at}:R>`,
+    channel: `<#${feed.channelId}>`,
+    reason: refusal(locale, { code: feed.off.code, message: `code ${feed.off.code}` }),
+    command: line(locale, '/track channel'),
+  });
 }
 
-const admin = (input: CommandInput, feed: GuildFeed | undefined, text: string): Reply => notice([input.canManageServer ? switchedOff(feed, input.locale) : null, text].filter(Boolean).join('\n\n'));
+const admin = (input: CommandInput, feed: GuildFeed | undefined, text: string): Reply =>
+  notice([input.canManageServer ? switchedOff(feed, input.locale) : null, text].filter(Boolean).join('\n\n'));
 
 async function setChannel(input: CommandInput, guildId: string, store: FeedStore, deps: Deps, feed: GuildFeed | undefined): Promise<Reply> {
   const channelId = stringOption(input, 'channel');
@@ -57,7 +63,12 @@ async function setChannel(input: CommandInput, guildId: string, store: FeedStore
   const members = await store.count(guildId);
   return notice(
     [
-      say(input.locale, 'track.on', { channel: `<#${channelId}>`, follows: follows(input.locale, members), join: line(input.locale, '/track join title:…'), link: line(input.locale, '/link') }),
+      say(input.locale, 'track.on', {
+        channel: `<#${channelId}>`,
+        follows: follows(input.locale, members),
+        join: line(input.locale, '/track join title:…'),
+        link: line(input.locale, '/link'),
+      }),
       say(input.locale, chosen ? 'track.languageChosen' : 'track.language', { language: languageName(locale, input.locale) }),
     ].join('\n'),
   );
@@ -67,22 +78,41 @@ async function join(input: CommandInput, guildId: string, store: FeedStore, deps
   const title = titleOf(input);
   if (typeof title !== 'string') return title;
   const account = await deps.links.get(input.userId, title);
-  if (!account) return notice(say(input.locale, 'track.linkFirst', { title: titleName(title), link: line(input.locale, `/link title:${title}`), join: line(input.locale, `/track join title:${title}`) }));
+  if (!account)
+    return notice(
+      say(input.locale, 'track.linkFirst', {
+        title: titleName(title),
+        link: line(input.locale, `/link title:${title}`),
+        join: line(input.locale, `/track join title:${title}`),
+      }),
+    );
   if (!followable(title, account.platform)) return notice(say(input.locale, 'track.notFollowable', { title: titleName(title) }));
   const joined = await store.join({ guildId, userId: input.userId, title });
   if (joined === 'full') return notice(say(input.locale, 'track.full', { leave: line(input.locale, '/track leave') }));
   await recordMember(guildId, input.userId, deps);
-  const where = feed?.on ? say(input.locale, 'track.goesTo', { channel: `<#${feed.channelId}>` }) : say(input.locale, 'track.offHere', { command: line(input.locale, '/track channel') });
+  const where = feed?.on
+    ? say(input.locale, 'track.goesTo', { channel: `<#${feed.channelId}>` })
+    : say(input.locale, 'track.offHere', { command: line(input.locale, '/track channel') });
   return notice(
-    say(input.locale, joined === 'already' ? 'track.alreadyFollowing' : 'track.following', { title: titleName(title), handle: safeText(account.handle), where, leave: line(input.locale, '/track leave') }),
+    say(input.locale, joined === 'already' ? 'track.alreadyFollowing' : 'track.following', {
+      title: titleName(title),
+      handle: safeText(account.handle),
+      where,
+      leave: line(input.locale, '/track leave'),
+    }),
   );
 }
 
 async function status(input: CommandInput, guildId: string, store: FeedStore, deps: Deps, feed: GuildFeed | undefined): Promise<Reply> {
   const [members, mine] = await Promise.all([store.count(guildId), store.following(guildId, input.userId)]);
   const { locale } = input;
-  const state = feed?.on ? say(locale, 'track.stateOn', { channel: `<#${feed.channelId}>` }) : say(locale, feed?.off ? 'track.stateSwitchedOff' : 'track.stateOff');
-  const yours = mine.length > 0 ? say(locale, 'track.youFollow', { list: mine.map(titleName).join(', ') }) : say(locale, 'track.youFollowNone', { join: line(locale, '/track join title:…') });
+  const state = feed?.on
+    ? say(locale, 'track.stateOn', { channel: `<#${feed.channelId}>` })
+    : say(locale, feed?.off ? 'track.stateSwitchedOff' : 'track.stateOff');
+  const yours =
+    mine.length > 0
+      ? say(locale, 'track.youFollow', { list: mine.map(titleName).join(', ') })
+      : say(locale, 'track.youFollowNone', { join: line(locale, '/track join title:…') });
   // An opt-in outlives its link (/unlink, a Redis that forgot it): the poller then skips it without a word.
   const unlinked = (await Promise.all(mine.map(async (t) => ((await deps.links.get(input.userId, t)) ? [] : [t])))).flat();
   const noLink = unlinked.length > 0 ? say(locale, 'track.noLinkFor', { titles: unlinked.map(titleName).join(', '), link: line(locale, '/link') }) : null;
@@ -97,21 +127,43 @@ export const track = {
       s
         .setName('channel')
         .setDescription('Post the feed in this channel (Manage Server)')
-        .addChannelOption((o) => o.setName('channel').setDescription('Where session summaries go').setRequired(true).addChannelTypes(ChannelType.GuildText, ChannelType.GuildAnnouncement))
-        .addStringOption((o) => o.setName('language').setDescription('The language of the summaries (default: the server’s)').addChoices(...languageChoices())),
+        .addChannelOption((o) =>
+          o
+            .setName('channel')
+            .setDescription('Where session summaries go')
+            .setRequired(true)
+            .addChannelTypes(ChannelType.GuildText, ChannelType.GuildAnnouncement),
+        )
+        .addStringOption((o) =>
+          o
+            .setName('language')
+            .setDescription('The language of the summaries (default: the server’s)')
+            .addChoices(...languageChoices()),
+        ),
     )
     .addSubcommand((s) => s.setName('off').setDescription('Stop the feed (Manage Server)'))
     .addSubcommand((s) =>
       s
         .setName('join')
         .setDescription('Have your sessions of a title posted (your linked account)')
-        .addStringOption((o) => o.setName('title').setDescription('The title').setRequired(true).addChoices(...titleChoices)),
+        .addStringOption((o) =>
+          o
+            .setName('title')
+            .setDescription('The title')
+            .setRequired(true)
+            .addChoices(...titleChoices),
+        ),
     )
     .addSubcommand((s) =>
       s
         .setName('leave')
         .setDescription('Stop posting your sessions')
-        .addStringOption((o) => o.setName('title').setDescription('One title (default: all)').addChoices(...titleChoices)),
+        .addStringOption((o) =>
+          o
+            .setName('title')
+            .setDescription('One title (default: all)')
+            .addChoices(...titleChoices),
+        ),
     )
     .addSubcommand((s) => s.setName('status').setDescription('How the feed stands, and what you follow'))
     .toJSON(),
@@ -138,13 +190,21 @@ export const track = {
         const title = one ? titleOf(input) : undefined;
         if (title !== undefined && typeof title !== 'string') return title;
         const removed = await store.leave(guildId, input.userId, title);
-        return notice(removed > 0 ? (title ? say(input.locale, 'track.leftTitle', { title: titleName(title) }) : say(input.locale, 'track.left')) : say(input.locale, 'track.notFollowing'));
+        return notice(
+          removed > 0
+            ? title
+              ? say(input.locale, 'track.leftTitle', { title: titleName(title) })
+              : say(input.locale, 'track.left')
+            : say(input.locale, 'track.notFollowing'),
+        );
       }
       case 'status':
         return status(input, guildId, store, deps, feed);
       case null:
       default:
-        return notice(say(input.locale, 'track.usage', { commands: ['/track channel', 'off', 'join', 'leave', 'status'].map((c) => line(input.locale, c)).join(', ') }));
+        return notice(
+          say(input.locale, 'track.usage', { commands: ['/track channel', 'off', 'join', 'leave', 'status'].map((c) => line(input.locale, c)).join(', ') }),
+        );
     }
   },
 } satisfies Command;

@@ -87,7 +87,11 @@ async function openEmbedded(config: LookupConfig, logger: Logger, options: Looku
   const service = await openEmbeddedService(source, logger);
   const started = performance.now();
   const outcome = service.ready.then(
-    (summary) => logger.info({ ms: Math.round(performance.now() - started), imported: summary?.taken ?? 0, refused: summary?.refused ?? 0 }, 'embedded stats service loaded'),
+    (summary) =>
+      logger.info(
+        { ms: Math.round(performance.now() - started), imported: summary?.taken ?? 0, refused: summary?.refused ?? 0 },
+        'embedded stats service loaded',
+      ),
     (e: unknown) => {
       if (!service.serving()) exitWith(`Could not start the lookups: ${(e as Error).message}`, 1);
       logger.error({ err: (e as Error).message }, 'the dataset could not be imported: the store kept from the last start goes on answering');

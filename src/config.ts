@@ -10,7 +10,12 @@ import { z } from 'zod';
 const list = z
   .string()
   .optional()
-  .transform((v) => (v ?? '').split(',').map((s) => s.trim()).filter((s) => s.length > 0));
+  .transform((v) =>
+    (v ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s.length > 0),
+  );
 
 const count = z
   .string()
@@ -31,7 +36,10 @@ const pairs = z
   .optional()
   .transform((v, ctx) => {
     const map: Record<string, string> = {};
-    for (const part of (v ?? '').split(',').map((s) => s.trim()).filter((s) => s.length > 0)) {
+    for (const part of (v ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s.length > 0)) {
       const m = /^([\w.-]+)=([\w.-]+)$/.exec(part);
       if (!m) {
         ctx.addIssue({ code: 'custom', message: 'must be name=value pairs separated by commas, such as title_b=apex,pc_store_b=origin' });
@@ -93,7 +101,10 @@ const urlWith = (schemes: readonly string[], example: string) =>
     z
       .string({ error: `must be a URL such as ${example}` })
       .refine((v) => URL.canParse(v) && schemes.includes(new URL(v).protocol), `must be a URL such as ${example}`)
-      .refine((v) => !URL.canParse(v) || (decodes(new URL(v).username) && decodes(new URL(v).password)), 'has a user or password with a % not followed by two hex digits (write a % in them as %25)')
+      .refine(
+        (v) => !URL.canParse(v) || (decodes(new URL(v).username) && decodes(new URL(v).password)),
+        'has a user or password with a % not followed by two hex digits (write a % in them as %25)',
+      )
       .optional(),
   );
 
@@ -114,8 +125,22 @@ const milliseconds = (fallback: number) =>
  * traffic and its failures: for the operator's scraper, not the internet).
  */
 const metricsSettings = {
-  METRICS_PORT: z.preprocess(blankAsUnset, z.coerce.number({ error: 'must be a port number' }).int('must be a port number').min(1, 'must be a port number (1 to 65535)').max(65_535, 'must be a port number (1 to 65535)').optional()),
-  METRICS_HOST: z.preprocess(blankAsUnset, z.string().regex(/^[\w.:-]{1,253}$/, 'must be an address to listen on, such as 127.0.0.1 or 0.0.0.0').default('127.0.0.1')),
+  METRICS_PORT: z.preprocess(
+    blankAsUnset,
+    z.coerce
+      .number({ error: 'must be a port number' })
+      .int('must be a port number')
+      .min(1, 'must be a port number (1 to 65535)')
+      .max(65_535, 'must be a port number (1 to 65535)')
+      .optional(),
+  ),
+  METRICS_HOST: z.preprocess(
+    blankAsUnset,
+    z
+      .string()
+      .regex(/^[\w.:-]{1,253}$/, 'must be an address to listen on, such as 127.0.0.1 or 0.0.0.0')
+      .default('127.0.0.1'),
+  ),
 };
 
 export const ServiceConfigSchema = z.object({
@@ -125,7 +150,10 @@ export const ServiceConfigSchema = z.object({
   /** Requests a minute per key (per address when there are no keys); 0 for no limit. */
   SERVICE_RATE_LIMIT_PER_MINUTE: count,
   /** Open connections at most; past it, new ones are closed at once. */
-  SERVICE_MAX_CONNECTIONS: z.preprocess(blankAsUnset, z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be at least 1').default(512)),
+  SERVICE_MAX_CONNECTIONS: z.preprocess(
+    blankAsUnset,
+    z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be at least 1').default(512),
+  ),
   /** A connection that sends and receives nothing for this long is closed. */
   SERVICE_IDLE_TIMEOUT_MS: milliseconds(30_000),
   LOG_LEVEL: logLevel,
@@ -152,7 +180,13 @@ export const LookupConfigSchema = z.object({
   /** redis://... for a cache shared by several bot processes; unset: in memory. */
   CACHE_URL: urlWith(['redis:', 'rediss:'], 'redis://127.0.0.1:6379'),
   /** Prefix of every cache key, so that several deployments can share one Redis. */
-  CACHE_NAMESPACE: z.preprocess(blankAsUnset, z.string().regex(/^[\w.-]{1,64}$/, 'must be letters, digits, _, . or - (at most 64)').default('player-stats')),
+  CACHE_NAMESPACE: z.preprocess(
+    blankAsUnset,
+    z
+      .string()
+      .regex(/^[\w.-]{1,64}$/, 'must be letters, digits, _, . or - (at most 64)')
+      .default('player-stats'),
+  ),
   /** Without CACHE_URL: the in-memory cache's size at most, in MB (least recently used answers go first). */
   CACHE_MAX_MB: z.preprocess(
     blankAsUnset,
@@ -162,7 +196,10 @@ export const LookupConfigSchema = z.object({
       .min(1, 'must be at least 1 (MB)')
       // The cache lives in the V8 heap: past about half of it the process ran out of memory days later
       // (`npm start` sets --max-old-space-size=160). Raise the heap with the cache, or use CACHE_URL.
-      .refine((mb) => mb <= heapLimitMb() / 2, { error: () => `must be at most half of this process's heap (${Math.floor(heapLimitMb() / 2)} MB of ${heapLimitMb()} MB; raise --max-old-space-size with it, or use CACHE_URL)` })
+      .refine((mb) => mb <= heapLimitMb() / 2, {
+        error: () =>
+          `must be at most half of this process's heap (${Math.floor(heapLimitMb() / 2)} MB of ${heapLimitMb()} MB; raise --max-old-space-size with it, or use CACHE_URL)`,
+      })
       .default(32),
   ),
   /**
@@ -178,25 +215,34 @@ export const LookupConfigSchema = z.object({
 });
 export type LookupConfig = z.infer<typeof LookupConfigSchema>;
 
-const snowflake = (what: string) => z.preprocess(blankAsUnset, z.string().regex(/^\d{17,20}$/, `must be a ${what} id (17 to 20 digits)`).optional());
+const snowflake = (what: string) =>
+  z.preprocess(
+    blankAsUnset,
+    z
+      .string()
+      .regex(/^\d{17,20}$/, `must be a ${what} id (17 to 20 digits)`)
+      .optional(),
+  );
 
 /** The bot process: the lookup settings, plus Discord's. */
 export const BotConfigSchema = LookupConfigSchema.extend({
   ...metricsSettings,
   /** The bot token from the Discord developer portal. Never logged. */
-  DISCORD_TOKEN: z
-    .preprocess(
-      blankAsUnset,
-      z
-        .string({ error: 'is required: the bot token from the Discord developer portal (Bot > Reset Token)' })
-        .trim()
-        .regex(/^[\w-]{20,}\.[\w-]{4,}\.[\w-]{20,}$/, 'is not a bot token (three parts separated by dots)'),
-    ),
+  DISCORD_TOKEN: z.preprocess(
+    blankAsUnset,
+    z
+      .string({ error: 'is required: the bot token from the Discord developer portal (Bot > Reset Token)' })
+      .trim()
+      .regex(/^[\w-]{20,}\.[\w-]{4,}\.[\w-]{20,}$/, 'is not a bot token (three parts separated by dots)'),
+  ),
   /** Discord's REST API; a REST proxy in front of Discord, or a local double in the tests. */
   /** Profile and session replies come with a picture card (`off`: text only, for the whole bot). */
   CARDS: z.preprocess(blankAsUnset, z.enum(['on', 'off'], { error: 'must be on or off' }).default('on')),
   /** Worker threads drawing cards. */
-  CARD_WORKERS: z.preprocess(blankAsUnset, z.coerce.number({ error: 'must be a whole number' }).int().min(1, 'must be at least 1').max(8, 'must be at most 8').default(1)),
+  CARD_WORKERS: z.preprocess(
+    blankAsUnset,
+    z.coerce.number({ error: 'must be a whole number' }).int().min(1, 'must be at least 1').max(8, 'must be at most 8').default(1),
+  ),
   DISCORD_API_URL: z.preprocess(
     blankAsUnset,
     z
@@ -218,33 +264,74 @@ export const BotConfigSchema = LookupConfigSchema.extend({
   // and an extra zero or two ended the start in an out-of-memory abort that named no setting.
   VIEWS_MAX_ENTRIES: z.preprocess(
     blankAsUnset,
-    z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(100, 'must be at least 100').max(200_000, 'must be at most 200000 (about 86 MB of heap; use CACHE_URL for more)').default(20_000),
+    z.coerce
+      .number({ error: 'must be a whole number' })
+      .int('must be a whole number')
+      .min(100, 'must be at least 100')
+      .max(200_000, 'must be at most 200000 (about 86 MB of heap; use CACHE_URL for more)')
+      .default(20_000),
   ),
   /** How long one operation on links or paged-reply controls (SQLite or Redis) may take before the user is told it failed. */
   STORE_TIMEOUT_MS: milliseconds(1_000),
   /** `gateway` (default): one WebSocket connection per shard. `http`: Discord POSTs interactions to INTERACTIONS_PORT. */
   INTERACTIONS_MODE: z.preprocess(blankAsUnset, z.enum(['gateway', 'http'], { error: 'must be gateway or http' }).default('gateway')),
   /** HTTP mode: the port Discord's Interactions Endpoint URL reaches (through a proxy or load balancer); 0 picks a free one. */
-  INTERACTIONS_PORT: z.preprocess(blankAsUnset, z.coerce.number({ error: 'must be a port number' }).int('must be a port number').min(0, 'must be a port number').max(65_535, 'must be a port number').default(8080)),
+  INTERACTIONS_PORT: z.preprocess(
+    blankAsUnset,
+    z.coerce
+      .number({ error: 'must be a port number' })
+      .int('must be a port number')
+      .min(0, 'must be a port number')
+      .max(65_535, 'must be a port number')
+      .default(8080),
+  ),
   /** HTTP mode: the address to listen on. */
   INTERACTIONS_HOST: z.preprocess(blankAsUnset, z.string().default('0.0.0.0')),
   /** HTTP mode: the application's public key (developer portal, General Information), 64 hex digits. */
-  DISCORD_PUBLIC_KEY: z.preprocess(blankAsUnset, z.string().trim().regex(/^[0-9a-fA-F]{64}$/, 'must be the application public key: 64 hex digits (developer portal, General Information)').optional()),
+  DISCORD_PUBLIC_KEY: z.preprocess(
+    blankAsUnset,
+    z
+      .string()
+      .trim()
+      .regex(/^[0-9a-fA-F]{64}$/, 'must be the application public key: 64 hex digits (developer portal, General Information)')
+      .optional(),
+  ),
   /** Gateway mode: how many shards the bot runs in all (every process the same); unset: one. */
-  SHARD_COUNT: z.preprocess(blankAsUnset, z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be at least 1').max(4_096, 'must be at most 4096').optional()),
+  SHARD_COUNT: z.preprocess(
+    blankAsUnset,
+    z.coerce
+      .number({ error: 'must be a whole number' })
+      .int('must be a whole number')
+      .min(1, 'must be at least 1')
+      .max(4_096, 'must be at most 4096')
+      .optional(),
+  ),
   /** Gateway mode: the shards this process runs, such as `0` or `0,1` or `4-7`; unset: all of SHARD_COUNT. */
   SHARD_IDS: shardList,
   /**
    * The session feed's budget: requests a minute it may send to the stats service (cached answers
    * cost nothing). Recently active players are looked at first; the rest wait their turn.
    */
-  FEED_REQUESTS_PER_MINUTE: z.preprocess(blankAsUnset, z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be at least 1').max(6_000, 'must be at most 6000').default(20)),
+  FEED_REQUESTS_PER_MINUTE: z.preprocess(
+    blankAsUnset,
+    z.coerce
+      .number({ error: 'must be a whole number' })
+      .int('must be a whole number')
+      .min(1, 'must be at least 1')
+      .max(6_000, 'must be at most 6000')
+      .default(20),
+  ),
   /** Tests and demos: a file holding an ISO time that the session feed reads as "now"; unset: the real clock. */
   FEED_CLOCK_FILE: z.preprocess(blankAsUnset, z.string().optional()),
   /** How long the buttons and menus of a reply work; a press after that is told they expired. */
   CONTROLS_TTL_MS: z.preprocess(
     blankAsUnset,
-    z.coerce.number({ error: 'must be a number of milliseconds' }).int().min(1_000, 'must be at least 1000 (milliseconds)').max(14 * 60_000, 'must be at most 840000 (14 minutes: Discord lets a reply be edited for 15)').default(5 * 60_000),
+    z.coerce
+      .number({ error: 'must be a number of milliseconds' })
+      .int()
+      .min(1_000, 'must be at least 1000 (milliseconds)')
+      .max(14 * 60_000, 'must be at most 840000 (14 minutes: Discord lets a reply be edited for 15)')
+      .default(5 * 60_000),
   ),
 });
 export type BotConfig = z.infer<typeof BotConfigSchema>;
@@ -283,10 +370,14 @@ export function loadLookupConfig(env: Record<string, string | undefined> = proce
 export function loadBotConfig(env: Record<string, string | undefined> = process.env): BotConfig {
   const config = parseConfig(BotConfigSchema, env);
   if (config.INTERACTIONS_MODE === 'http' && !config.DISCORD_PUBLIC_KEY)
-    throw new ConfigError('Configuration: DISCORD_PUBLIC_KEY is required with INTERACTIONS_MODE=http (the application public key, developer portal, General Information)');
-  if (config.SHARD_IDS && config.SHARD_COUNT === undefined) throw new ConfigError('Configuration: SHARD_IDS needs SHARD_COUNT (how many shards the bot runs in all)');
+    throw new ConfigError(
+      'Configuration: DISCORD_PUBLIC_KEY is required with INTERACTIONS_MODE=http (the application public key, developer portal, General Information)',
+    );
+  if (config.SHARD_IDS && config.SHARD_COUNT === undefined)
+    throw new ConfigError('Configuration: SHARD_IDS needs SHARD_COUNT (how many shards the bot runs in all)');
   const beyond = config.SHARD_IDS?.find((id) => id >= (config.SHARD_COUNT ?? 1));
-  if (beyond !== undefined) throw new ConfigError(`Configuration: SHARD_IDS names shard ${beyond}, but SHARD_COUNT makes shards 0 to ${(config.SHARD_COUNT ?? 1) - 1}`);
+  if (beyond !== undefined)
+    throw new ConfigError(`Configuration: SHARD_IDS names shard ${beyond}, but SHARD_COUNT makes shards 0 to ${(config.SHARD_COUNT ?? 1) - 1}`);
   return config;
 }
 
@@ -298,7 +389,10 @@ export function loadPreviewConfig(env: Record<string, string | undefined> = proc
 }
 
 /** Every setting some command reads. */
-const SETTINGS: ReadonlySet<string> = new Set(['ENV_FILE', ...[ServiceConfigSchema, BotConfigSchema, PreviewConfigSchema].flatMap((schema) => Object.keys(schema.shape))]);
+const SETTINGS: ReadonlySet<string> = new Set([
+  'ENV_FILE',
+  ...[ServiceConfigSchema, BotConfigSchema, PreviewConfigSchema].flatMap((schema) => Object.keys(schema.shape)),
+]);
 /** Names shaped like this project's settings: one of them that no command reads is likely a typo. */
 const LOOKS_LIKE_A_SETTING = /^(DISCORD|LOOKUP|CACHE|SERVICE|STATS|FEED|METRICS|INTERACTIONS|SHARDS?|LINKS|CONTROLS|VIEWS|STORE|PREVIEW|LOG)(_|$)|^CARDS?$/;
 
@@ -351,7 +445,9 @@ export function loadDotEnv(): void {
     text = readFileSync(file, 'utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || named !== undefined)
-      throw new ConfigError(`Configuration: ${named === undefined ? file : `ENV_FILE (${file})`} could not be read (${(e as Error).message.split('\n')[0] ?? ''})`);
+      throw new ConfigError(
+        `Configuration: ${named === undefined ? file : `ENV_FILE (${file})`} could not be read (${(e as Error).message.split('\n')[0] ?? ''})`,
+      );
   }
   const set = text === undefined ? {} : parseEnv(text);
   for (const [name, value] of Object.entries(set)) if (process.env[name] === undefined) process.env[name] = value;

@@ -23,7 +23,10 @@ beforeAll(async () => {
   const build = buildDist();
   expect(build.status, `${build.stdout}${build.stderr}`).toBe(0);
   double = await startDiscordDouble({ token: TOKEN });
-  bot = startBot({ DISCORD_TOKEN: TOKEN, DISCORD_API_URL: double.apiUrl, STATS_STORE: join(mkdtempSync(join(tmpdir(), 'built-')), 'stats.sqlite') }, 'dist/src/bot/main.js');
+  bot = startBot(
+    { DISCORD_TOKEN: TOKEN, DISCORD_API_URL: double.apiUrl, STATS_STORE: join(mkdtempSync(join(tmpdir(), 'built-')), 'stats.sqlite') },
+    'dist/src/bot/main.js',
+  );
   await double.waitForReady(30_000);
 }, 240_000);
 
@@ -36,7 +39,9 @@ describe('the built bot (npm run build, then npm start)', () => {
   it('runs without the TypeScript loader and answers from its embedded service', async () => {
     for (let i = 0; i < 100 && !bot.output().includes('"msg":"ready"'); i++) await sleep(100);
     expect(bot.output()).toContain('embedded service');
-    const handle = double.dispatchInteraction(autocomplete({ group: 'title_c', subcommand: 'profile', options: { platform: 'console_a', player: 'No' }, focused: 'player' }));
+    const handle = double.dispatchInteraction(
+      autocomplete({ group: 'title_c', subcommand: 'profile', options: { platform: 'console_a', player: 'No' }, focused: 'player' }),
+    );
     const call = await handle.firstResponse(5_000);
     const choices = (call.body as { data: { choices: { name: string }[] } }).data.choices.map((c) => c.name);
     expect(choices.some((c) => c.startsWith('Nova'))).toBe(true);

@@ -12,11 +12,30 @@ import { NO_SETTINGS, cleanEnv } from './helpers/bot.js';
 
 describe('configuration', () => {
   it('reads the lookup settings, blank values counting as unset', () => {
-    expect(loadLookupConfig({})).toEqual({ LOOKUP_TIMEOUT_MS: 5_000, CACHE_NAMESPACE: 'player-stats', LOOKUP_PATH_VALUES: {}, CACHE_MAX_MB: 32, LOG_LEVEL: 'info' });
+    expect(loadLookupConfig({})).toEqual({
+      LOOKUP_TIMEOUT_MS: 5_000,
+      CACHE_NAMESPACE: 'player-stats',
+      LOOKUP_PATH_VALUES: {},
+      CACHE_MAX_MB: 32,
+      LOG_LEVEL: 'info',
+    });
     expect(loadLookupConfig({ LOOKUP_PATH_VALUES: ' title_b=apex, pc_store_b=origin ' }).LOOKUP_PATH_VALUES).toEqual({ title_b: 'apex', pc_store_b: 'origin' });
     expect(
-      loadLookupConfig({ LOOKUP_BASE_URL: 'https://stats.example.com/api', LOOKUP_API_KEY: 'k', CACHE_URL: 'redis://:pw@127.0.0.1:6379/2', LOOKUP_TIMEOUT_MS: '2500', STATS_DATASET: '', LOG_LEVEL: '' }),
-    ).toMatchObject({ LOOKUP_BASE_URL: 'https://stats.example.com/api', LOOKUP_API_KEY: 'k', CACHE_URL: 'redis://:pw@127.0.0.1:6379/2', LOOKUP_TIMEOUT_MS: 2_500, LOG_LEVEL: 'info' });
+      loadLookupConfig({
+        LOOKUP_BASE_URL: 'https://stats.example.com/api',
+        LOOKUP_API_KEY: 'k',
+        CACHE_URL: 'redis://:pw@127.0.0.1:6379/2',
+        LOOKUP_TIMEOUT_MS: '2500',
+        STATS_DATASET: '',
+        LOG_LEVEL: '',
+      }),
+    ).toMatchObject({
+      LOOKUP_BASE_URL: 'https://stats.example.com/api',
+      LOOKUP_API_KEY: 'k',
+      CACHE_URL: 'redis://:pw@127.0.0.1:6379/2',
+      LOOKUP_TIMEOUT_MS: 2_500,
+      LOG_LEVEL: 'info',
+    });
   });
 
   it('takes an API key with a line end as the key, and refuses one a header cannot carry, naming it, never echoing it', () => {
@@ -35,7 +54,10 @@ describe('configuration', () => {
     const cases: [Record<string, string>, string][] = [
       [{ LOOKUP_BASE_URL: 'ftp://secret-host' }, 'Configuration: LOOKUP_BASE_URL must be a URL such as https://stats.example.com'],
       [{ CACHE_URL: 'http://user:hunter2@host' }, 'Configuration: CACHE_URL must be a URL such as redis://127.0.0.1:6379'],
-      [{ CACHE_URL: 'redis://:hunter2%zz@host' }, 'Configuration: CACHE_URL has a user or password with a % not followed by two hex digits (write a % in them as %25)'],
+      [
+        { CACHE_URL: 'redis://:hunter2%zz@host' },
+        'Configuration: CACHE_URL has a user or password with a % not followed by two hex digits (write a % in them as %25)',
+      ],
       [{ LOOKUP_BASE_URL: 'https://us%er:hunter2@host' }, 'Configuration: LOOKUP_BASE_URL has a user or password with a % not followed by two hex digits'],
       [{ LOOKUP_TIMEOUT_MS: 'soon' }, 'Configuration: LOOKUP_TIMEOUT_MS must be a number of milliseconds'],
       [{ LOOKUP_TIMEOUT_MS: '5' }, 'Configuration: LOOKUP_TIMEOUT_MS must be at least 100 (milliseconds)'],
@@ -57,8 +79,22 @@ describe('configuration', () => {
   });
 
   it('reads the service settings', () => {
-    expect(loadServiceConfig({ SERVICE_API_KEYS: ' a, b ,', SERVICE_RATE_LIMIT_PER_MINUTE: '600' })).toEqual({ SERVICE_API_KEYS: ['a', 'b'], SERVICE_RATE_LIMIT_PER_MINUTE: 600, SERVICE_MAX_CONNECTIONS: 512, SERVICE_IDLE_TIMEOUT_MS: 30_000, METRICS_HOST: '127.0.0.1', LOG_LEVEL: 'info' });
-    expect(loadServiceConfig({})).toEqual({ SERVICE_API_KEYS: [], SERVICE_RATE_LIMIT_PER_MINUTE: 0, SERVICE_MAX_CONNECTIONS: 512, SERVICE_IDLE_TIMEOUT_MS: 30_000, METRICS_HOST: '127.0.0.1', LOG_LEVEL: 'info' });
+    expect(loadServiceConfig({ SERVICE_API_KEYS: ' a, b ,', SERVICE_RATE_LIMIT_PER_MINUTE: '600' })).toEqual({
+      SERVICE_API_KEYS: ['a', 'b'],
+      SERVICE_RATE_LIMIT_PER_MINUTE: 600,
+      SERVICE_MAX_CONNECTIONS: 512,
+      SERVICE_IDLE_TIMEOUT_MS: 30_000,
+      METRICS_HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+    });
+    expect(loadServiceConfig({})).toEqual({
+      SERVICE_API_KEYS: [],
+      SERVICE_RATE_LIMIT_PER_MINUTE: 0,
+      SERVICE_MAX_CONNECTIONS: 512,
+      SERVICE_IDLE_TIMEOUT_MS: 30_000,
+      METRICS_HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+    });
   });
 
   it('keeps metrics off unless METRICS_PORT is set, on loopback unless METRICS_HOST says otherwise', () => {
@@ -90,35 +126,53 @@ describe('bot configuration', () => {
 
   it('refuses a blank token as missing, a DISCORD_API_URL with the version, and takes one with a trailing slash', () => {
     expect(() => loadBotConfig({ DISCORD_TOKEN: ' ' })).toThrow('Configuration: DISCORD_TOKEN is required');
-    expect(() => loadBotConfig({ DISCORD_TOKEN: TOKEN, DISCORD_API_URL: 'http://127.0.0.1:9/api/v10' })).toThrow('Configuration: DISCORD_API_URL must end before the version');
+    expect(() => loadBotConfig({ DISCORD_TOKEN: TOKEN, DISCORD_API_URL: 'http://127.0.0.1:9/api/v10' })).toThrow(
+      'Configuration: DISCORD_API_URL must end before the version',
+    );
     expect(loadBotConfig({ DISCORD_TOKEN: TOKEN, DISCORD_API_URL: 'http://127.0.0.1:9/api/' }).DISCORD_API_URL).toBe('http://127.0.0.1:9/api');
   });
 
   it('bounds what lives in the heap: CACHE_MAX_MB at half of it, VIEWS_MAX_ENTRIES at 200,000', () => {
     const half = Math.floor(getHeapStatistics().heap_size_limit / 2 ** 20 / 2);
     expect(loadLookupConfig({ CACHE_MAX_MB: String(half) }).CACHE_MAX_MB).toBe(half);
-    expect(() => loadLookupConfig({ CACHE_MAX_MB: String(half + 1) })).toThrow(`Configuration: CACHE_MAX_MB must be at most half of this process's heap (${half} MB`);
+    expect(() => loadLookupConfig({ CACHE_MAX_MB: String(half + 1) })).toThrow(
+      `Configuration: CACHE_MAX_MB must be at most half of this process's heap (${half} MB`,
+    );
     expect(() => loadBotConfig({ DISCORD_TOKEN: TOKEN, VIEWS_MAX_ENTRIES: '100000000' })).toThrow('Configuration: VIEWS_MAX_ENTRIES must be at most 200000');
   });
 
   it('defaults to Discord’s API and a links file', () => {
-    expect(loadBotConfig({ DISCORD_TOKEN: TOKEN })).toMatchObject({ DISCORD_API_URL: 'https://discord.com/api', LINKS_DB: '.data/links.sqlite', CACHE_NAMESPACE: 'player-stats' });
+    expect(loadBotConfig({ DISCORD_TOKEN: TOKEN })).toMatchObject({
+      DISCORD_API_URL: 'https://discord.com/api',
+      LINKS_DB: '.data/links.sqlite',
+      CACHE_NAMESPACE: 'player-stats',
+    });
   });
 
-  it('gives the preview a file of its own, never the bot\'s links file', () => {
+  it("gives the preview a file of its own, never the bot's links file", () => {
     expect(loadPreviewConfig({})).toMatchObject({ PREVIEW_DB: '.data/preview.sqlite', LINKS_DB: '.data/links.sqlite' });
     expect(loadPreviewConfig({ PREVIEW_DB: ' ', LINKS_DB: 'bot.sqlite' })).toMatchObject({ PREVIEW_DB: '.data/preview.sqlite' });
-    expect(() => loadPreviewConfig({ PREVIEW_DB: './.data/links.sqlite' })).toThrow(new ConfigError("Configuration: PREVIEW_DB must not be LINKS_DB (.data/links.sqlite): the preview's made-up links and channels would reach the bot"));
+    expect(() => loadPreviewConfig({ PREVIEW_DB: './.data/links.sqlite' })).toThrow(
+      new ConfigError("Configuration: PREVIEW_DB must not be LINKS_DB (.data/links.sqlite): the preview's made-up links and channels would reach the bot"),
+    );
   });
 
   it('runs the gateway on one shard unless told otherwise, and HTTP interactions only with the public key', () => {
     expect(loadBotConfig({ DISCORD_TOKEN: TOKEN })).toMatchObject({ INTERACTIONS_MODE: 'gateway', INTERACTIONS_PORT: 8080, INTERACTIONS_HOST: '0.0.0.0' });
     expect(loadBotConfig({ DISCORD_TOKEN: TOKEN }).SHARD_COUNT).toBeUndefined();
     const key = 'ab'.repeat(32);
-    expect(loadBotConfig({ DISCORD_TOKEN: TOKEN, INTERACTIONS_MODE: 'http', DISCORD_PUBLIC_KEY: key, INTERACTIONS_PORT: '3000' })).toMatchObject({ INTERACTIONS_MODE: 'http', DISCORD_PUBLIC_KEY: key, INTERACTIONS_PORT: 3000 });
-    expect(() => loadBotConfig({ DISCORD_TOKEN: TOKEN, INTERACTIONS_MODE: 'http' })).toThrow('Configuration: DISCORD_PUBLIC_KEY is required with INTERACTIONS_MODE=http');
+    expect(loadBotConfig({ DISCORD_TOKEN: TOKEN, INTERACTIONS_MODE: 'http', DISCORD_PUBLIC_KEY: key, INTERACTIONS_PORT: '3000' })).toMatchObject({
+      INTERACTIONS_MODE: 'http',
+      DISCORD_PUBLIC_KEY: key,
+      INTERACTIONS_PORT: 3000,
+    });
+    expect(() => loadBotConfig({ DISCORD_TOKEN: TOKEN, INTERACTIONS_MODE: 'http' })).toThrow(
+      'Configuration: DISCORD_PUBLIC_KEY is required with INTERACTIONS_MODE=http',
+    );
     expect(() => loadBotConfig({ DISCORD_TOKEN: TOKEN, INTERACTIONS_MODE: 'webhook' })).toThrow('Configuration: INTERACTIONS_MODE must be gateway or http');
-    expect(() => loadBotConfig({ DISCORD_TOKEN: TOKEN, DISCORD_PUBLIC_KEY: 'not-a-key' })).toThrow('Configuration: DISCORD_PUBLIC_KEY must be the application public key');
+    expect(() => loadBotConfig({ DISCORD_TOKEN: TOKEN, DISCORD_PUBLIC_KEY: 'not-a-key' })).toThrow(
+      'Configuration: DISCORD_PUBLIC_KEY must be the application public key',
+    );
     expect(() => loadBotConfig({ DISCORD_TOKEN: TOKEN, INTERACTIONS_PORT: '70000' })).toThrow('Configuration: INTERACTIONS_PORT must be a port number');
   });
 
@@ -126,9 +180,15 @@ describe('bot configuration', () => {
     expect(loadBotConfig({ DISCORD_TOKEN: TOKEN, SHARD_COUNT: '8', SHARD_IDS: '4-6,0,5' })).toMatchObject({ SHARD_COUNT: 8, SHARD_IDS: [0, 4, 5, 6] });
     expect(loadBotConfig({ DISCORD_TOKEN: TOKEN, SHARD_COUNT: '2' }).SHARD_IDS).toBeUndefined();
     expect(() => loadBotConfig({ DISCORD_TOKEN: TOKEN, SHARD_IDS: '0' })).toThrow('Configuration: SHARD_IDS needs SHARD_COUNT');
-    expect(() => loadBotConfig({ DISCORD_TOKEN: TOKEN, SHARD_COUNT: '2', SHARD_IDS: '1,2' })).toThrow('Configuration: SHARD_IDS names shard 2, but SHARD_COUNT makes shards 0 to 1');
-    expect(() => loadBotConfig({ DISCORD_TOKEN: TOKEN, SHARD_COUNT: '4', SHARD_IDS: '3-1' })).toThrow('Configuration: SHARD_IDS has a range that runs backwards');
-    expect(() => loadBotConfig({ DISCORD_TOKEN: TOKEN, SHARD_COUNT: '4', SHARD_IDS: 'all' })).toThrow('Configuration: SHARD_IDS must be shard numbers and ranges');
+    expect(() => loadBotConfig({ DISCORD_TOKEN: TOKEN, SHARD_COUNT: '2', SHARD_IDS: '1,2' })).toThrow(
+      'Configuration: SHARD_IDS names shard 2, but SHARD_COUNT makes shards 0 to 1',
+    );
+    expect(() => loadBotConfig({ DISCORD_TOKEN: TOKEN, SHARD_COUNT: '4', SHARD_IDS: '3-1' })).toThrow(
+      'Configuration: SHARD_IDS has a range that runs backwards',
+    );
+    expect(() => loadBotConfig({ DISCORD_TOKEN: TOKEN, SHARD_COUNT: '4', SHARD_IDS: 'all' })).toThrow(
+      'Configuration: SHARD_IDS must be shard numbers and ranges',
+    );
     expect(() => loadBotConfig({ DISCORD_TOKEN: TOKEN, SHARD_COUNT: '0' })).toThrow('Configuration: SHARD_COUNT must be at least 1');
   });
 
@@ -169,14 +229,20 @@ describe('bot configuration', () => {
     }
   });
 
-  it('keeps a developer\'s .env out of the tests: they run with ENV_FILE naming a file of no settings', () => {
+  it("keeps a developer's .env out of the tests: they run with ENV_FILE naming a file of no settings", () => {
     expect(process.env.ENV_FILE).toBe(NO_SETTINGS);
     expect(cleanEnv().ENV_FILE).toBe(NO_SETTINGS);
     expect(readFileSync(NO_SETTINGS, 'utf8')).not.toMatch(/^[A-Z_]+=/m);
   });
 
   it('names a setting no command reads, with the one it likely meant: in the settings file any name, in the environment those shaped like a setting', () => {
-    expect(unknownSettings(['SERVICE_API_KEY', 'DISCORD_GUILDID', 'LOG_LEVEL', 'MY_OWN_THING'], { CARD: 'off', HOME: '/root', LOOKUP_TIMEOUT_MS: '5000', DISCORD_GUILDID: '1' }, '.env')).toEqual([
+    expect(
+      unknownSettings(
+        ['SERVICE_API_KEY', 'DISCORD_GUILDID', 'LOG_LEVEL', 'MY_OWN_THING'],
+        { CARD: 'off', HOME: '/root', LOOKUP_TIMEOUT_MS: '5000', DISCORD_GUILDID: '1' },
+        '.env',
+      ),
+    ).toEqual([
       'Configuration: SERVICE_API_KEY (in .env) is not a setting and is ignored: did you mean SERVICE_API_KEYS?',
       'Configuration: DISCORD_GUILDID (in .env) is not a setting and is ignored: did you mean DISCORD_GUILD_ID?',
       'Configuration: MY_OWN_THING (in .env) is not a setting and is ignored',
@@ -193,7 +259,7 @@ describe('bot configuration', () => {
     const before = process.env.ENV_FILE;
     const written: string[] = [];
     const write = process.stderr.write.bind(process.stderr);
-    process.stderr.write = ((chunk: string) => written.push(chunk) > 0);
+    process.stderr.write = (chunk: string) => written.push(chunk) > 0;
     try {
       process.env.ENV_FILE = file;
       loadDotEnv();

@@ -52,7 +52,8 @@ describe('the process recipes', () => {
   });
 
   it('the health check reads a blank METRICS_PORT as unset (healthy: nothing to ask), as the bot does', () => {
-    const check = (env: Record<string, string>) => spawnSync(process.execPath, ['deploy/healthcheck.mjs'], { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 10_000 }).status;
+    const check = (env: Record<string, string>) =>
+      spawnSync(process.execPath, ['deploy/healthcheck.mjs'], { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 10_000 }).status;
     expect(check({})).toBe(0);
     expect(check({ METRICS_PORT: ' ' })).toBe(0);
     // Nothing listens on port 9: unhealthy.

@@ -49,27 +49,35 @@ const previews = readme
   .map((m) => ({ flags: (m[1] ?? '').trim().split(/\s+/).filter(Boolean), command: m[2] ?? '' }));
 
 describe('README preview examples', () => {
-  it('runs each in order, printing an embed or choices (errors are plain notices)', () => {
-    expect(previews.length).toBeGreaterThanOrEqual(5);
-    const previewDb = join(mkdtempSync(join(tmpdir(), 'readme-preview-')), 'preview.sqlite');
-    const cards = mkdtempSync(join(tmpdir(), 'readme-cards-'));
-    for (const { flags, command } of previews) {
-      // A card is written where the test says, not in the checkout.
-      const args = flags.map((f, i) => (flags[i - 1] === '--card' ? join(cards, f) : f));
-      const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/bot/preview.ts', ...args, command], { env: { ...cleanEnv(), PREVIEW_DB: previewDb, LOG_LEVEL: 'warn' }, encoding: 'utf8', timeout: 30_000 });
-      expect(run.status, `${command}: ${run.stderr}`).toBe(0);
-      expect(run.stdout.trim().length, command).toBeGreaterThan(0);
-      if (flags.includes('--autocomplete')) expect(run.stdout, command).toMatch(/→/);
-      else if (flags.includes('--json')) expect(() => JSON.parse(run.stdout) as unknown, command).not.toThrow();
-      // /track answers with a private notice; every other command with an embed.
-      else if (command.startsWith('/track')) expect(run.stdout, command).toMatch(/only you can see this/);
-      else expect(run.stdout, command).toMatch(/┌─/);
-      if (flags.includes('--card')) expect(readdirSync(cards), command).toContain(flags[flags.indexOf('--card') + 1]);
-    }
-    // Every kind of line the README shows is run: flags and all.
-    expect(previews.filter((p) => p.flags.length > 0).length).toBeGreaterThanOrEqual(10);
-    // Each example starts a process that builds the demo data: seconds each on a busy machine.
-  }, 20_000 * Math.max(6, previews.length));
+  it(
+    'runs each in order, printing an embed or choices (errors are plain notices)',
+    () => {
+      expect(previews.length).toBeGreaterThanOrEqual(5);
+      const previewDb = join(mkdtempSync(join(tmpdir(), 'readme-preview-')), 'preview.sqlite');
+      const cards = mkdtempSync(join(tmpdir(), 'readme-cards-'));
+      for (const { flags, command } of previews) {
+        // A card is written where the test says, not in the checkout.
+        const args = flags.map((f, i) => (flags[i - 1] === '--card' ? join(cards, f) : f));
+        const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/bot/preview.ts', ...args, command], {
+          env: { ...cleanEnv(), PREVIEW_DB: previewDb, LOG_LEVEL: 'warn' },
+          encoding: 'utf8',
+          timeout: 30_000,
+        });
+        expect(run.status, `${command}: ${run.stderr}`).toBe(0);
+        expect(run.stdout.trim().length, command).toBeGreaterThan(0);
+        if (flags.includes('--autocomplete')) expect(run.stdout, command).toMatch(/→/);
+        else if (flags.includes('--json')) expect(() => JSON.parse(run.stdout) as unknown, command).not.toThrow();
+        // /track answers with a private notice; every other command with an embed.
+        else if (command.startsWith('/track')) expect(run.stdout, command).toMatch(/only you can see this/);
+        else expect(run.stdout, command).toMatch(/┌─/);
+        if (flags.includes('--card')) expect(readdirSync(cards), command).toContain(flags[flags.indexOf('--card') + 1]);
+      }
+      // Every kind of line the README shows is run: flags and all.
+      expect(previews.filter((p) => p.flags.length > 0).length).toBeGreaterThanOrEqual(10);
+      // Each example starts a process that builds the demo data: seconds each on a busy machine.
+    },
+    20_000 * Math.max(6, previews.length),
+  );
 });
 
 describe('README reply shown', () => {
@@ -78,8 +86,17 @@ describe('README reply shown', () => {
     expect(shown).toBeDefined();
     const first = previews[0]!;
     const previewDb = join(mkdtempSync(join(tmpdir(), 'readme-shown-')), 'preview.sqlite');
-    const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/bot/preview.ts', first.command], { env: { ...cleanEnv(), PREVIEW_DB: previewDb, LOG_LEVEL: 'warn' }, encoding: 'utf8', timeout: 30_000 });
-    const normalise = (text: string) => text.split('\n').map((l) => l.trimEnd()).join('\n').trim();
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/bot/preview.ts', first.command], {
+      env: { ...cleanEnv(), PREVIEW_DB: previewDb, LOG_LEVEL: 'warn' },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    const normalise = (text: string) =>
+      text
+        .split('\n')
+        .map((l) => l.trimEnd())
+        .join('\n')
+        .trim();
     expect(normalise(run.stdout)).toBe(normalise(shown ?? ''));
   }, 60_000);
 });

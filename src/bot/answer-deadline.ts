@@ -35,7 +35,9 @@ const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
 function toldWait(what: string, e: unknown): unknown {
   if (!(e instanceof RateLimitError)) return e;
   const wait = Math.max(e.timeToReset, e.retryAfter, e.sublimitTimeout);
-  return new AnswerDeadlineError(`${what}: Discord asked to wait ${Math.round(wait / 1000)} s (rate limited), longer than the ${seconds(LONGEST_RATE_LIMIT_WAIT_MS)} an answer waits`);
+  return new AnswerDeadlineError(
+    `${what}: Discord asked to wait ${Math.round(wait / 1000)} s (rate limited), longer than the ${seconds(LONGEST_RATE_LIMIT_WAIT_MS)} an answer waits`,
+  );
 }
 
 /**

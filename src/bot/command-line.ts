@@ -27,7 +27,11 @@ const branchWord = (branches: readonly APIApplicationCommandOption[]) =>
  * The leaf options a command path (group, subcommand) takes, by name. A path Discord would not take
  * (a name it lacks, or one that stops before its subcommand) is told with what it could be instead.
  */
-function leafOptions(command: string, options: readonly APIApplicationCommandOption[] | undefined, path: readonly string[]): Map<string, APIApplicationCommandOption> {
+function leafOptions(
+  command: string,
+  options: readonly APIApplicationCommandOption[] | undefined,
+  path: readonly string[],
+): Map<string, APIApplicationCommandOption> {
   let level = options ?? [];
   const walked = [`/${command}`];
   for (const name of path) {
@@ -54,7 +58,11 @@ function leafOptions(command: string, options: readonly APIApplicationCommandOpt
  * (one to run, not one being typed) must have every option the command requires: Discord sends no
  * command without them, so a handler never meets one missing.
  */
-export function parseCommandLine(line: string, userId: string, { complete = true }: { complete?: boolean } = {}): CommandInput & { last?: { name: string; value: string } } {
+export function parseCommandLine(
+  line: string,
+  userId: string,
+  { complete = true }: { complete?: boolean } = {},
+): CommandInput & { last?: { name: string; value: string } } {
   const [head, ...rest] = tokens(line.trim());
   const name = (head ?? '').replace(/^\//, '');
   const command = findCommand(name);
@@ -74,7 +82,9 @@ export function parseCommandLine(line: string, userId: string, { complete = true
     const option = leaf.get(key);
     if (!option) {
       const known = [...leaf.keys()];
-      throw new CommandLineError(`"/${[name, ...path].join(' ')}" has no option "${key}": ${known.length > 0 ? `its options are ${known.join(', ')}` : 'it takes no options'}`);
+      throw new CommandLineError(
+        `"/${[name, ...path].join(' ')}" has no option "${key}": ${known.length > 0 ? `its options are ${known.join(', ')}` : 'it takes no options'}`,
+      );
     }
     const numeric = option.type === ApplicationCommandOptionType.Integer || option.type === ApplicationCommandOptionType.Number;
     if (numeric && !Number.isFinite(Number(raw))) throw new CommandLineError(`option "${key}" takes a number`);
@@ -84,7 +94,10 @@ export function parseCommandLine(line: string, userId: string, { complete = true
   // Also without options: "/stats title_c" alone, or a subcommand mistyped, is told here, not by the handler.
   const leaf = leafOptions(name, command.data.options, path);
   const missing = complete ? [...leaf.values()].filter((o) => o.required === true && !(o.name in options)).map((o) => `${o.name}:…`) : [];
-  if (missing.length > 0) throw new CommandLineError(`"/${[name, ...path].join(' ')}" needs ${missing.join(' ')} (Discord sends it with ${missing.length > 1 ? 'these' : 'this'} always)`);
+  if (missing.length > 0)
+    throw new CommandLineError(
+      `"/${[name, ...path].join(' ')}" needs ${missing.join(' ')} (Discord sends it with ${missing.length > 1 ? 'these' : 'this'} always)`,
+    );
   const [group, subcommand] = path.length >= 2 ? [path[0] ?? null, path[1] ?? null] : [null, path[0] ?? null];
   return { name, group, subcommand, options, userId, ...(last ? { last } : {}) };
 }

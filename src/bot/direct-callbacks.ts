@@ -36,9 +36,18 @@ export function multipart(json: unknown, files: readonly RawFile[]): { body: Buf
   files.forEach((file, i) => {
     const data = fileBytes(file);
     const type = file.contentType ?? (data.subarray(0, 4).equals(PNG) ? 'image/png' : 'application/octet-stream');
-    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name=${quoted(file.key ?? `files[${i}]`)}; filename=${quoted(file.name)}\r\nContent-Type: ${type}\r\n\r\n`), data, Buffer.from('\r\n'));
+    parts.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name=${quoted(file.key ?? `files[${i}]`)}; filename=${quoted(file.name)}\r\nContent-Type: ${type}\r\n\r\n`,
+      ),
+      data,
+      Buffer.from('\r\n'),
+    );
   });
-  if (json !== undefined) parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="payload_json"\r\nContent-Type: application/json\r\n\r\n${JSON.stringify(json)}\r\n`));
+  if (json !== undefined)
+    parts.push(
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="payload_json"\r\nContent-Type: application/json\r\n\r\n${JSON.stringify(json)}\r\n`),
+    );
   parts.push(Buffer.from(`--${boundary}--\r\n`));
   return { body: Buffer.concat(parts), contentType: `multipart/form-data; boundary=${boundary}` };
 }
@@ -178,7 +187,10 @@ export function createCallbackSender(rest: REST, observe?: (ok: boolean) => void
     const alikeLeftOut = warnings.take();
     if (alikeLeftOut === undefined) return;
     // The route carries the interaction's token: only the cause is logged.
-    logger?.warn({ alikeLeftOut, err: (e as Error).message, code: (e as { code?: string }).code ?? null }, 'interaction callback failed on its own connection; sent through the REST queue');
+    logger?.warn(
+      { alikeLeftOut, err: (e as Error).message, code: (e as { code?: string }).code ?? null },
+      'interaction callback failed on its own connection; sent through the REST queue',
+    );
   };
   return {
     async send(interactionId, token, body, files = [], onWritten) {
@@ -210,8 +222,13 @@ export function createCallbackSender(rest: REST, observe?: (ok: boolean) => void
       const ok = answer.status >= 200 && answer.status < 300;
       observe?.(ok);
       if (ok) return data;
-      const raw = (data && typeof data === 'object' && !Buffer.isBuffer(data) ? data : { message: `${answer.status}`, code: 0 }) as ConstructorParameters<typeof DiscordAPIError>[0];
-      throw new DiscordAPIError(raw, 'code' in raw ? raw.code : answer.status, answer.status, 'POST', `${api.origin}${base}${route}`, { files: [...files], body });
+      const raw = (data && typeof data === 'object' && !Buffer.isBuffer(data) ? data : { message: `${answer.status}`, code: 0 }) as ConstructorParameters<
+        typeof DiscordAPIError
+      >[0];
+      throw new DiscordAPIError(raw, 'code' in raw ? raw.code : answer.status, answer.status, 'POST', `${api.origin}${base}${route}`, {
+        files: [...files],
+        body,
+      });
     },
     close: () => {
       choicesAgent.destroy();

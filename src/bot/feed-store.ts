@@ -45,7 +45,10 @@ const subOf = (guildId: string, member: string): FeedSubscription | undefined =>
   return userId && title && isTitle(title) ? { guildId, userId, title } : undefined;
 };
 
-const TOLD = { read: 'store.feedUnreadable', write: 'store.feedNotSaved', late: 'store.saveLate', poller: 'store.feedUnreadable' } as const satisfies Record<string, TextKey>;
+const TOLD = { read: 'store.feedUnreadable', write: 'store.feedNotSaved', late: 'store.saveLate', poller: 'store.feedUnreadable' } as const satisfies Record<
+  string,
+  TextKey
+>;
 
 /** The feed's tables in the links' SQLite file (a connection of its own). */
 export function sqliteFeedStore(path: string, timeoutMs: number): FeedStore & { close(): void; db: Database.Database } {
@@ -66,7 +69,8 @@ export function sqliteFeedStore(path: string, timeoutMs: number): FeedStore & { 
     db.prepare('UPDATE feed_players SET until = ?').run(Date.now() + PLAYER_STATE_TTL_MS);
   }
   // A file from before claims were leases: its claims were all posts made.
-  if (!db.prepare("SELECT 1 FROM pragma_table_info('feed_posted') WHERE name = 'posting'").get()) db.exec('ALTER TABLE feed_posted ADD COLUMN posting INTEGER NOT NULL DEFAULT 0');
+  if (!db.prepare("SELECT 1 FROM pragma_table_info('feed_posted') WHERE name = 'posting'").get())
+    db.exec('ALTER TABLE feed_posted ADD COLUMN posting INTEGER NOT NULL DEFAULT 0');
   let playerWrites = 0;
   const s = {
     guild: db.prepare('SELECT value FROM feed_guilds WHERE guild_id = ?').pluck(),
@@ -79,7 +83,9 @@ export function sqliteFeedStore(path: string, timeoutMs: number): FeedStore & { 
     following: db.prepare('SELECT title FROM feed_subs WHERE guild_id = ? AND user_id = ? ORDER BY title').pluck(),
     all: db.prepare('SELECT guild_id, user_id, title FROM feed_subs LIMIT ?').raw(),
     player: db.prepare('SELECT value FROM feed_players WHERE key = ?').pluck(),
-    setPlayer: db.prepare('INSERT INTO feed_players (key, value, until) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, until = excluded.until'),
+    setPlayer: db.prepare(
+      'INSERT INTO feed_players (key, value, until) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, until = excluded.until',
+    ),
     sweepPlayers: db.prepare('DELETE FROM feed_players WHERE until < ?'),
     claim: db.prepare(
       'INSERT INTO feed_posted (key, until, posting) VALUES (?, ?, 1) ON CONFLICT (key) DO UPDATE SET until = excluded.until, posting = 1 WHERE feed_posted.until < ?',
@@ -110,13 +116,16 @@ export function sqliteFeedStore(path: string, timeoutMs: number): FeedStore & { 
       }, TOLD.read),
     setGuild: (guildId, feed) => run(() => void s.setGuild.run(guildId, JSON.stringify(feed)), TOLD.write, TOLD.late),
     join: (sub) => run(() => join(sub), TOLD.write, TOLD.late),
-    leave: (guildId, userId, title) => run(() => (title ? s.leaveOne.run(guildId, userId, title) : s.leaveAll.run(guildId, userId)).changes, TOLD.write, TOLD.late),
+    leave: (guildId, userId, title) =>
+      run(() => (title ? s.leaveOne.run(guildId, userId, title) : s.leaveAll.run(guildId, userId)).changes, TOLD.write, TOLD.late),
     following: (guildId, userId) => run(() => (s.following.all(guildId, userId) as string[]).filter(isTitle), TOLD.read),
     count: (guildId) => run(() => s.countGuild.get(guildId) as number, TOLD.read),
     all: () =>
       run(
         () =>
-          (s.all.all(MAX_FEED_SUBSCRIPTIONS) as [string, string, string][]).flatMap(([guildId, userId, title]) => (isTitle(title) ? [{ guildId, userId, title }] : [])),
+          (s.all.all(MAX_FEED_SUBSCRIPTIONS) as [string, string, string][]).flatMap(([guildId, userId, title]) =>
+            isTitle(title) ? [{ guildId, userId, title }] : [],
+          ),
         TOLD.poller,
       ),
     player: (key) =>
@@ -158,7 +167,11 @@ const RENEW = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('
 const RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
 
 /** The feed in Redis, shared by every bot process: opt-ins in sets, posts and the lock by SET NX. */
-export async function redisFeedStore(url: string, namespace: string, timeoutMs: number): Promise<FeedStore & { close(): Promise<void>; ready: Promise<unknown> }> {
+export async function redisFeedStore(
+  url: string,
+  namespace: string,
+  timeoutMs: number,
+): Promise<FeedStore & { close(): Promise<void>; ready: Promise<unknown> }> {
   const { redisClient } = await import('../lookup/redis.js');
   const { client, ready } = redisClient(url);
   const run = storeGuard(timeoutMs, 'the feed store');
@@ -179,28 +192,43 @@ export async function redisFeedStore(url: string, namespace: string, timeoutMs: 
       }, TOLD.read),
     setGuild: (guildId, feed: GuildFeed) => run(async () => void (await client.set(k.guild(guildId), JSON.stringify(feed))), TOLD.write, TOLD.late),
     join: (sub) =>
-      run(async () => {
-        const member = `${sub.userId}|${sub.title}`;
-        if (await client.sIsMember(k.guildSubs(sub.guildId), member)) return 'already' as const;
-        // A bound, not an exact count: two joins at once may both pass it.
-        if ((await client.sCard(k.guildSubs(sub.guildId))) >= MAX_FEED_PER_SERVER || (await client.sCard(k.subs)) >= MAX_FEED_SUBSCRIPTIONS) return 'full' as const;
-        await client.multi().sAdd(k.guildSubs(sub.guildId), member).sAdd(k.subs, `${sub.guildId}|${member}`).exec();
-        return 'joined' as const;
-      }, TOLD.write, TOLD.late),
+      run(
+        async () => {
+          const member = `${sub.userId}|${sub.title}`;
+          if (await client.sIsMember(k.guildSubs(sub.guildId), member)) return 'already' as const;
+          // A bound, not an exact count: two joins at once may both pass it.
+          if ((await client.sCard(k.guildSubs(sub.guildId))) >= MAX_FEED_PER_SERVER || (await client.sCard(k.subs)) >= MAX_FEED_SUBSCRIPTIONS)
+            return 'full' as const;
+          await client.multi().sAdd(k.guildSubs(sub.guildId), member).sAdd(k.subs, `${sub.guildId}|${member}`).exec();
+          return 'joined' as const;
+        },
+        TOLD.write,
+        TOLD.late,
+      ),
     leave: (guildId, userId, title) =>
-      run(async () => {
-        const titles = title ? [title] : [...TITLE_SLUGS];
-        const members = titles.map((t) => `${userId}|${t}`);
-        const [removed] = await client
-          .multi()
-          .sRem(k.guildSubs(guildId), members)
-          .sRem(k.subs, members.map((m) => `${guildId}|${m}`))
-          .exec();
-        return Number(removed);
-      }, TOLD.write, TOLD.late),
+      run(
+        async () => {
+          const titles = title ? [title] : [...TITLE_SLUGS];
+          const members = titles.map((t) => `${userId}|${t}`);
+          const [removed] = await client
+            .multi()
+            .sRem(k.guildSubs(guildId), members)
+            .sRem(
+              k.subs,
+              members.map((m) => `${guildId}|${m}`),
+            )
+            .exec();
+          return Number(removed);
+        },
+        TOLD.write,
+        TOLD.late,
+      ),
     following: (guildId, userId) =>
       run(async () => {
-        const flags = await client.smIsMember(k.guildSubs(guildId), TITLE_SLUGS.map((t) => `${userId}|${t}`));
+        const flags = await client.smIsMember(
+          k.guildSubs(guildId),
+          TITLE_SLUGS.map((t) => `${userId}|${t}`),
+        );
         return TITLE_SLUGS.filter((_, i) => Number(flags[i]) === 1);
       }, TOLD.read),
     count: (guildId) => run(() => client.sCard(k.guildSubs(guildId)), TOLD.read),

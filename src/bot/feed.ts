@@ -47,7 +47,15 @@ const LOOKUP_DEADLINE_MS = 4_000;
 /** Posts made whose record the store did not take (a blip), kept to record again: far more than a blip leaves. */
 const UNRECORDED_MAX = 1_000;
 
-const SnapSchema = z.object({ at: z.number(), matches: z.number(), wins: z.number().optional(), kills: z.number().optional(), deaths: z.number().optional(), damage: z.number().optional(), rating: z.number().optional() });
+const SnapSchema = z.object({
+  at: z.number(),
+  matches: z.number(),
+  wins: z.number().optional(),
+  kills: z.number().optional(),
+  deaths: z.number().optional(),
+  damage: z.number().optional(),
+  rating: z.number().optional(),
+});
 type Snap = z.infer<typeof SnapSchema>;
 const PlayerStateSchema = z.object({
   v: z.literal(1),
@@ -61,7 +69,10 @@ const PlayerStateSchema = z.object({
   start: SnapSchema.optional(),
   growthAt: z.number().optional(),
   /** Sessions read from the career that ended and still wait for a post that failed for a while. */
-  pending: z.array(z.object({ key: z.string(), session: z.unknown() })).max(5).default([]),
+  pending: z
+    .array(z.object({ key: z.string(), session: z.unknown() }))
+    .max(5)
+    .default([]),
 });
 type PlayerState = z.infer<typeof PlayerStateSchema>;
 
@@ -117,7 +128,12 @@ export function restPoster(rest: REST, retryAfterMs = 1_000, deadlineMs = ANSWER
             await sleep(retryAfterMs);
             continue;
           }
-          return { ok: false, code: answered && typeof e.code === 'number' ? e.code : null, message: (e as Error).message, ...(e instanceof AnswerDeadlineError ? { late: true as const } : {}) };
+          return {
+            ok: false,
+            code: answered && typeof e.code === 'number' ? e.code : null,
+            message: (e as Error).message,
+            ...(e instanceof AnswerDeadlineError ? { late: true as const } : {}),
+          };
         }
       }
     },
@@ -192,11 +208,29 @@ function snapOf(profile: StatsProfile, title: TitleSlug, at: number): Snap | und
   const stats = overviewOf(profile.segments)?.stats ?? {};
   const matches = numberOf(stats, title, 'matchesPlayed');
   if (matches === undefined) return undefined;
-  return { at, matches, wins: numberOf(stats, title, 'wins'), kills: numberOf(stats, title, 'kills'), deaths: numberOf(stats, title, 'deaths'), damage: numberOf(stats, title, 'damage'), rating: numberOf(stats, title, 'rating') };
+  return {
+    at,
+    matches,
+    wins: numberOf(stats, title, 'wins'),
+    kills: numberOf(stats, title, 'kills'),
+    deaths: numberOf(stats, title, 'deaths'),
+    damage: numberOf(stats, title, 'damage'),
+    rating: numberOf(stats, title, 'rating'),
+  };
 }
 
 function stat(name: string, value: number): Stat {
-  return { rank: null, percentile: null, displayName: name, displayCategory: null, category: null, metadata: {}, value, displayValue: formatStatValue(value, 'Number'), displayType: 'Number' };
+  return {
+    rank: null,
+    percentile: null,
+    displayName: name,
+    displayCategory: null,
+    category: null,
+    metadata: {},
+    value,
+    displayValue: formatStatValue(value, 'Number'),
+    displayType: 'Number',
+  };
 }
 
 const dated = (ms: number) => ({ value: new Date(ms).toISOString(), displayValue: new Date(ms).toISOString() });
@@ -255,7 +289,10 @@ export class FeedPoller {
     // A round in flight ends at its next lookup's deadline at worst; shutdown does not wait that long.
     if (this.running) await within(this.running, 2_000);
     // Not released, the lock lapses at its TTL: another process takes over that much later.
-    if (this.holding) await this.o.store.unlock(this.owner).catch((e: unknown) => this.o.logger.warn({ err: (e as Error).message }, 'session feed: the poller lock was not released; it lapses on its own'));
+    if (this.holding)
+      await this.o.store
+        .unlock(this.owner)
+        .catch((e: unknown) => this.o.logger.warn({ err: (e as Error).message }, 'session feed: the poller lock was not released; it lapses on its own'));
   }
 
   /** One round: keep the lock, read the opt-ins now and then, look at the players due. */
@@ -392,7 +429,8 @@ export class FeedPoller {
       if (Number.isNaN(start) || !Number.isFinite(end) || start > now) continue;
       state.lastActiveAt = Math.max(state.lastActiveAt ?? 0, Math.min(end, now));
       if (now - end < SESSION_GAP_MS) playing = true;
-      else if (end + SESSION_GAP_MS > state.since && now - end - SESSION_GAP_MS < POST_WINDOW_MS) finished.push({ key: `s:${s.metadata.startDate?.value ?? start}`, session: s });
+      else if (end + SESSION_GAP_MS > state.since && now - end - SESSION_GAP_MS < POST_WINDOW_MS)
+        finished.push({ key: `s:${s.metadata.startDate?.value ?? start}`, session: s });
     }
     let career: StatsProfile | undefined;
     if (finished.length > 0 && this.budget.take()) {
@@ -461,7 +499,10 @@ export class FeedPoller {
         }
       } else if (posted.code === 10003 || posted.code === 50001 || posted.code === 50013) {
         await this.o.store.setGuild(guildId, { ...feed, on: false, off: { code: posted.code, at: new Date().toISOString() } });
-        this.o.logger.warn({ guildId, channelId: feed.channelId, code: posted.code }, 'session feed: Discord refused the channel; the server’s feed is switched off until an admin picks a channel');
+        this.o.logger.warn(
+          { guildId, channelId: feed.channelId, code: posted.code },
+          'session feed: Discord refused the channel; the server’s feed is switched off until an admin picks a channel',
+        );
       } else {
         await this.o.store.unclaim(postKey);
         complete = false;
@@ -482,7 +523,10 @@ export class FeedPoller {
       fromProfile: session.matches.length === 0,
       locale,
     });
-    return withCard(reply, () => sessionCard([session], f.title, account.platform, account.handle, career, locale), { cards: this.o.cards, logger: this.o.logger });
+    return withCard(reply, () => sessionCard([session], f.title, account.platform, account.handle, career, locale), {
+      cards: this.o.cards,
+      logger: this.o.logger,
+    });
   }
 
   /** The service refuses or fails: wait (429: what it asks, at least 30 s), longer each time; a missing player is looked at rarely. */
@@ -498,4 +542,3 @@ export class FeedPoller {
     this.o.logger.warn({ kind: error.kind, waitMs: wait }, 'session feed: the stats service failed; the feed waits');
   }
 }
-

@@ -21,6 +21,12 @@ export function fromGateway(payload: unknown, callbacks: CallbackSender, rest: R
   const action = actionOf(raw);
   if (typeof action === 'string') return action;
   const { id, token } = raw;
-  const answer = new WebhookAnswer(async (body, files, written) => void (await callbacks.send(id, token, body, files, written)), true, rest, raw.application_id, token);
+  const answer = new WebhookAnswer(
+    async (body, files, written) => void (await callbacks.send(id, token, body, files, written)),
+    true,
+    rest,
+    raw.application_id,
+    token,
+  );
   return { id, type: raw.type, createdTimestamp: createdAt(id), action, answer };
 }

@@ -120,7 +120,10 @@ export async function startInteractionsServer(options: InteractionsServerOptions
     if (status === 401) {
       refused++;
       if (warnings.take() !== undefined) {
-        logger.warn({ refused, reason }, 'refused interactions whose signature does not hold (Discord tests with bad ones; if every request is refused, check DISCORD_PUBLIC_KEY)');
+        logger.warn(
+          { refused, reason },
+          'refused interactions whose signature does not hold (Discord tests with bad ones; if every request is refused, check DISCORD_PUBLIC_KEY)',
+        );
       }
     } else {
       logger.debug({ status, reason }, 'interaction request refused');
@@ -185,12 +188,15 @@ export async function startInteractionsServer(options: InteractionsServerOptions
   // these timeouts every 30 s unless told otherwise, which let a trickle hold a connection (of
   // MAX_CONNECTIONS) for 30 s instead of 5.
   const timeoutMs = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
-  const server: Server = createServer({ headersTimeout: timeoutMs, requestTimeout: timeoutMs, connectionsCheckingInterval: Math.min(1_000, timeoutMs) }, (req, res) => {
-    onRequest(req, res).catch((e: unknown) => {
-      logger.error({ err: (e as Error).message }, 'interaction request failed');
-      void send(res, 500, { error: 'internal error' });
-    });
-  });
+  const server: Server = createServer(
+    { headersTimeout: timeoutMs, requestTimeout: timeoutMs, connectionsCheckingInterval: Math.min(1_000, timeoutMs) },
+    (req, res) => {
+      onRequest(req, res).catch((e: unknown) => {
+        logger.error({ err: (e as Error).message }, 'interaction request failed');
+        void send(res, 500, { error: 'internal error' });
+      });
+    },
+  );
   // Idle keep-alive connections outlive a load balancer's own idle timeout (60 s on common ones), so
   // that it never sends a request on a connection this side has just closed (a 502 nobody retries).
   server.keepAliveTimeout = KEEP_ALIVE_MS;

@@ -104,7 +104,19 @@ export function readEnvelope(json: unknown): RawInteraction | undefined {
   }
   // The server's language only sets the language of what the bot posts for the server (the feed): one it cannot read is left out, not refused.
   const guildLocale = isLocale(json.guild_locale) ? json.guild_locale : undefined;
-  return { id, application_id: applicationId, type: type as number, token, guild_id: guildId, member, user: user && { id: user.id }, locale, guild_locale: guildLocale, data, messageOwner: messageOwnerOf(json.message) };
+  return {
+    id,
+    application_id: applicationId,
+    type: type as number,
+    token,
+    guild_id: guildId,
+    member,
+    user: user && { id: user.id },
+    locale,
+    guild_locale: guildLocale,
+    data,
+    messageOwner: messageOwnerOf(json.message),
+  };
 }
 
 /**
@@ -130,15 +142,33 @@ export function actionOf(raw: RawInteraction): Action | string {
     if (!isObject(data) || typeof data.name !== 'string' || data.name.length > 32) return 'malformed command data';
     const read = readOptions(data.options);
     if (!read) return 'malformed command data';
-    const input: CommandInput = { name: data.name, group: read.group, subcommand: read.subcommand, options: read.values, userId, guildId: raw.guild_id ?? null, locale: raw.locale, guildLocale: raw.guild_locale, canManageServer: manageServer(raw.member?.permissions) };
+    const input: CommandInput = {
+      name: data.name,
+      group: read.group,
+      subcommand: read.subcommand,
+      options: read.values,
+      userId,
+      guildId: raw.guild_id ?? null,
+      locale: raw.locale,
+      guildLocale: raw.guild_locale,
+      canManageServer: manageServer(raw.member?.permissions),
+    };
     if (raw.type === InteractionTypes.command) return { kind: 'command', input };
     return { kind: 'autocomplete', input: { ...input, focused: read.focused ?? { name: '', value: '' } } };
   }
   if (raw.type === InteractionTypes.component) {
-    if (!isObject(data) || typeof data.custom_id !== 'string' || data.custom_id.length > 100 || typeof data.component_type !== 'number') return 'malformed component data';
+    if (!isObject(data) || typeof data.custom_id !== 'string' || data.custom_id.length > 100 || typeof data.component_type !== 'number')
+      return 'malformed component data';
     const values = optional(data.values, (v): v is string[] => Array.isArray(v) && v.every(isString));
     if (values === false) return 'malformed component data';
-    return { kind: 'component', customId: data.custom_id, values: data.component_type === 3 ? values : undefined, userId, locale: raw.locale, messageOwnerId: raw.messageOwner };
+    return {
+      kind: 'component',
+      customId: data.custom_id,
+      values: data.component_type === 3 ? values : undefined,
+      userId,
+      locale: raw.locale,
+      messageOwnerId: raw.messageOwner,
+    };
   }
   return `interaction type ${raw.type} is not answered by this bot`;
 }

@@ -40,7 +40,12 @@ const FATAL_CLOSES: Record<number, string> = {
 async function main(): Promise<void> {
   configOrExit(() => loadDotEnv());
   const config = configOrExit(loadBotConfig);
-  const logger = createLogger(config.LOG_LEVEL, [config.DISCORD_TOKEN, config.LOOKUP_API_KEY, passwordOf(config.CACHE_URL), passwordOf(config.LOOKUP_BASE_URL)]);
+  const logger = createLogger(config.LOG_LEVEL, [
+    config.DISCORD_TOKEN,
+    config.LOOKUP_API_KEY,
+    passwordOf(config.CACHE_URL),
+    passwordOf(config.LOOKUP_BASE_URL),
+  ]);
 
   // prom-client is loaded only when metrics are asked for.
   const metrics = config.METRICS_PORT ? (await import('./metrics.js')).createBotMetrics() : undefined;
@@ -71,7 +76,17 @@ async function main(): Promise<void> {
   const channelRest = new REST({ ...restOptions(config.DISCORD_API_URL), timeout: 10_000 }).setToken(config.DISCORD_TOKEN);
   const poster = restPoster(channelRest);
   const router = new Router(
-    { lookup: lookups.client, links: stores.links, views: stores.views, snapshots: stores.snapshots, members: stores.members, feed: stores.feed, poster, logger, ...(cards ? { cards } : {}) },
+    {
+      lookup: lookups.client,
+      links: stores.links,
+      views: stores.views,
+      snapshots: stores.snapshots,
+      members: stores.members,
+      feed: stores.feed,
+      poster,
+      logger,
+      ...(cards ? { cards } : {}),
+    },
     logger,
     metrics?.interactions,
     // HTTP workers share what they took (a copy may reach another worker); the gateway brings each
@@ -137,7 +152,13 @@ async function main(): Promise<void> {
     if (!metrics || !config.METRICS_PORT) return;
     if (cards) metrics.watchCards(cards);
     try {
-      health = await startHealthServer({ port: config.METRICS_PORT, host: config.METRICS_HOST, registry: metrics.registry, readiness: readinessChecks, logger });
+      health = await startHealthServer({
+        port: config.METRICS_PORT,
+        host: config.METRICS_HOST,
+        registry: metrics.registry,
+        readiness: readinessChecks,
+        logger,
+      });
       logger.info({ url: health.url }, 'metrics and health listening');
     } catch (e) {
       await Promise.allSettled([lookups.close(), stores.close(), cards?.close(), closeTransport()]);
@@ -150,9 +171,19 @@ async function main(): Promise<void> {
     const rest = createInteractionsRest(config.DISCORD_API_URL);
     metrics?.watchRest(rest, channelRest);
     try {
-      const server = await startInteractionsServer({ host: config.INTERACTIONS_HOST, port: config.INTERACTIONS_PORT, publicKey: config.DISCORD_PUBLIC_KEY ?? '', router, rest, logger });
+      const server = await startInteractionsServer({
+        host: config.INTERACTIONS_HOST,
+        port: config.INTERACTIONS_PORT,
+        publicKey: config.DISCORD_PUBLIC_KEY ?? '',
+        router,
+        rest,
+        logger,
+      });
       closeTransport = () => server.close();
-      readinessChecks.unshift({ name: 'interactions', check: () => (server.listening() ? undefined : Promise.reject(new Error('not listening for interactions'))) });
+      readinessChecks.unshift({
+        name: 'interactions',
+        check: () => (server.listening() ? undefined : Promise.reject(new Error('not listening for interactions'))),
+      });
       logger.info({ ...ready, mode: 'http', host: config.INTERACTIONS_HOST, port: server.port }, 'ready: listening for Discord interactions');
       poller.start();
     } catch (e) {
@@ -164,7 +195,10 @@ async function main(): Promise<void> {
     return;
   }
 
-  const client = createDiscordClient(config.DISCORD_API_URL, config.SHARD_COUNT === undefined ? undefined : { count: config.SHARD_COUNT, ids: config.SHARD_IDS });
+  const client = createDiscordClient(
+    config.DISCORD_API_URL,
+    config.SHARD_COUNT === undefined ? undefined : { count: config.SHARD_COUNT, ids: config.SHARD_IDS },
+  );
   const shardsDown = new Set<number>();
   const gatewayUp = () => client.isReady() && shardsDown.size === 0;
   client.on(Events.ShardReconnecting, (id) => shardsDown.add(id));
@@ -194,7 +228,10 @@ async function main(): Promise<void> {
   // intents not allowed, ...): a process left running would be deaf. One fatal line and a non-zero
   // exit, so that a process manager restarts it or tells someone.
   client.on(Events.ShardDisconnect, (event, id) => {
-    logger.fatal({ shard: id, code: event.code, reason: FATAL_CLOSES[event.code] ?? 'Discord closed the gateway for good' }, 'Discord closed the gateway and will not take this bot back: exiting');
+    logger.fatal(
+      { shard: id, code: event.code, reason: FATAL_CLOSES[event.code] ?? 'Discord closed the gateway for good' },
+      'Discord closed the gateway and will not take this bot back: exiting',
+    );
     stop(`gateway close ${event.code}`, 1);
   });
 

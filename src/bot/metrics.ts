@@ -72,7 +72,12 @@ export function createBotMetrics(): BotMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
-  const interactions = new Counter({ name: 'bot_interactions_total', help: 'Interactions handled, by kind and outcome.', labelNames: ['kind', 'outcome'] as const, registers: [registry] });
+  const interactions = new Counter({
+    name: 'bot_interactions_total',
+    help: 'Interactions handled, by kind and outcome.',
+    labelNames: ['kind', 'outcome'] as const,
+    registers: [registry],
+  });
   const latency = new Histogram({
     name: 'bot_interaction_duration_seconds',
     help: 'From reading an interaction to its answer sent (the reply, or the edit after a deferral), by kind.',
@@ -80,9 +85,25 @@ export function createBotMetrics(): BotMetrics {
     buckets: INTERACTION_BUCKETS,
     registers: [registry],
   });
-  const cache = new Counter({ name: 'bot_lookup_cache_total', help: 'Lookups by how they were answered: hit (cache), miss (the stats service), stale (an expired copy, the service failing).', labelNames: ['result'] as const, registers: [registry] });
-  const upstream = new Counter({ name: 'bot_upstream_requests_total', help: 'Requests to the stats service, by endpoint kind and outcome (ok or the error kind).', labelNames: ['endpoint', 'outcome'] as const, registers: [registry] });
-  const upstreamLatency = new Histogram({ name: 'bot_upstream_request_duration_seconds', help: 'Time of one request to the stats service, by endpoint kind.', labelNames: ['endpoint'] as const, buckets: UPSTREAM_BUCKETS, registers: [registry] });
+  const cache = new Counter({
+    name: 'bot_lookup_cache_total',
+    help: 'Lookups by how they were answered: hit (cache), miss (the stats service), stale (an expired copy, the service failing).',
+    labelNames: ['result'] as const,
+    registers: [registry],
+  });
+  const upstream = new Counter({
+    name: 'bot_upstream_requests_total',
+    help: 'Requests to the stats service, by endpoint kind and outcome (ok or the error kind).',
+    labelNames: ['endpoint', 'outcome'] as const,
+    registers: [registry],
+  });
+  const upstreamLatency = new Histogram({
+    name: 'bot_upstream_request_duration_seconds',
+    help: 'Time of one request to the stats service, by endpoint kind.',
+    labelNames: ['endpoint'] as const,
+    buckets: UPSTREAM_BUCKETS,
+    registers: [registry],
+  });
 
   // Children resolved once per label set: the hot path then costs a Map read and an add.
   const children = new Map<string, { count: ReturnType<typeof interactions.labels>; time: ReturnType<typeof latency.labels> }>();
@@ -115,8 +136,17 @@ export function createBotMetrics(): BotMetrics {
     },
     watchRest(...rests) {
       let pending = 0;
-      const requests = new Counter({ name: 'bot_discord_rest_requests_total', help: 'Requests to Discord’s REST API finished, by result (ok or error).', labelNames: ['result'] as const, registers: [registry] });
-      const rateLimited = new Counter({ name: 'bot_discord_rest_rate_limited_total', help: 'Times a Discord REST request waited for a rate limit.', registers: [registry] });
+      const requests = new Counter({
+        name: 'bot_discord_rest_requests_total',
+        help: 'Requests to Discord’s REST API finished, by result (ok or error).',
+        labelNames: ['result'] as const,
+        registers: [registry],
+      });
+      const rateLimited = new Counter({
+        name: 'bot_discord_rest_rate_limited_total',
+        help: 'Times a Discord REST request waited for a rate limit.',
+        registers: [registry],
+      });
       new Gauge({
         name: 'bot_discord_rest_queue_depth',
         help: 'Requests to Discord’s REST API waiting in its queue or in flight.',

@@ -35,7 +35,20 @@ const USAGE = `Usage: npm run preview -- [--autocomplete] [--json] [--card <file
 async function main(): Promise<void> {
   let parsed;
   try {
-    parsed = parseArgs({ allowPositionals: true, options: { autocomplete: { type: 'boolean' }, json: { type: 'boolean' }, card: { type: 'string' }, user: { type: 'string', default: 'preview-user' }, server: { type: 'string', default: 'preview-server' }, locale: { type: 'string', default: 'en-US' }, 'server-locale': { type: 'string', default: 'en-US' }, admin: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+    parsed = parseArgs({
+      allowPositionals: true,
+      options: {
+        autocomplete: { type: 'boolean' },
+        json: { type: 'boolean' },
+        card: { type: 'string' },
+        user: { type: 'string', default: 'preview-user' },
+        server: { type: 'string', default: 'preview-server' },
+        locale: { type: 'string', default: 'en-US' },
+        'server-locale': { type: 'string', default: 'en-US' },
+        admin: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
   } catch (e) {
     exitWith(`${(e as Error).message}\n${USAGE}`);
   }
@@ -47,7 +60,13 @@ async function main(): Promise<void> {
   if (!line) exitWith(USAGE);
   let input;
   try {
-    input = { ...parseCommandLine(line, parsed.values.user, { complete: !parsed.values.autocomplete }), guildId: parsed.values.server, locale: parsed.values.locale, guildLocale: parsed.values['server-locale'], canManageServer: parsed.values.admin ?? false };
+    input = {
+      ...parseCommandLine(line, parsed.values.user, { complete: !parsed.values.autocomplete }),
+      guildId: parsed.values.server,
+      locale: parsed.values.locale,
+      guildLocale: parsed.values['server-locale'],
+      canManageServer: parsed.values.admin ?? false,
+    };
   } catch (e) {
     if (e instanceof CommandLineError) exitWith(`${e.message}\n${USAGE}`);
     throw e;
@@ -65,13 +84,23 @@ async function main(): Promise<void> {
     exitWith(`Could not start: ${(e as Error).message}`, 1);
   }
   const cards = parsed.values.card ? createCardRenderer() : undefined;
-  const deps = { lookup: lookups.client, links: stores.links, views: stores.views, snapshots: stores.snapshots, members: stores.members, feed: stores.feed, logger, ...(cards ? { cards } : {}) };
+  const deps = {
+    lookup: lookups.client,
+    links: stores.links,
+    views: stores.views,
+    snapshots: stores.snapshots,
+    members: stores.members,
+    feed: stores.feed,
+    logger,
+    ...(cards ? { cards } : {}),
+  };
   try {
     const command = findCommand(input.name);
     if (parsed.values.autocomplete) {
       if (!input.last || !command?.autocomplete) exitWith('--autocomplete needs a command with an option typed last, e.g. player:No');
       const choices = await command.autocomplete({ ...input, focused: input.last }, deps);
-      if (parsed.values.json) process.stdout.write(`${JSON.stringify({ command: line, autocomplete: { option: input.last.name, typed: input.last.value, choices } }, null, 2)}\n`);
+      if (parsed.values.json)
+        process.stdout.write(`${JSON.stringify({ command: line, autocomplete: { option: input.last.name, typed: input.last.value, choices } }, null, 2)}\n`);
       else process.stdout.write(choices.length > 0 ? `${choices.map((c) => `${c.name}  →  ${c.value}`).join('\n')}\n` : '(no choices)\n');
     } else {
       const reply = await command!.execute(input, deps);

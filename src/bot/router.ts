@@ -6,7 +6,17 @@
 import { DiscordAPIError } from 'discord.js';
 import type { Logger } from 'pino';
 
-import { StoreUnavailableError, findCommand, goFromView, openFromView, renderView, type AutocompleteInput, type Choice, type CommandInput, type Deps } from '../../commands/index.js';
+import {
+  StoreUnavailableError,
+  findCommand,
+  goFromView,
+  openFromView,
+  renderView,
+  type AutocompleteInput,
+  type Choice,
+  type CommandInput,
+  type Deps,
+} from '../../commands/index.js';
 import { WarningThrottle } from '../lookup/warning-throttle.js';
 import { within } from '../lookup/within.js';
 import { LIMITS, clip, notice, parseCustomId, withoutControls, type Reply } from '../embeds/index.js';
@@ -217,7 +227,8 @@ export class Router {
       this.counts.replayed++;
       this.metrics?.interaction(interaction.action.kind, 'replayed', 0);
       const alikeLeftOut = this.replayWarnings.take();
-      if (alikeLeftOut !== undefined) this.logger.warn({ interaction: interaction.id, alikeLeftOut }, 'an interaction taken before came again: nothing was run');
+      if (alikeLeftOut !== undefined)
+        this.logger.warn({ interaction: interaction.id, alikeLeftOut }, 'an interaction taken before came again: nothing was run');
       return 'replayed';
     }
     // Autocomplete is a lookup in memory (or a search with its own budget) and must answer at once;
@@ -309,7 +320,9 @@ export class Router {
     // look up someone else), so only when it fits a choice's value.
     const typed = input.focused.value;
     const echo: Choice[] =
-      typed && typed.length <= LIMITS.choiceValue && input.focused.name !== 'platform' && input.focused.name !== 'segment' ? [{ name: clip(typed, LIMITS.choiceName), value: typed }] : [];
+      typed && typed.length <= LIMITS.choiceValue && input.focused.name !== 'platform' && input.focused.name !== 'segment'
+        ? [{ name: clip(typed, LIMITS.choiceName), value: typed }]
+        : [];
     let choices: Choice[] = echo;
     if (command?.autocomplete && !this.closing) {
       try {
@@ -375,7 +388,8 @@ export class Router {
       return this.answerComponent(answer, openFromView(view, action.stateId, value, deps, locale), 'reply', !owner, started, deferred);
     }
     // A way onward replaces the owner's message with the player's other view; anyone else gets it privately.
-    if (action.kind === 'go') return this.answerComponent(answer, goFromView(view, action.to, pressed.userId, deps, locale), owner ? 'update' : 'reply', !owner, started, deferred);
+    if (action.kind === 'go')
+      return this.answerComponent(answer, goFromView(view, action.to, pressed.userId, deps, locale), owner ? 'update' : 'reply', !owner, started, deferred);
     if (owner) return this.answerComponent(answer, renderView(view, action.stateId, action.page, deps, locale), 'update', false, started, deferred);
     // Someone else pressed: they get a view of their own instead of taking over the message.
     const own = { ...view, ownerId: pressed.userId };

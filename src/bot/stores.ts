@@ -11,7 +11,15 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 
 import { WarningThrottle } from '../lookup/warning-throttle.js';
-import { StoreUnavailableError, type FeedStore, type LinkStore, type MemberStore, type SnapshotStore, type View, type ViewStore } from '../../commands/index.js';
+import {
+  StoreUnavailableError,
+  type FeedStore,
+  type LinkStore,
+  type MemberStore,
+  type SnapshotStore,
+  type View,
+  type ViewStore,
+} from '../../commands/index.js';
 import { PLATFORM_SLUGS, TITLE_SLUGS, type TitleSlug } from '../catalog/index.js';
 import { withTimeout } from '../lookup/within.js';
 import { BoundedMemoryStore } from '../lookup/memory-store.js';
@@ -53,7 +61,14 @@ const SnapshotSchema = z.object({
   winRate: z.number().optional(),
 });
 const MembersSchema = z.array(z.string()).max(MAX_MEMBERS_PER_SERVER);
-const ViewSchema = z.object({ kind: z.enum(['profile', 'segments', 'matches', 'sessions', 'search']), title: z.enum(TITLE_SLUGS), platform: z.enum(PLATFORM_SLUGS), ownerId: z.string() }).loose();
+const ViewSchema = z
+  .object({
+    kind: z.enum(['profile', 'segments', 'matches', 'sessions', 'search']),
+    title: z.enum(TITLE_SLUGS),
+    platform: z.enum(PLATFORM_SLUGS),
+    ownerId: z.string(),
+  })
+  .loose();
 
 export interface BotStores {
   links: LinkStore;
@@ -118,23 +133,45 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
         timeoutMs: Math.min(timeoutMs, LEDGER_TIMEOUT_MS),
         onUnavailable: (e) => {
           const alikeLeftOut = warnings.take();
-          if (alikeLeftOut !== undefined) options.logger?.warn({ err: e.message, alikeLeftOut }, 'Redis did not say whether an interaction was taken already: this process alone told replays apart');
+          if (alikeLeftOut !== undefined)
+            options.logger?.warn(
+              { err: e.message, alikeLeftOut },
+              'Redis did not say whether an interaction was taken already: this process alone told replays apart',
+            );
         },
       },
     });
-    closers.push(...opened.map((o) => o.close), () => redisFeed.close(), () => void (ledger.client.isOpen && ledger.client.destroy()));
+    closers.push(
+      ...opened.map((o) => o.close),
+      () => redisFeed.close(),
+      () => void (ledger.client.isOpen && ledger.client.destroy()),
+    );
     let connected = false;
     try {
       await withTimeout(Promise.all([...opened.map((o) => o.ready), redisFeed.ready]), options.connectTimeoutMs ?? 2_000, 'connecting to Redis');
       connected = true;
     } catch (e) {
-      options.logger?.warn({ reason: notConnected(e as Error, opened.map((o) => o.lastError()).find((m) => m !== undefined)) }, 'Redis unavailable: links and paged replies fail until it is back');
+      options.logger?.warn(
+        {
+          reason: notConnected(
+            e as Error,
+            opened.map((o) => o.lastError()).find((m) => m !== undefined),
+          ),
+        },
+        'Redis unavailable: links and paged replies fail until it is back',
+      );
     }
     if (connected && existsSync(options.linksPath)) {
       try {
         const moved = await moveFeedToRedis(options.linksPath, feed);
         options.logger?.info(moved, 'session feed settings moved from LINKS_DB to Redis');
-        await moveFileToRedis(options.linksPath, options.namespace, { links: linksKeyv, snapshots: snapshotsKeyv, members: membersKeyv }, timeoutMs, options.logger);
+        await moveFileToRedis(
+          options.linksPath,
+          options.namespace,
+          { links: linksKeyv, snapshots: snapshotsKeyv, members: membersKeyv },
+          timeoutMs,
+          options.logger,
+        );
       } catch (e) {
         // The file keeps its name until every link is across, so the next start carries on.
         options.logger?.warn({ file: options.linksPath, reason: (e as Error).message }, 'LINKS_DB not moved to Redis: tried again at the next start');
@@ -152,7 +189,10 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
     // Both there: a start that made the file anew before that was refused. Said at each start, since
     // the links of the moved file are not read until someone chooses which file to keep.
     if (wasMoved)
-      options.logger?.warn({ file: options.linksPath, moved }, `${setting} is used without Redis, beside a copy moved to Redis before: the links in that copy are not read (rename it back in place of ${setting} to use them, or set CACHE_URL)`);
+      options.logger?.warn(
+        { file: options.linksPath, moved },
+        `${setting} is used without Redis, beside a copy moved to Redis before: the links in that copy are not read (rename it back in place of ${setting} to use them, or set CACHE_URL)`,
+      );
     let file: SqliteKeyvStore;
     try {
       file = new SqliteKeyvStore(options.linksPath);
@@ -172,7 +212,10 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
     closers.push(() => fileFeed.close());
     const memory = new BoundedMemoryStore({ maxEntries: options.viewsMaxEntries ?? DEFAULT_VIEWS_MAX_ENTRIES });
     viewsKeyv = new Keyv({ store: memory, namespace: `${options.namespace}-views`, serialize: undefined, deserialize: undefined });
-    closers.push(() => file.close(), () => memory.close());
+    closers.push(
+      () => file.close(),
+      () => memory.close(),
+    );
   }
   const linkKey = (userId: string, title: TitleSlug) => `${userId}:${title}`;
   const guarded = storeGuard(timeoutMs, 'the links or views store');
@@ -296,5 +339,15 @@ async function moveFileToRedis(path: string, namespace: string, redis: Record<Ke
   }
   const done = `${path}.moved-to-redis`;
   renameSync(path, done);
-  logger?.info({ moved: moved.links, snapshots: moved.snapshots, servers: moved.members, alreadyInRedis: kept, ...(otherNamespaces.size > 0 ? { otherNamespaces: [...otherNamespaces] } : {}), file: done }, 'links moved from LINKS_DB to Redis');
+  logger?.info(
+    {
+      moved: moved.links,
+      snapshots: moved.snapshots,
+      servers: moved.members,
+      alreadyInRedis: kept,
+      ...(otherNamespaces.size > 0 ? { otherNamespaces: [...otherNamespaces] } : {}),
+      file: done,
+    },
+    'links moved from LINKS_DB to Redis',
+  );
 }

@@ -82,7 +82,12 @@ export function fontCharacters(woffPath: string): Set<number> {
       const segments = cmap.readUInt16BE(at + 6) / 2;
       const [ends, starts, deltas, rangeOffsets] = [at + 14, at + 16 + segments * 2, at + 16 + segments * 4, at + 16 + segments * 6];
       for (let seg = 0; seg < segments; seg++) {
-        const [start, end, delta, rangeAt] = [cmap.readUInt16BE(starts + seg * 2), cmap.readUInt16BE(ends + seg * 2), cmap.readInt16BE(deltas + seg * 2), rangeOffsets + seg * 2];
+        const [start, end, delta, rangeAt] = [
+          cmap.readUInt16BE(starts + seg * 2),
+          cmap.readUInt16BE(ends + seg * 2),
+          cmap.readInt16BE(deltas + seg * 2),
+          rangeOffsets + seg * 2,
+        ];
         const rangeOffset = cmap.readUInt16BE(rangeAt);
         for (let c = start; c <= end && c !== 0xffff; c++) {
           let glyph = rangeOffset === 0 ? c : cmap.readUInt16BE(rangeAt + rangeOffset + (c - start) * 2);

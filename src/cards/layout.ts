@@ -37,10 +37,10 @@ function text(t: string, style: Style = {}): Node {
 
 /** The card: the title's colour along the top, then `children` in a padded column. */
 function shell(model: CardModel, height: number, gap: number, children: Node[]): Node {
-  return box(
-    { width: CARD_WIDTH, height, flexDirection: 'column', backgroundColor: COLOR.background, color: COLOR.text, fontFamily: FONT_FAMILY },
-    [box({ height: 10, flexShrink: 0, backgroundColor: hex(TITLE_COLORS[model.title]) }), box({ flexDirection: 'column', padding: `${PAD - 8}px ${PAD}px ${PAD}px`, flexGrow: 1, gap }, children)],
-  );
+  return box({ width: CARD_WIDTH, height, flexDirection: 'column', backgroundColor: COLOR.background, color: COLOR.text, fontFamily: FONT_FAMILY }, [
+    box({ height: 10, flexShrink: 0, backgroundColor: hex(TITLE_COLORS[model.title]) }),
+    box({ flexDirection: 'column', padding: `${PAD - 8}px ${PAD}px ${PAD}px`, flexGrow: 1, gap }, children),
+  ]);
 }
 
 function frame(model: ProfileCardModel | SessionCardModel, badge: string | null, body: Node[]): Node {
@@ -50,7 +50,18 @@ function frame(model: ProfileCardModel | SessionCardModel, badge: string | null,
       text(model.name || say(model.language, 'card.player'), { fontSize: 44, fontWeight: 700, flexShrink: 1, minWidth: 0 }),
       // A badge never takes the name's room: at most about half the line, cut with an ellipsis past it.
       ...(badge
-        ? [text(badge, { fontSize: 26, fontWeight: 700, color: textOn(TITLE_COLORS[model.title]), backgroundColor: accent, padding: '2px 14px', borderRadius: 18, flexShrink: 0, maxWidth: 240 })]
+        ? [
+            text(badge, {
+              fontSize: 26,
+              fontWeight: 700,
+              color: textOn(TITLE_COLORS[model.title]),
+              backgroundColor: accent,
+              padding: '2px 14px',
+              borderRadius: 18,
+              flexShrink: 0,
+              maxWidth: 240,
+            }),
+          ]
         : []),
     ]),
     text(model.subtitle, { fontSize: 26, color: COLOR.muted, marginTop: -12, flexShrink: 1, minWidth: 0 }),
@@ -65,14 +76,24 @@ function frame(model: ProfileCardModel | SessionCardModel, badge: string | null,
 const leadSize = (value: string) => (value.length <= 5 ? 64 : value.length === 6 ? 52 : value.length === 7 ? 46 : 40);
 
 function bar(percentile: number, width: number, color: string): Node {
-  return box({ width, height: 12, backgroundColor: COLOR.panel, borderRadius: 6 }, [box({ width: Math.max(12, Math.round((width * percentile) / 100)), height: 12, backgroundColor: color, borderRadius: 6 })]);
+  return box({ width, height: 12, backgroundColor: COLOR.panel, borderRadius: 6 }, [
+    box({ width: Math.max(12, Math.round((width * percentile) / 100)), height: 12, backgroundColor: color, borderRadius: 6 }),
+  ]);
 }
 
 function figureRow(f: CardFigure, accent: string, language: string): Node {
   return box({ flexDirection: 'column', gap: 6, minWidth: 0 }, [
-    box({ alignItems: 'baseline', gap: 12, minWidth: 0 }, [text(f.label, { fontSize: 26, color: COLOR.muted, minWidth: 180 }), text(f.value, { fontSize: 30, fontWeight: 700, flexShrink: 1, minWidth: 0 })]),
+    box({ alignItems: 'baseline', gap: 12, minWidth: 0 }, [
+      text(f.label, { fontSize: 26, color: COLOR.muted, minWidth: 180 }),
+      text(f.value, { fontSize: 30, fontWeight: 700, flexShrink: 1, minWidth: 0 }),
+    ]),
     ...(f.percentile !== null
-      ? [box({ alignItems: 'center', gap: 14 }, [bar(f.percentile, 220, accent), text(topShare(f.percentile, language) ?? '', { fontSize: 24, color: COLOR.muted })])]
+      ? [
+          box({ alignItems: 'center', gap: 14 }, [
+            bar(f.percentile, 220, accent),
+            text(topShare(f.percentile, language) ?? '', { fontSize: 24, color: COLOR.muted }),
+          ]),
+        ]
       : []),
   ]);
 }
@@ -84,10 +105,16 @@ function profileLayout(model: ProfileCardModel): Node {
       box(
         { flexDirection: 'column', width: 190, gap: 10 },
         model.lead.map((f) =>
-          box({ flexDirection: 'column' }, [text(f.label, { fontSize: 26, color: COLOR.muted }), text(f.value, { fontSize: leadSize(f.value), fontWeight: 700, lineHeight: 1.1, maxWidth: 190 })]),
+          box({ flexDirection: 'column' }, [
+            text(f.label, { fontSize: 26, color: COLOR.muted }),
+            text(f.value, { fontSize: leadSize(f.value), fontWeight: 700, lineHeight: 1.1, maxWidth: 190 }),
+          ]),
         ),
       ),
-      box({ flexDirection: 'column', flexGrow: 1, flexShrink: 1, minWidth: 0, gap: 10 }, model.figures.map((f) => figureRow(f, accent, model.language))),
+      box(
+        { flexDirection: 'column', flexGrow: 1, flexShrink: 1, minWidth: 0, gap: 10 },
+        model.figures.map((f) => figureRow(f, accent, model.language)),
+      ),
     ]),
   ]);
 }
@@ -99,23 +126,36 @@ function chart(label: string, values: readonly (number | null)[], color: string,
   const gap = 6;
   const barWidth = Math.max(6, Math.floor((width - gap * (values.length - 1)) / Math.max(1, values.length)));
   return box({ flexDirection: 'column', width, gap: 6 }, [
-    box({ alignItems: 'baseline', gap: 10 }, [text(label, { fontSize: 24, color: COLOR.muted }), text(say(language, 'card.best', { value: formatValue(Math.round(max), 'Number', language, true) }), { fontSize: 24, fontWeight: 700 })]),
+    box({ alignItems: 'baseline', gap: 10 }, [
+      text(label, { fontSize: 24, color: COLOR.muted }),
+      text(say(language, 'card.best', { value: formatValue(Math.round(max), 'Number', language, true) }), { fontSize: 24, fontWeight: 700 }),
+    ]),
     box(
       { height, alignItems: 'flex-end', gap },
-      values.map((v) => (v === null ? box({ width: barWidth, height: 0 }) : box({ width: barWidth, height: Math.max(4, Math.round((height * v) / max)), backgroundColor: color, borderRadius: 3 }))),
+      values.map((v) =>
+        v === null
+          ? box({ width: barWidth, height: 0 })
+          : box({ width: barWidth, height: Math.max(4, Math.round((height * v) / max)), backgroundColor: color, borderRadius: 3 }),
+      ),
     ),
   ]);
 }
 
 function sessionLayout(model: SessionCardModel): Node {
   const accent = hex(TITLE_COLORS[model.title]);
-  const badge = model.active ? say(model.language, 'card.playingNow') : model.ratingChange ? say(model.language, 'sessions.rating', { change: model.ratingChange }) : null;
+  const badge = model.active
+    ? say(model.language, 'card.playingNow')
+    : model.ratingChange
+      ? say(model.language, 'sessions.rating', { change: model.ratingChange })
+      : null;
   const letter = { win: say(model.language, 'card.win'), loss: say(model.language, 'card.loss'), other: '–' } as const;
   return frame(model, badge, [
     box(
       { gap: 6 },
       model.results.map((r) =>
-        box({ width: 40, height: 42, backgroundColor: COLOR[r], borderRadius: 6, alignItems: 'center', justifyContent: 'center' }, [text(letter[r], { fontSize: 26, fontWeight: 700, color: COLOR.background })]),
+        box({ width: 40, height: 42, backgroundColor: COLOR[r], borderRadius: 6, alignItems: 'center', justifyContent: 'center' }, [
+          text(letter[r], { fontSize: 26, fontWeight: 700, color: COLOR.background }),
+        ]),
       ),
     ),
     // A chart no match of the session has a figure for is left out.
@@ -132,7 +172,11 @@ function sessionLayout(model: SessionCardModel): Node {
         box({ flexDirection: 'column', width: 184 }, [
           text(v.label, { fontSize: 24, color: COLOR.muted }),
           // Arrows from the Latin subset (U+2191, U+2193): the fonts have no geometric triangles.
-          text(`${v.session}${v.better === null ? '' : v.better ? ' ↑' : ' ↓'}`, { fontSize: 36, fontWeight: 700, color: v.better === null ? COLOR.text : v.better ? COLOR.win : COLOR.loss }),
+          text(`${v.session}${v.better === null ? '' : v.better ? ' ↑' : ' ↓'}`, {
+            fontSize: 36,
+            fontWeight: 700,
+            color: v.better === null ? COLOR.text : v.better ? COLOR.win : COLOR.loss,
+          }),
           ...(v.career !== null ? [text(say(model.language, 'sessions.career', { value: v.career }), { fontSize: 24, color: COLOR.muted })] : []),
         ]),
       ),
@@ -161,7 +205,11 @@ function compareLayout(model: CompareCardModel): Node {
   const side = (name: string, ahead: number, behind: number, align: 'flex-start' | 'flex-end') =>
     box({ flexDirection: 'column', width: half, alignItems: align }, [
       text(name || say(model.language, 'card.player'), { fontSize: 40, fontWeight: 700, maxWidth: half }),
-      text(ahead + behind === 0 ? ' ' : say(model.language, 'card.betterOn', { n: ahead, total: ahead + behind }), { fontSize: 24, fontWeight: ahead > behind ? 700 : 400, color: ahead > behind ? COLOR.text : COLOR.muted }),
+      text(ahead + behind === 0 ? ' ' : say(model.language, 'card.betterOn', { n: ahead, total: ahead + behind }), {
+        fontSize: 24,
+        fontWeight: ahead > behind ? 700 : 400,
+        color: ahead > behind ? COLOR.text : COLOR.muted,
+      }),
     ]);
   // The better of a pair sits on the title's colour (a shape as well as a colour); the other is dimmed.
   const value = (v: string, mark: 'better' | 'worse' | 'plain') =>
@@ -173,10 +221,14 @@ function compareLayout(model: CompareCardModel): Node {
       color: mark === 'better' ? textOn(accent) : mark === 'worse' ? COLOR.muted : COLOR.text,
       ...(mark === 'better' ? { backgroundColor: hex(accent) } : {}),
     });
-  const markOf = (better: CompareCardModel['rows'][number]['better'], side: 'left' | 'right') => (better === side ? 'better' : better === 'left' || better === 'right' ? 'worse' : 'plain');
+  const markOf = (better: CompareCardModel['rows'][number]['better'], side: 'left' | 'right') =>
+    better === side ? 'better' : better === 'left' || better === 'right' ? 'worse' : 'plain';
   return shell(model, compareHeight(model.rows.length), 0, [
     text(model.subtitle, { fontSize: 26, color: COLOR.muted, height: COMPARE.subtitle, flexShrink: 1, minWidth: 0 }),
-    box({ justifyContent: 'space-between', height: COMPARE.names }, [side(model.name, model.ahead.left, model.ahead.right, 'flex-start'), side(model.other, model.ahead.right, model.ahead.left, 'flex-end')]),
+    box({ justifyContent: 'space-between', height: COMPARE.names }, [
+      side(model.name, model.ahead.left, model.ahead.right, 'flex-start'),
+      side(model.other, model.ahead.right, model.ahead.left, 'flex-end'),
+    ]),
     box({ height: COMPARE.rule, flexShrink: 0, backgroundColor: COLOR.panel, marginBottom: 8 }),
     ...model.rows.map((r) =>
       box({ height: COMPARE.row, flexShrink: 0, alignItems: 'center', justifyContent: 'space-between' }, [

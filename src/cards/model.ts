@@ -97,7 +97,11 @@ function cardFigure(stats: Stats, title: TitleSlug, name: Figure, locale: string
 }
 
 function subtitle(title: TitleSlug, platform: string | null, ...more: (string | null | undefined)[]): string {
-  return [titleName(title), platform ? platformName(platform) : null, ...more].filter((s): s is string => !!s).map(drawable).filter(Boolean).join(' · ');
+  return [titleName(title), platform ? platformName(platform) : null, ...more]
+    .filter((s): s is string => !!s)
+    .map(drawable)
+    .filter(Boolean)
+    .join(' · ');
 }
 
 /** A profile's card; undefined when it has no stats to draw. */
@@ -151,7 +155,14 @@ function sessionLength(s: Session): string | null {
  * The latest session's card: its results in order, kills and damage per match, and its K/D, win
  * rate and kills per match against the career's (`career`: the profile's overview, when known).
  */
-export function sessionCard(sessions: readonly Session[], title: TitleSlug, platform: string, player: string, career?: StatsProfile, locale?: string): SessionCardModel | undefined {
+export function sessionCard(
+  sessions: readonly Session[],
+  title: TitleSlug,
+  platform: string,
+  player: string,
+  career?: StatsProfile,
+  locale?: string,
+): SessionCardModel | undefined {
   const s = sessions[0];
   if (!s || s.matches.length === 0) return undefined;
   const time = (m: Session['matches'][number]) => Date.parse(m.metadata.startDate?.value ?? m.metadata.endDate?.value ?? '') || 0;
@@ -168,7 +179,9 @@ export function sessionCard(sessions: readonly Session[], title: TitleSlug, plat
     const theirs = careerStats ? figure(careerStats, title, f) : undefined;
     const better = theirs && typeof theirs.value === 'number' ? (mine.value === theirs.value ? null : mine.value > theirs.value) : null;
     const shown = (v: number) => formatValue(v, FIGURE_INFO[f].displayType, locale, true);
-    return [{ label: figureLabel(f, locale), session: shown(mine.value), career: theirs && typeof theirs.value === 'number' ? shown(theirs.value) : null, better }];
+    return [
+      { label: figureLabel(f, locale), session: shown(mine.value), career: theirs && typeof theirs.value === 'number' ? shown(theirs.value) : null, better },
+    ];
   });
   const change = s.stats.rankScoreChange;
   return {

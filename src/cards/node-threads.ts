@@ -32,5 +32,10 @@ export function v8PoolSize(execArgv: readonly string[]): number {
  * thread `pid`, as thread ids are handed out in the order threads start; `pool` is V8's pool size (v8PoolSize).
  */
 export function nodeOwnThreads(tids: readonly number[], pid: number, pool: number): Set<number> {
-  return new Set([...tids].filter((tid) => tid > pid).sort((a, b) => a - b).slice(0, pool + PLATFORM_EXTRA_THREADS));
+  return new Set(
+    [...tids]
+      .filter((tid) => tid > pid)
+      .sort((a, b) => a - b)
+      .slice(0, pool + PLATFORM_EXTRA_THREADS),
+  );
 }

@@ -16,7 +16,8 @@ const { cardLayout } = /** @type {typeof import('./layout.ts')} */ (await import
 const { nodeOwnThreads } = /** @type {typeof import('./node-threads.ts')} */ (await importBeside(import.meta.url, 'node-threads'));
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- workerData is what renderer.ts sends: the family, the font files and V8's pool size
-const { family, fonts, v8Pool } = /** @type {{ family: string, fonts: { path: string, weight: number, unicodeRange: [number, number][] }[], v8Pool: number }} */ (workerData);
+const { family, fonts, v8Pool } =
+  /** @type {{ family: string, fonts: { path: string, weight: number, unicodeRange: [number, number][] }[], v8Pool: number }} */ (workerData);
 
 /** The nice value of the threads that draw: the bot's event loop gets a core before a card does. */
 const DRAWING_NICE = 10;
@@ -78,7 +79,9 @@ async function lowerDrawingThreads() {
     const before = threadTimes();
     await Promise.all(Array.from({ length: PROBE_TASKS }, poolWork));
     /** @type {[tid: number, ns: number][]} */
-    const grew = [...threadTimes()].map(([tid, ns]) => /** @type {[number, number]} */ ([tid, ns - (before.get(tid) ?? ns)])).filter(([tid]) => tid !== pid && tid !== self && !own.has(tid));
+    const grew = [...threadTimes()]
+      .map(([tid, ns]) => /** @type {[number, number]} */ ([tid, ns - (before.get(tid) ?? ns)]))
+      .filter(([tid]) => tid !== pid && tid !== self && !own.has(tid));
     const most = Math.max(0, ...grew.map(([, ns]) => ns));
     for (const [tid, ns] of grew)
       if (ns > 0 && ns >= most / 4 && !lowered.has(tid))

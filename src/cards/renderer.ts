@@ -148,7 +148,16 @@ export function createCardRenderer(options: CardRendererOptions = {}): CardRende
   const jobs = new Map<string, Job>();
   const queue: Job[] = [];
   const slots: Slot[] = [];
-  const counts: CardRendererStats = { rendered: 0, cacheHits: 0, failures: { busy: 0, timeout: 0, late: 0, failed: 0, closed: 0 }, dropped: 0, restarted: 0, cached: 0, cachedBytes: 0, queued: 0 };
+  const counts: CardRendererStats = {
+    rendered: 0,
+    cacheHits: 0,
+    failures: { busy: 0, timeout: 0, late: 0, failed: 0, closed: 0 },
+    dropped: 0,
+    restarted: 0,
+    cached: 0,
+    cachedBytes: 0,
+    queued: 0,
+  };
   let nextId = 1;
   let closed = false;
   /** What a card takes in a worker lately (a moving average): how long a new one would wait. */
@@ -329,7 +338,8 @@ export function createCardRenderer(options: CardRendererOptions = {}): CardRende
         // goes now, as text, instead of after a wait that ends without the picture.
         const drawing = slots.filter((s) => s.job).length;
         const expectedMs = ((queue.length + drawing + 1) / size) * drawMs;
-        if (expectedMs > waitMs && queue.length + drawing >= size) return refuse('busy', `${queue.length} cards are waiting already (about ${Math.round(expectedMs)} ms, ${waitMs} ms to spare)`);
+        if (expectedMs > waitMs && queue.length + drawing >= size)
+          return refuse('busy', `${queue.length} cards are waiting already (about ${Math.round(expectedMs)} ms, ${waitMs} ms to spare)`);
         const id = nextId++;
         job = { id, key, payload: { id, model }, waiters: new Set() };
         jobs.set(key, job);

@@ -66,7 +66,14 @@ export function readableStatName(key: string): string {
 
 export function statInfo(key: string): StatInfo {
   // Own properties only: a stat named `constructor` or `toString` is a stat, not Object's method.
-  return (Object.hasOwn(KNOWN_STATS, key) ? KNOWN_STATS[key] : undefined) ?? { displayName: readableStatName(key), category: 'general', displayType: 'Number', higherIsBetter: true };
+  return (
+    (Object.hasOwn(KNOWN_STATS, key) ? KNOWN_STATS[key] : undefined) ?? {
+      displayName: readableStatName(key),
+      category: 'general',
+      displayType: 'Number',
+      higherIsBetter: true,
+    }
+  );
 }
 
 const integer = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
@@ -244,11 +251,26 @@ export const FIGURE_ALIASES: Readonly<Record<TitleSlug, Readonly<Record<Figure, 
   title_a: { ...COMMON_ALIASES },
   title_b: { ...COMMON_ALIASES, ...withFirst('rating', 'rankScore', 'arenaRankScore') },
   title_c: { ...COMMON_ALIASES, ...withFirst('rating', 'skillRating', 'rating') },
-  title_d: { ...COMMON_ALIASES, ...withFirst('winRate', 'wlPercentage'), ...withFirst('headshotRate', 'headshotPct'), ...withFirst('accuracy', 'shotsAccuracy') },
+  title_d: {
+    ...COMMON_ALIASES,
+    ...withFirst('winRate', 'wlPercentage'),
+    ...withFirst('headshotRate', 'headshotPct'),
+    ...withFirst('accuracy', 'shotsAccuracy'),
+  },
 };
 
 /** Figures a profile leads with, in order; a reply shows those the answer has (or can derive). */
-export const LEAD_FIGURES: readonly Figure[] = ['kd', 'winRate', 'headshotRate', 'accuracy', 'killsPerMatch', 'damagePerMatch', 'matchesPlayed', 'timePlayed', 'rating'];
+export const LEAD_FIGURES: readonly Figure[] = [
+  'kd',
+  'winRate',
+  'headshotRate',
+  'accuracy',
+  'killsPerMatch',
+  'damagePerMatch',
+  'matchesPlayed',
+  'timePlayed',
+  'rating',
+];
 
 /**
  * The figures that suit each title's profile after its headline (K/D and win rate): what a player of

@@ -39,7 +39,14 @@ export function compareRows(title: TitleSlug, a: StatsProfile, b: StatsProfile, 
     const sa = figure(statsA, title, f);
     const sb = figure(statsB, title, f);
     if (!sa && !sb) return [];
-    return [{ label: figureLabel(f, locale), left: sa ? statValue(sa, locale, f, true) : '–', right: sb ? statValue(sb, locale, f, true) : '–', better: better(f, sa?.value, sb?.value) }];
+    return [
+      {
+        label: figureLabel(f, locale),
+        left: sa ? statValue(sa, locale, f, true) : '–',
+        right: sb ? statValue(sb, locale, f, true) : '–',
+        better: better(f, sa?.value, sb?.value),
+      },
+    ];
   });
 }
 
@@ -72,7 +79,10 @@ export function compareReply(title: TitleSlug, left: CompareSide, right: Compare
     return `${r.label} · ${r.better === 'left' ? `**${left}**` : left} ${r.better ? ARROW[r.better] : say(locale, 'compare.vs')} ${r.better === 'right' ? `**${right}**` : right}`;
   });
   const { left: ahead, right: behind } = tallyOf(rows);
-  const platforms = a.platformInfo.platformSlug === b.platformInfo.platformSlug ? null : `${platformName(a.platformInfo.platformSlug)} · ${platformName(b.platformInfo.platformSlug)}`;
+  const platforms =
+    a.platformInfo.platformSlug === b.platformInfo.platformSlug
+      ? null
+      : `${platformName(a.platformInfo.platformSlug)} · ${platformName(b.platformInfo.platformSlug)}`;
   const tally =
     ahead + behind === 0
       ? null
@@ -80,7 +90,14 @@ export function compareReply(title: TitleSlug, left: CompareSide, right: Compare
         ? sayCount(locale, 'compare.even', ahead)
         : sayCount(locale, 'compare.ahead', Math.max(ahead, behind), { name: safeText(ahead > behind ? nameA : nameB), total: ahead + behind });
   // The older of the two answers dates the comparison; either side stale warns.
-  const meta = left.meta.source === 'stale' ? left.meta : right.meta.source === 'stale' ? right.meta : left.meta.fetchedAt <= right.meta.fetchedAt ? left.meta : right.meta;
+  const meta =
+    left.meta.source === 'stale'
+      ? left.meta
+      : right.meta.source === 'stale'
+        ? right.meta
+        : left.meta.fetchedAt <= right.meta.fetchedAt
+          ? left.meta
+          : right.meta;
   return embedReply(
     {
       color: TITLE_COLORS[title],

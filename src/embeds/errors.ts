@@ -24,7 +24,12 @@ export function errorReply(error: LookupError, ctx: ErrorContext): Reply {
   // Search is offered only where it can find the player: title_b has none on PC Store C.
   const searchable = !ctx.platform || (findEndpoint(ctx.title, 'search')?.platforms.some((p) => p === ctx.platform) ?? false);
   // A platform that finds players by id, profile URL or vanity name (PC Store A), typed something that is none of them.
-  const byVanity = ctx.platform !== undefined && isPlatform(ctx.platform) && PLATFORMS[ctx.platform].acceptsVanity && !!ctx.player && !/^\d+$|^https?:/i.test(ctx.player.trim());
+  const byVanity =
+    ctx.platform !== undefined &&
+    isPlatform(ctx.platform) &&
+    PLATFORMS[ctx.platform].acceptsVanity &&
+    !!ctx.player &&
+    !/^\d+$|^https?:/i.test(ctx.player.trim());
   switch (error.kind) {
     case 'not_found':
       return notice(
@@ -32,7 +37,13 @@ export function errorReply(error: LookupError, ctx: ErrorContext): Reply {
           ? say(locale, 'error.matchNotFound', { title, where })
           : searchable
             ? // A name as the game shows it is no vanity name: on such a platform the way is the list, not the spelling.
-              say(locale, byVanity ? 'error.notFoundByVanity' : 'error.notFound', { title, who, where, platform: unbroken(platformName(ctx.platform ?? '')), search: code(commandLine(locale, `/stats ${ctx.title} search`)) })
+              say(locale, byVanity ? 'error.notFoundByVanity' : 'error.notFound', {
+                title,
+                who,
+                where,
+                platform: unbroken(platformName(ctx.platform ?? '')),
+                search: code(commandLine(locale, `/stats ${ctx.title} search`)),
+              })
             : say(locale, 'error.notFoundNoSearch', { title, who, where }),
       );
     case 'private':
@@ -43,14 +54,21 @@ export function errorReply(error: LookupError, ctx: ErrorContext): Reply {
       if (error.data.parameter === 'platformUserIdentifier' && ctx.player)
         return notice(
           searchable
-            ? say(locale, 'error.badIdentifier', { typed: typedCode(ctx.player), title, where, search: code(commandLine(locale, `/stats ${ctx.title} search`)) })
+            ? say(locale, 'error.badIdentifier', {
+                typed: typedCode(ctx.player),
+                title,
+                where,
+                search: code(commandLine(locale, `/stats ${ctx.title} search`)),
+              })
             : say(locale, 'error.badIdentifierNoSearch', { typed: typedCode(ctx.player), title, where }),
         );
       // A search's query, or a match id, the service cannot take: likewise, rather than "Invalid query: ...".
       if (error.data.parameter === 'query' && ctx.player) return notice(say(locale, 'error.badQuery', { typed: typedCode(ctx.player), title, where }));
       if (error.data.parameter === 'matchId') {
         const typed = typeof error.data.value === 'string' ? error.data.value : '';
-        return notice(say(locale, 'error.badMatchId', { typed: typed ? typedCode(typed) : '—', title, matches: code(commandLine(locale, `/stats ${ctx.title} matches`)) }));
+        return notice(
+          say(locale, 'error.badMatchId', { typed: typed ? typedCode(typed) : '—', title, matches: code(commandLine(locale, `/stats ${ctx.title} matches`)) }),
+        );
       }
       // The service's own message (in its language), then the values it allows, in ours.
       const allowed = Array.isArray(error.data.allowed)

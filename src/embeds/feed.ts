@@ -29,7 +29,10 @@ export function feedPostReply(session: Session, ctx: FeedPostContext): Reply {
     color: TITLE_COLORS[ctx.title],
     author: { name: say(locale, 'feed.author', { title: titleName(ctx.title) }) },
     title: safeText(ctx.player),
-    description: [latest(session, ctx, say(locale, 'feed.over')), say(locale, 'feed.whose', { member: `<@${ctx.userId}>`, leave: code(commandLine(locale, '/track leave')) })].join('\n'),
+    description: [
+      latest(session, ctx, say(locale, 'feed.over')),
+      say(locale, 'feed.whose', { member: `<@${ctx.userId}>`, leave: code(commandLine(locale, '/track leave')) }),
+    ].join('\n'),
     footer: footerOf(ctx.title, ctx.platform, ctx.fromProfile ? say(locale, 'feed.fromProfile') : null, say(locale, 'sessions.rule')),
     ...(end ? { timestamp: end } : {}),
   });
@@ -51,5 +54,7 @@ export function feedCheckReply(withFile: boolean, locale?: string): Reply {
   });
   const [embed] = reply.embeds;
   // Set after the clamp, which keeps web URLs only (as the card is attached).
-  return withFile && embed ? { ...reply, embeds: [{ ...embed, thumbnail: { url: 'attachment://feed.png' } }], files: [{ name: 'feed.png', data: PIXEL }] } : reply;
+  return withFile && embed
+    ? { ...reply, embeds: [{ ...embed, thumbnail: { url: 'attachment://feed.png' } }], files: [{ name: 'feed.png', data: PIXEL }] }
+    : reply;
 }

@@ -52,7 +52,9 @@ function percent(part: number | undefined, whole: number | undefined): number | 
 function inSeconds(stat: Stat | undefined, name: Figure): Stat | undefined {
   if (!stat || stat.value !== null || FIGURE_INFO[name].displayType !== 'TimeSeconds') return stat;
   const seconds = parseTimeSpan(stat.displayValue);
-  return seconds === null || seconds < 0 ? stat : { ...stat, value: seconds, displayValue: formatStatValue(seconds, 'TimeSeconds'), displayType: 'TimeSeconds' };
+  return seconds === null || seconds < 0
+    ? stat
+    : { ...stat, value: seconds, displayValue: formatStatValue(seconds, 'TimeSeconds'), displayType: 'TimeSeconds' };
 }
 
 /** A percentage sent as a fraction (`0.55` shown `55.0%`) on the scale of a hundred, as the rest are. */

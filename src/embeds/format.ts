@@ -1,6 +1,21 @@
 // How numbers, places and times read in a reply: in the reader's locale, places worded honestly,
 // times as Discord timestamps (`<t:…:R>`), which every reader's client keeps current.
-import { FIGURE_INFO, PLATFORMS, PLATFORM_SLUGS, QUEUES, TITLES, TITLE_SLUGS, isDisplayType, parseAnswerDate, percentOnHundred, type DisplayType, type Figure, type PlatformSlug, type Queue, type TitleSlug } from '../catalog/index.js';
+import {
+  FIGURE_INFO,
+  PLATFORMS,
+  PLATFORM_SLUGS,
+  QUEUES,
+  TITLES,
+  TITLE_SLUGS,
+  isDisplayType,
+  parseAnswerDate,
+  percentOnHundred,
+  type DisplayType,
+  type Figure,
+  type PlatformSlug,
+  type Queue,
+  type TitleSlug,
+} from '../catalog/index.js';
 import type { LookupMeta } from '../lookup/client.js';
 import type { Stat } from '../lookup/schemas.js';
 import { say, type TextKey } from '../locales/index.js';
@@ -60,7 +75,10 @@ export const titleList = (): string => TITLE_SLUGS.map((t) => namedSlug(TITLES[t
 
 const formats = new Map<string, Intl.NumberFormat>();
 /** Intl number formats are costly to build; a few locales times a few styles, kept. */
-function numberFormat(locale: string | undefined, style: 'integer' | 'precision2' | 'tenths' | 'percent' | 'percentWhole' | 'compact' | 'day'): Intl.NumberFormat {
+function numberFormat(
+  locale: string | undefined,
+  style: 'integer' | 'precision2' | 'tenths' | 'percent' | 'percentWhole' | 'compact' | 'day',
+): Intl.NumberFormat {
   const key = `${locale ?? 'en-US'}|${style}`;
   let f = formats.get(key);
   if (!f) {
@@ -123,7 +141,9 @@ export function formatValue(value: number, displayType: DisplayType, locale?: st
     case 'Unspecified':
       // Sums that run to thousands read better short: 12,261 damage a match is 12K.
       if (compact && Math.abs(value) >= 10_000) return compactNumber(value, locale);
-      return Number.isInteger(value) ? numberFormat(locale, 'integer').format(value) : numberFormat(locale, Math.abs(value) >= 100 ? 'integer' : 'precision2').format(value);
+      return Number.isInteger(value)
+        ? numberFormat(locale, 'integer').format(value)
+        : numberFormat(locale, Math.abs(value) >= 100 ? 'integer' : 'precision2').format(value);
   }
 }
 
@@ -225,7 +245,8 @@ export const dataTime = (meta: LookupMeta): string => new Date(meta.fetchedAt).t
 /** Stale data opens the description: what failed, and how old the data shown is. */
 export function staleWarning(meta: LookupMeta, locale?: string): string | null {
   if (meta.source !== 'stale') return null;
-  const key: TextKey = meta.staleBecause?.kind === 'rate_limited' ? 'stale.busy' : meta.staleBecause?.kind === 'timeout' ? 'stale.timeout' : 'stale.unavailable';
+  const key: TextKey =
+    meta.staleBecause?.kind === 'rate_limited' ? 'stale.busy' : meta.staleBecause?.kind === 'timeout' ? 'stale.timeout' : 'stale.unavailable';
   return say(locale, key, { when: relativeTime(dataTime(meta)) });
 }
 

@@ -19,7 +19,9 @@ const NAME_SHOWN = 64;
 /** Why a member has no place: a lookup's failure, no such figure in their profile, or a link on a platform the title has no profiles on. */
 export type BoardMissing = LookupErrorKind | 'no_figure' | 'no_profile';
 /** `has`: for a profile without the figure, the figures a board can rank by that it has. */
-export type BoardEntry = { userId: string; handle: string } & ({ stat: Stat } | { stat?: undefined; missing: BoardMissing; has?: readonly Figure[] | undefined });
+export type BoardEntry = { userId: string; handle: string } & (
+  { stat: Stat } | { stat?: undefined; missing: BoardMissing; has?: readonly Figure[] | undefined }
+);
 
 export interface BoardContext {
   title: TitleSlug;
@@ -99,7 +101,11 @@ export function leaderboardReply(entries: readonly BoardEntry[], ctx: BoardConte
   const noneHave =
     ranked.length === 0 && without.length > 0
       ? theyHave.length > 0
-        ? say(locale, 'board.noneHaveRankBy', { title: titleName(ctx.title), figure: figureLabel(f, locale), list: theyHave.map((g) => figureLabel(g, locale)).join(', ') })
+        ? say(locale, 'board.noneHaveRankBy', {
+            title: titleName(ctx.title),
+            figure: figureLabel(f, locale),
+            list: theyHave.map((g) => figureLabel(g, locale)).join(', '),
+          })
         : say(locale, 'board.noneHave', { title: titleName(ctx.title), figure: figureLabel(f, locale) })
       : null;
   return embedReply({

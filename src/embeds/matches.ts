@@ -4,7 +4,20 @@ import type { LookupMeta } from '../lookup/client.js';
 import type { MatchChild, MatchSummary, StatisticalObject, Stats } from '../lookup/schemas.js';
 import { goButtons, openSelect, pageControls, rows } from './controls.js';
 import { figure } from './figures.js';
-import { TITLE_COLORS, answerTime, bulleted, capitalised, dataTime, describe, duration, footerOf, queueName, statValue, titleName, unbroken } from './format.js';
+import {
+  TITLE_COLORS,
+  answerTime,
+  bulleted,
+  capitalised,
+  dataTime,
+  describe,
+  duration,
+  footerOf,
+  queueName,
+  statValue,
+  titleName,
+  unbroken,
+} from './format.js';
 import type { Onward } from './profile.js';
 import { namedStat } from './named.js';
 import { embedReply, safeText, type Reply } from './reply.js';
@@ -56,7 +69,10 @@ export function matchLabel(m: MatchSummary, title?: TitleSlug, locale?: string, 
   const kd = title ? figure(stats, title, 'kd') : undefined;
   return {
     label: [m.metadata.mapName, m.metadata.modeName].filter(Boolean).join(' · ') || m.attributes.id,
-    description: [word(m.metadata.result, locale), withScore && score(stats) ? `K/D/A ${score(stats)}` : null, kd ? `K/D ${statValue(kd, locale, 'kd')}` : null].filter(Boolean).join(' · ') || m.attributes.id,
+    description:
+      [word(m.metadata.result, locale), withScore && score(stats) ? `K/D/A ${score(stats)}` : null, kd ? `K/D ${statValue(kd, locale, 'kd')}` : null]
+        .filter(Boolean)
+        .join(' · ') || m.attributes.id,
   };
 }
 
@@ -64,7 +80,10 @@ export function matchLabel(m: MatchSummary, title?: TitleSlug, locale?: string, 
 export function matchesReply(matches: MatchSummary[], ctx: MatchesContext): Reply {
   const lines = matches.map((m) => {
     const stats = matchStats(m);
-    const where = [m.metadata.mapName, m.metadata.modeName].filter(Boolean).map((s) => safeText(String(s))).join(' · ');
+    const where = [m.metadata.mapName, m.metadata.modeName]
+      .filter(Boolean)
+      .map((s) => safeText(String(s)))
+      .join(' · ');
     const kd = figure(stats, ctx.title, 'kd');
     // "K/D" held to its number, and each bullet to what it follows: a phone broke "K/D" from "0.87"
     // and began lines with "· K/D".
@@ -147,7 +166,8 @@ const says = (before: string | null, label: string): boolean => !!before && word
  * Labels without one that an earlier one already says: the ranked queue after a playlist "Ranked"
  * or "Ranked Arena" ("Ranked Arena · Ranked" said it twice).
  */
-const distinct = (labels: readonly (string | null)[]): string[] => labels.filter((l, i): l is string => !!l && !labels.slice(0, i).some((before) => says(before, l)));
+const distinct = (labels: readonly (string | null)[]): string[] =>
+  labels.filter((l, i): l is string => !!l && !labels.slice(0, i).some((before) => says(before, l)));
 
 /**
  * Whether a playlist's name already says the queue, as the service names it (`ranked`) or in English
@@ -158,14 +178,17 @@ const playlistSays = (playlist: string | null, queue: string): boolean => [queue
 function playerLine(p: MatchChild, options: ReportOptions): string {
   const s = score(p.stats);
   // Held together ("3.360 Schaden" broke between the number and its word on a phone), the bullet kept with what it follows.
-  const damage = p.stats.damage ? `\u00a0· ${unbroken(say(options.locale, 'report.damage', { value: statValue(p.stats.damage, options.locale, undefined, true) }))}` : '';
+  const damage = p.stats.damage
+    ? `\u00a0· ${unbroken(say(options.locale, 'report.damage', { value: statValue(p.stats.damage, options.locale, undefined, true) }))}`
+    : '';
   const character = [p.metadata.hero, p.metadata.legend].find((c) => typeof c === 'string');
   const name = safeText(clip(p.metadata.name || '?', REPORT_NAME_SHOWN));
   const who = isHighlighted(p, options.highlight) ? `▶ **${name}**` : name;
   // Without kills and deaths (or a placement) nor damage, the first two figures the player has;
   // a player with none (one who keeps their stats private) says so rather than standing bare.
   const others = s || damage ? [] : otherFigures(p.stats, options.locale);
-  const figures = s || damage ? `${s ? ` — ${s}` : ''}${damage}` : others.length > 0 ? ` — ${others.join(' · ')}` : ` — ${say(options.locale, 'report.noStats')}`;
+  const figures =
+    s || damage ? `${s ? ` — ${s}` : ''}${damage}` : others.length > 0 ? ` — ${others.join(' · ')}` : ` — ${say(options.locale, 'report.noStats')}`;
   return `${who}${typeof character === 'string' ? ` (${safeText(character)})` : ''}${figures}`;
 }
 
@@ -184,12 +207,17 @@ export function matchReportReply(report: StatisticalObject, title: TitleSlug, me
     inline: false,
   }));
   const teamless = players.filter((p) => !teams.some((t) => inTeam(p, t)));
-  if (teamless.length > 0) fields.push({ name: say(options.locale, 'report.players'), value: teamless.map((p) => playerLine(p, options)).join('\n'), inline: false });
+  if (teamless.length > 0)
+    fields.push({ name: say(options.locale, 'report.players'), value: teamless.map((p) => playerLine(p, options)).join('\n'), inline: false });
   return embedReply(
     {
       color: TITLE_COLORS[title],
       author: { name: say(options.locale, 'report.author', { title: titleName(title) }) },
-      title: [m.map.displayValue, m.mode.displayValue].filter(Boolean).map((s) => safeText(String(s))).join(' · ') || say(options.locale, 'report.match', { id: report.attributes.id }),
+      title:
+        [m.map.displayValue, m.mode.displayValue]
+          .filter(Boolean)
+          .map((s) => safeText(String(s)))
+          .join(' · ') || say(options.locale, 'report.match', { id: report.attributes.id }),
       description: describe(
         meta,
         options.locale,

@@ -25,7 +25,11 @@ export interface ProfileOptions {
 const MAX_FIGURES = 6;
 const MAX_TOTALS = 4;
 const CHARACTER_KEYS = ['mainHero', 'activeLegendName', 'favoriteMap'] as const;
-const CHARACTER_LABELS: Record<(typeof CHARACTER_KEYS)[number], TextKey> = { mainHero: 'profile.mainHero', activeLegendName: 'profile.legend', favoriteMap: 'profile.favoriteMap' };
+const CHARACTER_LABELS: Record<(typeof CHARACTER_KEYS)[number], TextKey> = {
+  mainHero: 'profile.mainHero',
+  activeLegendName: 'profile.legend',
+  favoriteMap: 'profile.favoriteMap',
+};
 
 /**
  * The totals of an overview that has no rate to work out (title_b's often has only `level`, `kills`,
@@ -58,20 +62,35 @@ export function careerLines(stats: Stats, title: TitleSlug, locale: string | und
   const kd = figure(stats, title, 'kd');
   const winRate = figure(stats, title, 'winRate');
   // Each figure held to its label, the bullet to the first: on a phone "Siegquote" was left at a line's end, its value under it.
-  const headline = bulleted([kd ? `K/D\u00a0${statValue(kd, locale, 'kd')}` : null, winRate ? unbroken(say(locale, 'profile.win', { value: statValue(winRate, locale, 'winRate') })) : null]);
+  const headline = bulleted([
+    kd ? `K/D\u00a0${statValue(kd, locale, 'kd')}` : null,
+    winRate ? unbroken(say(locale, 'profile.win', { value: statValue(winRate, locale, 'winRate') })) : null,
+  ]);
   const headlinePlaces = [kd ? place(kd, 'kd', locale) : null, winRate ? place(winRate, 'winRate', locale) : null];
   // Each place held together, the bullet to the first ("K/D top 31% ·" over "Siegquote top 28%" on a
   // phone, not "Siegquote" alone), and the line's first letter a capital ("Win rate top 35%").
   const placeLine =
     headlinePlaces.some(Boolean) && kd && winRate
-      ? capitalised(bulleted([headlinePlaces[0] ? `K/D\u00a0${headlinePlaces[0]}` : null, headlinePlaces[1] ? unbroken(say(locale, 'profile.winRatePlace', { place: headlinePlaces[1] })) : null]))
+      ? capitalised(
+          bulleted([
+            headlinePlaces[0] ? `K/D\u00a0${headlinePlaces[0]}` : null,
+            headlinePlaces[1] ? unbroken(say(locale, 'profile.winRatePlace', { place: headlinePlaces[1] })) : null,
+          ]),
+        )
       : (headlinePlaces.find(Boolean) ?? null);
   const matches = figure(stats, title, 'matchesPlayed');
   const time = figure(stats, title, 'timePlayed');
-  const played = [matches ? say(locale, 'profile.matches', { n: statValue(matches, locale, 'matchesPlayed') }) : null, time ? say(locale, 'profile.played', { time: statValue(time, locale, 'timePlayed') }) : null]
+  const played = [
+    matches ? say(locale, 'profile.matches', { n: statValue(matches, locale, 'matchesPlayed') }) : null,
+    time ? say(locale, 'profile.played', { time: statValue(time, locale, 'timePlayed') }) : null,
+  ]
     .filter(Boolean)
     .join(' · ');
-  const rest = figures(stats, title, PROFILE_FIGURES[title].filter((f) => !leaveOut.includes(f)))
+  const rest = figures(
+    stats,
+    title,
+    PROFILE_FIGURES[title].filter((f) => !leaveOut.includes(f)),
+  )
     .slice(0, MAX_FIGURES)
     .map(({ figure: f, stat }) => {
       const where = place(stat, f, locale);

@@ -1,4 +1,14 @@
-import { FIGURE_INFO, SEGMENT_FIGURES, SEGMENT_TOTALS, TITLES, TITLE_SLUGS, segmentType, type Figure, type SegmentTypeInfo, type TitleSlug } from '../catalog/index.js';
+import {
+  FIGURE_INFO,
+  SEGMENT_FIGURES,
+  SEGMENT_TOTALS,
+  TITLES,
+  TITLE_SLUGS,
+  segmentType,
+  type Figure,
+  type SegmentTypeInfo,
+  type TitleSlug,
+} from '../catalog/index.js';
 import { en, inSentence, say, type TextKey } from '../locales/index.js';
 import type { LookupMeta } from '../lookup/client.js';
 import type { Segment } from '../lookup/schemas.js';
@@ -41,7 +51,11 @@ export function segmentTypeName(type: string, locale: string | undefined, one = 
  * The segment type a typed value means, among `types` (by default every title's), by its slug or its
  * name (the catalog's or the reader's) in any case; undefined for what is none.
  */
-export function segmentTypeOf(typed: string, locale: string | undefined, types: readonly SegmentTypeInfo[] = TITLE_SLUGS.flatMap((t) => TITLES[t].segmentTypes)): string | undefined {
+export function segmentTypeOf(
+  typed: string,
+  locale: string | undefined,
+  types: readonly SegmentTypeInfo[] = TITLE_SLUGS.flatMap((t) => TITLES[t].segmentTypes),
+): string | undefined {
   const wanted = typed.trim().toLowerCase();
   return types.find((s) => [s.type, s.name, segmentTypeName(s.type, locale) ?? s.name].some((n) => n.toLowerCase() === wanted))?.type;
 }
@@ -160,7 +174,11 @@ export function segmentsReply(answered: Segment[], ctx: SegmentsContext): Reply 
         career.headline || career.played || career.more.length > 0 ? null : say(ctx.locale, 'profile.noStats'),
       ]
     : [
-        shown.length > 0 ? `\`\`\`\n${lines.join('\n')}\n\`\`\`` : say(ctx.locale, ctx.filter.season !== undefined || ctx.filter.queue ? 'segments.noneFiltered' : 'segments.none', { type: inSentence(ctx.locale, typeName) }),
+        shown.length > 0
+          ? `\`\`\`\n${lines.join('\n')}\n\`\`\``
+          : say(ctx.locale, ctx.filter.season !== undefined || ctx.filter.queue ? 'segments.noneFiltered' : 'segments.none', {
+              type: inSentence(ctx.locale, typeName),
+            }),
       ];
   return embedReply(
     {
@@ -172,7 +190,11 @@ export function segmentsReply(answered: Segment[], ctx: SegmentsContext): Reply 
         ctx.locale,
         // The count here, not in the footer: a footer's longest words narrow the table's room at a
         // phone's width. None is counted: the line below says there are none.
-        [`**${scope}**`, segments.length > 0 && !career ? say(ctx.locale, 'segments.inAll', { n: segments.length }) : null, active ? say(ctx.locale, 'segments.inUse', { name: safeText(active.metadata.name) }) : null]
+        [
+          `**${scope}**`,
+          segments.length > 0 && !career ? say(ctx.locale, 'segments.inAll', { n: segments.length }) : null,
+          active ? say(ctx.locale, 'segments.inUse', { name: safeText(active.metadata.name) }) : null,
+        ]
           .filter((part) => part !== null)
           .join(' · '),
         ...body,

@@ -4,7 +4,20 @@ import type { LookupMeta } from '../lookup/client.js';
 import type { Session, Stat, Stats } from '../lookup/schemas.js';
 import { goButtons, pageControls, rows } from './controls.js';
 import { figure } from './figures.js';
-import { TITLE_COLORS, answerTime, bulleted, dataTime, dateWorthShowing, describe, duration, figureLabel, footerOf, statValue, titleName, unbroken } from './format.js';
+import {
+  TITLE_COLORS,
+  answerTime,
+  bulleted,
+  dataTime,
+  dateWorthShowing,
+  describe,
+  duration,
+  figureLabel,
+  footerOf,
+  statValue,
+  titleName,
+  unbroken,
+} from './format.js';
 import type { Onward } from './profile.js';
 import { embedReply, safeText, type Reply } from './reply.js';
 import { outcomeMark, outcomeOf } from './results.js';
@@ -63,7 +76,17 @@ function form(s: Session): { strip: string; wins: number; count: number } {
 /** The session's sums with its match count, so that per-match figures derive from them. */
 function withCount(stats: Stats, count: number): Stats {
   if (stats.matchesPlayed || count === 0) return stats;
-  const matches: Stat = { rank: null, percentile: null, displayName: 'Matches', displayCategory: null, category: null, metadata: {}, value: count, displayValue: String(count), displayType: 'Number' };
+  const matches: Stat = {
+    rank: null,
+    percentile: null,
+    displayName: 'Matches',
+    displayCategory: null,
+    category: null,
+    metadata: {},
+    value: count,
+    displayValue: String(count),
+    displayType: 'Number',
+  };
   return { ...stats, matchesPlayed: matches };
 }
 
@@ -87,11 +110,15 @@ function rates(s: Session, ctx: Pick<SessionsContext, 'title' | 'career' | 'loca
     const now = figure(stats, ctx.title, f);
     if (!now) return [];
     const then = ctx.career ? figure(ctx.career, ctx.title, f) : undefined;
-    return [`${figureLabel(f, ctx.locale)} **${statValue(now, ctx.locale, f, true)}**${then ? ` (${unbroken(say(ctx.locale, 'sessions.career', { value: statValue(then, ctx.locale, f, true) }))})` : ''}`];
+    return [
+      `${figureLabel(f, ctx.locale)} **${statValue(now, ctx.locale, f, true)}**${then ? ` (${unbroken(say(ctx.locale, 'sessions.career', { value: statValue(then, ctx.locale, f, true) }))})` : ''}`,
+    ];
   }).join('\n');
 }
 
-const characters = (s: Session) => [...new Set(s.matches.map((m) => m.metadata.character?.displayValue ?? m.metadata.character?.value).filter((c): c is string => !!c))];
+const characters = (s: Session) => [
+  ...new Set(s.matches.map((m) => m.metadata.character?.displayValue ?? m.metadata.character?.value).filter((c): c is string => !!c)),
+];
 /** When a session began, as a live time: its start, else its end; none for the "none known" date. */
 const startOf = (s: Session) => answerTime(s.metadata.startDate?.value) ?? answerTime(s.metadata.endDate?.value);
 
@@ -105,11 +132,18 @@ export function latest(s: Session, ctx: Pick<SessionsContext, 'title' | 'career'
   const change = ratingChange(s);
   return [
     `### ${heading ?? say(ctx.locale, live ? 'sessions.playingNow' : 'sessions.latest')}`,
-    bulleted([start && live ? say(ctx.locale, 'sessions.started', { when: start }) : start, length, count > 0 ? sayCount(ctx.locale, 'sessions.matches', count) : null]),
+    bulleted([
+      start && live ? say(ctx.locale, 'sessions.started', { when: start }) : start,
+      length,
+      count > 0 ? sayCount(ctx.locale, 'sessions.matches', count) : null,
+    ]),
     // A session that lists no match and counts none (a compatible service's bare session) says nothing of them.
     count > 0 ? `${strip ? `${strip} ` : ''}**${unbroken(say(ctx.locale, 'sessions.won', { wins, count }))}**` : null,
     rates(s, ctx),
-    bulleted([played.length > 0 ? say(ctx.locale, 'sessions.played', { list: played.map(safeText).join(', ') }) : null, change ? unbroken(say(ctx.locale, 'sessions.rating', { change: `**${change}**` })) : null]),
+    bulleted([
+      played.length > 0 ? say(ctx.locale, 'sessions.played', { list: played.map(safeText).join(', ') }) : null,
+      change ? unbroken(say(ctx.locale, 'sessions.rating', { change: `**${change}**` })) : null,
+    ]),
   ]
     .filter(Boolean)
     .join('\n');
@@ -127,9 +161,12 @@ function earlier(s: Session, ctx: SessionsContext): string {
   const start = startOf(s);
   const kd = figure(s.stats, ctx.title, 'kd');
   const change = ratingChange(s);
-  return bulleted(
-    [start ?? '—', count > 0 ? unbroken(say(ctx.locale, 'sessions.wonShort', { wins, count })) : null, kd ? unbroken(`K/D ${statValue(kd, ctx.locale, 'kd')}`) : null, change ? unbroken(say(ctx.locale, 'sessions.rating', { change })) : null]
-  );
+  return bulleted([
+    start ?? '—',
+    count > 0 ? unbroken(say(ctx.locale, 'sessions.wonShort', { wins, count })) : null,
+    kd ? unbroken(`K/D ${statValue(kd, ctx.locale, 'kd')}`) : null,
+    change ? unbroken(say(ctx.locale, 'sessions.rating', { change })) : null,
+  ]);
 }
 
 /** Play sessions: the latest leads, read against the career; earlier ones a line each. */
@@ -144,7 +181,15 @@ export function sessionsReply(sessions: Session[], ctx: SessionsContext): Reply 
       author: { name: say(ctx.locale, 'sessions.author', { title: titleName(ctx.title) }) },
       title: safeText(ctx.player),
       description: describe(ctx.meta, ctx.locale, first ? latest(first, ctx) : say(ctx.locale, 'sessions.none')),
-      fields: shown.length > 0 ? [{ name: page === 0 ? say(ctx.locale, 'sessions.earlier') : say(ctx.locale, 'sessions.earlierPage', { page: page + 1, pages: pageCount }), value: shown.map((s) => earlier(s, ctx)).join('\n') }] : [],
+      fields:
+        shown.length > 0
+          ? [
+              {
+                name: page === 0 ? say(ctx.locale, 'sessions.earlier') : say(ctx.locale, 'sessions.earlierPage', { page: page + 1, pages: pageCount }),
+                value: shown.map((s) => earlier(s, ctx)).join('\n'),
+              },
+            ]
+          : [],
       footer: footerOf(ctx.title, ctx.platform, say(ctx.locale, 'sessions.rule')),
       timestamp: dataTime(ctx.meta),
     },

@@ -58,7 +58,8 @@ export function sinceLines(previous: ProfileSnapshot | undefined, current: Profi
   const wins = current.wins !== undefined && previous.wins !== undefined ? Math.max(0, current.wins - previous.wins) : undefined;
   const kd = then(previous.kd, current.kd, (v) => formatValue(v, 'NumberPrecision2', locale));
   // A look kept before percentages sent as fractions were read on the scale of a hundred (0.548, now 55.0).
-  const before = previous.winRate !== undefined && previous.winRate <= 1 && current.winRate !== undefined && current.winRate > 1 ? previous.winRate * 100 : previous.winRate;
+  const before =
+    previous.winRate !== undefined && previous.winRate <= 1 && current.winRate !== undefined && current.winRate > 1 ? previous.winRate * 100 : previous.winRate;
   const winRate = then(before, current.winRate, (v) => formatValue(v, 'NumberPercentage', locale));
   return [
     say(locale, 'since.heading', { when }),

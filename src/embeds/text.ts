@@ -9,4 +9,3 @@ export { clip, withoutControls } from '../catalog/text.js';
  * keeps it text even if mentions were parsed. Markdown escapes and code spans do not stop mentions.
  */
 export const unmentioned = (text: string): string => text.replace(/@/g, '@\u200b');
-

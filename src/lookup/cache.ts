@@ -44,7 +44,6 @@ export interface CacheOptions {
 /** The in-memory cache's bounds unless configured: a cached answer is a few kilobytes. */
 export const DEFAULT_MEMORY_CACHE = { maxBytes: 32 * 2 ** 20, maxEntries: 50_000 };
 
-
 /** Keyv behind a guard: bounded operations, and an up/down state that is logged once per change. */
 class GuardedCache implements LookupCache {
   private down = false;
@@ -118,13 +117,21 @@ export async function createLookupCache(options: CacheOptions & { connectTimeout
   };
   const namespace = options.namespace ?? 'player-stats';
   if (!options.url) {
-    const store = new BoundedMemoryStore({ maxBytes: options.maxBytes ?? DEFAULT_MEMORY_CACHE.maxBytes, maxEntries: options.maxEntries ?? DEFAULT_MEMORY_CACHE.maxEntries });
+    const store = new BoundedMemoryStore({
+      maxBytes: options.maxBytes ?? DEFAULT_MEMORY_CACHE.maxBytes,
+      maxEntries: options.maxEntries ?? DEFAULT_MEMORY_CACHE.maxEntries,
+    });
     // No serialize/deserialize: values stay objects, so a hit costs no JSON round trip.
     const keyv = new Keyv({ store, namespace, serialize: undefined, deserialize: undefined });
-    return new GuardedCache(keyv, guard, async () => {
-      await keyv.disconnect();
-      store.close();
-    }, true);
+    return new GuardedCache(
+      keyv,
+      guard,
+      async () => {
+        await keyv.disconnect();
+        store.close();
+      },
+      true,
+    );
   }
   const { keyvOnRedis, notConnected } = await import('./redis.js');
   const { keyv, ready, lastError, close } = keyvOnRedis(options.url, namespace);

@@ -320,7 +320,10 @@ export class LookupClient {
     if (refused) return Promise.resolve({ errors: [refused], meta: { source: 'local', fetchedAt: started, ageMs: 0 } });
     const endpoint = findEndpoint(title, kind) as Endpoint;
     const schema = PAYLOAD_SCHEMAS[endpoint.payload] as unknown as z.ZodType<PayloadOf<K>>;
-    const path = buildPath(endpoint.path.replace(`/${title}/`, `/${encodeURIComponent(this.literal(title))}/`), { platform: this.literal(platform), ...params });
+    const path = buildPath(endpoint.path.replace(`/${title}/`, `/${encodeURIComponent(this.literal(title))}/`), {
+      platform: this.literal(platform),
+      ...params,
+    });
     const sent = query.platform === undefined ? query : { ...query, platform: this.literal(platform) };
     const req: Request<PayloadOf<K>> = { endpoint, path, query: sent, schema, cacheKey: this.cacheKey(endpoint, platform, params, query) };
     const deadline = started + (options.deadlineMs ?? this.options.defaultDeadlineMs ?? 10_000);
@@ -349,7 +352,14 @@ export class LookupClient {
     if (alikeLeftOut === undefined) return;
     // The error as the client made it: the API key is never part of it (redact()).
     logger.warn(
-      { kind: error.kind, status: error.status ?? null, code: error.code ?? null, endpoint: `${req.endpoint.title}.${req.endpoint.kind}`, message: error.message, alikeLeftOut },
+      {
+        kind: error.kind,
+        status: error.status ?? null,
+        code: error.code ?? null,
+        endpoint: `${req.endpoint.title}.${req.endpoint.kind}`,
+        message: error.message,
+        alikeLeftOut,
+      },
       'lookups are failing: users get a notice',
     );
   }
@@ -357,7 +367,9 @@ export class LookupClient {
   /** A joined flight may have been started with a longer deadline than this caller has. */
   private async within<T>(flight: Promise<ApiResponse<T>>, deadline: number): Promise<ApiResponse<T>> {
     const result = await within(flight, deadline - this.now());
-    return result.done ? result.value : { errors: [lookupError('timeout', 'The stats service did not answer in time.')], meta: { source: 'network', fetchedAt: this.now(), ageMs: 0 } };
+    return result.done
+      ? result.value
+      : { errors: [lookupError('timeout', 'The stats service did not answer in time.')], meta: { source: 'network', fetchedAt: this.now(), ageMs: 0 } };
   }
 
   /** The one cache-aside path of every method. */
@@ -374,7 +386,11 @@ export class LookupClient {
     const observer = this.options.observer;
     if ('data' in fetched && fetched.data !== undefined) {
       const freshUntil = this.freshUntil(req.endpoint.kind, fetched.data);
-      await this.options.cache.set(req.cacheKey, { v: 1, fetchedAt: fetched.meta.fetchedAt, freshUntil, payload: fetched.data } satisfies CachedEntry, freshUntil - fetched.meta.fetchedAt + (this.options.staleWindowMs ?? DEFAULT_STALE_WINDOW_MS));
+      await this.options.cache.set(
+        req.cacheKey,
+        { v: 1, fetchedAt: fetched.meta.fetchedAt, freshUntil, payload: fetched.data } satisfies CachedEntry,
+        freshUntil - fetched.meta.fetchedAt + (this.options.staleWindowMs ?? DEFAULT_STALE_WINDOW_MS),
+      );
       observer?.cache('miss');
       return fetched;
     }
@@ -382,7 +398,11 @@ export class LookupClient {
     if (error && isOperatorFailure(error)) this.warnOperator(req, error);
     if (error?.kind === 'not_found' || error?.kind === 'private') {
       const ttl = DEFAULT_TTL_MS[error.kind];
-      await this.options.cache.set(req.cacheKey, { v: 1, fetchedAt: fetched.meta.fetchedAt, freshUntil: fetched.meta.fetchedAt + ttl, error } satisfies CachedEntry, ttl);
+      await this.options.cache.set(
+        req.cacheKey,
+        { v: 1, fetchedAt: fetched.meta.fetchedAt, freshUntil: fetched.meta.fetchedAt + ttl, error } satisfies CachedEntry,
+        ttl,
+      );
     }
     const staleWindow = this.options.staleWindowMs ?? DEFAULT_STALE_WINDOW_MS;
     if (error && allowsStale(error) && cached?.payload !== undefined && this.now() < cached.freshUntil + staleWindow) {
@@ -493,9 +513,17 @@ export class LookupClient {
       return await this.parsePayload(req, text, meta());
     } catch (e) {
       if (e instanceof AnswerTooLarge)
-        return { errors: [lookupError('invalid_response', `The stats service sent an answer larger than ${e.maxBytes} bytes.`, { status, data: { maxBytes: e.maxBytes } })], meta: meta() };
+        return {
+          errors: [
+            lookupError('invalid_response', `The stats service sent an answer larger than ${e.maxBytes} bytes.`, { status, data: { maxBytes: e.maxBytes } }),
+          ],
+          meta: meta(),
+        };
       const timedOut = controller.signal.aborted;
-      this.options.logger?.debug({ endpoint: `${req.endpoint.title}.${req.endpoint.kind}`, status, failure: timedOut ? 'timeout' : (e as Error).message }, 'lookup failed');
+      this.options.logger?.debug(
+        { endpoint: `${req.endpoint.title}.${req.endpoint.kind}`, status, failure: timedOut ? 'timeout' : (e as Error).message },
+        'lookup failed',
+      );
       return {
         errors: [
           timedOut
@@ -530,11 +558,19 @@ export class LookupClient {
     }
     // A field of a shape we did not expect costs that field, not the answer; it is worth knowing of.
     if (parsed.degraded.length > 0)
-      this.options.logger?.debug({ endpoint: `${req.endpoint.title}.${req.endpoint.kind}`, degraded: parsed.degraded.slice(0, 20) }, 'answer read with fields left out');
+      this.options.logger?.debug(
+        { endpoint: `${req.endpoint.title}.${req.endpoint.kind}`, degraded: parsed.degraded.slice(0, 20) },
+        'answer read with fields left out',
+      );
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       return {
-        errors: [lookupError('invalid_response', 'The stats service sent an answer that does not fit its schema.', { status: 200, data: { path: issue?.path.join('.') ?? '', issue: issue?.message ?? '' } })],
+        errors: [
+          lookupError('invalid_response', 'The stats service sent an answer that does not fit its schema.', {
+            status: 200,
+            data: { path: issue?.path.join('.') ?? '', issue: issue?.message ?? '' },
+          }),
+        ],
         meta,
       };
     }
@@ -552,7 +588,7 @@ export class LookupClient {
   private neutralSlugs<T>(kind: EndpointKind, data: T): T {
     const values = this.options.pathValues;
     if (!values || Object.keys(values).length === 0) return data;
-    const neutral = (slug: string | null) => (PLATFORM_SLUGS.find((p) => values[p] === slug) ?? slug);
+    const neutral = (slug: string | null) => PLATFORM_SLUGS.find((p) => values[p] === slug) ?? slug;
     if (kind === 'search') return (data as SearchResult[]).map((r) => ({ ...r, platformSlug: neutral(r.platformSlug) })) as T;
     if (kind === 'profile') {
       const p = data as StatsProfile;
@@ -562,7 +598,13 @@ export class LookupClient {
   }
 
   /** What the catalog already knows cannot succeed is refused without spending the service's quota. */
-  private refuseLocally(title: TitleSlug, kind: EndpointKind, platform: PlatformSlug, params: Record<string, string>, query: Record<string, string>): LookupError | undefined {
+  private refuseLocally(
+    title: TitleSlug,
+    kind: EndpointKind,
+    platform: PlatformSlug,
+    params: Record<string, string>,
+    query: Record<string, string>,
+  ): LookupError | undefined {
     const endpoint = findEndpoint(title, kind);
     const invalid = (parameter: string, message: string, allowed?: readonly string[]) =>
       lookupError('invalid_parameter', message, { data: { parameter, ...(allowed ? { allowed } : {}) } });
@@ -572,7 +614,11 @@ export class LookupClient {
     const id = params.platformUserIdentifier ?? query.query ?? params.matchId;
     if (id !== undefined && id.trim().length === 0) return invalid(kind === 'search' ? 'query' : 'platformUserIdentifier', 'Type a player name or id.');
     if (params.segmentType !== undefined && !findSegmentType(title, params.segmentType))
-      return invalid('segmentType', `${TITLES[title].name} has no "${params.segmentType}" segments.`, TITLES[title].segmentTypes.map((s) => s.type));
+      return invalid(
+        'segmentType',
+        `${TITLES[title].name} has no "${params.segmentType}" segments.`,
+        TITLES[title].segmentTypes.map((s) => s.type),
+      );
     if (query.season !== undefined && TITLES[title].lifetimeOnlySegmentTypes.includes(params.segmentType ?? ''))
       return invalid('season', `${params.segmentType ?? ''} stats exist for lifetime only.`);
     return undefined;

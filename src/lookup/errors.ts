@@ -55,7 +55,14 @@ export function allowsStale(error: LookupError): boolean {
 }
 
 export function lookupError(kind: LookupErrorKind, message: string, extra: Partial<Omit<LookupError, 'kind' | 'message'>> = {}): LookupError {
-  return { kind, message, code: extra.code ?? null, status: extra.status ?? null, data: extra.data ?? {}, ...(extra.retryAfterMs !== undefined ? { retryAfterMs: extra.retryAfterMs } : {}) };
+  return {
+    kind,
+    message,
+    code: extra.code ?? null,
+    status: extra.status ?? null,
+    data: extra.data ?? {},
+    ...(extra.retryAfterMs !== undefined ? { retryAfterMs: extra.retryAfterMs } : {}),
+  };
 }
 
 /** `Retry-After` as milliseconds: delta-seconds or an HTTP date. */
@@ -146,11 +153,19 @@ export function errorFromResponse(status: number, bodyText: string, retryAfterMs
   const data = { ...(first?.data ?? {}), ...(location !== undefined && status >= 300 && status < 400 ? { location: location.slice(0, 200) } : {}) };
   if (noEndpoint(status, code, envelope.success)) {
     const said = first?.message || (gateway.success ? gateway.data.message : '');
-    return lookupError(kind, `No endpoint answered at that address (HTTP 404${said ? `: ${said}` : ''}); check the stats service's base URL.`, { ...extra, code, data });
+    return lookupError(kind, `No endpoint answered at that address (HTTP 404${said ? `: ${said}` : ''}); check the stats service's base URL.`, {
+      ...extra,
+      code,
+      data,
+    });
   }
   // undici follows no redirect: the base URL has moved (http to https, a new host).
   if (status >= 300 && status < 400 && !envelope.success)
-    return lookupError(kind, `The stats service answered with a redirect (HTTP ${status}${location ? ` to ${location.slice(0, 200)}` : ''}); check its base URL.`, { ...extra, data });
+    return lookupError(
+      kind,
+      `The stats service answered with a redirect (HTTP ${status}${location ? ` to ${location.slice(0, 200)}` : ''}); check its base URL.`,
+      { ...extra, data },
+    );
   if (envelope.success) return lookupError(kind, first?.message || GENERIC[kind], { ...extra, code, data });
   return lookupError(kind, gateway.success ? gateway.data.message : `${GENERIC[kind]} (HTTP ${status})`, { ...extra, data });
 }

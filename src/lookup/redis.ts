@@ -70,7 +70,10 @@ export function notConnected(waited: Error, lastError: string | undefined): stri
  * with the first connection; `close` drops the client (not a graceful close: that would wait for a
  * connection that may never come back).
  */
-export function keyvOnRedis(url: string, namespace: string): { keyv: Keyv; ready: Promise<unknown>; lastError: () => string | undefined; close: () => Promise<void> } {
+export function keyvOnRedis(
+  url: string,
+  namespace: string,
+): { keyv: Keyv; ready: Promise<unknown>; lastError: () => string | undefined; close: () => Promise<void> } {
   const { client, ready, lastError } = redisClient(url);
   const store = new KeyvRedis(client, { throwOnConnectError: true, throwOnErrors: true });
   store.on('error', () => undefined);

@@ -286,7 +286,14 @@ const PlatformInfoSchema: z.ZodType<PlatformInfo> = z
     return { ...p, additionalParameters: p.additionalParameters ?? null, platformUserHandle: handle };
   });
 
-const NO_PLATFORM_INFO: PlatformInfo = { platformSlug: null, platformUserId: null, platformUserHandle: '', platformUserIdentifier: null, avatarUrl: null, additionalParameters: null };
+const NO_PLATFORM_INFO: PlatformInfo = {
+  platformSlug: null,
+  platformUserId: null,
+  platformUserHandle: '',
+  platformUserIdentifier: null,
+  avatarUrl: null,
+  additionalParameters: null,
+};
 
 export const AvailableSegmentSchema = z.looseObject({
   type: z.string(),
@@ -339,7 +346,12 @@ export const SearchResultSchema = z
       ctx.addIssue({ code: 'custom', message: 'a search result needs an identifier or a handle' });
       return z.NEVER;
     }
-    return { ...r, additionalParameters: r.additionalParameters ?? null, platformUserIdentifier: identifier, platformUserHandle: r.platformUserHandle || identifier };
+    return {
+      ...r,
+      additionalParameters: r.additionalParameters ?? null,
+      platformUserIdentifier: identifier,
+      platformUserHandle: r.platformUserHandle || identifier,
+    };
   });
 export type SearchResult = z.infer<typeof SearchResultSchema>;
 export const SearchResultListSchema = listOrNone('results', SearchResultSchema);
@@ -356,11 +368,9 @@ export interface Valued<T> {
 
 function valued<T extends z.ZodType>(field: string, inner: T) {
   const object = z.looseObject({ value: inner, displayValue: text(`${field}.displayValue`) });
-  return lax(
-    field,
-    z.union([object, inner.transform((value) => ({ value, displayValue: null }))]).nullable(),
-    null,
-  ) as unknown as z.ZodType<Valued<z.output<T>> | null>;
+  return lax(field, z.union([object, inner.transform((value) => ({ value, displayValue: null }))]).nullable(), null) as unknown as z.ZodType<Valued<
+    z.output<T>
+  > | null>;
 }
 
 const flag = z.union([z.boolean(), z.enum(['True', 'False', 'true', 'false']).transform((s) => s.toLowerCase() === 'true')]);
@@ -451,7 +461,9 @@ const displayValueOf = (field: string) =>
   lax(
     field,
     z.union([
-      z.looseObject({ displayValue: text(`${field}.displayValue`) }).transform((v) => ({ ...v, displayValue: v.displayValue ?? (typeof v.value === 'string' && v.value !== '' ? v.value : null) })),
+      z
+        .looseObject({ displayValue: text(`${field}.displayValue`) })
+        .transform((v) => ({ ...v, displayValue: v.displayValue ?? (typeof v.value === 'string' && v.value !== '' ? v.value : null) })),
       z.string().transform((displayValue) => ({ displayValue })),
     ]),
     { displayValue: null },
@@ -463,7 +475,16 @@ const shownText = (field: string) => displayValueOf(field).transform((v) => v.di
 const timestamp = (field: string) =>
   lax(
     field,
-    z.union([isoDate, z.number().min(NO_EXPIRY_BEFORE).max(8.64e15).transform((ms) => new Date(ms).toISOString())]).nullable(),
+    z
+      .union([
+        isoDate,
+        z
+          .number()
+          .min(NO_EXPIRY_BEFORE)
+          .max(8.64e15)
+          .transform((ms) => new Date(ms).toISOString()),
+      ])
+      .nullable(),
     null,
   );
 /** Seconds a match lasted: a number, or a .NET TimeSpan (`00:25:00`) as the real service gives durations. */

@@ -101,7 +101,7 @@ export function* scanList(text: string, path: readonly string[]): Generator<void
       next = 'comma';
     }
   };
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     if (i >= nextYield) {
       nextYield = i + SLICE_CHARS;
       yield;

@@ -36,7 +36,8 @@ export function guardConnections(server: Server, options: ConnectionGuardOptions
   const closed = { evicted: 0, refused: 0 };
   const tell = () => {
     const alikeLeftOut = warnings.take();
-    if (alikeLeftOut !== undefined) options.logger?.warn({ ...closed, max: options.maxConnections }, 'connections at the cap: the oldest of no known client are closed to make room');
+    if (alikeLeftOut !== undefined)
+      options.logger?.warn({ ...closed, max: options.maxConnections }, 'connections at the cap: the oldest of no known client are closed to make room');
   };
   const makeRoom = (): boolean => {
     for (const [socket, state] of open) {

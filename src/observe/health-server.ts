@@ -98,7 +98,12 @@ export function handleHealth(options: HealthOptions, req: IncomingMessage, res: 
         const alikeLeftOut = throttle.take();
         if (alikeLeftOut !== undefined) options.logger.warn({ failed, alikeLeftOut }, 'not ready');
       }
-      send(req, res, failed.length === 0 ? 200 : 503, JSON.stringify(failed.length === 0 ? { status: 'ready' } : { status: 'not ready', failed: failed.map((f) => ({ check: f.check })) }));
+      send(
+        req,
+        res,
+        failed.length === 0 ? 200 : 503,
+        JSON.stringify(failed.length === 0 ? { status: 'ready' } : { status: 'not ready', failed: failed.map((f) => ({ check: f.check })) }),
+      );
       return;
     }
     const registry = options.registry as Registry;
@@ -124,7 +129,8 @@ export interface HealthServer {
  */
 export async function startHealthServer(options: HealthOptions & { port: number; host?: string }): Promise<HealthServer> {
   const server = createServer({ keepAlive: true, headersTimeout: 5_000, requestTimeout: 10_000, connectionsCheckingInterval: 1_000 }, (req, res) => {
-    if (!handleHealth(options, req, res)) send(req, res, 404, JSON.stringify({ status: 'not found', paths: HEALTH_PATHS.filter((p) => p !== '/metrics' || options.registry) }));
+    if (!handleHealth(options, req, res))
+      send(req, res, 404, JSON.stringify({ status: 'not found', paths: HEALTH_PATHS.filter((p) => p !== '/metrics' || options.registry) }));
   });
   server.setTimeout(30_000, (socket) => socket.destroy());
   guardConnections(server, { maxConnections: 64, logger: options.logger });

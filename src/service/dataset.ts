@@ -35,9 +35,7 @@ const nameMap = <T extends z.ZodType>(schema: T) =>
     .unknown()
     .refine((v) => !(typeof v === 'object' && v !== null && Object.hasOwn(v, '__proto__')), '__proto__ cannot be a name')
     .pipe(schema);
-const numbers = nameMap(
-  z.record(text(z.string().min(1).max(64)), z.number().min(-MAX_STAT_VALUE, STAT_VALUE_MESSAGE).max(MAX_STAT_VALUE, STAT_VALUE_MESSAGE)),
-);
+const numbers = nameMap(z.record(text(z.string().min(1).max(64)), z.number().min(-MAX_STAT_VALUE, STAT_VALUE_MESSAGE).max(MAX_STAT_VALUE, STAT_VALUE_MESSAGE)));
 
 export const PlayerRecordSchema = z.object({
   type: z.literal('player'),
@@ -92,27 +90,25 @@ export const MatchRecordSchema = z.object({
 });
 export type MatchRecord = z.infer<typeof MatchRecordSchema>;
 
-export const DatasetRecordSchema = z
-  .discriminatedUnion('type', [PlayerRecordSchema, MatchRecordSchema])
-  .superRefine((record, ctx) => {
-    const allowed = platformsOfTitle(record.title);
-    const check = (platform: PlatformSlug, path: (string | number)[]) => {
-      if (!allowed.includes(platform))
-        ctx.addIssue({ code: 'custom', path, message: `${record.title} has no platform ${platform} (allowed: ${allowed.join(', ')})` });
-    };
-    check(record.platform, ['platform']);
-    if (record.type === 'player' && record.vanity && !PLATFORMS[record.platform].acceptsVanity)
-      ctx.addIssue({ code: 'custom', path: ['vanity'], message: `${record.platform} has no vanity names` });
-    if (record.type === 'match') {
-      const seen = new Set<string>();
-      record.players.forEach((p, i) => {
-        check(p.platform, ['players', i, 'platform']);
-        const key = `${p.platform}:${p.id.toLowerCase()}`;
-        if (seen.has(key)) ctx.addIssue({ code: 'custom', path: ['players', i, 'id'], message: `player ${p.id} appears twice` });
-        seen.add(key);
-      });
-    }
-  });
+export const DatasetRecordSchema = z.discriminatedUnion('type', [PlayerRecordSchema, MatchRecordSchema]).superRefine((record, ctx) => {
+  const allowed = platformsOfTitle(record.title);
+  const check = (platform: PlatformSlug, path: (string | number)[]) => {
+    if (!allowed.includes(platform))
+      ctx.addIssue({ code: 'custom', path, message: `${record.title} has no platform ${platform} (allowed: ${allowed.join(', ')})` });
+  };
+  check(record.platform, ['platform']);
+  if (record.type === 'player' && record.vanity && !PLATFORMS[record.platform].acceptsVanity)
+    ctx.addIssue({ code: 'custom', path: ['vanity'], message: `${record.platform} has no vanity names` });
+  if (record.type === 'match') {
+    const seen = new Set<string>();
+    record.players.forEach((p, i) => {
+      check(p.platform, ['players', i, 'platform']);
+      const key = `${p.platform}:${p.id.toLowerCase()}`;
+      if (seen.has(key)) ctx.addIssue({ code: 'custom', path: ['players', i, 'id'], message: `player ${p.id} appears twice` });
+      seen.add(key);
+    });
+  }
+});
 export type DatasetRecord = z.infer<typeof DatasetRecordSchema>;
 
 /**
@@ -203,12 +199,14 @@ export function parseDatasetLine(text: string): { record: DatasetRecord } | { re
   if (parsed.success) return { record: parsed.data };
   const issue = parsed.error.issues[0];
   // A name with a control character is shown escaped: the reason is printed to a terminal.
-  const where = issue && issue.path.length > 0 ? `${issue.path.map((p) => (typeof p === 'string' && hasControlCharacters(p) ? JSON.stringify(p) : String(p))).join('.')}: ` : '';
+  const where =
+    issue && issue.path.length > 0
+      ? `${issue.path.map((p) => (typeof p === 'string' && hasControlCharacters(p) ? JSON.stringify(p) : String(p))).join('.')}: `
+      : '';
   // A stat or weapon name refused says why, not only that the record's key is.
   const message = issue?.code === 'invalid_key' ? (issue.issues[0]?.message ?? issue.message) : issue?.message;
   return { reason: `${where}${message ?? 'invalid record'}` };
 }
-
 
 // A fast path for the bulk of a dataset: match records in their plain form (no spaces to trim,
 // no odd keys) are checked by hand, several times faster than the schema, and taken as they were
@@ -274,8 +272,7 @@ export function fastMatchRecord(json: unknown): MatchRecord | undefined {
   if (typeof durationSeconds !== 'number' || !Number.isInteger(durationSeconds) || durationSeconds < 0 || durationSeconds > 86_400) return undefined;
   if (!plainLabel(json.map) || !plainLabel(json.mode) || !plainLabel(json.playlist)) return undefined;
   if (queue !== undefined && queue !== null && !(typeof queue === 'string' && QUEUE_SET.has(queue))) return undefined;
-  if (season !== undefined && season !== null && !(typeof season === 'number' && Number.isInteger(season) && season >= 1 && season <= 10_000))
-    return undefined;
+  if (season !== undefined && season !== null && !(typeof season === 'number' && Number.isInteger(season) && season >= 1 && season <= 10_000)) return undefined;
   if (!Array.isArray(players) || players.length < 1 || players.length > 200) return undefined;
   const seen = new Set<string>();
   for (const p of players as unknown[]) {

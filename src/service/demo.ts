@@ -32,9 +32,46 @@ export function random(seed: number): () => number {
 }
 
 const NAMES = [
-  'Nova', 'Wraith', 'Echo', 'Blaze', 'Vex', 'Orion', 'Kestrel', 'Juno', 'Rook', 'Sable', 'Talon', 'Vesper', 'Zephyr',
-  'Cinder', 'Atlas', 'Pixel', 'Quill', 'Raven', 'Hex', 'Ion', 'Lumen', 'Mako', 'Nyx', 'Onyx', 'Pike', 'Rune', 'Sol',
-  'Tempest', 'Umbra', 'Volt', 'Wren', 'Yuki', 'Zane', 'Ember', 'Frost', 'Gale', 'Havoc', 'Iris', 'Jinx', 'Kai',
+  'Nova',
+  'Wraith',
+  'Echo',
+  'Blaze',
+  'Vex',
+  'Orion',
+  'Kestrel',
+  'Juno',
+  'Rook',
+  'Sable',
+  'Talon',
+  'Vesper',
+  'Zephyr',
+  'Cinder',
+  'Atlas',
+  'Pixel',
+  'Quill',
+  'Raven',
+  'Hex',
+  'Ion',
+  'Lumen',
+  'Mako',
+  'Nyx',
+  'Onyx',
+  'Pike',
+  'Rune',
+  'Sol',
+  'Tempest',
+  'Umbra',
+  'Volt',
+  'Wren',
+  'Yuki',
+  'Zane',
+  'Ember',
+  'Frost',
+  'Gale',
+  'Havoc',
+  'Iris',
+  'Jinx',
+  'Kai',
 ];
 const SUFFIXES = ['', 'TTV', '_x', 'Prime', '99', 'GG', 'Main', '_', 'Jr', 'One'];
 
@@ -113,9 +150,7 @@ export function* demoRecords(options: DemoOptions = {}): Generator<DatasetRecord
     // The named players first, so that the README's examples always exist.
     for (const fixed of Object.values(DEMO_PLAYERS)) {
       const fixedTitle = 'title' in fixed ? fixed.title : undefined;
-      const forTitle =
-        fixedTitle === title ||
-        (fixedTitle === undefined && Object.entries(DEMO_PLAYERS).some(([k, v]) => v === fixed && k.startsWith(title)));
+      const forTitle = fixedTitle === title || (fixedTitle === undefined && Object.entries(DEMO_PLAYERS).some(([k, v]) => v === fixed && k.startsWith(title)));
       if (!forTitle) continue;
       addPlayer({
         type: 'player',
@@ -229,7 +264,12 @@ export function* demoRecords(options: DemoOptions = {}): Generator<DatasetRecord
             const wk = i === used.length - 1 ? left : Math.ceil(left * (i === 0 ? 0.7 : 0.6));
             left -= wk;
             const fired = wk * int(8, 20) + int(10, 60);
-            addWeapon(weapons, w, { kills: wk, shotsFired: fired, shotsHit: Math.round(fired * (0.18 + rnd() * 0.2)), headshots: Math.round(wk * rnd() * 0.4) });
+            addWeapon(weapons, w, {
+              kills: wk,
+              shotsFired: fired,
+              shotsHit: Math.round(fired * (0.18 + rnd() * 0.2)),
+              headshots: Math.round(wk * rnd() * 0.4),
+            });
           });
           const headshots = Object.values(weapons).reduce((sum, w) => sum + (w.headshots ?? 0), 0);
           return {
@@ -251,7 +291,14 @@ export function* demoRecords(options: DemoOptions = {}): Generator<DatasetRecord
           return {
             ...base,
             hero: p.favorites[rnd() < 0.6 ? 0 : int(1, 2)] ?? null,
-            stats: { kills, deaths: k(minutes * 0.7), assists: k(minutes * 0.8), damage: kills * int(400, 700), healing: rnd() < 0.3 ? int(2000, 12000) : 0, objectiveTime: int(30, 240) },
+            stats: {
+              kills,
+              deaths: k(minutes * 0.7),
+              assists: k(minutes * 0.8),
+              damage: kills * int(400, 700),
+              healing: rnd() < 0.3 ? int(2000, 12000) : 0,
+              objectiveTime: int(30, 240),
+            },
           };
         }
         case 'title_d': {
@@ -259,11 +306,22 @@ export function* demoRecords(options: DemoOptions = {}): Generator<DatasetRecord
           const weapons: Record<string, Record<string, number>> = {};
           p.favorites.slice(0, 2).forEach((w, i) => {
             const fired = int(60, 400);
-            addWeapon(weapons, w, { kills: i === 0 ? Math.round(kills / 2) : kills - Math.round(kills / 2), shotsFired: fired, shotsHit: Math.round(fired * (0.15 + rnd() * 0.2)) });
+            addWeapon(weapons, w, {
+              kills: i === 0 ? Math.round(kills / 2) : kills - Math.round(kills / 2),
+              shotsFired: fired,
+              shotsHit: Math.round(fired * (0.15 + rnd() * 0.2)),
+            });
           });
           return {
             ...base,
-            stats: { kills, deaths: k(minutes * 0.65), assists: k(minutes * 0.2), damage: kills * int(80, 110), headshots: Math.round(kills * 0.45), roundsWon: won ? 13 : int(3, 12) },
+            stats: {
+              kills,
+              deaths: k(minutes * 0.65),
+              assists: k(minutes * 0.2),
+              damage: kills * int(80, 110),
+              headshots: Math.round(kills * 0.45),
+              roundsWon: won ? 13 : int(3, 12),
+            },
             weapons,
           };
         }
@@ -280,7 +338,13 @@ export function* demoRecords(options: DemoOptions = {}): Generator<DatasetRecord
     };
     if (title === 'title_a') {
       const ranked = rnd() < 0.4;
-      Object.assign(record, { map: pick(A_MAPS), mode: pick(A_MODES), playlist: ranked ? 'Ranked Arena' : pick(['Unranked', 'Casual']), queue: ranked ? 'ranked' : 'social', season });
+      Object.assign(record, {
+        map: pick(A_MAPS),
+        mode: pick(A_MODES),
+        playlist: ranked ? 'Ranked Arena' : pick(['Unranked', 'Casual']),
+        queue: ranked ? 'ranked' : 'social',
+        season,
+      });
     } else if (title === 'title_c') {
       Object.assign(record, { map: pick(C_MAPS), mode: 'Push' });
     } else if (title === 'title_d') {

@@ -88,7 +88,12 @@ export function openEmbeddedService(
   return new Promise<EmbeddedService>((resolveOpen, rejectOpen) => {
     let opened = false;
     const spawn = () => {
-      const workerData: EmbeddedWorkerData = { source: threadSource, holdMs: options.holdMs, port: listenPort, logLevel: (logger?.level ?? 'silent') as Level | 'silent' };
+      const workerData: EmbeddedWorkerData = {
+        source: threadSource,
+        holdMs: options.holdMs,
+        port: listenPort,
+        logLevel: (logger?.level ?? 'silent') as Level | 'silent',
+      };
       const w = new Worker(new URL('./embedded-worker.mjs', import.meta.url), { workerData });
       worker = w;
       options.onThread?.(w);

@@ -87,7 +87,9 @@ function importInChild(db: string, data: string | undefined, logger?: Logger): P
   const compiled = import.meta.url.endsWith('.js');
   const script = fileURLToPath(new URL(compiled ? './import-process.js' : './import-process.ts', import.meta.url));
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...(compiled ? [] : ['--import', 'tsx']), script, db, ...(data ? [data] : [])], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...(compiled ? [] : ['--import', 'tsx']), script, db, ...(data ? [data] : [])], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -100,7 +102,8 @@ function importInChild(db: string, data: string | undefined, logger?: Logger): P
           const said = JSON.parse(line) as { line?: number; reason?: string; error?: string; retry?: number; waitMs?: number; moreRefused?: boolean };
           if (said.error) stderr += `${said.error}\n`;
           else if (said.moreRefused) logger?.warn('further refused dataset lines are counted, not shown: the line saying the service loaded has the count');
-          else if (said.retry !== undefined) logger?.warn({ attempt: said.retry, retryInMs: said.waitMs, reason: said.reason }, 'the dataset changed while it was imported; importing it again');
+          else if (said.retry !== undefined)
+            logger?.warn({ attempt: said.retry, retryInMs: said.waitMs, reason: said.reason }, 'the dataset changed while it was imported; importing it again');
           else logger?.warn({ line: said.line, reason: said.reason }, 'dataset line refused');
         } catch {
           stderr += `${line}\n`;

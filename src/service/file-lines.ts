@@ -323,7 +323,7 @@ class StraddlingLine {
     let tailBytes = 0;
     let lineEnd = -1;
     let endByte = NEWLINE;
-    for (let end = to; end > from && lineEnd === -1; ) {
+    for (let end = to; end > from && lineEnd === -1;) {
       const start = Math.max(from, end - scratch.length);
       const filled = await readFully(fd, scratch, end - start, start);
       if (filled < end - start) throw new FileChangedError();

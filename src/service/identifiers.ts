@@ -40,7 +40,20 @@ export function matchIdProblem(value: string): string | null {
 }
 
 /** Pages under a community profile that people copy the address of; the profile is what they mean. */
-const COMMUNITY_SUBPAGES = ['home', 'games', 'friends', 'groups', 'inventory', 'screenshots', 'videos', 'recommended', 'reviews', 'badges', 'wishlist', 'myworkshopfiles'];
+const COMMUNITY_SUBPAGES = [
+  'home',
+  'games',
+  'friends',
+  'groups',
+  'inventory',
+  'screenshots',
+  'videos',
+  'recommended',
+  'reviews',
+  'badges',
+  'wishlist',
+  'myworkshopfiles',
+];
 
 const COMMUNITY_URL = new RegExp(
   `^(?:https?://)?[a-z0-9.-]+\\.[a-z]{2,}/(profiles|id)/([A-Za-z0-9_-]{2,64})(?:/(?:${COMMUNITY_SUBPAGES.join('|')}))?/?(?:[?#].*)?$`,

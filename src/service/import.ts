@@ -102,38 +102,38 @@ export async function importLines(
   return summary;
 
   async function readAll() {
-  for await (const raw of lines) {
-    summary.lines++;
-    if (typeof raw !== 'string') {
-      refuse(longLineReason(raw));
-      continue;
-    }
-    // A character is at most 3 bytes in UTF-8 a UTF-16 unit: most lines need no count.
-    if (raw.length * 3 > MAX_LINE_BYTES && Buffer.byteLength(raw) > MAX_LINE_BYTES) {
-      refuse(longLineReason({ longLine: Buffer.byteLength(raw) }));
-      continue;
-    }
-    // Editors on some systems start a UTF-8 file with a byte-order mark: it is not part of line 1.
-    const text = summary.lines === 1 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
-    if (text.trim().length === 0) continue;
-    const parsed = parseDatasetLine(text);
-    if ('reason' in parsed) {
-      refuse(parsed.reason);
-      continue;
-    }
-    if (parsed.record.type === 'match') {
-      const took = statNames.take(parsed.record);
-      if ('reason' in took) {
-        refuse(took.reason);
+    for await (const raw of lines) {
+      summary.lines++;
+      if (typeof raw !== 'string') {
+        refuse(longLineReason(raw));
         continue;
       }
+      // A character is at most 3 bytes in UTF-8 a UTF-16 unit: most lines need no count.
+      if (raw.length * 3 > MAX_LINE_BYTES && Buffer.byteLength(raw) > MAX_LINE_BYTES) {
+        refuse(longLineReason({ longLine: Buffer.byteLength(raw) }));
+        continue;
+      }
+      // Editors on some systems start a UTF-8 file with a byte-order mark: it is not part of line 1.
+      const text = summary.lines === 1 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
+      if (text.trim().length === 0) continue;
+      const parsed = parseDatasetLine(text);
+      if ('reason' in parsed) {
+        refuse(parsed.reason);
+        continue;
+      }
+      if (parsed.record.type === 'match') {
+        const took = statNames.take(parsed.record);
+        if ('reason' in took) {
+          refuse(took.reason);
+          continue;
+        }
+      }
+      summary.taken++;
+      if (parsed.record.type === 'match') digests.push(textDigest(text));
+      add(parsed.record);
+      if (players.length + matches.length >= batchSize) await flush();
     }
-    summary.taken++;
-    if (parsed.record.type === 'match') digests.push(textDigest(text));
-    add(parsed.record);
-    if (players.length + matches.length >= batchSize) await flush();
-  }
-  await flush();
+    await flush();
   }
 
   function add(record: DatasetRecord) {

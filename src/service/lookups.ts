@@ -132,12 +132,11 @@ export async function resolvePlayer(
   checkIdentifier(platform, identifier);
   const player = await findPlayer(store, title, platform, identifier);
   if (!player)
-    throw new ServiceError(
-      404,
-      ERROR_CODES.notFound,
-      `No ${TITLES[title].name} player "${identifier}" on ${PLATFORMS[platform].name}.`,
-      { title, platform, platformUserIdentifier: identifier },
-    );
+    throw new ServiceError(404, ERROR_CODES.notFound, `No ${TITLES[title].name} player "${identifier}" on ${PLATFORMS[platform].name}.`, {
+      title,
+      platform,
+      platformUserIdentifier: identifier,
+    });
   if (player.private)
     throw new ServiceError(451, privateCode, `${player.handle} keeps their ${TITLES[title].name} stats private.`, {
       title,
@@ -289,7 +288,12 @@ export async function segments(
 ): Promise<Segment[]> {
   const info = segmentType(title, type);
   if (!info)
-    throw invalidParameter('segmentType', `unknown segment type ${quotedValue(type)}`, TITLES[title].segmentTypes.map((s) => s.type), type);
+    throw invalidParameter(
+      'segmentType',
+      `unknown segment type ${quotedValue(type)}`,
+      TITLES[title].segmentTypes.map((s) => s.type),
+      type,
+    );
   if (filter.season !== undefined && TITLES[title].lifetimeOnlySegmentTypes.includes(type))
     throw invalidParameter('season', `${type} data exists for lifetime only; leave season empty`, undefined, String(filter.season));
   const player = await resolvePlayer(ctx.store, title, platform, identifier, ERROR_CODES.segmentsPrivate);
@@ -316,9 +320,7 @@ export async function segments(
   const legendIds = info.groupBy === 'legend' ? legendIdsOf(groups.map((g) => g.name)) : undefined;
   return groups.map(({ name, values }) => {
     const overview = info.groupBy === 'overview';
-    const label = overview
-      ? [filter.season !== undefined ? `Season ${filter.season}` : 'Lifetime', filter.queue].filter(Boolean).join(' · ')
-      : name;
+    const label = overview ? [filter.season !== undefined ? `Season ${filter.season}` : 'Lifetime', filter.queue].filter(Boolean).join(' · ') : name;
     // title_b's legends are identified by an id, as in the real service; the others by their key.
     const identity = overview ? {} : legendIds ? { id: legendIds.get(name) } : { key: name };
     return {
@@ -390,9 +392,14 @@ export function decodeCursor(text: string, owner: Pick<PlayerRow, 'title' | 'pla
     // falls through to the error below
   }
   const [startedAt, matchId, whose] = read;
-  const shaped = (read.length === 2 || (read.length === 3 && typeof whose === 'string')) && Number.isSafeInteger(startedAt) && typeof matchId === 'string' && matchIdProblem(matchId) === null;
+  const shaped =
+    (read.length === 2 || (read.length === 3 && typeof whose === 'string')) &&
+    Number.isSafeInteger(startedAt) &&
+    typeof matchId === 'string' &&
+    matchIdProblem(matchId) === null;
   if (!shaped) throw invalidParameter('next', 'not a cursor this service gave out; pass metadata.next of the previous page', undefined, text);
-  if (whose !== undefined && whose !== cursorOwner(owner)) throw invalidParameter('next', "the cursor pages another player's matches; pass metadata.next of this player's previous page", undefined, text);
+  if (whose !== undefined && whose !== cursorOwner(owner))
+    throw invalidParameter('next', "the cursor pages another player's matches; pass metadata.next of this player's previous page", undefined, text);
   return { startedAt: startedAt as number, matchId: matchId };
 }
 
@@ -512,7 +519,9 @@ export async function sessions(ctx: LookupContext, memo: Memo, title: TitleSlug,
   const player = await resolvePlayer(ctx.store, title, platform, identifier);
   const now = ctx.now();
   const cut = await memo.get(ctx.store, `sessions|${title}|${platform}|${player.id_norm}`, async () => {
-    const spans = cutSessions(await ctx.store.timeline(player)).slice(-SESSIONS_LIMIT).reverse();
+    const spans = cutSessions(await ctx.store.timeline(player))
+      .slice(-SESSIONS_LIMIT)
+      .reverse();
     const oldest = spans.at(-1);
     const rows = new Map<string, MatchRow>();
     if (oldest) for (const row of await ctx.store.matchRowsSince(player, oldest.start)) rows.set(row.match_id, row);
@@ -531,19 +540,22 @@ export async function sessions(ctx: LookupContext, memo: Memo, title: TitleSlug,
           matchCount: matchRows.length,
         },
         stats: toStats(totalsToValues(totals)),
-        matches: matchRows.slice(-SESSION_MATCHES_LIMIT).reverse().map((row) => {
-          const character = row.legend ?? row.hero;
-          return {
-            id: row.match_id,
-            metadata: {
-              startDate: dated(row.started_at),
-              endDate: dated(row.started_at + row.duration_s * 1000),
-              result: { value: row.result, displayValue: row.result === null ? null : RESULT_NAMES[row.result] ?? row.result },
-              character: { value: character, displayValue: character },
-            },
-            stats: toStats(matchValues(singleMatch(row))),
-          };
-        }),
+        matches: matchRows
+          .slice(-SESSION_MATCHES_LIMIT)
+          .reverse()
+          .map((row) => {
+            const character = row.legend ?? row.hero;
+            return {
+              id: row.match_id,
+              metadata: {
+                startDate: dated(row.started_at),
+                endDate: dated(row.started_at + row.duration_s * 1000),
+                result: { value: row.result, displayValue: row.result === null ? null : (RESULT_NAMES[row.result] ?? row.result) },
+                character: { value: character, displayValue: character },
+              },
+              stats: toStats(matchValues(singleMatch(row))),
+            };
+          }),
       };
     });
     return { items, newestEnd: spans[0]?.end };

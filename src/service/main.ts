@@ -94,7 +94,9 @@ async function main(): Promise<void> {
       ` in ${Math.round(performance.now() - started)} ms; the store holds ${counts.players} players and ${counts.matches} matches\n`,
   );
   if (!loaded.summary && counts.matches === 0)
-    process.stderr.write('the database holds no matches yet: a process started with --data <file.jsonl> imports them (examples/small-dataset.jsonl is a small one); the demo data is not put into a shared database unasked\n');
+    process.stderr.write(
+      'the database holds no matches yet: a process started with --data <file.jsonl> imports them (examples/small-dataset.jsonl is a small one); the demo data is not put into a shared database unasked\n',
+    );
 
   let service: Awaited<ReturnType<typeof startStatsServer>> | undefined;
   let health: HealthServer | undefined;
@@ -123,7 +125,13 @@ async function main(): Promise<void> {
   }
   if (metrics && config.METRICS_PORT) {
     try {
-      health = await startHealthServer({ port: config.METRICS_PORT, host: config.METRICS_HOST, registry: metrics.registry, readiness: storeReadiness(store), logger });
+      health = await startHealthServer({
+        port: config.METRICS_PORT,
+        host: config.METRICS_HOST,
+        registry: metrics.registry,
+        readiness: storeReadiness(store),
+        logger,
+      });
     } catch (e) {
       exitWith(`cannot listen on METRICS_PORT ${config.METRICS_PORT} on ${config.METRICS_HOST}: ${(e as Error).message}`);
     }

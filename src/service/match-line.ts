@@ -45,7 +45,20 @@ for (let b = 0x20; b < DEL; b++) if (b !== QUOTE && b !== BACKSLASH) PLAIN[b] = 
 const bytesOf = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
 
 /** Keys of a match record, as bits. */
-const MATCH_KEY = { type: 1, title: 2, platform: 4, id: 8, startedAt: 16, durationSeconds: 32, map: 64, mode: 128, playlist: 256, queue: 512, season: 1024, players: 2048 } as const;
+const MATCH_KEY = {
+  type: 1,
+  title: 2,
+  platform: 4,
+  id: 8,
+  startedAt: 16,
+  durationSeconds: 32,
+  map: 64,
+  mode: 128,
+  playlist: 256,
+  queue: 512,
+  season: 1024,
+  players: 2048,
+} as const;
 /** Keys of a match's player, as bits. */
 const PLAYER_KEY = { id: 1, platform: 2, team: 4, result: 8, hero: 16, legend: 32, stats: 64, weapons: 128 } as const;
 type KeyBits = Readonly<Record<string, number>>;
@@ -330,8 +343,7 @@ export class MatchLineReader {
     }
     this.skipSpace();
     if (this.at !== this.line.length) throw NOT_PLAIN;
-    if (title === undefined || !TITLES.has(title) || platform === undefined || id === undefined || Number.isNaN(startedAt) || duration < 0)
-      throw NOT_PLAIN;
+    if (title === undefined || !TITLES.has(title) || platform === undefined || id === undefined || Number.isNaN(startedAt) || duration < 0) throw NOT_PLAIN;
     if (!(seen & MATCH_KEY.type) || !(seen & MATCH_KEY.players)) throw NOT_PLAIN;
     const allowed = ALLOWED.get(title);
     if (!allowed?.has(platform)) throw NOT_PLAIN;

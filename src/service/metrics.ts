@@ -45,9 +45,26 @@ const TIMED_OPERATIONS = new Set([
 export function createServiceMetrics(): ServiceMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const requests = new Counter({ name: 'service_requests_total', help: 'Requests answered, by route (title.kind of the endpoint) and HTTP status.', labelNames: ['route', 'status'] as const, registers: [registry] });
-  const latency = new Histogram({ name: 'service_request_duration_seconds', help: 'From reading a request to its answer written, by route.', labelNames: ['route'] as const, buckets: REQUEST_BUCKETS, registers: [registry] });
-  const queries = new Histogram({ name: 'service_store_query_seconds', help: 'Time of one store operation, by operation.', labelNames: ['operation', 'store'] as const, buckets: REQUEST_BUCKETS, registers: [registry] });
+  const requests = new Counter({
+    name: 'service_requests_total',
+    help: 'Requests answered, by route (title.kind of the endpoint) and HTTP status.',
+    labelNames: ['route', 'status'] as const,
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: 'service_request_duration_seconds',
+    help: 'From reading a request to its answer written, by route.',
+    labelNames: ['route'] as const,
+    buckets: REQUEST_BUCKETS,
+    registers: [registry],
+  });
+  const queries = new Histogram({
+    name: 'service_store_query_seconds',
+    help: 'Time of one store operation, by operation.',
+    labelNames: ['operation', 'store'] as const,
+    buckets: REQUEST_BUCKETS,
+    registers: [registry],
+  });
   return {
     registry,
     requests: {

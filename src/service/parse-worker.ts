@@ -160,7 +160,22 @@ export async function runParseWorker(): Promise<void> {
             const rowsAt = texts.at;
             texts.at = lines.writeRows(texts.out, rowsAt);
             const { title, id, platform, startedAt, durationSeconds, map, mode, playlist, queue, season } = lines;
-            matches.push([title, id, platform, startedAt, durationSeconds, map, mode, playlist, queue, season, keys, textDigest(raw), texts.view(rowsAt), implicit]);
+            matches.push([
+              title,
+              id,
+              platform,
+              startedAt,
+              durationSeconds,
+              map,
+              mode,
+              playlist,
+              queue,
+              season,
+              keys,
+              textDigest(raw),
+              texts.view(rowsAt),
+              implicit,
+            ]);
           }
         } else {
           // Editors on some systems start a UTF-8 file with a byte-order mark: it is not part of line 1.

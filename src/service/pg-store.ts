@@ -13,7 +13,16 @@ import type { AggregateRow, MatchRow } from './aggregate.js';
 import type { MatchRecord, PlayerRecord } from './dataset.js';
 import { normalizeIdentifier } from './identifiers.js';
 import { addValues, buildRankChunks, placeInChunk } from './ranks.js';
-import { StoreUnavailableError, type MatchFilter, type Place, type PlayerRow, type PlayerSummary, type Store, type StoredMatch, type StoredMatchPlayer } from './store-api.js';
+import {
+  StoreUnavailableError,
+  type MatchFilter,
+  type Place,
+  type PlayerRow,
+  type PlayerSummary,
+  type Store,
+  type StoredMatch,
+  type StoredMatchPlayer,
+} from './store-api.js';
 import { MAX_CHAR, aggregateSql, keyCountsSql, matchColumns, matchDigest, orderParticipants, summaryOf, type SummaryRow } from './store.js';
 import { TotalsDeltas, storedValues, type TotalsRow } from './totals.js';
 
@@ -98,7 +107,9 @@ const PREPARED_PARTICIPANTS = 32;
 /** A match's rows with the players' records, for `players` players ($1 title, $2 start, $3 match id, then platform and player of each). */
 function participantsSql(players: number): string {
   const keys = Array.from({ length: players }, (_, i) => `(mp.platform = $${4 + 2 * i} AND mp.player = $${5 + 2 * i})`).join(' OR ');
-  return `SELECT ${ROW_COLUMNS.split(', ').map((c) => `mp.${c}`).join(', ')}, mp.platform AS platform, mp.player AS player, mp.team AS team,
+  return `SELECT ${ROW_COLUMNS.split(', ')
+    .map((c) => `mp.${c}`)
+    .join(', ')}, mp.platform AS platform, mp.player AS player, mp.team AS team,
       p.handle AS handle, p.id AS player_id, p.private AS private, p.handle_norm AS handle_norm
     FROM match_players mp LEFT JOIN players p ON p.title = mp.title AND p.platform = mp.platform AND p.id_norm = mp.player
     WHERE mp.title = $1 AND mp.started_at = $2 AND mp.match_id = $3 AND (${keys})`;
@@ -227,10 +238,9 @@ export class PgStore implements Store {
    * no lock). Each try waits DDL_LOCK_TIMEOUT_MS for a lock; after DDL_ATTEMPTS it fails saying so.
    */
   private async createTables(schema: string | undefined): Promise<void> {
-    const { rows } = await this.pool.query<{ missing: number }>(
-      'SELECT COUNT(*) AS missing FROM unnest($1::text[]) AS n WHERE to_regclass(n) IS NULL',
-      [SCHEMA_OBJECTS],
-    );
+    const { rows } = await this.pool.query<{ missing: number }>('SELECT COUNT(*) AS missing FROM unnest($1::text[]) AS n WHERE to_regclass(n) IS NULL', [
+      SCHEMA_OBJECTS,
+    ]);
     if (rows[0]?.missing === 0) return;
     for (let attempt = 1; ; attempt++) {
       try {
@@ -267,11 +277,14 @@ export class PgStore implements Store {
     try {
       await this.readGeneration();
       await this.settleDeadImport();
-      if (this.generationFailing) this.logger?.info('PostgreSQL answers again: other processes\' imports are seen again');
+      if (this.generationFailing) this.logger?.info("PostgreSQL answers again: other processes' imports are seen again");
       this.generationFailing = false;
     } catch (e) {
       if (!this.generationFailing)
-        this.logger?.warn({ err: (e as Error).message }, 'cannot read the import generation from PostgreSQL: other processes\' imports go unseen until it answers');
+        this.logger?.warn(
+          { err: (e as Error).message },
+          "cannot read the import generation from PostgreSQL: other processes' imports go unseen until it answers",
+        );
       this.generationFailing = true;
     }
   }
@@ -304,7 +317,10 @@ export class PgStore implements Store {
       );
       if (!rows[0]?.free) return false;
       if ((await c.query("SELECT 1 FROM meta WHERE key = 'importing'")).rowCount === 0) return false;
-      await this.settle(c, (await c.query<{ title: string }>('SELECT DISTINCT title FROM player_totals')).rows.map((r) => r.title));
+      await this.settle(
+        c,
+        (await c.query<{ title: string }>('SELECT DISTINCT title FROM player_totals')).rows.map((r) => r.title),
+      );
       return true;
     });
     if (!settled) return;
@@ -495,14 +511,40 @@ export class PgStore implements Store {
     const implicit: string[][] = [[], [], [], []];
     for (const { m, digest, keys } of fresh) {
       const col = matchColumns(m);
-      [m.title, m.id, m.platform, col.started_at, m.durationSeconds, col.map, col.mode, col.playlist, col.queue, col.season, JSON.stringify(keys), digest].forEach(
-        (v, i) => mc[i]?.push(v),
-      );
+      [
+        m.title,
+        m.id,
+        m.platform,
+        col.started_at,
+        m.durationSeconds,
+        col.map,
+        col.mode,
+        col.playlist,
+        col.queue,
+        col.season,
+        JSON.stringify(keys),
+        digest,
+      ].forEach((v, i) => mc[i]?.push(v));
       m.players.forEach((p, i) => {
         const player = keys[i]?.[1] ?? normalizeIdentifier(p.id);
         [
-          m.title, p.platform, player, col.started_at, m.id, m.durationSeconds, p.team ?? null, p.result ?? null, p.hero ?? null, p.legend ?? null,
-          col.map, col.mode, col.playlist, col.queue, col.season, JSON.stringify(p.stats), p.weapons ? JSON.stringify(p.weapons) : null,
+          m.title,
+          p.platform,
+          player,
+          col.started_at,
+          m.id,
+          m.durationSeconds,
+          p.team ?? null,
+          p.result ?? null,
+          p.hero ?? null,
+          p.legend ?? null,
+          col.map,
+          col.mode,
+          col.playlist,
+          col.queue,
+          col.season,
+          JSON.stringify(p.stats),
+          p.weapons ? JSON.stringify(p.weapons) : null,
         ].forEach((v, j) => pc[j]?.push(v));
         if (this.deltas.add(m.title, p.platform, player, { result: p.result ?? null, duration_s: m.durationSeconds, stats: p.stats }, 1))
           [m.title, p.platform, player, p.id].forEach((v, j) => implicit[j]?.push(v));
@@ -628,7 +670,13 @@ export class PgStore implements Store {
   }
 
   async keyCounts(player: PlayerRow, column: 'map' | 'mode' | 'playlist' | 'legend' | 'hero'): Promise<Map<string, number>> {
-    return new Map(await this.rows<[string, number]>(keyCountsSql(column, (i) => `$${i}`), [player.title, player.platform, player.id_norm], true));
+    return new Map(
+      await this.rows<[string, number]>(
+        keyCountsSql(column, (i) => `$${i}`),
+        [player.title, player.platform, player.id_norm],
+        true,
+      ),
+    );
   }
 
   async playerSummary(player: PlayerRow): Promise<PlayerSummary> {
@@ -655,7 +703,12 @@ export class PgStore implements Store {
     const { players: listed, ...match } = row;
     const keys = JSON.parse(listed) as [string, string][];
     if (keys.length === 0) return { match, players: [] };
-    const rows = await this.rows<StoredMatchPlayer & { handle_norm: string | null }>(participantsSql(keys.length), [title, match.started_at, id, ...keys.flat()]);
+    const rows = await this.rows<StoredMatchPlayer & { handle_norm: string | null }>(participantsSql(keys.length), [
+      title,
+      match.started_at,
+      id,
+      ...keys.flat(),
+    ]);
     return { match, players: orderParticipants(rows) };
   }
 
@@ -675,7 +728,10 @@ export class PgStore implements Store {
   }
 
   async counts(): Promise<{ players: number; matches: number }> {
-    const [row] = await this.rows<{ players: number; matches: number }>('SELECT (SELECT COUNT(*) FROM players) AS players, (SELECT COUNT(*) FROM matches) AS matches', []);
+    const [row] = await this.rows<{ players: number; matches: number }>(
+      'SELECT (SELECT COUNT(*) FROM players) AS players, (SELECT COUNT(*) FROM matches) AS matches',
+      [],
+    );
     return row ?? { players: 0, matches: 0 };
   }
 
@@ -689,7 +745,10 @@ export class PgStore implements Store {
 
   sql(text: string, ...params: unknown[]): Promise<Record<string, unknown>[]> {
     let i = 0;
-    return this.rows(text.replace(/\?/g, () => `$${++i}`), params);
+    return this.rows(
+      text.replace(/\?/g, () => `$${++i}`),
+      params,
+    );
   }
 
   /** Plans with sequential scans priced out: what is checked is that an index serves each statement. */

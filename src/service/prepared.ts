@@ -44,7 +44,8 @@ export type PreparedMatch = [
 export type JsonText = string | Uint8Array;
 
 /** A match's players' keys as a string. */
-export const keysText = (keys: JsonText): string => (typeof keys === 'string' ? keys : Buffer.from(keys.buffer, keys.byteOffset, keys.byteLength).toString('utf8'));
+export const keysText = (keys: JsonText): string =>
+  typeof keys === 'string' ? keys : Buffer.from(keys.buffer, keys.byteOffset, keys.byteLength).toString('utf8');
 
 /** Bytes a batch's texts are packed into: a batch of 2,000 generated matches takes 2.9 MB (keys as JSON, rows as JSONB). */
 export const BATCH_TEXT_BYTES = 4 << 20;
@@ -163,9 +164,25 @@ export function prepareMatch(m: MatchRecord, digest: string, deltas: TotalsDelta
     if (p.weapons) row.push(p.weapons);
     rows.push(row);
     // A player first seen since the deltas were last drained gets an implicit record (a player record wins over it).
-    if (deltas.add(m.title, p.platform, player, { result: p.result ?? null, duration_s: m.durationSeconds, stats: p.stats }, 1)) implicit.push(p.platform, player, p.id);
+    if (deltas.add(m.title, p.platform, player, { result: p.result ?? null, duration_s: m.durationSeconds, stats: p.stats }, 1))
+      implicit.push(p.platform, player, p.id);
   }
   // The record as checked, not the line it came from: the schema trims and drops what it does not
   // know, and a key written twice counts once, as the totals took it.
-  return [m.title, m.id, m.platform, c.started_at, m.durationSeconds, c.map, c.mode, c.playlist, c.queue, c.season, JSON.stringify(keys), digest, rowsAs(rows), implicit];
+  return [
+    m.title,
+    m.id,
+    m.platform,
+    c.started_at,
+    m.durationSeconds,
+    c.map,
+    c.mode,
+    c.playlist,
+    c.queue,
+    c.season,
+    JSON.stringify(keys),
+    digest,
+    rowsAs(rows),
+    implicit,
+  ];
 }

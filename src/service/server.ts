@@ -220,7 +220,9 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
   }
   // A method Node's parser does not know (`BREW`, a lower-case `get`) is a method the service does not answer, as any other.
   if (err.code === 'HPE_INVALID_METHOD') {
-    answerOnSocket(socket, new ServiceError(405, ERROR_CODES.methodNotAllowed, 'The request method is not allowed; the service is read-only (GET).'), { allow: ALLOWED_METHODS });
+    answerOnSocket(socket, new ServiceError(405, ERROR_CODES.methodNotAllowed, 'The request method is not allowed; the service is read-only (GET).'), {
+      allow: ALLOWED_METHODS,
+    });
     return;
   }
   const [status, code, message] =
@@ -346,7 +348,12 @@ export function createHandler(options: ServiceOptions, onKnownClient?: (req: Inc
       const hosts = req.rawHeaders.filter((_, i) => i % 2 === 0 && req.rawHeaders[i]!.toLowerCase() === 'host').length;
       // An empty one is allowed (RFC 9112 3.2: a target without an authority).
       if (hosts > 1 || (req.headers.host !== undefined && req.headers.host !== '' && !HOST.test(req.headers.host)))
-        throw new ServiceError(400, ERROR_CODES.invalidParameter, hosts > 1 ? 'A request must carry one Host header.' : 'The Host header is not a host name and port.', { parameter: 'host' });
+        throw new ServiceError(
+          400,
+          ERROR_CODES.invalidParameter,
+          hosts > 1 ? 'A request must carry one Host header.' : 'The Host header is not a host name and port.',
+          { parameter: 'host' },
+        );
       // A target in absolute form (RFC 9112 3.2.2, as a proxy sends it) is read by its path and query alone.
       const url = (req.url ?? '/').replace(/^https?:\/\/[^/?#]*/i, '') || '/';
       const q = url.indexOf('?');
@@ -362,7 +369,13 @@ export function createHandler(options: ServiceOptions, onKnownClient?: (req: Inc
           const wait = failedKeys?.take(req.socket.remoteAddress ?? '') ?? 0;
           if (wait > 0) throw rateLimited(wait);
           // RFC 9110 11.6.1: a 401 names the scheme it wants, here the key's header.
-          throw new ServiceError(401, ERROR_CODES.unauthorized, given ? 'The API key is not valid.' : 'No API key found in request (TRN-Api-Key header).', {}, { 'www-authenticate': 'TRN-Api-Key' });
+          throw new ServiceError(
+            401,
+            ERROR_CODES.unauthorized,
+            given ? 'The API key is not valid.' : 'No API key found in request (TRN-Api-Key header).',
+            {},
+            { 'www-authenticate': 'TRN-Api-Key' },
+          );
         }
       }
       // A client with the key (or any whole request, where the service wants none) keeps its connection
@@ -393,7 +406,13 @@ export function createHandler(options: ServiceOptions, onKnownClient?: (req: Inc
         e instanceof ServiceError
           ? e
           : e instanceof StoreUnavailableError
-            ? new ServiceError(503, ERROR_CODES.externalError, 'The service’s store did not answer; try again shortly.', {}, { 'retry-after': String(STORE_RETRY_AFTER_S) })
+            ? new ServiceError(
+                503,
+                ERROR_CODES.externalError,
+                'The service’s store did not answer; try again shortly.',
+                {},
+                { 'retry-after': String(STORE_RETRY_AFTER_S) },
+              )
             : new ServiceError(500, ERROR_CODES.internal, 'The service failed to answer this request.');
       if (e instanceof StoreUnavailableError) log?.warn({ err: e.message, url: req.url }, 'request failed: the store did not answer');
       else if (!(e instanceof ServiceError)) log?.error({ err: e, url: req.url }, 'request failed');

@@ -43,8 +43,7 @@ const MATCH_INDEX = 'CREATE UNIQUE INDEX IF NOT EXISTS matches_by_id ON matches 
  * and the ten million rows of a million matches were indexed in 9.1 to 9.5 s where title first took
  * 11.7 to 13.0 (bench/HISTORY.md).
  */
-const ROW_INDEX =
-  'CREATE UNIQUE INDEX IF NOT EXISTS match_players_by_player ON match_players (player, title, platform, started_at, match_id, duration_s)';
+const ROW_INDEX = 'CREATE UNIQUE INDEX IF NOT EXISTS match_players_by_player ON match_players (player, title, platform, started_at, match_id, duration_s)';
 /** The rows in the order of ROW_INDEX, by their position in the table. */
 const ROW_INDEX_ORDER = 'ORDER BY 3, 1, 2, 4, 5';
 
@@ -159,8 +158,7 @@ const HOT = {
   playerByVanity: 'SELECT * FROM players INDEXED BY players_by_vanity WHERE title = ? AND platform = ? AND vanity_norm = ? LIMIT 1',
   playersByPrefix: `SELECT * FROM players INDEXED BY players_by_handle WHERE title = ? AND platform = ? AND handle_norm >= ? AND handle_norm < ?
     ORDER BY handle_norm, id_norm LIMIT ?`,
-  timeline:
-    'SELECT match_id, started_at, duration_s FROM match_players WHERE title = ? AND platform = ? AND player = ? ORDER BY started_at, match_id',
+  timeline: 'SELECT match_id, started_at, duration_s FROM match_players WHERE title = ? AND platform = ? AND player = ? ORDER BY started_at, match_id',
   rowsSince: `SELECT ${ROW_COLUMNS} FROM match_players WHERE title = ? AND platform = ? AND player = ? AND started_at >= ? ORDER BY started_at, match_id`,
   newestFirst: `SELECT ${ROW_COLUMNS} FROM match_players WHERE title = ? AND platform = ? AND player = ? ORDER BY started_at DESC, match_id DESC LIMIT ?`,
   newestFirstBefore: `SELECT ${ROW_COLUMNS} FROM match_players WHERE title = ? AND platform = ? AND player = ? AND (started_at, match_id) < (?, ?)
@@ -255,7 +253,12 @@ export class StatsStore implements Store {
     // once, in one transaction (a million matches' rows: about 10 s). A file another process is
     // writing (building them too, or importing) keeps the old index until a later open: it gives
     // the same answers, only its sort costs more.
-    const stale = ([['matches_by_id', MATCH_INDEX], ['match_players_by_player', ROW_INDEX]] as const).filter(([name, sql]) => {
+    const stale = (
+      [
+        ['matches_by_id', MATCH_INDEX],
+        ['match_players_by_player', ROW_INDEX],
+      ] as const
+    ).filter(([name, sql]) => {
       const now = schemaSql(name);
       return now !== undefined && now !== sql.replace('IF NOT EXISTS ', '');
     });
@@ -269,7 +272,8 @@ export class StatsStore implements Store {
     if (!this.clustered) db.exec(ROW_INDEX);
     const hot = Object.fromEntries(Object.entries(HOT).map(([k, sql]) => [k, db.prepare(sql)])) as Record<keyof typeof HOT, Database.Statement>;
     // A file of layout 4 or before has no cache of players' keys.
-    if (!(db.pragma('table_info(player_totals)') as { name: string }[]).some((c) => c.name === 'keys')) db.exec('ALTER TABLE player_totals ADD COLUMN keys TEXT');
+    if (!(db.pragma('table_info(player_totals)') as { name: string }[]).some((c) => c.name === 'keys'))
+      db.exec('ALTER TABLE player_totals ADD COLUMN keys TEXT');
     this.s = {
       ...hot,
       keyRows: hot.keyRows.raw(),
@@ -288,9 +292,7 @@ export class StatsStore implements Store {
         INSERT OR IGNORE INTO players (title, platform, id_norm, id, handle, handle_norm, declared)
         VALUES (?, ?, ?, ?, ?, ?, 0)`),
       // By the whole primary key: with only (title, match_id) the planner walks the title's rows.
-      deleteParticipant: db.prepare(
-        'DELETE FROM match_players WHERE title = ? AND platform = ? AND player = ? AND started_at = ? AND match_id = ?',
-      ),
+      deleteParticipant: db.prepare('DELETE FROM match_players WHERE title = ? AND platform = ? AND player = ? AND started_at = ? AND match_id = ?'),
       upsertMatch: db.prepare(`
         INSERT OR REPLACE INTO matches (title, id, platform, started_at, duration_s, map, mode, playlist, queue, season, players, digest)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?)`),
@@ -841,7 +843,9 @@ export function summaryOfKeys(keys: PlayerKeys): PlayerSummary {
     distinct: { map: distinct('map'), mode: distinct('mode'), playlist: distinct('playlist'), legend: distinct('legend'), hero: distinct('hero') },
     hasWeapons: keys.weapons > 0,
     queues: Object.keys(keys.queue).sort(),
-    seasons: Object.keys(keys.season).map(Number).sort((x, y) => x - y),
+    seasons: Object.keys(keys.season)
+      .map(Number)
+      .sort((x, y) => x - y),
   };
 }
 
@@ -873,6 +877,11 @@ export function summaryOf(r: SummaryRow): PlayerSummary {
     distinct: { map: Number(r.maps), mode: Number(r.modes), playlist: Number(r.playlists), legend: Number(r.legends), hero: Number(r.heroes) },
     hasWeapons: Number(r.weapons) > 0,
     queues: r.queues ? r.queues.split(',').sort() : [],
-    seasons: r.seasons ? r.seasons.split(',').map(Number).sort((x, y) => x - y) : [],
+    seasons: r.seasons
+      ? r.seasons
+          .split(',')
+          .map(Number)
+          .sort((x, y) => x - y)
+      : [],
   };
 }

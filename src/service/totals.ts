@@ -253,7 +253,7 @@ export function drainExports(xs: readonly DeltasExport[], apply: ApplyDelta): vo
     t.order = jsonOrder(t.names);
     t.keys = t.names.map((name) => JSON.stringify(name));
   }
-  for (let g = 0; g < groups.length; ) {
+  for (let g = 0; g < groups.length;) {
     const first = groups[g];
     if (!first) break;
     // The groups of one title and platform, one an export at most.

@@ -129,13 +129,22 @@ describe('an answer through the REST queue', () => {
 });
 
 describe('a post to a channel (the feed, /track’s check)', () => {
-  const post = (deadlineMs: number) => restPoster(botRest().setToken('MTE4MDAwMDAwMDAwMDAwMDAwMQ.Zx9aBQ.channel-post-token-abcdefghijklmnop'), 50, deadlineMs).post('1180000000000000777', { content: '', embeds: [{ title: 'Ember played' }], components: [], ephemeral: false }, { nonce: 'n'.repeat(25) });
+  const post = (deadlineMs: number) =>
+    restPoster(botRest().setToken('MTE4MDAwMDAwMDAwMDAwMDAwMQ.Zx9aBQ.channel-post-token-abcdefghijklmnop'), 50, deadlineMs).post(
+      '1180000000000000777',
+      { content: '', embeds: [{ title: 'Ember played' }], components: [], ephemeral: false },
+      { nonce: 'n'.repeat(25) },
+    );
 
   it('fails at once when Discord asks it to wait long (a channel in slowmode), not sent again', async () => {
     behaviour = 'long-429';
     const started = performance.now();
     const r = await post(120_000);
-    expect(r).toMatchObject({ ok: false, code: null, message: 'a channel post: Discord asked to wait 60 s (rate limited), longer than the 10 s an answer waits' });
+    expect(r).toMatchObject({
+      ok: false,
+      code: null,
+      message: 'a channel post: Discord asked to wait 60 s (rate limited), longer than the 10 s an answer waits',
+    });
     expect(performance.now() - started).toBeLessThan(LONGEST_RATE_LIMIT_WAIT_MS);
     expect(requests).toBe(1);
   });
@@ -157,7 +166,8 @@ describe('a post to a channel (the feed, /track’s check)', () => {
 
 describe('the longest rate-limit wait', () => {
   it('holds answers (interaction and webhook routes) and channel posts to it, and lets the bot’s own calls wait as asked', () => {
-    const limit = (route: string, retryAfter: number) => ({ route, retryAfter, timeToReset: retryAfter, sublimitTimeout: 0 }) as Parameters<typeof waitsTooLong>[0];
+    const limit = (route: string, retryAfter: number) =>
+      ({ route, retryAfter, timeToReset: retryAfter, sublimitTimeout: 0 }) as Parameters<typeof waitsTooLong>[0];
     expect(waitsTooLong(limit('/webhooks/:id/:token/messages/:id', 60_000))).toBe(true);
     expect(waitsTooLong(limit('/interactions/:id/:token/callback', 60_000))).toBe(true);
     expect(waitsTooLong(limit('/webhooks/:id/:token', 2_000))).toBe(false);

@@ -28,7 +28,15 @@ describe('the discord.js client', () => {
       const built: unknown[] = [];
       client.ws.on(GatewayDispatchEvents.InteractionCreate, (data: unknown) => raw.push(data));
       client.on(Events.InteractionCreate, (i) => built.push(i));
-      const payload = { id: '1180000000000000001', application_id: '1180000000000000002', type: 4, token: 't', user: { id: '1180000000000000003', username: 'a', discriminator: '0', avatar: null }, data: { id: '1', name: 'stats', type: 1, options: [] }, locale: 'en-US' };
+      const payload = {
+        id: '1180000000000000001',
+        application_id: '1180000000000000002',
+        type: 4,
+        token: 't',
+        user: { id: '1180000000000000003', username: 'a', discriminator: '0', avatar: null },
+        data: { id: '1', name: 'stats', type: 1, options: [] },
+        locale: 'en-US',
+      };
       // What discord.js does with a dispatch: emits it raw on client.ws, then runs its packet handler.
       client.ws.emit(GatewayDispatchEvents.InteractionCreate, payload, 0);
       (client as unknown as { actions: { InteractionCreate: { handle(d: unknown): unknown } } }).actions.InteractionCreate.handle(payload);

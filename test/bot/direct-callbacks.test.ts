@@ -76,7 +76,8 @@ beforeEach(() => {
   answers = [];
 });
 
-const post = (body: unknown, files?: { name: string; data: Buffer }[], onWritten?: () => void) => sender.send('1180000000000000001', 'interaction-token', body, files, onWritten);
+const post = (body: unknown, files?: { name: string; data: Buffer }[], onWritten?: () => void) =>
+  sender.send('1180000000000000001', 'interaction-token', body, files, onWritten);
 const choices = { type: 8, data: { choices: [{ name: 'Nova', value: 'Nova' }] } };
 const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(64, 7)]);
 
@@ -124,7 +125,19 @@ describe('interaction callbacks sent directly', () => {
   });
 
   it('hands a 429 to discord.js, which waits as asked and sends again', async () => {
-    answers = [{ status: 429, headers: { 'retry-after': '0.05', 'x-ratelimit-scope': 'shared' }, body: { message: 'You are being rate limited.', retry_after: 0.05, global: false } }, { status: 429, headers: { 'retry-after': '0.05', 'x-ratelimit-scope': 'shared' }, body: { message: 'You are being rate limited.', retry_after: 0.05, global: false } }, { status: 204 }];
+    answers = [
+      {
+        status: 429,
+        headers: { 'retry-after': '0.05', 'x-ratelimit-scope': 'shared' },
+        body: { message: 'You are being rate limited.', retry_after: 0.05, global: false },
+      },
+      {
+        status: 429,
+        headers: { 'retry-after': '0.05', 'x-ratelimit-scope': 'shared' },
+        body: { message: 'You are being rate limited.', retry_after: 0.05, global: false },
+      },
+      { status: 204 },
+    ];
     await post({ type: 4, data: { content: 'late' } });
     expect(seen.map((s) => s.url.endsWith('/callback'))).toEqual([true, true, true]);
     expect(viaQueue).toBe(1);
@@ -173,7 +186,14 @@ describe('interaction callbacks sent directly', () => {
     const error = await post(choices).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DiscordAPIError);
     expect((error as DiscordAPIError).code).toBe(10062);
-    answers = [{ status: 429, headers: { 'retry-after': '0.05', 'x-ratelimit-scope': 'shared' }, body: { message: 'You are being rate limited.', retry_after: 0.05, global: false } }, { status: 204 }];
+    answers = [
+      {
+        status: 429,
+        headers: { 'retry-after': '0.05', 'x-ratelimit-scope': 'shared' },
+        body: { message: 'You are being rate limited.', retry_after: 0.05, global: false },
+      },
+      { status: 204 },
+    ];
     await post(choices);
     expect(viaQueue).toBe(1);
     expect(seen).toHaveLength(3);

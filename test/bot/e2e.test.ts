@@ -37,7 +37,14 @@ interface Callback {
   data?: {
     content?: string;
     flags?: number;
-    embeds?: { title?: string; description?: string; image?: { url: string }; author?: { name: string }; fields?: { name: string; value: string }[]; footer?: { text: string } }[];
+    embeds?: {
+      title?: string;
+      description?: string;
+      image?: { url: string };
+      author?: { name: string };
+      fields?: { name: string; value: string }[];
+      footer?: { text: string };
+    }[];
     components?: { components: { custom_id?: string; options?: { value: string }[]; label?: string; disabled?: boolean }[] }[];
     choices?: { name: string; value: string }[];
     allowed_mentions?: { parse: string[] };
@@ -130,7 +137,9 @@ describe('the bot process against the Discord double', () => {
     const warm = { group: 'title_c', subcommand: 'profile', options: { platform: 'console_a', player: 'Nova', card: false }, user: OWNER } as const;
     await settled(double.dispatchInteraction(chatInput(warm)), 15_000, null);
     const burst = Array.from({ length: 120 }, () => double.dispatchInteraction(chatInput(warm)));
-    const typed = double.dispatchInteraction(autocomplete({ group: 'title_b', subcommand: 'segments', options: { platform: '' }, focused: 'platform', user: OWNER }));
+    const typed = double.dispatchInteraction(
+      autocomplete({ group: 'title_b', subcommand: 'segments', options: { platform: '' }, focused: 'platform', user: OWNER }),
+    );
     const answered = (await typed.firstResponse(15_000)).at;
     const firsts = await Promise.all(burst.map(async (h) => (await h.firstResponse(15_000)).at));
     // Started as they came, all 120 would be answered first (they share the gateway connection and
@@ -139,11 +148,19 @@ describe('the bot process against the Discord double', () => {
   });
 
   it('card:false gives the text reply alone', async () => {
-    const { callback, call } = await send(chatInput({ group: 'title_c', subcommand: 'profile', options: { platform: 'console_a', player: 'Nova', card: false }, user: OWNER }));
+    const { callback, call } = await send(
+      chatInput({ group: 'title_c', subcommand: 'profile', options: { platform: 'console_a', player: 'Nova', card: false }, user: OWNER }),
+    );
     expect(call.files).toEqual([]);
     expect(callback.data?.embeds?.[0]?.image).toBeUndefined();
     expect(callback.data?.embeds?.[0]?.description).toContain('K/D');
-    const vs = await send(chatInput({ command: 'compare', options: { title: 'title_c', player: 'Nova#2231', platform: 'pc_store_c', other: 'AtlasJr#6876', card: false }, user: OWNER }));
+    const vs = await send(
+      chatInput({
+        command: 'compare',
+        options: { title: 'title_c', player: 'Nova#2231', platform: 'pc_store_c', other: 'AtlasJr#6876', card: false },
+        user: OWNER,
+      }),
+    );
     expect(vs.call.files).toEqual([]);
     expect(vs.callback.data?.embeds?.[0]?.title).toBe('Nova#2231 vs AtlasJr#6876');
   });
@@ -162,13 +179,17 @@ describe('the bot process against the Discord double', () => {
     const missing = await send(chatInput({ group: 'title_c', subcommand: 'profile', options: { platform: 'pc_store_c', player: 'Nobody#0000' } }));
     expect(missing.callback).toMatchObject({ type: 4, data: { flags: EPHEMERAL } });
     expect(missing.callback.data?.content).toContain('No Title C player');
-    const platform = await send(chatInput({ group: 'title_b', subcommand: 'segments', options: { segment: 'legend', platform: 'pc_store_b', player: 'Wraithling' } }));
+    const platform = await send(
+      chatInput({ group: 'title_b', subcommand: 'segments', options: { segment: 'legend', platform: 'pc_store_b', player: 'Wraithling' } }),
+    );
     expect(platform.callback.data?.flags).toBe(EPHEMERAL);
     expect(platform.callback.data?.content).toContain('pc_store_c');
   });
 
   it('answers a segment type of a thousand emoji with a notice Discord takes (no half emoji where it is cut)', async () => {
-    const handle = double.dispatchInteraction(chatInput({ group: 'title_d', subcommand: 'segments', options: { segment: '😀'.repeat(1001), player: 'novaplays' } }));
+    const handle = double.dispatchInteraction(
+      chatInput({ group: 'title_d', subcommand: 'segments', options: { segment: '😀'.repeat(1001), player: 'novaplays' } }),
+    );
     const calls = await settled(handle, 5_000);
     expect(calls.map((c) => c.status)).toEqual([204]);
     const notice = callbackOf(calls[0]!);
@@ -181,10 +202,14 @@ describe('the bot process against the Discord double', () => {
       (await send(autocomplete({ group: 'title_b', subcommand, options: {}, focused: 'platform' }))).callback.data?.choices?.map((c) => c.value);
     expect(await platforms('profile')).toEqual(['pc_store_b', 'console_a', 'console_b']);
     expect(await platforms('segments')).toEqual(['pc_store_c', 'console_b', 'console_a']);
-    const players = await send(autocomplete({ group: 'title_c', subcommand: 'profile', options: { platform: 'pc_store_c', player: 'Nova#' }, focused: 'player' }));
+    const players = await send(
+      autocomplete({ group: 'title_c', subcommand: 'profile', options: { platform: 'pc_store_c', player: 'Nova#' }, focused: 'player' }),
+    );
     expect(players.callback.type).toBe(8);
     expect(players.callback.data?.choices?.map((c) => c.value)).toEqual(['Nova#2231', 'Nova#']);
-    const segments = await send(autocomplete({ group: 'title_a', subcommand: 'segments', options: { platform: 'pc_store_a', player: 'novaplays', segment: '' }, focused: 'segment' }));
+    const segments = await send(
+      autocomplete({ group: 'title_a', subcommand: 'segments', options: { platform: 'pc_store_a', player: 'novaplays', segment: '' }, focused: 'segment' }),
+    );
     expect(segments.callback.data?.choices?.map((c) => c.value)).toEqual(['overview', 'playlist', 'gamemode', 'map', 'weapon']);
   });
 
@@ -286,7 +311,9 @@ describe('the bot process against the Discord double', () => {
   });
 
   it('on SIGTERM answers what is in flight, then exits cleanly', async () => {
-    const inflight = double.dispatchInteraction(chatInput({ group: 'title_b', subcommand: 'sessions', options: { platform: 'pc_store_b', player: 'Wraithling' } }));
+    const inflight = double.dispatchInteraction(
+      chatInput({ group: 'title_b', subcommand: 'sessions', options: { platform: 'pc_store_b', player: 'Wraithling' } }),
+    );
     running.child.kill('SIGTERM');
     const exited = new Promise<number | null>((resolve) => running.child.once('exit', (code) => resolve(code)));
     expect((await inflight.firstResponse(5_000)).status).toBeLessThan(300);

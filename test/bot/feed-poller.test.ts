@@ -33,7 +33,9 @@ function pollerOfUnknownPlayers(store: FeedStore, identifierOf: (userId: string)
   };
   const poller = new FeedPoller({
     store,
-    links: { get: (userId: string): Promise<LinkedAccount> => Promise.resolve({ platform: 'pc_store_b', identifier: identifierOf(userId) ?? '', handle: 'x' }) } as unknown as Deps['links'],
+    links: {
+      get: (userId: string): Promise<LinkedAccount> => Promise.resolve({ platform: 'pc_store_b', identifier: identifierOf(userId) ?? '', handle: 'x' }),
+    } as unknown as Deps['links'],
     lookup: lookup as unknown as Deps['lookup'],
     poster: {} as Deps['poster'] & object,
     logger,
@@ -107,13 +109,32 @@ describe('the session feed after the bot was down for a week', () => {
     await store.setGuild(GUILD, { channelId: '1180000000000000777', on: true });
     for (const userId of [LATE, ON_TIME]) await store.join({ guildId: GUILD, userId, title: 'title_c' });
     const none = { matches: 0, wins: 0, kills: 0, deaths: 0 };
-    await store.setPlayer(`${LATE}|title_c`, { v: 1, platform: 'pc_store_c', identifier: 'Ember#4471', since: weekAgo, nextAt: weekAgo + 3_600_000, last: { at: weekAgo, ...none }, pending: [] });
-    await store.setPlayer(`${ON_TIME}|title_c`, { v: 1, platform: 'pc_store_c', identifier: 'Ember#4471', since: weekAgo, nextAt: now, last: { at: now - 3_600_000, ...none }, pending: [] });
+    await store.setPlayer(`${LATE}|title_c`, {
+      v: 1,
+      platform: 'pc_store_c',
+      identifier: 'Ember#4471',
+      since: weekAgo,
+      nextAt: weekAgo + 3_600_000,
+      last: { at: weekAgo, ...none },
+      pending: [],
+    });
+    await store.setPlayer(`${ON_TIME}|title_c`, {
+      v: 1,
+      platform: 'pc_store_c',
+      identifier: 'Ember#4471',
+      since: weekAgo,
+      nextAt: now,
+      last: { at: now - 3_600_000, ...none },
+      pending: [],
+    });
     const posts: { userId: string; reply: Reply }[] = [];
     const poller = emberPoller(
       store,
       lookup,
-      (_channelId, reply) => (posts.push({ userId: /<@(\d+)>/.exec(reply.embeds[0]?.description ?? '')?.[1] ?? '', reply }), Promise.resolve({ ok: true as const })),
+      (_channelId, reply) => (
+        posts.push({ userId: /<@(\d+)>/.exec(reply.embeds[0]?.description ?? '')?.[1] ?? '', reply }),
+        Promise.resolve({ ok: true as const })
+      ),
       () => now,
     );
     try {
@@ -154,7 +175,13 @@ async function smallWorld(): Promise<{ lookup: LookupClient; store: ReturnType<t
  * A poller over `store` for members whose linked account is Ember#4471 (title_c), looking up with
  * `lookup` on the clock `now`, posting with `post`.
  */
-function emberPoller(store: FeedStore, lookup: LookupClient, post: ChannelPoster['post'], now: () => number, options: Partial<FeedPollerOptions> = {}): FeedPoller {
+function emberPoller(
+  store: FeedStore,
+  lookup: LookupClient,
+  post: ChannelPoster['post'],
+  now: () => number,
+  options: Partial<FeedPollerOptions> = {},
+): FeedPoller {
   return new FeedPoller({
     store,
     links: { get: () => Promise.resolve({ platform: 'pc_store_c', identifier: 'Ember#4471', handle: 'Ember#4471' }) } as unknown as Deps['links'],
@@ -243,7 +270,12 @@ describe('the session feed of servers in other languages', () => {
     for (const guildId of [GUILD, GERMAN]) await store.join({ guildId, userId: MEMBER, title: 'title_c' });
     await endedSession(store, MEMBER, now);
     const posts = new Map<string, Reply>();
-    const poller = emberPoller(store, lookup, (channelId, reply) => (posts.set(channelId, reply), Promise.resolve({ ok: true as const })), () => now);
+    const poller = emberPoller(
+      store,
+      lookup,
+      (channelId, reply) => (posts.set(channelId, reply), Promise.resolve({ ok: true as const })),
+      () => now,
+    );
     try {
       poller.start();
       for (let i = 0; i < 200 && posts.size < 2; i++) await sleep(20);
@@ -277,7 +309,10 @@ describe('the session feed when the store blips right after a post', () => {
     const blipping = Object.fromEntries(
       Object.entries(store).map(([name, value]) => [
         name,
-        typeof value === 'function' ? (...args: unknown[]) => (down ? Promise.reject(new Error('the feed store did not answer')) : (value as (...a: unknown[]) => unknown).apply(store, args)) : value,
+        typeof value === 'function'
+          ? (...args: unknown[]) =>
+              down ? Promise.reject(new Error('the feed store did not answer')) : (value as (...a: unknown[]) => unknown).apply(store, args)
+          : value,
       ]),
     ) as unknown as FeedStore;
     const posted: (string | undefined)[] = [];

@@ -57,7 +57,12 @@ describe.each(['sqlite', 'redis'] as const)('the feed store in %s', (kind) => {
       expect(await a.count('g1')).toBe(21);
       expect(await b.following('g1', 'u1')).toEqual(['title_b']);
       await a.join({ guildId: 'g2', userId: 'u1', title: 'title_c' });
-      expect((await b.all()).filter((s) => s.userId === 'u1')).toEqual(expect.arrayContaining([{ guildId: 'g1', userId: 'u1', title: 'title_b' }, { guildId: 'g2', userId: 'u1', title: 'title_c' }]));
+      expect((await b.all()).filter((s) => s.userId === 'u1')).toEqual(
+        expect.arrayContaining([
+          { guildId: 'g1', userId: 'u1', title: 'title_b' },
+          { guildId: 'g2', userId: 'u1', title: 'title_c' },
+        ]),
+      );
       expect(await b.leave('g1', 'u1')).toBe(1);
       expect(await a.following('g1', 'u1')).toEqual([]);
       expect(await a.following('g2', 'u1')).toEqual(['title_c']);

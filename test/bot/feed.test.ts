@@ -28,7 +28,8 @@ const T0 = Date.parse('2026-11-20T20:00:00.000Z');
 const at = (minutes: number) => new Date(T0 + minutes * 60_000).toISOString();
 const EPHEMERAL = 64;
 
-const player = (title: string, platform: string, id: string) => JSON.stringify({ type: 'player', title, platform, id, handle: id, avatarUrl: null, vanity: null });
+const player = (title: string, platform: string, id: string) =>
+  JSON.stringify({ type: 'player', title, platform, id, handle: id, avatarUrl: null, vanity: null });
 let matchNo = 0;
 function matchB(id: string, startMinutes: number, result: 'win' | 'loss', kills: number): string {
   return JSON.stringify({
@@ -126,7 +127,14 @@ describe('the session feed, one bot process on SQLite', () => {
   const linksDb = tempLinksDb();
   const setClock = (minutes: number) => writeFileSync(clockFile, at(minutes));
   const state = (userId: string, title: string) => playerState(linksDb, userId, title);
-  const env = () => ({ DISCORD_TOKEN: TOKEN, DISCORD_API_URL: double.apiUrl, LOOKUP_BASE_URL: proxy.url, LINKS_DB: linksDb, FEED_CLOCK_FILE: clockFile, FEED_REQUESTS_PER_MINUTE: '120' });
+  const env = () => ({
+    DISCORD_TOKEN: TOKEN,
+    DISCORD_API_URL: double.apiUrl,
+    LOOKUP_BASE_URL: proxy.url,
+    LINKS_DB: linksDb,
+    FEED_CLOCK_FILE: clockFile,
+    FEED_REQUESTS_PER_MINUTE: '120',
+  });
   const posts = () => double.channelMessages(FEED_CHANNEL);
   const seen = (fragment: string) => proxy.requests.filter((r) => r.includes(fragment)).length;
 
@@ -169,11 +177,23 @@ describe('the session feed, one bot process on SQLite', () => {
 
   it('refuses a channel the bot may not post in, and takes one it may', async () => {
     double.setChannelError(FEED_CHANNEL, 50001);
-    const refused = await ask(double, { command: 'track', subcommand: 'channel', options: { channel: FEED_CHANNEL }, user: users.admin, permissions: MANAGE_GUILD });
+    const refused = await ask(double, {
+      command: 'track',
+      subcommand: 'channel',
+      options: { channel: FEED_CHANNEL },
+      user: users.admin,
+      permissions: MANAGE_GUILD,
+    });
     expect(refused.text).toContain('Nothing changed');
     expect(refused.text).toContain('Missing Access');
     double.setChannelError(FEED_CHANNEL, null);
-    const taken = await ask(double, { command: 'track', subcommand: 'channel', options: { channel: FEED_CHANNEL }, user: users.admin, permissions: MANAGE_GUILD });
+    const taken = await ask(double, {
+      command: 'track',
+      subcommand: 'channel',
+      options: { channel: FEED_CHANNEL },
+      user: users.admin,
+      permissions: MANAGE_GUILD,
+    });
     expect(taken.text).toContain(`on** in <#${FEED_CHANNEL}>`);
     expect(posts()).toHaveLength(1);
     expect(embedOf(posts()[0]!)?.author?.name).toBe('Session feed');
@@ -209,7 +229,11 @@ describe('the session feed, one bot process on SQLite', () => {
     await ask(double, { command: 'track', subcommand: 'join', options: { title: 'title_c' }, user: users.ember });
     await ask(double, { command: 'link', options: { title: 'title_b', platform: 'pc_store_b', player: 'Second' }, user: users.second });
     await ask(double, { command: 'track', subcommand: 'join', options: { title: 'title_b' }, user: users.second });
-    await waitFor(() => state(users.ember.id, 'title_c') !== undefined && state(users.second.id, 'title_b') !== undefined, 20_000, 'the first looks at Ember and Second');
+    await waitFor(
+      () => state(users.ember.id, 'title_c') !== undefined && state(users.second.id, 'title_b') !== undefined,
+      20_000,
+      'the first looks at Ember and Second',
+    );
     await importLines(service.store, [matchC('Ember#0001', 41, 'win', 12, 3), matchC('Ember#0001', 50, 'loss', 6, 6)]);
     // The feed shares the lookup cache: the career the link cached stays 5 s (its expiry lies in the
     // past of this machine's clock). Ember was idle: looked at again an hour later, when the growth is seen.
@@ -245,7 +269,13 @@ describe('the session feed, one bot process on SQLite', () => {
     double.setChannelError(FEED_CHANNEL, null);
     bot = startBot(env());
     await double.waitForReady(30_000);
-    const again = await ask(double, { command: 'track', subcommand: 'channel', options: { channel: FEED_CHANNEL }, user: users.admin, permissions: MANAGE_GUILD });
+    const again = await ask(double, {
+      command: 'track',
+      subcommand: 'channel',
+      options: { channel: FEED_CHANNEL },
+      user: users.admin,
+      permissions: MANAGE_GUILD,
+    });
     expect(again.text).toContain('✅');
     expect(posts()).toHaveLength(4);
     // Everyone due again: the sessions already posted (and the one refused) stay unposted.
@@ -376,7 +406,16 @@ describe('the session feed on the demo data', () => {
   it('writes the feed of a server in its language, whatever the language of the admin who picks the channel', async () => {
     const GERMAN_SERVER = '1180000000000000190';
     const channel = '1180000000000000791';
-    const picked = await ask(double, { command: 'track', subcommand: 'channel', options: { channel }, user: users.admin, permissions: MANAGE_GUILD, guildId: GERMAN_SERVER, guildLocale: 'de', locale: 'en-US' });
+    const picked = await ask(double, {
+      command: 'track',
+      subcommand: 'channel',
+      options: { channel },
+      user: users.admin,
+      permissions: MANAGE_GUILD,
+      guildId: GERMAN_SERVER,
+      guildLocale: 'de',
+      locale: 'en-US',
+    });
     // The admin reads English; the channel's first post, as every summary after it, is German.
     expect(picked.text).toContain('Summaries are posted in German');
     const check = embedOf(double.channelMessages(channel)[0]!);
@@ -384,7 +423,11 @@ describe('the session feed on the demo data', () => {
     expect(check?.description).toContain('Mitmachen mit');
     const db = new Database(linksDb, { readonly: true, fileMustExist: true });
     try {
-      expect(JSON.parse(db.prepare('SELECT value FROM feed_guilds WHERE guild_id = ?').pluck().get(GERMAN_SERVER) as string)).toMatchObject({ channelId: channel, on: true, locale: 'de' });
+      expect(JSON.parse(db.prepare('SELECT value FROM feed_guilds WHERE guild_id = ?').pluck().get(GERMAN_SERVER) as string)).toMatchObject({
+        channelId: channel,
+        on: true,
+        locale: 'de',
+      });
     } finally {
       db.close();
     }

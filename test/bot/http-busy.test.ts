@@ -25,7 +25,12 @@ afterAll(async () => {
 
 it('refuses interactions past MAX_INFLIGHT with 503, one warning for all of them', async () => {
   const url = `http://127.0.0.1:${server.port}/interactions`;
-  const answers = await Promise.all(Array.from({ length: 40 }, () => double.postInteraction(url, chatInput({ group: 'title_c', subcommand: 'profile', options: { platform: 'console_a', player: 'Nova' } })).http));
+  const answers = await Promise.all(
+    Array.from(
+      { length: 40 },
+      () => double.postInteraction(url, chatInput({ group: 'title_c', subcommand: 'profile', options: { platform: 'console_a', player: 'Nova' } })).http,
+    ),
+  );
   expect(answers.map((a) => a.status)).toEqual(Array(40).fill(503));
   const warned = logs()
     .split('\n')

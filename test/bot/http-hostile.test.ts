@@ -24,7 +24,15 @@ beforeAll(async () => {
   double = await startDiscordDouble();
   // A command the bot does not know is answered with a notice: enough to see whether it ran.
   router = new Router({ logger } as unknown as Deps, logger);
-  server = await startInteractionsServer({ host: '127.0.0.1', port: 0, publicKey: double.publicKey, router, rest: new REST(), logger, requestTimeoutMs: 1_000 });
+  server = await startInteractionsServer({
+    host: '127.0.0.1',
+    port: 0,
+    publicKey: double.publicKey,
+    router,
+    rest: new REST(),
+    logger,
+    requestTimeoutMs: 1_000,
+  });
   url = `http://127.0.0.1:${server.port}/interactions`;
 });
 afterAll(async () => {
@@ -32,7 +40,8 @@ afterAll(async () => {
   await double.close();
 });
 
-const post = (body: string, headers: Record<string, string>) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+const post = (body: string, headers: Record<string, string>) =>
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
 
 /** Resolves when the socket closes; `what` names it in the error if it stays open past `ms` (a safety net, never the assertion). */
 const closed = (socket: Socket, ms: number, what: string) =>
@@ -73,9 +82,18 @@ describe('a signed interaction sent again', () => {
 describe('a flood of connections', () => {
   it(`still answers a signed PING with ${MAX_CONNECTIONS * 2} idle and half-sent connections open`, async () => {
     // No timeout frees a place meanwhile: the flood holds its connections as long as it likes.
-    const patient = await startInteractionsServer({ host: '127.0.0.1', port: 0, publicKey: double.publicKey, router, rest: new REST(), logger, requestTimeoutMs: 120_000 });
+    const patient = await startInteractionsServer({
+      host: '127.0.0.1',
+      port: 0,
+      publicKey: double.publicKey,
+      router,
+      rest: new REST(),
+      logger,
+      requestTimeoutMs: 120_000,
+    });
     const flood: Socket[] = [];
-    const connected = (s: Socket) => new Promise<void>((resolve) => (s.once('connect', () => resolve()), s.once('error', () => resolve()), s.once('close', () => resolve())));
+    const connected = (s: Socket) =>
+      new Promise<void>((resolve) => (s.once('connect', () => resolve()), s.once('error', () => resolve()), s.once('close', () => resolve())));
     for (let i = 0; i < MAX_CONNECTIONS * 2; i++) {
       const s = connect(patient.port, '127.0.0.1');
       s.on('error', () => undefined);
@@ -86,7 +104,11 @@ describe('a flood of connections', () => {
     try {
       await Promise.all(flood.map(connected));
       const ping = JSON.stringify({ id: snowflake(), application_id: double.applicationId, type: 1, token: 'ping-token', version: 1 });
-      const answer = await fetch(`http://127.0.0.1:${patient.port}/interactions`, { method: 'POST', headers: { 'content-type': 'application/json', ...double.signatureHeaders(ping) }, body: ping });
+      const answer = await fetch(`http://127.0.0.1:${patient.port}/interactions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...double.signatureHeaders(ping) },
+        body: ping,
+      });
       expect(answer.status).toBe(200);
       expect(await answer.json()).toEqual({ type: 1 });
     } finally {
@@ -124,7 +146,9 @@ describe('an oversized body', () => {
     let said = '';
     s.on('data', (d: Buffer) => (said += d.toString()));
     s.once('connect', () => {
-      s.write(`POST /interactions HTTP/1.1\r\nHost: bot\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nX-Signature-Ed25519: ${headers['x-signature-ed25519']}\r\nX-Signature-Timestamp: ${headers['x-signature-timestamp']}\r\n\r\n`);
+      s.write(
+        `POST /interactions HTTP/1.1\r\nHost: bot\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nX-Signature-Ed25519: ${headers['x-signature-ed25519']}\r\nX-Signature-Timestamp: ${headers['x-signature-timestamp']}\r\n\r\n`,
+      );
       // 13 MB, written as fast as the connection takes it, until it is closed.
       let sent = 0;
       const more = () => {

@@ -9,7 +9,15 @@ import type { ChildProcess } from 'node:child_process';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { autocomplete, chatInput, component, startDiscordDouble, type DiscordDouble, type HttpInteractionHandle, type RestCall } from '../discord-double/index.js';
+import {
+  autocomplete,
+  chatInput,
+  component,
+  startDiscordDouble,
+  type DiscordDouble,
+  type HttpInteractionHandle,
+  type RestCall,
+} from '../discord-double/index.js';
 import { snowflake } from '../discord-double/ids.js';
 import { startBot, type BotProcess } from '../helpers/bot.js';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
@@ -45,7 +53,10 @@ let metricsPort: number;
 /** Waits for a worker's "listening" line and returns its endpoint URL. */
 async function endpointOf(bot: BotProcess): Promise<string> {
   for (let i = 0; i < 600; i++) {
-    const line = bot.output().split('\n').find((l) => l.includes('listening for Discord interactions'));
+    const line = bot
+      .output()
+      .split('\n')
+      .find((l) => l.includes('listening for Discord interactions'));
     if (line) return `http://127.0.0.1:${(JSON.parse(line) as { port: number }).port}/interactions`;
     if (bot.child.exitCode !== null) throw new Error(`the bot exited: ${bot.output()}`);
     await sleep(50);
@@ -91,7 +102,10 @@ function next(): string {
 }
 
 /** POSTs a signed interaction to a worker and waits for its final answer. */
-async function send(payload: Parameters<DiscordDouble['postInteraction']>[1], url = next()): Promise<{ handle: HttpInteractionHandle; callback: Callback; calls: RestCall[]; final: Message }> {
+async function send(
+  payload: Parameters<DiscordDouble['postInteraction']>[1],
+  url = next(),
+): Promise<{ handle: HttpInteractionHandle; callback: Callback; calls: RestCall[]; final: Message }> {
   const handle = double.postInteraction(url, payload);
   const http = await handle.http;
   expect(http.status).toBe(200);
@@ -190,7 +204,8 @@ describe('commands, autocomplete and components over HTTP', () => {
   });
 
   it('counts a worker’s requests to Discord’s REST API (the edit after a deferral) in its metrics', async () => {
-    const counted = async () => Number(/^bot_discord_rest_requests_total\{result="ok"\} (\d+)/m.exec(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text())?.[1] ?? NaN);
+    const counted = async () =>
+      Number(/^bot_discord_rest_requests_total\{result="ok"\} (\d+)/m.exec(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text())?.[1] ?? NaN);
     const before = await counted();
     const profile = await send(chatInput({ group: 'title_c', subcommand: 'profile', options: { platform: 'console_a', player: 'Nova' } }), workers[0]!.url);
     expect(profile.calls.some((c) => c.method === 'PATCH')).toBe(true);
@@ -238,10 +253,12 @@ describe('commands, autocomplete and components over HTTP', () => {
 
   it('answers alike through the gateway and through HTTP, links shared between them', async () => {
     const user = { id: '1180000000000000613', username: 'both' };
-    const viaGateway = await settled(double.dispatchInteraction(chatInput({ command: 'link', options: { title: 'title_b', platform: 'pc_store_b', player: 'Wraithling' }, user })));
+    const viaGateway = await settled(
+      double.dispatchInteraction(chatInput({ command: 'link', options: { title: 'title_b', platform: 'pc_store_b', player: 'Wraithling' }, user })),
+    );
     expect(viaGateway[0]!.path).toMatch(/^\/interactions\/\d+\/[^/]+\/callback$/);
     const command = { group: 'title_b', subcommand: 'search', options: { query: 'W', platform: 'pc_store_b' }, user };
-    const gatewayData = (settledBody(await settled(double.dispatchInteraction(chatInput(command))))).data!;
+    const gatewayData = settledBody(await settled(double.dispatchInteraction(chatInput(command)))).data!;
     const http = await send(chatInput(command));
     // The same embeds; the same controls but for the id of each reply's own state.
     const plain = (m: Message) => JSON.stringify({ embeds: m.embeds, components: m.components }).replace(/"(\w\w):[\w-]+(:[^"]*)?"/g, '"$1:<state>$2"');

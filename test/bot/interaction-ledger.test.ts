@@ -46,7 +46,9 @@ describe('the interactions ledger', () => {
   it('lets the memory decide when Redis fails or does not answer in time, and says so', async () => {
     const told: string[] = [];
     const onUnavailable = (e: Error) => told.push(e.message);
-    const failing = interactionLedger({ redis: { client: { set: () => Promise.reject(new Error('connection lost')) }, namespace: 'ns', timeoutMs: 1_000, onUnavailable } });
+    const failing = interactionLedger({
+      redis: { client: { set: () => Promise.reject(new Error('connection lost')) }, namespace: 'ns', timeoutMs: 1_000, onUnavailable },
+    });
     expect(await failing.take('8')).toBe(true);
     expect(await failing.take('8')).toBe(false);
     const stalled = interactionLedger({ redis: { client: { set: () => new Promise(() => undefined) }, namespace: 'ns', timeoutMs: 10, onUnavailable } });

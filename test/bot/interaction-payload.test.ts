@@ -21,7 +21,22 @@ const command = (options: unknown, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-const statsOptions = [{ name: 'title_c', type: 2, options: [{ name: 'profile', type: 1, options: [{ name: 'player', type: 3, value: 'Nova' }, { name: 'card', type: 5, value: false }] }] }];
+const statsOptions = [
+  {
+    name: 'title_c',
+    type: 2,
+    options: [
+      {
+        name: 'profile',
+        type: 1,
+        options: [
+          { name: 'player', type: 3, value: 'Nova' },
+          { name: 'card', type: 5, value: false },
+        ],
+      },
+    ],
+  },
+];
 
 describe('the interaction payload', () => {
   it('reads a command: group, subcommand, leaf options, who, where, language, Manage Server', () => {
@@ -29,27 +44,60 @@ describe('the interaction payload', () => {
     expect(raw).toBeDefined();
     expect(actionOf(raw!)).toEqual({
       kind: 'command',
-      input: { name: 'stats', group: 'title_c', subcommand: 'profile', options: { player: 'Nova', card: false }, userId: USER, guildId: GUILD, locale: 'de', canManageServer: true },
+      input: {
+        name: 'stats',
+        group: 'title_c',
+        subcommand: 'profile',
+        options: { player: 'Nova', card: false },
+        userId: USER,
+        guildId: GUILD,
+        locale: 'de',
+        canManageServer: true,
+      },
     });
   });
 
   it('reads the server’s language beside the reader’s, and leaves out one it cannot read rather than refusing the command', () => {
-    expect(actionOf(readEnvelope(command(statsOptions, { guild_locale: 'pt-BR' }))!)).toMatchObject({ kind: 'command', input: { locale: 'de', guildLocale: 'pt-BR' } });
+    expect(actionOf(readEnvelope(command(statsOptions, { guild_locale: 'pt-BR' }))!)).toMatchObject({
+      kind: 'command',
+      input: { locale: 'de', guildLocale: 'pt-BR' },
+    });
     const odd = actionOf(readEnvelope(command(statsOptions, { guild_locale: 'x'.repeat(21) }))!);
     expect(odd).toMatchObject({ kind: 'command', input: { locale: 'de' } });
     expect(odd).not.toHaveProperty('input.guildLocale', expect.anything());
   });
 
   it('reads the focused option of an autocomplete, and a DM user without a member', () => {
-    const payload = { ...command([{ name: 'title_b', type: 2, options: [{ name: 'segments', type: 1, options: [{ name: 'platform', type: 3, value: 'c', focused: true }] }] }]), type: 4, member: undefined, guild_id: null, user: { id: USER } };
+    const payload = {
+      ...command([{ name: 'title_b', type: 2, options: [{ name: 'segments', type: 1, options: [{ name: 'platform', type: 3, value: 'c', focused: true }] }] }]),
+      type: 4,
+      member: undefined,
+      guild_id: null,
+      user: { id: USER },
+    };
     const action = actionOf(readEnvelope(payload)!);
-    expect(action).toMatchObject({ kind: 'autocomplete', input: { group: 'title_b', subcommand: 'segments', focused: { name: 'platform', value: 'c' }, guildId: null, canManageServer: false, userId: USER } });
+    expect(action).toMatchObject({
+      kind: 'autocomplete',
+      input: { group: 'title_b', subcommand: 'segments', focused: { name: 'platform', value: 'c' }, guildId: null, canManageServer: false, userId: USER },
+    });
   });
 
   it('reads a select menu’s picks and a button (no picks)', () => {
     const base = { id: ID, application_id: APP, token: 't', type: 3, user: { id: USER }, locale: 'fr' };
-    expect(actionOf(readEnvelope({ ...base, data: { custom_id: 'open:abc', component_type: 3, values: ['map'] } })!)).toEqual({ kind: 'component', customId: 'open:abc', values: ['map'], userId: USER, locale: 'fr' });
-    expect(actionOf(readEnvelope({ ...base, data: { custom_id: 'go:abc:matches', component_type: 2 } })!)).toEqual({ kind: 'component', customId: 'go:abc:matches', values: undefined, userId: USER, locale: 'fr' });
+    expect(actionOf(readEnvelope({ ...base, data: { custom_id: 'open:abc', component_type: 3, values: ['map'] } })!)).toEqual({
+      kind: 'component',
+      customId: 'open:abc',
+      values: ['map'],
+      userId: USER,
+      locale: 'fr',
+    });
+    expect(actionOf(readEnvelope({ ...base, data: { custom_id: 'go:abc:matches', component_type: 2 } })!)).toEqual({
+      kind: 'component',
+      customId: 'go:abc:matches',
+      values: undefined,
+      userId: USER,
+      locale: 'fr',
+    });
   });
 
   it('reads who ran the command that made a pressed message (interaction_metadata, or the older interaction), and takes a message that does not say', () => {
@@ -58,11 +106,23 @@ describe('the interaction payload', () => {
     const ownerOf = (message: unknown) => (actionOf(readEnvelope({ ...base, message })!) as { messageOwnerId?: string }).messageOwnerId;
     expect(ownerOf({ id: '1', interaction_metadata: { id: '2', type: 2, user: { id: OWNER, username: 'o' } } })).toBe(OWNER);
     expect(ownerOf({ id: '1', interaction: { id: '2', type: 2, name: 'stats', user: { id: OWNER } } })).toBe(OWNER);
-    for (const unknown of [undefined, null, { id: '1' }, { interaction_metadata: { user: { id: 'nope' } } }, { interaction_metadata: 'x' }, []]) expect(ownerOf(unknown)).toBeUndefined();
+    for (const unknown of [undefined, null, { id: '1' }, { interaction_metadata: { user: { id: 'nope' } } }, { interaction_metadata: 'x' }, []])
+      expect(ownerOf(unknown)).toBeUndefined();
   });
 
   it('refuses what is not an interaction envelope', () => {
-    for (const bad of [null, [], 'x', { ...command([]), id: 'abc' }, { ...command([]), application_id: undefined }, { ...command([]), type: 2.5 }, { ...command([]), token: '' }, { ...command([]), member: { user: {} } }, { ...command([]), member: { user: { id: USER }, permissions: 'all' } }, { ...command([]), locale: 'x'.repeat(21) }])
+    for (const bad of [
+      null,
+      [],
+      'x',
+      { ...command([]), id: 'abc' },
+      { ...command([]), application_id: undefined },
+      { ...command([]), type: 2.5 },
+      { ...command([]), token: '' },
+      { ...command([]), member: { user: {} } },
+      { ...command([]), member: { user: { id: USER }, permissions: 'all' } },
+      { ...command([]), locale: 'x'.repeat(21) },
+    ])
       expect(readEnvelope(bad)).toBeUndefined();
   });
 
@@ -71,13 +131,30 @@ describe('the interaction payload', () => {
       command({ not: 'a list' }),
       command([{ name: 'player', type: 3, value: { an: 'object' } }]),
       command([{ type: 3, value: 'x' }]),
-      command([{ name: 'a', type: 2, options: [{ name: 'b', type: 1, options: [{ name: 'c', type: 1, options: [{ name: 'd', type: 1, options: [{ name: 'e', type: 3, value: 'deep' }] }] }] }] }]),
+      command([
+        {
+          name: 'a',
+          type: 2,
+          options: [
+            { name: 'b', type: 1, options: [{ name: 'c', type: 1, options: [{ name: 'd', type: 1, options: [{ name: 'e', type: 3, value: 'deep' }] }] }] },
+          ],
+        },
+      ]),
       { ...command([]), data: { name: 'x'.repeat(33) } },
       { ...command([]), type: 3, data: { custom_id: 'a', component_type: 3, values: [1] } },
       { ...command([]), type: 9 },
       { ...command([]), member: undefined },
     ].map((p) => actionOf(readEnvelope(p)!));
-    expect(reasons).toEqual(['malformed command data', 'malformed command data', 'malformed command data', 'malformed command data', 'malformed command data', 'malformed component data', 'interaction type 9 is not answered by this bot', 'no user']);
+    expect(reasons).toEqual([
+      'malformed command data',
+      'malformed command data',
+      'malformed command data',
+      'malformed command data',
+      'malformed command data',
+      'malformed component data',
+      'interaction type 9 is not answered by this bot',
+      'no user',
+    ]);
   });
 
   it('tells when Discord made the interaction from its id', () => {

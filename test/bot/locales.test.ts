@@ -43,7 +43,9 @@ const labels = (a: Answer) => (a.data?.components ?? []).flatMap((row) => row.co
 
 describe('replies in the reader’s language', () => {
   it('answers a German reader in German: the profile, its buttons and its footer', async () => {
-    const a = await answer(chatInput({ group: 'title_c', subcommand: 'profile', options: { platform: 'console_a', player: 'Nova' }, user: USER, locale: 'de' }));
+    const a = await answer(
+      chatInput({ group: 'title_c', subcommand: 'profile', options: { platform: 'console_a', player: 'Nova' }, user: USER, locale: 'de' }),
+    );
     expect(a.type).toBe(4);
     const embed = a.data?.embeds?.[0];
     expect(embed?.author?.name).toBe('Title C · Karriere');
@@ -54,7 +56,9 @@ describe('replies in the reader’s language', () => {
   });
 
   it('pages a list in the reader’s language', async () => {
-    const list = await answer(chatInput({ group: 'title_a', subcommand: 'matches', options: { platform: 'pc_store_a', player: 'novaplays' }, user: USER, locale: 'fr' }));
+    const list = await answer(
+      chatInput({ group: 'title_a', subcommand: 'matches', options: { platform: 'pc_store_a', player: 'novaplays' }, user: USER, locale: 'fr' }),
+    );
     expect(list.data?.embeds?.[0]?.author?.name).toBe('Title A · Dernières parties');
     expect(labels(list)).toContain('Ouvrir un rapport de partie');
     expect(labels(list)).toContain('Suivant ▶');
@@ -67,16 +71,31 @@ describe('replies in the reader’s language', () => {
   });
 
   it('tells a Brazilian reader what went wrong in Portuguese, privately', async () => {
-    const missing = await answer(chatInput({ group: 'title_c', subcommand: 'profile', options: { platform: 'pc_store_c', player: 'Ninguem#0000' }, user: USER, locale: 'pt-BR' }));
+    const missing = await answer(
+      chatInput({ group: 'title_c', subcommand: 'profile', options: { platform: 'pc_store_c', player: 'Ninguem#0000' }, user: USER, locale: 'pt-BR' }),
+    );
     expect(missing.data?.flags).toBe(64);
-    expect(missing.data?.content).toMatch(/^Nenhum jogador de Title C \*\*Ninguem#0000\*\* em PC\u00a0Store\u00a0C\. Confira a grafia, ou procure com `\/estatísticas title_c buscar`\.$/);
-    const nobody = await answer(chatInput({ group: 'title_c', subcommand: 'profile', options: {}, user: { id: '1180000000000000599', username: 'novo' }, locale: 'pt-BR' }));
+    expect(missing.data?.content).toMatch(
+      /^Nenhum jogador de Title C \*\*Ninguem#0000\*\* em PC\u00a0Store\u00a0C\. Confira a grafia, ou procure com `\/estatísticas title_c buscar`\.$/,
+    );
+    const nobody = await answer(
+      chatInput({ group: 'title_c', subcommand: 'profile', options: {}, user: { id: '1180000000000000599', username: 'novo' }, locale: 'pt-BR' }),
+    );
     expect(nobody.data?.content).toContain('Qual jogador?');
     expect(nobody.data?.content).toContain('`jogador:`');
   });
 
   it('offers autocomplete choices in the reader’s language', async () => {
-    const a = await answer(autocomplete({ group: 'title_a', subcommand: 'segments', options: { platform: 'pc_store_a', player: 'novaplays', segment: '' }, focused: 'segment', user: USER, locale: 'de' }));
+    const a = await answer(
+      autocomplete({
+        group: 'title_a',
+        subcommand: 'segments',
+        options: { platform: 'pc_store_a', player: 'novaplays', segment: '' },
+        focused: 'segment',
+        user: USER,
+        locale: 'de',
+      }),
+    );
     expect(a.type).toBe(8);
     const names = a.data?.choices?.map((c) => c.name) ?? [];
     expect(names.some((n) => n.startsWith('Karten (map)'))).toBe(true);
@@ -89,7 +108,16 @@ describe('replies in the reader’s language', () => {
     // The link may have been answered deferred (saved after the first response): asked until it is there.
     await vi.waitFor(
       async () => {
-        const linked = await answer(autocomplete({ group: 'title_c', subcommand: 'profile', options: { platform: 'pc_store_c', player: '' }, focused: 'player', user: linker, locale: 'de' }));
+        const linked = await answer(
+          autocomplete({
+            group: 'title_c',
+            subcommand: 'profile',
+            options: { platform: 'pc_store_c', player: '' },
+            focused: 'player',
+            user: linker,
+            locale: 'de',
+          }),
+        );
         expect(linked.data?.choices?.map((c) => c.name)).toEqual(['Nova#2231 (dein verknüpftes Konto)']);
       },
       { timeout: 10_000, interval: 200 },

@@ -79,7 +79,11 @@ describe('the bot with METRICS_PORT', () => {
     const before = await scrape();
     const { double, proxy } = stack;
     // A cold profile (a miss and a request to the service), the same again (a hit), an autocomplete.
-    for (const payload of [profile('Nova'), profile('Nova'), autocomplete({ group: 'title_b', subcommand: 'segments', options: { platform: 'c' }, focused: 'platform' })]) {
+    for (const payload of [
+      profile('Nova'),
+      profile('Nova'),
+      autocomplete({ group: 'title_b', subcommand: 'segments', options: { platform: 'c' }, focused: 'platform' }),
+    ]) {
       await settled(double.dispatchInteraction(payload));
     }
     // The service failing: an error counted by its kind.
@@ -92,7 +96,9 @@ describe('the bot with METRICS_PORT', () => {
     expect(moved('bot_interactions_total', { kind: 'command', outcome: 'reply' })).toBe(2);
     expect(moved('bot_interactions_total', { kind: 'autocomplete', outcome: 'answered' })).toBe(1);
     // The service's 500s end as a notice to the user (or a deferral when retries took long).
-    expect(moved('bot_interactions_total', { kind: 'command', outcome: 'notice' }) + moved('bot_interactions_total', { kind: 'command', outcome: 'deferred' })).toBe(1);
+    expect(
+      moved('bot_interactions_total', { kind: 'command', outcome: 'notice' }) + moved('bot_interactions_total', { kind: 'command', outcome: 'deferred' }),
+    ).toBe(1);
     expect(moved('bot_interaction_duration_seconds_count', { kind: 'command' })).toBe(3);
     expect(moved('bot_interaction_duration_seconds_count', { kind: 'autocomplete' })).toBe(1);
     expect(moved('bot_interaction_duration_seconds_bucket', { kind: 'command', le: '+Inf' })).toBe(3);

@@ -16,7 +16,14 @@ import { cleanEnv } from '../helpers/bot.js';
 function preview(...args: string[]) {
   const dir = mkdtempSync(join(tmpdir(), 'preview-card-'));
   const env = { ...cleanEnv(), PREVIEW_DB: join(dir, 'preview.sqlite'), LOG_LEVEL: 'warn' };
-  return { dir, run: spawnSync(process.execPath, ['--import', 'tsx', 'src/bot/preview.ts', ...args.map((a) => a.replace('$DIR', dir))], { env, encoding: 'utf8', timeout: 30_000 }) };
+  return {
+    dir,
+    run: spawnSync(process.execPath, ['--import', 'tsx', 'src/bot/preview.ts', ...args.map((a) => a.replace('$DIR', dir))], {
+      env,
+      encoding: 'utf8',
+      timeout: 30_000,
+    }),
+  };
 }
 
 describe('reading a typed command', () => {
@@ -29,7 +36,12 @@ describe('reading a typed command', () => {
       userId: 'u',
       last: { name: 'season', value: '2' },
     });
-    expect(parseCommandLine("/link title:title_c platform:pc_store_c player:'Nova#2231'", 'u')).toMatchObject({ name: 'link', group: null, subcommand: null, options: { player: 'Nova#2231' } });
+    expect(parseCommandLine("/link title:title_c platform:pc_store_c player:'Nova#2231'", 'u')).toMatchObject({
+      name: 'link',
+      group: null,
+      subcommand: null,
+      options: { player: 'Nova#2231' },
+    });
   });
 
   it('refuses unknown commands, options and non-numbers', () => {
@@ -58,7 +70,9 @@ describe('reading a typed command', () => {
   });
 
   it('says which options a command to run lacks that Discord always sends, and takes them missing while a command is typed', () => {
-    expect(() => parseCommandLine('/stats title_b segments platform:pc_store_b player:Wraithling', 'u')).toThrow('"/stats title_b segments" needs segment:… (Discord sends it with this always)');
+    expect(() => parseCommandLine('/stats title_b segments platform:pc_store_b player:Wraithling', 'u')).toThrow(
+      '"/stats title_b segments" needs segment:… (Discord sends it with this always)',
+    );
     expect(() => parseCommandLine('/link player:Nova', 'u')).toThrow('"/link" needs title:… platform:…');
     expect(parseCommandLine('/link title:title_c player:No', 'u', { complete: false })).toMatchObject({ name: 'link', last: { name: 'player', value: 'No' } });
   });
@@ -74,7 +88,10 @@ describe('the preview command line', () => {
     expect(usage).toMatch(/^Usage: npm run preview -- /);
     for (const flag of FLAGS) {
       expect(usage, flag).toContain(`[${flag}`);
-      expect(below.some((l) => l.startsWith(`  ${flag} `)), flag).toBe(true);
+      expect(
+        below.some((l) => l.startsWith(`  ${flag} `)),
+        flag,
+      ).toBe(true);
     }
     expect(below.some((l) => l.startsWith('  --help '))).toBe(true);
   });
@@ -90,11 +107,28 @@ describe('the preview command line', () => {
 describe('printing a reply', () => {
   it('prints embeds, controls and ephemeral notes as plain text', () => {
     const text = renderText({
-      embeds: [{ author: { name: 'Title C · Career' }, title: 'Nova\\_x', description: 'Last played <t:1795197780:R>', fields: [{ name: 'Kills', value: '**12**\n#1 · top 1%', inline: true }], footer: { text: 'Updated just now' } }],
+      embeds: [
+        {
+          author: { name: 'Title C · Career' },
+          title: 'Nova\\_x',
+          description: 'Last played <t:1795197780:R>',
+          fields: [{ name: 'Kills', value: '**12**\n#1 · top 1%', inline: true }],
+          footer: { text: 'Updated just now' },
+        },
+      ],
       components: [pageControls('s', 0, 3)!],
       ephemeral: false,
     });
-    expect(text).toBe(['┌─ Title C · Career', '│ Nova_x', '│ Last played 2026-11-20 18:03 UTC', '│ Kills: 12  #1 · top 1%', '└─ Updated just now', '[◀ Previous] [1 / 3] [Next ▶*]'].join('\n'));
+    expect(text).toBe(
+      [
+        '┌─ Title C · Career',
+        '│ Nova_x',
+        '│ Last played 2026-11-20 18:03 UTC',
+        '│ Kills: 12  #1 · top 1%',
+        '└─ Updated just now',
+        '[◀ Previous] [1 / 3] [Next ▶*]',
+      ].join('\n'),
+    );
     expect(renderText(notice('No such player.'))).toBe('(only you can see this)\nNo such player.');
   });
 });
@@ -121,7 +155,10 @@ describe('--card', () => {
   }, 40_000);
 
   it('says so when the reply has no card (card:false, or a reply without one)', () => {
-    for (const command of ['/stats title_c profile platform:console_a player:Nova card:false', '/stats title_c segments segment:hero platform:pc_store_c player:Nova#2231']) {
+    for (const command of [
+      '/stats title_c profile platform:console_a player:Nova card:false',
+      '/stats title_c segments segment:hero platform:pc_store_c player:Nova#2231',
+    ]) {
       const { run } = preview('--card', '$DIR/card.png', command);
       expect(run.status, command).toBe(1);
       expect(run.stderr).toContain('This reply has no card');
@@ -129,18 +166,23 @@ describe('--card', () => {
   }, 60_000);
 });
 
-describe('the preview\'s own store', () => {
-  it('keeps links, members and /track settings in PREVIEW_DB between runs, never in the bot\'s LINKS_DB or in Redis (lookups still cached there)', async () => {
+describe("the preview's own store", () => {
+  it("keeps links, members and /track settings in PREVIEW_DB between runs, never in the bot's LINKS_DB or in Redis (lookups still cached there)", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'preview-store-'));
     const namespace = `preview-${randomUUID()}`;
     const linksDb = join(dir, 'links.sqlite');
     const previewDb = join(dir, 'preview.sqlite');
     const env = { ...cleanEnv(), LINKS_DB: linksDb, CACHE_URL: 'redis://127.0.0.1:6379', CACHE_NAMESPACE: namespace, PREVIEW_DB: previewDb, LOG_LEVEL: 'warn' };
-    const run = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'src/bot/preview.ts', ...args], { env, encoding: 'utf8', timeout: 30_000 });
+    const run = (...args: string[]) =>
+      spawnSync(process.execPath, ['--import', 'tsx', 'src/bot/preview.ts', ...args], { env, encoding: 'utf8', timeout: 30_000 });
     const redis = createClient({ url: 'redis://127.0.0.1:6379' });
     await redis.connect();
     try {
-      for (const args of [['/link title:title_c platform:pc_store_c player:Nova#2231'], ['--admin', '/track channel channel:1180000000000000777'], ['/track join title:title_c']]) {
+      for (const args of [
+        ['/link title:title_c platform:pc_store_c player:Nova#2231'],
+        ['--admin', '/track channel channel:1180000000000000777'],
+        ['/track join title:title_c'],
+      ]) {
         const r = run(...args);
         expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(0);
       }
@@ -162,7 +204,7 @@ describe('the preview\'s own store', () => {
     }
   }, 120_000);
 
-  it('refuses a PREVIEW_DB that is the bot\'s LINKS_DB, naming it', () => {
+  it("refuses a PREVIEW_DB that is the bot's LINKS_DB, naming it", () => {
     const dir = mkdtempSync(join(tmpdir(), 'preview-same-'));
     const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/bot/preview.ts', '/link title:title_c platform:pc_store_c player:Nova#2231'], {
       env: { ...cleanEnv(), LINKS_DB: join(dir, 'links.sqlite'), PREVIEW_DB: `${dir}/./links.sqlite`, LOG_LEVEL: 'warn' },
@@ -170,7 +212,9 @@ describe('the preview\'s own store', () => {
       timeout: 30_000,
     });
     expect(r.status).toBe(2);
-    expect(r.stderr.trim()).toBe(`Configuration: PREVIEW_DB must not be LINKS_DB (${join(dir, 'links.sqlite')}): the preview's made-up links and channels would reach the bot`);
+    expect(r.stderr.trim()).toBe(
+      `Configuration: PREVIEW_DB must not be LINKS_DB (${join(dir, 'links.sqlite')}): the preview's made-up links and channels would reach the bot`,
+    );
     expect(existsSync(join(dir, 'links.sqlite'))).toBe(false);
   });
 });

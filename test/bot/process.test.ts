@@ -18,7 +18,10 @@ const links = tempLinksDb;
 /** Runs a command to its end. Not spawnSync: the double lives in this process and must keep answering. */
 function run(script: string, env: Record<string, string>, args: string[] = []): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { env: { ...cleanEnv(), LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+      env: { ...cleanEnv(), LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -43,14 +46,23 @@ describe('npm run deploy-commands', () => {
   it('registers the commands globally, reading the application id from Discord', async () => {
     const r = await run('src/bot/deploy.ts', { DISCORD_TOKEN: TOKEN, DISCORD_API_URL: double.apiUrl });
     expect(r.status, r.stderr).toBe(0);
-    expect(r.stdout).toBe(`Registered ${commands.length} commands (${commands.map((c) => `/${c.data.name}`).join(', ')}) globally for application ${double.applicationId}.\n`);
+    expect(r.stdout).toBe(
+      `Registered ${commands.length} commands (${commands.map((c) => `/${c.data.name}`).join(', ')}) globally for application ${double.applicationId}.\n`,
+    );
     expect((double.commands.global as { name: string }[]).map((c) => c.name)).toEqual(commands.map((c) => c.data.name));
     // In every language the bot speaks: a German client sees German command names.
-    expect((double.commands.global as { name: string; name_localizations?: Record<string, string> }[]).find((c) => c.name === 'stats')?.name_localizations?.de).toBe('statistik');
+    expect(
+      (double.commands.global as { name: string; name_localizations?: Record<string, string> }[]).find((c) => c.name === 'stats')?.name_localizations?.de,
+    ).toBe('statistik');
   });
 
   it('registers them in one guild when DISCORD_GUILD_ID is set', async () => {
-    const r = await run('src/bot/deploy.ts', { DISCORD_TOKEN: TOKEN, DISCORD_API_URL: double.apiUrl, DISCORD_GUILD_ID: GUILD, DISCORD_APPLICATION_ID: double.applicationId });
+    const r = await run('src/bot/deploy.ts', {
+      DISCORD_TOKEN: TOKEN,
+      DISCORD_API_URL: double.apiUrl,
+      DISCORD_GUILD_ID: GUILD,
+      DISCORD_APPLICATION_ID: double.applicationId,
+    });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toContain(`in guild ${GUILD}`);
     expect(double.commands.guilds.get(GUILD)).toHaveLength(commands.length);
@@ -129,7 +141,12 @@ describe('npm start with bad configuration', () => {
   });
 
   it('exits with one line when the dataset is not there or cannot be read', async () => {
-    const missing = await run('src/bot/main.ts', { DISCORD_TOKEN: TOKEN, DISCORD_API_URL: double.apiUrl, STATS_DATASET: '/nonexistent/data.jsonl', LINKS_DB: links() });
+    const missing = await run('src/bot/main.ts', {
+      DISCORD_TOKEN: TOKEN,
+      DISCORD_API_URL: double.apiUrl,
+      STATS_DATASET: '/nonexistent/data.jsonl',
+      LINKS_DB: links(),
+    });
     expect(missing.status).toBe(2);
     expect(missing.stderr.trim()).toBe('Configuration: STATS_DATASET (/nonexistent/data.jsonl) does not exist');
     // There, but not a file to read (a folder).
@@ -142,10 +159,17 @@ describe('npm start with bad configuration', () => {
   it('exits 1 with one line when LINKS_DB was moved to Redis and CACHE_URL is gone, instead of starting with no links', async () => {
     const file = links();
     writeFileSync(`${file}.moved-to-redis`, '');
-    const r = await run('src/bot/main.ts', { DISCORD_TOKEN: TOKEN, DISCORD_API_URL: double.apiUrl, STATS_DATASET: 'examples/small-dataset.jsonl', LINKS_DB: file });
+    const r = await run('src/bot/main.ts', {
+      DISCORD_TOKEN: TOKEN,
+      DISCORD_API_URL: double.apiUrl,
+      STATS_DATASET: 'examples/small-dataset.jsonl',
+      LINKS_DB: file,
+    });
     expect(r.status).toBe(1);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
-    expect(r.stderr.trim()).toBe(`Could not start: LINKS_DB (${file}) was moved to Redis (${file}.moved-to-redis): set CACHE_URL again, or rename that file back to ${file} to use it without Redis (links made since in Redis are not in it)`);
+    expect(r.stderr.trim()).toBe(
+      `Could not start: LINKS_DB (${file}) was moved to Redis (${file}.moved-to-redis): set CACHE_URL again, or rename that file back to ${file} to use it without Redis (links made since in Redis are not in it)`,
+    );
     expect(existsSync(file)).toBe(false);
   });
 
@@ -179,14 +203,18 @@ describe('the bot when the stats service hangs', () => {
   });
 
   it('answers autocomplete within Discord’s deadline, echoing what was typed', async () => {
-    const handle = hanging.dispatchInteraction(autocomplete({ group: 'title_c', subcommand: 'profile', options: { platform: 'pc_store_c', player: 'Nova#22' }, focused: 'player' }));
+    const handle = hanging.dispatchInteraction(
+      autocomplete({ group: 'title_c', subcommand: 'profile', options: { platform: 'pc_store_c', player: 'Nova#22' }, focused: 'player' }),
+    );
     const call = await handle.firstResponse(3_000);
     expect(call.at - handle.dispatchedAt).toBeLessThan(2_500);
     expect(call.body).toEqual({ type: 8, data: { choices: [{ name: 'Nova#22', value: 'Nova#22' }] } });
   });
 
   it('defers a command that waits on the network, then tells the invoker alone that the service did not answer', async () => {
-    const handle = hanging.dispatchInteraction(chatInput({ group: 'title_c', subcommand: 'profile', options: { platform: 'pc_store_c', player: 'Nova#2231' } }));
+    const handle = hanging.dispatchInteraction(
+      chatInput({ group: 'title_c', subcommand: 'profile', options: { platform: 'pc_store_c', player: 'Nova#2231' } }),
+    );
     const calls = await handle.waitForResponses(3, 5_000);
     expect(calls[0]?.body).toMatchObject({ type: 5 });
     expect(calls[0]!.at - handle.dispatchedAt).toBeLessThan(1_000);
@@ -212,7 +240,13 @@ describe('the bot when the stats service hangs', () => {
 describe('controls', () => {
   it('expire after CONTROLS_TTL_MS: a press is told so, and no message is edited for it', async () => {
     const quick = await startDiscordDouble({ token: TOKEN });
-    const bot = startBot({ DISCORD_TOKEN: TOKEN, DISCORD_API_URL: quick.apiUrl, STATS_DATASET: 'examples/small-dataset.jsonl', CONTROLS_TTL_MS: '1000', LOG_LEVEL: 'warn' });
+    const bot = startBot({
+      DISCORD_TOKEN: TOKEN,
+      DISCORD_API_URL: quick.apiUrl,
+      STATS_DATASET: 'examples/small-dataset.jsonl',
+      CONTROLS_TTL_MS: '1000',
+      LOG_LEVEL: 'warn',
+    });
     try {
       await quick.waitForReady(30_000);
       const handle = quick.dispatchInteraction(chatInput({ group: 'title_a', subcommand: 'matches', options: { platform: 'pc_store_a', player: 'ashplays' } }));

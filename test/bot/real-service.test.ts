@@ -76,12 +76,20 @@ describe('the bot against a service in the real layout', () => {
   it('shows the ended sessions of a real sessions list as ended', async () => {
     // The sessions, and the career they are read against.
     // Asked at once, so they may arrive in either order: each answer goes to its own path.
-    service.script({ status: 200, body: { data: fullSessions() }, path: '/Wraithling/sessions' }, { status: 200, body: { data: fullTitleBProfile() }, path: '/Wraithling' });
+    service.script(
+      { status: 200, body: { data: fullSessions() }, path: '/Wraithling/sessions' },
+      { status: 200, body: { data: fullTitleBProfile() }, path: '/Wraithling' },
+    );
     const answer = await ask('title_b', 'sessions', { platform: 'pc_store_b', player: 'Wraithling' });
     const text = JSON.stringify(answer.embeds);
     expect(text).not.toContain('Playing now');
     expect(answer.embeds?.[0]?.description).toMatch(/^### Latest session\n<t:\d+:R>\u00a0· 45m\u00a0· 2 matches/);
-    expect(service.requests.slice(-2).map((r) => r.url).sort()).toEqual(['/api/v2/apex/standard/profile/origin/Wraithling', '/api/v2/apex/standard/profile/origin/Wraithling/sessions']);
+    expect(
+      service.requests
+        .slice(-2)
+        .map((r) => r.url)
+        .sort(),
+    ).toEqual(['/api/v2/apex/standard/profile/origin/Wraithling', '/api/v2/apex/standard/profile/origin/Wraithling/sessions']);
     expect(bot.output()).not.toContain(KEY);
   });
 });

@@ -50,7 +50,14 @@ function memoryLog() {
   return { logger, lines };
 }
 
-const input = (name: string, options: Record<string, string> = {}) => ({ name, group: null, subcommand: null, options, userId: '1180000000000000401', locale: 'en-US' });
+const input = (name: string, options: Record<string, string> = {}) => ({
+  name,
+  group: null,
+  subcommand: null,
+  options,
+  userId: '1180000000000000401',
+  locale: 'en-US',
+});
 
 let lastId = 1180000000000000000n;
 /** An interaction of its own id, made `ageMs` ago. */
@@ -107,10 +114,14 @@ describe('the router', () => {
     const answer = new WebhookAnswer(() => Promise.resolve(), true, restDouble, '1180000000000000001', 'token');
     // No link, read after the reply budget: a private notice, after the public "thinking…" is taken away.
     const links = { get: () => new Promise((resolve) => setTimeout(() => resolve(undefined), 1_000)) };
-    await new Router({ logger, links } as unknown as Deps, logger).handle(incoming({ kind: 'command', input: { ...input('stats'), group: 'title_c', subcommand: 'profile' } }, answer));
+    await new Router({ logger, links } as unknown as Deps, logger).handle(
+      incoming({ kind: 'command', input: { ...input('stats'), group: 'title_c', subcommand: 'profile' } }, answer),
+    );
     // The delete failed at its deadline; no follow-up tried after it (another deadline, on the same token).
     expect(rest.map((r) => r.method)).toEqual(['DELETE']);
-    expect(lines.find((l) => l.msg === 'interaction failed')).toMatchObject({ err: { message: expect.stringContaining('did not take it within 30 s') as unknown } });
+    expect(lines.find((l) => l.msg === 'interaction failed')).toMatchObject({
+      err: { message: expect.stringContaining('did not take it within 30 s') as unknown },
+    });
   }, 10_000);
 
   it('counts the time a press spent reading its view against the reply budget, and defers at once when it is spent', async () => {
@@ -122,7 +133,9 @@ describe('the router', () => {
     const lookup = { profile: () => new Promise(() => {}) };
     const deps = { logger, views, lookup } as unknown as Deps;
     const started = performance.now();
-    void new Router(deps, logger).handle(incoming({ kind: 'component', customId: 'pg:abc:0', values: undefined, userId: OWNER, locale: 'en-US', messageOwnerId: OWNER }, answer));
+    void new Router(deps, logger).handle(
+      incoming({ kind: 'component', customId: 'pg:abc:0', values: undefined, userId: OWNER, locale: 'en-US', messageOwnerId: OWNER }, answer),
+    );
     for (let i = 0; i < 100 && seen.firstAt.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
     expect(seen.first.map((b) => b.type)).toEqual([6]);
     // Deferred when the budget (0.8 s) was spent on the read, not 0.8 s after it (1.7 s).
@@ -146,7 +159,9 @@ describe('the router', () => {
       const links = { get: () => Promise.resolve(undefined) };
       const deps = { logger, views, lookup, links } as unknown as Deps;
       const started = performance.now();
-      const outcome = await new Router(deps, logger).handle(incoming({ kind: 'component', customId: 'pg:abc:0', values: undefined, locale: 'en-US', ...press }, answer));
+      const outcome = await new Router(deps, logger).handle(
+        incoming({ kind: 'component', customId: 'pg:abc:0', values: undefined, locale: 'en-US', ...press }, answer),
+      );
       return { seen, started, readAt, outcome };
     };
 
@@ -188,12 +203,14 @@ describe('the router', () => {
       expect(JSON.stringify(other.seen.rest[0]!.body)).toContain('expired');
     }, 10_000);
 
-    it("turns another's private \"thinking…\" into the notice when the slow store then fails, leaving nothing standing", async () => {
+    it('turns another\'s private "thinking…" into the notice when the slow store then fails, leaving nothing standing', async () => {
       const { logger } = memoryLog();
       const { answer, seen } = answerRecorded();
       const views = { load: () => new Promise((_, reject) => setTimeout(() => reject(new StoreUnavailableError('store.viewsUnreadable')), 1_000)) };
       const deps = { logger, views } as unknown as Deps;
-      await new Router(deps, logger).handle(incoming({ kind: 'component', customId: 'pg:abc:0', values: undefined, userId: OTHER, locale: 'en-US', messageOwnerId: OWNER }, answer));
+      await new Router(deps, logger).handle(
+        incoming({ kind: 'component', customId: 'pg:abc:0', values: undefined, userId: OTHER, locale: 'en-US', messageOwnerId: OWNER }, answer),
+      );
       expect(seen.first.map((b) => [b.type, b.data?.flags])).toEqual([[5, EPHEMERAL]]);
       expect(seen.rest.map((c) => c.method)).toEqual(['PATCH']);
       expect(answer.thinkingPrivately).toBe(false);
@@ -212,7 +229,9 @@ describe('the router', () => {
     const choicesFor = async (value: string) => {
       const { answer, seen } = answerRecorded();
       // A command the router does not know: the echo is all it can offer.
-      await new Router({ logger } as unknown as Deps, logger).handle(incoming({ kind: 'autocomplete', input: { ...input('nope'), focused: { name: 'player', value } } }, answer));
+      await new Router({ logger } as unknown as Deps, logger).handle(
+        incoming({ kind: 'autocomplete', input: { ...input('nope'), focused: { name: 'player', value } } }, answer),
+      );
       return seen.first[0]!.data?.choices;
     };
     const emoji = '😀'.repeat(50);

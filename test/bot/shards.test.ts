@@ -81,7 +81,9 @@ describe('one process per shard', () => {
     const user = { id: '1180000000000000711', username: 'sharded' };
     const [on0, on1] = [guildOn(0), guildOn(1)];
     expect([double.shardOf(on0), double.shardOf(on1)]).toEqual([0, 1]);
-    const link = double.dispatchInteraction(chatInput({ command: 'link', options: { title: 'title_c', platform: 'pc_store_c', player: 'nova#2231' }, user, guildId: on0 }));
+    const link = double.dispatchInteraction(
+      chatInput({ command: 'link', options: { title: 'title_c', platform: 'pc_store_c', player: 'nova#2231' }, user, guildId: on0 }),
+    );
     expect(messageOf(await settled(link)).embeds?.[0]?.title).toBe('Linked: Nova#2231');
     const mine = double.dispatchInteraction(chatInput({ group: 'title_c', subcommand: 'profile', options: {}, user, guildId: on1 }));
     expect(messageOf(await settled(mine)).embeds?.[0]?.title).toBe('Nova#2231');
@@ -93,7 +95,9 @@ describe('one process per shard', () => {
   });
 
   it('answers direct messages on shard 0', async () => {
-    const dm = double.dispatchInteraction(chatInput({ group: 'title_c', subcommand: 'profile', options: { platform: 'console_a', player: 'Nova' }, guildId: null }));
+    const dm = double.dispatchInteraction(
+      chatInput({ group: 'title_c', subcommand: 'profile', options: { platform: 'console_a', player: 'Nova' }, guildId: null }),
+    );
     expect(messageOf(await settled(dm)).embeds?.[0]?.title).toBe('Nova');
     expect(dm.shard).toBe(0);
     await logged(bots[0]!, dm.id);
@@ -104,11 +108,20 @@ describe('a shard range in one process', () => {
   it('runs every shard of SHARD_COUNT when SHARD_IDS is unset, and answers on each', async () => {
     // max_concurrency 2: both shards identify at once instead of 5 s apart.
     const double = await startDiscordDouble({ token: TOKEN, shardCount: 2, maxConcurrency: 2 });
-    const bot = startBot({ DISCORD_TOKEN: TOKEN, DISCORD_API_URL: double.apiUrl, LOOKUP_BASE_URL: service.url, CACHE_URL: redisUrl, SHARD_COUNT: '2', CARDS: 'off' });
+    const bot = startBot({
+      DISCORD_TOKEN: TOKEN,
+      DISCORD_API_URL: double.apiUrl,
+      LOOKUP_BASE_URL: service.url,
+      CACHE_URL: redisUrl,
+      SHARD_COUNT: '2',
+      CARDS: 'off',
+    });
     try {
       await double.waitForReady(40_000);
       for (const shard of [0, 1]) {
-        const handle = double.dispatchInteraction(chatInput({ group: 'title_c', subcommand: 'profile', options: { platform: 'console_a', player: 'Nova' }, guildId: guildOn(shard, 1_190_000) }));
+        const handle = double.dispatchInteraction(
+          chatInput({ group: 'title_c', subcommand: 'profile', options: { platform: 'console_a', player: 'Nova' }, guildId: guildOn(shard, 1_190_000) }),
+        );
         expect(handle.shard).toBe(shard);
         expect(messageOf(await settled(handle)).embeds?.[0]?.title).toBe('Nova');
       }

@@ -36,7 +36,13 @@ describe('bot stores on Redis', () => {
       expect(await a.links.get('u1', 'title_c')).toBeUndefined();
       // Snapshots of a look and who is in a server are shared too.
       await a.snapshots.set('u1', 'title_c', { at: '2026-11-20T10:00:00.000Z', platform: 'pc_store_c', identifier: 'Nova#2231', matches: 46, kd: 1.48 });
-      expect(await b.snapshots.get('u1', 'title_c')).toEqual({ at: '2026-11-20T10:00:00.000Z', platform: 'pc_store_c', identifier: 'Nova#2231', matches: 46, kd: 1.48 });
+      expect(await b.snapshots.get('u1', 'title_c')).toEqual({
+        at: '2026-11-20T10:00:00.000Z',
+        platform: 'pc_store_c',
+        identifier: 'Nova#2231',
+        matches: 46,
+        kd: 1.48,
+      });
       await a.members.add('g1', 'u1');
       await b.members.add('g1', 'u2');
       await a.members.add('g1', 'u1');

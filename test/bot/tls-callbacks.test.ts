@@ -28,7 +28,27 @@ const overTls: string[] = [];
 beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'tls-'));
   const [key, cert] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', cert], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+    ],
+    { stdio: 'ignore' },
+  );
   double = await startDiscordDouble({ token: TOKEN });
   const upstream = new URL(double.apiUrl);
   // Every request passed through to the double as it came.
@@ -56,9 +76,17 @@ afterAll(async () => {
 
 describe('Discord’s REST API over TLS', () => {
   it('gets autocomplete choices and a reply to Discord on the bot’s own connections, both over TLS', async () => {
-    const typed = await settled(double.dispatchInteraction(autocomplete({ group: 'title_b', subcommand: 'segments', options: { platform: 'pc' }, focused: 'platform' })), 15_000, null);
+    const typed = await settled(
+      double.dispatchInteraction(autocomplete({ group: 'title_b', subcommand: 'segments', options: { platform: 'pc' }, focused: 'platform' })),
+      15_000,
+      null,
+    );
     expect((typed[0]?.body as { type: number }).type).toBe(8);
-    const ran = await settled(double.dispatchInteraction(chatInput({ group: 'title_b', subcommand: 'profile', options: { platform: 'pc_store_b', player: 'Wraithling' } })), 15_000, null);
+    const ran = await settled(
+      double.dispatchInteraction(chatInput({ group: 'title_b', subcommand: 'profile', options: { platform: 'pc_store_b', player: 'Wraithling' } })),
+      15_000,
+      null,
+    );
     expect((ran[0]?.body as { type: number }).type).toBe(4);
     // Both callbacks came over TLS; neither failed on its own connection and went through the REST queue.
     expect(overTls.filter((p) => p.endsWith('/callback'))).toHaveLength(2);

@@ -7,7 +7,6 @@ import { describe, expect, it } from 'vitest';
 import { FULL, Turns } from '../../src/bot/turns.js';
 import { turnCounter } from '../helpers/turns.js';
 
-
 describe('Turns', () => {
   it('lets waiters go in order, one a turn of the event loop, never two in the same turn', async () => {
     const turns = new Turns(100);

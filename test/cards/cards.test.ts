@@ -8,7 +8,20 @@ import { pino } from 'pino';
 import { PNG } from 'pngjs';
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { CARD_FILE, CARD_HEIGHT, CARD_WIDTH, compareCard, createCardRenderer, drawable, profileCard, sessionCard, withCard, type CompareCardModel, type ProfileCardModel, type SessionCardModel } from '../../src/cards/index.js';
+import {
+  CARD_FILE,
+  CARD_HEIGHT,
+  CARD_WIDTH,
+  compareCard,
+  createCardRenderer,
+  drawable,
+  profileCard,
+  sessionCard,
+  withCard,
+  type CompareCardModel,
+  type ProfileCardModel,
+  type SessionCardModel,
+} from '../../src/cards/index.js';
 import { cardLayout, compareHeight } from '../../src/cards/layout.js';
 import { isDrawable } from '../../src/cards/fonts.js';
 import { nodeOwnThreads, v8PoolSize } from '../../src/cards/node-threads.js';
@@ -153,29 +166,54 @@ describe('card models', () => {
     expect([rating(), rating('de')]).toEqual(['8,421', '8.421']);
     const overview = profile.segments.find((s) => s.type === 'overview')!;
     const kd = Object.entries(overview.stats).find(([k]) => /kd/i.test(k))![0];
-    const textOnly = { ...profile, segments: [{ ...overview, stats: { ...overview.stats, [kd]: { ...overview.stats[kd]!, value: null, displayValue: '1.25', percentile: 80 } } }] };
+    const textOnly = {
+      ...profile,
+      segments: [{ ...overview, stats: { ...overview.stats, [kd]: { ...overview.stats[kd]!, value: null, displayValue: '1.25', percentile: 80 } } }],
+    };
     const lead = profileCard(textOnly, 'title_d')!.lead.find((f) => f.label === 'K/D');
     expect(lead).toEqual({ label: 'K/D', value: '1.25', percentile: null });
   });
 
   it('sizes a long headline down to fit its column: a win rate of 100.0% is drawn whole', () => {
-    const node = JSON.stringify(cardLayout({ ...PROFILE, lead: [{ label: 'Win rate', value: '100.0%', percentile: null }, { label: 'K/D', value: '1.48', percentile: null }] }).node);
-    const sizeOf = (value: string) => (JSON.parse(node.slice(node.lastIndexOf('{', node.indexOf(`"text":"${value}"`)), node.indexOf('}}', node.indexOf(`"text":"${value}"`)) + 2)) as { style: { fontSize: number } }).style.fontSize;
+    const node = JSON.stringify(
+      cardLayout({
+        ...PROFILE,
+        lead: [
+          { label: 'Win rate', value: '100.0%', percentile: null },
+          { label: 'K/D', value: '1.48', percentile: null },
+        ],
+      }).node,
+    );
+    const sizeOf = (value: string) =>
+      (
+        JSON.parse(node.slice(node.lastIndexOf('{', node.indexOf(`"text":"${value}"`)), node.indexOf('}}', node.indexOf(`"text":"${value}"`)) + 2)) as {
+          style: { fontSize: number };
+        }
+      ).style.fontSize;
     expect(sizeOf('1.48')).toBe(64);
     expect(sizeOf('100.0%')).toBeLessThan(64);
   });
 
   it('draws undated session matches oldest first, the answer listing them newest first', () => {
     const base = { result: { value: 'win', displayValue: 'Win' } };
-    const match = (n: number, result: string) => ({ attributes: {}, metadata: { ...base, result: { value: result, displayValue: result } }, stats: {}, id: `m${n}` });
-    const session = { metadata: {}, stats: {}, matches: [match(3, 'loss'), match(2, 'loss'), match(1, 'win')] } as unknown as Parameters<typeof sessionCard>[0][number];
+    const match = (n: number, result: string) => ({
+      attributes: {},
+      metadata: { ...base, result: { value: result, displayValue: result } },
+      stats: {},
+      id: `m${n}`,
+    });
+    const session = { metadata: {}, stats: {}, matches: [match(3, 'loss'), match(2, 'loss'), match(1, 'win')] } as unknown as Parameters<
+      typeof sessionCard
+    >[0][number];
     expect(sessionCard([session], 'title_b', 'pc_store_b', 'Rift')!.results).toEqual(['win', 'loss', 'loss']);
   });
 
   it('draws the latest session in time order with its results, against the career', async () => {
     const service = await startService(smallLines());
     try {
-      const sessions = SessionListSchema.parse(((await service.request('/v2/title_b/standard/profile/pc_store_b/Rift/sessions')).body as { data: unknown }).data);
+      const sessions = SessionListSchema.parse(
+        ((await service.request('/v2/title_b/standard/profile/pc_store_b/Rift/sessions')).body as { data: unknown }).data,
+      );
       const career = StatsProfileSchema.parse(((await service.request('/v2/title_b/standard/profile/pc_store_b/Rift')).body as { data: unknown }).data);
       // Rift's newest session is the single match b-3 (a win, 5 kills, 1,400 damage).
       const model = sessionCard(sessions.items, 'title_b', 'pc_store_b', 'Rift', career)!;
@@ -345,7 +383,10 @@ describe('falling back to the text reply', () => {
       const second = hanging.render({ ...PROFILE, name: 'queued' }, { waitMs: 100 });
       expect(hanging.stats().queued).toBe(1);
       const [a, b] = await Promise.allSettled([first, second]);
-      expect([a, b]).toEqual([expect.objectContaining({ status: 'rejected', reason: expect.objectContaining({ reason: 'timeout' }) as unknown }), expect.objectContaining({ status: 'rejected', reason: expect.objectContaining({ reason: 'timeout' }) as unknown })]);
+      expect([a, b]).toEqual([
+        expect.objectContaining({ status: 'rejected', reason: expect.objectContaining({ reason: 'timeout' }) as unknown }),
+        expect.objectContaining({ status: 'rejected', reason: expect.objectContaining({ reason: 'timeout' }) as unknown }),
+      ]);
       expect(hanging.stats()).toMatchObject({ queued: 0, dropped: 1, restarted: 0 });
     } finally {
       await hanging.close();
@@ -407,42 +448,55 @@ describe('falling back to the text reply', () => {
     expect(nodeOwnThreads([7, 3, 12, 10, 11, 9, 8, 20, 21], 7, 2)).toEqual(new Set([8, 9, 10, 11]));
   });
 
-  it.runIf(process.platform === 'linux')('draws at a lower priority than the thread asking for cards: the drawing threads are found and lowered; the caller and Node\'s own threads are not', async () => {
-    const tasks = `/proc/${process.pid}/task`;
-    const nice = (tid: string) => {
-      const stat = readFileSync(`${tasks}/${tid}/stat`, 'utf8');
-      // Field 19 (nice), the 17th after the parenthesised command name.
-      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
-    };
-    const cpu = () => new Map(readdirSync(tasks).map((tid) => [tid, Number(readFileSync(`${tasks}/${tid}/schedstat`, 'utf8').split(' ')[0])]));
-    // Node's own threads (V8's pool and two more) are the first a process starts: as many as a
-    // fresh Node process, started the same way, has besides its main thread. V8's pool collects the
-    // worker's garbage too, at their normal priority: their time is not the drawing's.
-    const startup = Number(execFileSync(process.execPath, [...process.execArgv, '-e', "process.stdout.write(String(require('fs').readdirSync('/proc/self/task').length))"], { encoding: 'utf8' })) - 1;
-    const fresh = createCardRenderer();
-    try {
-      await fresh.warm();
-      const own = [...cpu().keys()].map(Number).filter((tid) => tid > process.pid).sort((a, b) => a - b).slice(0, startup).map(String);
-      expect(own).toHaveLength(startup);
-      expect([...nodeOwnThreads([...cpu().keys()].map(Number), process.pid, v8PoolSize(process.execArgv))].map(String)).toEqual(own);
-      const before = cpu();
-      for (let i = 0; i < 20; i++) await fresh.render({ ...PROFILE, name: `Lowered ${i}` });
-      // The CPU time the cards took, by the priority of the threads that spent it (this one and Node's own aside).
-      let lowered = 0;
-      let normal = 0;
-      for (const [tid, ns] of cpu()) {
-        if (tid === String(process.pid) || own.includes(tid)) continue;
-        const spent = ns - (before.get(tid) ?? ns);
-        if (nice(tid) === 10) lowered += spent;
-        else normal += spent;
+  it.runIf(process.platform === 'linux')(
+    "draws at a lower priority than the thread asking for cards: the drawing threads are found and lowered; the caller and Node's own threads are not",
+    async () => {
+      const tasks = `/proc/${process.pid}/task`;
+      const nice = (tid: string) => {
+        const stat = readFileSync(`${tasks}/${tid}/stat`, 'utf8');
+        // Field 19 (nice), the 17th after the parenthesised command name.
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+      };
+      const cpu = () => new Map(readdirSync(tasks).map((tid) => [tid, Number(readFileSync(`${tasks}/${tid}/schedstat`, 'utf8').split(' ')[0])]));
+      // Node's own threads (V8's pool and two more) are the first a process starts: as many as a
+      // fresh Node process, started the same way, has besides its main thread. V8's pool collects the
+      // worker's garbage too, at their normal priority: their time is not the drawing's.
+      const startup =
+        Number(
+          execFileSync(process.execPath, [...process.execArgv, '-e', "process.stdout.write(String(require('fs').readdirSync('/proc/self/task').length))"], {
+            encoding: 'utf8',
+          }),
+        ) - 1;
+      const fresh = createCardRenderer();
+      try {
+        await fresh.warm();
+        const own = [...cpu().keys()]
+          .map(Number)
+          .filter((tid) => tid > process.pid)
+          .sort((a, b) => a - b)
+          .slice(0, startup)
+          .map(String);
+        expect(own).toHaveLength(startup);
+        expect([...nodeOwnThreads([...cpu().keys()].map(Number), process.pid, v8PoolSize(process.execArgv))].map(String)).toEqual(own);
+        const before = cpu();
+        for (let i = 0; i < 20; i++) await fresh.render({ ...PROFILE, name: `Lowered ${i}` });
+        // The CPU time the cards took, by the priority of the threads that spent it (this one and Node's own aside).
+        let lowered = 0;
+        let normal = 0;
+        for (const [tid, ns] of cpu()) {
+          if (tid === String(process.pid) || own.includes(tid)) continue;
+          const spent = ns - (before.get(tid) ?? ns);
+          if (nice(tid) === 10) lowered += spent;
+          else normal += spent;
+        }
+        expect(lowered).toBeGreaterThan(4 * normal);
+        expect(nice(String(process.pid))).toBe(0);
+        expect(own.map(nice)).toEqual(own.map(() => 0));
+      } finally {
+        await fresh.close();
       }
-      expect(lowered).toBeGreaterThan(4 * normal);
-      expect(nice(String(process.pid))).toBe(0);
-      expect(own.map(nice)).toEqual(own.map(() => 0));
-    } finally {
-      await fresh.close();
-    }
-  });
+    },
+  );
 
   it('waits for a worker slow to start instead of stopping it as stuck, at a start and for its first card', async () => {
     // A stuck-guard of 300 ms against a worker that takes 1 s to start: the guard starts once it is ready.

@@ -1,6 +1,19 @@
 import { describe, expect, it } from 'vitest';
 
-import { ENDPOINTS, PLATFORMS, TITLES, buildPath, findEndpoint, pathParams, platformsOfTitle, readableStatName, formatStatValue, formatDuration, formatTimeSpan, parseTimeSpan } from '../../src/catalog/index.js';
+import {
+  ENDPOINTS,
+  PLATFORMS,
+  TITLES,
+  buildPath,
+  findEndpoint,
+  pathParams,
+  platformsOfTitle,
+  readableStatName,
+  formatStatValue,
+  formatDuration,
+  formatTimeSpan,
+  parseTimeSpan,
+} from '../../src/catalog/index.js';
 
 describe('catalog', () => {
   it('lists the 15 endpoints of the interface with their exact path shapes', () => {
@@ -27,7 +40,11 @@ describe('catalog', () => {
     const allowed = Object.fromEntries(ENDPOINTS.map((e) => [`${e.title}.${e.kind}`, [...e.platforms].sort()]));
     const A = ['console_a', 'console_b', 'pc_store_a'];
     expect(allowed).toEqual({
-      'title_a.profile': A, 'title_a.matches': A, 'title_a.match': A, 'title_a.segments': A, 'title_a.search': A,
+      'title_a.profile': A,
+      'title_a.matches': A,
+      'title_a.match': A,
+      'title_a.segments': A,
+      'title_a.search': A,
       'title_b.profile': ['console_a', 'console_b', 'pc_store_b'],
       'title_b.sessions': ['console_a', 'console_b', 'pc_store_b'],
       'title_b.search': ['console_a', 'console_b', 'pc_store_b'],
@@ -35,7 +52,9 @@ describe('catalog', () => {
       'title_c.profile': ['console_a', 'console_b', 'pc_store_c'],
       'title_c.segments': ['console_a', 'console_b', 'pc_store_c'],
       'title_c.search': ['console_a', 'console_b', 'pc_store_c'],
-      'title_d.profile': ['pc_store_a'], 'title_d.segments': ['pc_store_a'], 'title_d.search': ['pc_store_a'],
+      'title_d.profile': ['pc_store_a'],
+      'title_d.segments': ['pc_store_a'],
+      'title_d.search': ['pc_store_a'],
     });
     expect(platformsOfTitle('title_b')).toEqual(['pc_store_b', 'pc_store_c', 'console_a', 'console_b']);
   });

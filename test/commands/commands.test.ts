@@ -36,7 +36,14 @@ beforeAll(async () => {
   service = await startService(smallLines());
   linksPath = join(mkdtempSync(join(tmpdir(), 'links-')), 'links.sqlite');
   stores = await createBotStores({ namespace: 'test', linksPath });
-  deps = { lookup: new LookupClient({ baseUrl: service.url, cache: await createLookupCache() }), links: stores.links, views: stores.views, snapshots: stores.snapshots, members: stores.members, logger: pino({ level: 'silent' }) };
+  deps = {
+    lookup: new LookupClient({ baseUrl: service.url, cache: await createLookupCache() }),
+    links: stores.links,
+    views: stores.views,
+    snapshots: stores.snapshots,
+    members: stores.members,
+    logger: pino({ level: 'silent' }),
+  };
 });
 afterAll(async () => {
   await stores.close();
@@ -44,7 +51,13 @@ afterAll(async () => {
   await service.close();
 });
 
-const input = (group: string, subcommand: string, options: Record<string, string | number> = {}, userId = 'u1') => ({ name: 'stats', group, subcommand, options, userId });
+const input = (group: string, subcommand: string, options: Record<string, string | number> = {}, userId = 'u1') => ({
+  name: 'stats',
+  group,
+  subcommand,
+  options,
+  userId,
+});
 const focus = (group: string, subcommand: string, options: Record<string, string | number>, focused: string, userId = 'u1') => ({
   ...input(group, subcommand, options, userId),
   focused: { name: focused, value: String(options[focused] ?? '') },
@@ -54,7 +67,13 @@ const textOf = (r: { content?: string; embeds: { title?: string; description?: s
 
 describe('the command tree', () => {
   it('is pinned', async () => {
-    await expect(JSON.stringify(commands.map((c) => c.data), null, 2)).toMatchFileSnapshot('../fixtures/commands.json');
+    await expect(
+      JSON.stringify(
+        commands.map((c) => c.data),
+        null,
+        2,
+      ),
+    ).toMatchFileSnapshot('../fixtures/commands.json');
   });
 
   it('has a subcommand group per title with the subcommands of its endpoints', () => {
@@ -96,7 +115,8 @@ describe('the command tree', () => {
       for (const sub of g.options ?? []) {
         if (!('options' in sub)) continue;
         const byName = Object.fromEntries((sub.options ?? []).map((o) => [o.name, o]));
-        for (const name of ['platform', 'player', 'segment', 'query', 'id']) if (byName[name]) expect(byName[name], `${g.name} ${sub.name} ${name}`).toMatchObject({ autocomplete: true });
+        for (const name of ['platform', 'player', 'segment', 'query', 'id'])
+          if (byName[name]) expect(byName[name], `${g.name} ${sub.name} ${name}`).toMatchObject({ autocomplete: true });
         const hasFilters = g.name === 'title_a' && sub.name === 'segments';
         expect('queue' in byName, `${g.name} ${sub.name}`).toBe(hasFilters);
         expect('season' in byName, `${g.name} ${sub.name}`).toBe(hasFilters);
@@ -144,7 +164,10 @@ describe('handlers', () => {
     const weapon = await stats.execute(input('title_c', 'segments', { segment: 'weapon', platform: 'pc_store_c', player: 'Ember#4471' }), deps);
     // Title C has one segment type: named as the only one, not offered as a choice of one.
     expect(weapon.content).toBe('Title C has no weapons segments, only Heroes\u00a0(`hero`).');
-    const german = await stats.execute({ ...input('title_c', 'segments', { segment: 'weapon', platform: 'pc_store_c', player: 'Ember#4471' }), locale: 'de' }, deps);
+    const german = await stats.execute(
+      { ...input('title_c', 'segments', { segment: 'weapon', platform: 'pc_store_c', player: 'Ember#4471' }), locale: 'de' },
+      deps,
+    );
     expect(german.content).toBe('Title C hat keine Waffen-Segmente, nur Helden\u00a0(`hero`).');
     // Several: a choice.
     const many = await stats.execute(input('title_a', 'segments', { segment: 'hero', platform: 'pc_store_a', player: 'ashplays' }), deps);
@@ -152,7 +175,10 @@ describe('handlers', () => {
     // Title D is on one platform: "only on", not "Choose one of" one.
     const onlyOne = await stats.execute(input('title_d', 'profile', { platform: 'console_a', player: 'x' }), deps);
     expect(onlyOne.content).toBe('Title D has no profile on Console\u00a0A, only on PC\u00a0Store\u00a0A\u00a0(`pc_store_a`).');
-    const platformDe = await stats.execute({ ...input('title_b', 'segments', { segment: 'legend', platform: 'pc_store_a', player: 'Rift' }), locale: 'de' }, deps);
+    const platformDe = await stats.execute(
+      { ...input('title_b', 'segments', { segment: 'legend', platform: 'pc_store_a', player: 'Rift' }), locale: 'de' },
+      deps,
+    );
     expect(platformDe.content).toContain('gibt es nicht auf PC\u00a0Store\u00a0A.');
   });
 
@@ -172,7 +198,9 @@ describe('handlers', () => {
       const r = await stats.execute(input('title_a', 'segments', { segment, platform: 'PC Store A', player: 'ashplays' }), deps);
       expect(r.ephemeral, segment).toBe(false);
     }
-    expect((await stats.execute(input('title_a', 'segments', { segment: 'Mapz', platform: 'pc_store_a', player: 'ashplays' }), deps)).content).toContain('no `Mapz` segments');
+    expect((await stats.execute(input('title_a', 'segments', { segment: 'Mapz', platform: 'pc_store_a', player: 'ashplays' }), deps)).content).toContain(
+      'no `Mapz` segments',
+    );
   });
 
   it('tells a failed search at once, asking the service once', async () => {
@@ -204,19 +232,31 @@ describe('handlers', () => {
   it('links an account after checking it, uses it when player is left out, and forgets it', async () => {
     const link = findCommand('link')!;
     const unlink = findCommand('unlink')!;
-    const bad = await link.execute({ name: 'link', group: null, subcommand: null, options: { title: 'title_c', platform: 'pc_store_c', player: 'Nobody#1' }, userId: 'u2' }, deps);
+    const bad = await link.execute(
+      { name: 'link', group: null, subcommand: null, options: { title: 'title_c', platform: 'pc_store_c', player: 'Nobody#1' }, userId: 'u2' },
+      deps,
+    );
     expect(bad.ephemeral).toBe(true);
     expect(await stores.links.get('u2', 'title_c')).toBeUndefined();
-    const ok = await link.execute({ name: 'link', group: null, subcommand: null, options: { title: 'title_c', platform: 'pc_store_c', player: 'ember#4471' }, userId: 'u2' }, deps);
+    const ok = await link.execute(
+      { name: 'link', group: null, subcommand: null, options: { title: 'title_c', platform: 'pc_store_c', player: 'ember#4471' }, userId: 'u2' },
+      deps,
+    );
     expect(ok.embeds[0]?.title).toBe('Linked: Ember#4471');
     expect(ok.embeds[0]?.description).toContain('Now `/stats title_c profile` works without');
     // A platform with segments and no profile (title_b's pc_store_c): the reply names the view that works.
-    const segmentsOnly = await link.execute({ name: 'link', group: null, subcommand: null, options: { title: 'title_b', platform: 'pc_store_c', player: 'Rift#0042' }, userId: 'u2b' }, deps);
+    const segmentsOnly = await link.execute(
+      { name: 'link', group: null, subcommand: null, options: { title: 'title_b', platform: 'pc_store_c', player: 'Rift#0042' }, userId: 'u2b' },
+      deps,
+    );
     expect(segmentsOnly.embeds[0]?.description).toContain('Now `/stats title_b segments` works without');
     const profile = await stats.execute(input('title_c', 'profile', {}, 'u2'), deps);
     expect(profile.embeds[0]?.title).toBe('Ember#4471');
     // title_b's link on pc_store_b does not serve its segments endpoint: the reply says so.
-    await link.execute({ name: 'link', group: null, subcommand: null, options: { title: 'title_b', platform: 'pc_store_b', player: 'Rift' }, userId: 'u2' }, deps);
+    await link.execute(
+      { name: 'link', group: null, subcommand: null, options: { title: 'title_b', platform: 'pc_store_b', player: 'Rift' }, userId: 'u2' },
+      deps,
+    );
     const segments = await stats.execute(input('title_b', 'segments', { segment: 'legend' }, 'u2'), deps);
     expect(segments.content).toContain('where Title B has no segments');
     const sessions = await stats.execute(input('title_b', 'sessions', {}, 'u2'), deps);
@@ -241,7 +281,8 @@ describe('handlers', () => {
 
   it('says a linked account keeps its stats private, and names the account a new link replaces', async () => {
     const link = findCommand('link')!;
-    const linkAs = (player: string) => link.execute({ name: 'link', group: null, subcommand: null, options: { title: 'title_c', platform: 'pc_store_c', player }, userId: 'u-relink' }, deps);
+    const linkAs = (player: string) =>
+      link.execute({ name: 'link', group: null, subcommand: null, options: { title: 'title_c', platform: 'pc_store_c', player }, userId: 'u-relink' }, deps);
     const hidden = await linkAs('Shade#0001');
     expect(hidden.embeds[0]?.title).toBe('Linked: Shade#0001');
     expect(hidden.embeds[0]?.description).toContain('Its stats are private for now');
@@ -257,7 +298,14 @@ describe('handlers', () => {
     const { logger, logs } = memoryLogger();
     const throwing = Object.create(deps.lookup) as Deps['lookup'];
     throwing.profile = () => Promise.reject(new Error('a defect'));
-    const view: Parameters<typeof shownName>[0] = { kind: 'segments', title: 'title_a', platform: 'pc_store_a', player: '76561198000000042', type: 'map', ownerId: 'u1' };
+    const view: Parameters<typeof shownName>[0] = {
+      kind: 'segments',
+      title: 'title_a',
+      platform: 'pc_store_a',
+      player: '76561198000000042',
+      type: 'map',
+      ownerId: 'u1',
+    };
     expect(await shownName(view, { ...deps, lookup: throwing, logger }, 1_000)).toBe('76561198000000042');
     expect(logs()).toContain('could not be looked up: shown as typed');
     expect(await shownName(view, deps, 1_000)).toBe('Ash');
@@ -284,7 +332,17 @@ describe('handlers', () => {
   it('suggests players for /link whether the platform was picked or typed by its name', async () => {
     const link = findCommand('link')!;
     const ask = (platform: string) =>
-      link.autocomplete!({ name: 'link', group: null, subcommand: null, options: { title: 'title_c', platform, player: 'emb' }, userId: 'u2', focused: { name: 'player', value: 'emb' } }, deps);
+      link.autocomplete!(
+        {
+          name: 'link',
+          group: null,
+          subcommand: null,
+          options: { title: 'title_c', platform, player: 'emb' },
+          userId: 'u2',
+          focused: { name: 'player', value: 'emb' },
+        },
+        deps,
+      );
     const picked = await ask('pc_store_c');
     expect(picked.map((c) => c.value)).toEqual(['Ember#4471', 'Embertide#1000', 'emb']);
     expect(await ask('PC Store C')).toEqual(picked);
@@ -305,16 +363,23 @@ describe('handlers', () => {
 
   it('links by what was typed when a compatible service sends an empty identifier, and refuses to save a link that would not read back', async () => {
     // The real service's answer for ember#4471, as another service might send it: its id empty.
-    const real = (await (await fetch(`${service.url}/v2/title_c/standard/profile/pc_store_c/ember%234471`)).json()) as { data: { platformInfo: Record<string, unknown> } };
+    const real = (await (await fetch(`${service.url}/v2/title_c/standard/profile/pc_store_c/ember%234471`)).json()) as {
+      data: { platformInfo: Record<string, unknown> };
+    };
     real.data.platformInfo.platformUserIdentifier = '';
     const other = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(real)));
     await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
     const lookup = new LookupClient({ baseUrl: `http://127.0.0.1:${(other.address() as AddressInfo).port}`, cache: await createLookupCache() });
     try {
-      const ok = await findCommand('link')!.execute({ name: 'link', group: null, subcommand: null, options: { title: 'title_c', platform: 'pc_store_c', player: 'ember#4471' }, userId: 'u4' }, { ...deps, lookup });
+      const ok = await findCommand('link')!.execute(
+        { name: 'link', group: null, subcommand: null, options: { title: 'title_c', platform: 'pc_store_c', player: 'ember#4471' }, userId: 'u4' },
+        { ...deps, lookup },
+      );
       expect(textOf(ok)).toContain('Linked: Ember#4471');
       expect(await stores.links.get('u4', 'title_c')).toMatchObject({ platform: 'pc_store_c', identifier: 'ember#4471' });
-      await expect(stores.links.set('u4', 'title_c', { platform: 'pc_store_c', identifier: '', handle: 'x' })).rejects.toMatchObject({ told: 'store.linkNotSaved' });
+      await expect(stores.links.set('u4', 'title_c', { platform: 'pc_store_c', identifier: '', handle: 'x' })).rejects.toMatchObject({
+        told: 'store.linkNotSaved',
+      });
       expect((await stores.links.get('u4', 'title_c'))?.identifier).toBe('ember#4471');
     } finally {
       await lookup.close();
@@ -325,11 +390,17 @@ describe('handlers', () => {
 
 describe('replies a player reads at a glance', () => {
   const buttons = (r: Awaited<ReturnType<typeof stats.execute>>) =>
-    r.components.flatMap((row) => row.components).flatMap((c) => ('custom_id' in c && 'label' in c ? [{ label: c.label, action: parseCustomId(c.custom_id) }] : []));
+    r.components
+      .flatMap((row) => row.components)
+      .flatMap((c) => ('custom_id' in c && 'label' in c ? [{ label: c.label, action: parseCustomId(c.custom_id) }] : []));
 
   it('shows a linked player by their handle in every reply, never by the raw id', async () => {
     await stores.links.set('u5', 'title_a', { platform: 'pc_store_a', identifier: '76561198000000042', handle: 'Ash' });
-    for (const [sub, options] of [['profile', {}], ['segments', { segment: 'map' }], ['matches', {}]] as const) {
+    for (const [sub, options] of [
+      ['profile', {}],
+      ['segments', { segment: 'map' }],
+      ['matches', {}],
+    ] as const) {
       const r = await stats.execute(input('title_a', sub, options, 'u5'), deps);
       expect(r.embeds[0]?.title, sub).toBe('Ash');
       expect(JSON.stringify(r.embeds), sub).not.toContain('76561198000000042');
@@ -338,7 +409,10 @@ describe('replies a player reads at a glance', () => {
 
   it('names a player typed by id or profile URL (as autocomplete hands them over) by their handle in segments and matches too', async () => {
     for (const typed of ['76561198000000042', 'ashplays'])
-      for (const [sub, options] of [['segments', { segment: 'map' }], ['matches', {}]] as const) {
+      for (const [sub, options] of [
+        ['segments', { segment: 'map' }],
+        ['matches', {}],
+      ] as const) {
         const r = await stats.execute(input('title_a', sub, { ...options, platform: 'pc_store_a', player: typed }), deps);
         expect(r.embeds[0]?.title, `${sub} ${typed}`).toBe('Ash');
       }
@@ -397,7 +471,8 @@ describe('replies a player reads at a glance', () => {
 
 describe('autocomplete', () => {
   it('offers only the platforms the endpoint allows, filtered by what was typed', async () => {
-    const names = async (sub: string, typed: string) => (await stats.autocomplete(focus('title_b', sub, { platform: typed }, 'platform'), deps)).map((c) => c.value);
+    const names = async (sub: string, typed: string) =>
+      (await stats.autocomplete(focus('title_b', sub, { platform: typed }, 'platform'), deps)).map((c) => c.value);
     expect(await names('profile', '')).toEqual(['pc_store_b', 'console_a', 'console_b']);
     expect(await names('segments', '')).toEqual(['pc_store_c', 'console_b', 'console_a']);
     expect(await names('segments', 'pc')).toEqual(['pc_store_c']);
@@ -417,9 +492,24 @@ describe('autocomplete', () => {
   });
 
   it('tells players of one name apart by their identifier, and only them', async () => {
-    const found = (handle: string, id: string) => ({ platformId: 1, platformSlug: 'pc_store_a', platformUserHandle: handle, platformUserIdentifier: id, platformUserId: id, avatarUrl: null, status: null, additionalParameters: null });
+    const found = (handle: string, id: string) => ({
+      platformId: 1,
+      platformSlug: 'pc_store_a',
+      platformUserHandle: handle,
+      platformUserIdentifier: id,
+      platformUserId: id,
+      avatarUrl: null,
+      status: null,
+      additionalParameters: null,
+    });
     // The search answers as the demo data's does: two players called Blaze on one platform.
-    const lookup = { search: () => Promise.resolve({ data: [found('Blaze', '76561198000000026'), found('Blaze', '76561198000000030'), found('BlazeJr', '76561198000000022')], meta: { source: 'network', fetchedAt: 0, ageMs: 0 } }) };
+    const lookup = {
+      search: () =>
+        Promise.resolve({
+          data: [found('Blaze', '76561198000000026'), found('Blaze', '76561198000000030'), found('BlazeJr', '76561198000000022')],
+          meta: { source: 'network', fetchedAt: 0, ageMs: 0 },
+        }),
+    };
     const choices = await searchChoices('title_a', 'pc_store_a', 'blaze', { ...deps, lookup: lookup as unknown as Deps['lookup'] });
     const named = choices.map((c) => c.name);
     expect(named).toContain('Blaze · PC Store A · 76561198000000026');
@@ -525,7 +615,9 @@ describe('/compare', () => {
     await stores.links.set('cmp5', 'title_b', { platform: 'pc_store_c', identifier: 'Rift#0042', handle: 'Rift#0042' });
     const unprofiled = await run({ title: 'title_b', player: 'Rift', platform: 'pc_store_b' }, 'cmp5');
     expect(unprofiled).toMatchObject({ ephemeral: true });
-    expect(unprofiled.content).toBe('Compare **Rift** with whom? Your linked Title B account is on PC\u00a0Store\u00a0C, where Title B has no profiles: type `other:`.');
+    expect(unprofiled.content).toBe(
+      'Compare **Rift** with whom? Your linked Title B account is on PC\u00a0Store\u00a0C, where Title B has no profiles: type `other:`.',
+    );
   });
 
   it('answers a missing or private player, and a title typed past the choices, with an ephemeral message', async () => {
@@ -538,12 +630,19 @@ describe('/compare', () => {
   });
 
   it('autocompletes platforms and both players', async () => {
-    const c = (options: Record<string, string>, focused: string) => compare.autocomplete!({ name: 'compare', group: null, subcommand: null, options, userId: 'cmp1', focused: { name: focused, value: options[focused] ?? '' } }, deps);
+    const c = (options: Record<string, string>, focused: string) =>
+      compare.autocomplete!(
+        { name: 'compare', group: null, subcommand: null, options, userId: 'cmp1', focused: { name: focused, value: options[focused] ?? '' } },
+        deps,
+      );
     expect((await c({ title: 'title_c', platform: 'pc' }, 'platform')).map((x) => x.value)).toContain('pc_store_c');
     expect((await c({ title: 'title_c', platform: 'pc_store_c', other: 'Embert' }, 'other')).map((x) => x.value)).toContain('Embertide#1000');
     // A platform typed past its choices is read as the command reads it: by name, in any case.
     for (const platform of ['PC Store C', 'pc store c', 'PC_STORE_C'])
-      expect((await c({ title: 'title_c', platform, player: 'emb' }, 'player')).map((x) => x.value), platform).toEqual(['Ember#4471', 'Embertide#1000', 'emb']);
+      expect(
+        (await c({ title: 'title_c', platform, player: 'emb' }, 'player')).map((x) => x.value),
+        platform,
+      ).toEqual(['Ember#4471', 'Embertide#1000', 'emb']);
     expect(await c({ title: 'nope', player: 'x' }, 'player')).toEqual([]);
   });
 });
@@ -595,7 +694,8 @@ describe('since your last look', () => {
 
 describe('/leaderboard', () => {
   const board = findCommand('leaderboard')!;
-  const run = (options: Record<string, string>, userId: string, guildId: string | null = 'g-board') => board.execute({ name: 'leaderboard', group: null, subcommand: null, options, userId, guildId }, deps);
+  const run = (options: Record<string, string>, userId: string, guildId: string | null = 'g-board') =>
+    board.execute({ name: 'leaderboard', group: null, subcommand: null, options, userId, guildId }, deps);
   const link = findCommand('link')!;
   const linkIn = (userId: string, player: string, guildId = 'g-board') =>
     link.execute({ name: 'link', group: null, subcommand: null, options: { title: 'title_c', platform: 'pc_store_c', player }, userId, guildId }, deps);
@@ -622,7 +722,17 @@ describe('/leaderboard', () => {
   });
 
   it('says why a member linked on a platform without profiles is not ranked, not that their figure is still to come', async () => {
-    await link.execute({ name: 'link', group: null, subcommand: null, options: { title: 'title_b', platform: 'pc_store_c', player: 'Rift#0042' }, userId: 'b5', guildId: 'g-board-b' }, deps);
+    await link.execute(
+      {
+        name: 'link',
+        group: null,
+        subcommand: null,
+        options: { title: 'title_b', platform: 'pc_store_c', player: 'Rift#0042' },
+        userId: 'b5',
+        guildId: 'g-board-b',
+      },
+      deps,
+    );
     const r = await run({ title: 'title_b' }, 'b5', 'g-board-b');
     expect(r.embeds[0]?.description).toContain('Not ranked: 1 linked where the title has no profiles');
   });
@@ -640,7 +750,10 @@ describe('/leaderboard', () => {
     const slow = {
       profile: async (_title: string, _platform: string, _player: string, options?: { deadlineMs?: number }) => {
         await sleep(options?.deadlineMs ?? 10_000);
-        return { errors: [lookupError('timeout', 'The stats service did not answer in time.')], meta: { source: 'network' as const, fetchedAt: Date.now(), ageMs: 0 } };
+        return {
+          errors: [lookupError('timeout', 'The stats service did not answer in time.')],
+          meta: { source: 'network' as const, fetchedAt: Date.now(), ageMs: 0 },
+        };
       },
     };
     for (let i = 0; i < 60; i++) {
@@ -648,7 +761,10 @@ describe('/leaderboard', () => {
       await stores.members.add('g-slow', `slow${i}`);
     }
     const started = Date.now();
-    const r = await board.execute({ name: 'leaderboard', group: null, subcommand: null, options: { title: 'title_c' }, userId: 'slow1', guildId: 'g-slow' }, { ...deps, lookup: slow as unknown as Deps['lookup'] });
+    const r = await board.execute(
+      { name: 'leaderboard', group: null, subcommand: null, options: { title: 'title_c' }, userId: 'slow1', guildId: 'g-slow' },
+      { ...deps, lookup: slow as unknown as Deps['lookup'] },
+    );
     expect(Date.now() - started).toBeLessThan(COMMAND_DEADLINE_MS);
     expect(r.embeds[0]!.description).toContain('50 not answered in time · 10 not looked up this time');
   }, 20_000);
@@ -664,7 +780,8 @@ describe('/leaderboard', () => {
     });
     // A hundred accounts (one place each), every one answered with Ember#4471's profile.
     const oneProfile = Object.assign(Object.create(deps.lookup) as Deps['lookup'], {
-      profile: (title: TitleSlug, platform: PlatformSlug, _player: string, options?: { deadlineMs?: number }) => deps.lookup.profile(title, platform, 'Ember#4471', options),
+      profile: (title: TitleSlug, platform: PlatformSlug, _player: string, options?: { deadlineMs?: number }) =>
+        deps.lookup.profile(title, platform, 'Ember#4471', options),
     });
     const started = Date.now();
     const r = await board.execute(
@@ -684,7 +801,13 @@ describe('/leaderboard', () => {
 
   it('ranks an account once when two members linked to it, the invoker’s link holding it', async () => {
     for (const userId of ['twin1', 'twin2', 'other3']) {
-      await stores.links.set(userId, 'title_c', userId === 'other3' ? { platform: 'pc_store_c', identifier: 'Embertide#1000', handle: 'Embertide#1000' } : { platform: 'pc_store_c', identifier: 'Ember#4471', handle: 'Ember#4471' });
+      await stores.links.set(
+        userId,
+        'title_c',
+        userId === 'other3'
+          ? { platform: 'pc_store_c', identifier: 'Embertide#1000', handle: 'Embertide#1000' }
+          : { platform: 'pc_store_c', identifier: 'Ember#4471', handle: 'Ember#4471' },
+      );
       await stores.members.add('g-twins', userId);
     }
     const r = await run({ title: 'title_c' }, 'twin1', 'g-twins');

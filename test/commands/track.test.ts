@@ -25,7 +25,11 @@ let double: DiscordDouble;
 let deps: Deps;
 const feed = sqliteFeedStore(':memory:', 1_000);
 const track = findCommand('track')!;
-const pick = (d: Deps) => track.execute({ name: 'track', group: null, subcommand: 'channel', options: { channel: CHANNEL }, userId: 'admin', guildId: GUILD, canManageServer: true }, d);
+const pick = (d: Deps) =>
+  track.execute(
+    { name: 'track', group: null, subcommand: 'channel', options: { channel: CHANNEL }, userId: 'admin', guildId: GUILD, canManageServer: true },
+    d,
+  );
 
 beforeAll(async () => {
   double = await startDiscordDouble({ token: TOKEN });
@@ -59,7 +63,20 @@ describe('/track channel', () => {
   it('writes the feed in the language picked, else in the server’s, and says which', async () => {
     double.setChannelPermissions(CHANNEL, null);
     const run = (options: Record<string, string>, guildLocale?: string) =>
-      track.execute({ name: 'track', group: null, subcommand: 'channel', options: { channel: CHANNEL, ...options }, userId: 'admin', guildId: GUILD, canManageServer: true, locale: 'en-US', guildLocale }, deps);
+      track.execute(
+        {
+          name: 'track',
+          group: null,
+          subcommand: 'channel',
+          options: { channel: CHANNEL, ...options },
+          userId: 'admin',
+          guildId: GUILD,
+          canManageServer: true,
+          locale: 'en-US',
+          guildLocale,
+        },
+        deps,
+      );
     const picked = await run({ language: 'fr' }, 'de');
     expect(picked.content).toContain('Summaries are posted in French.');
     expect(await feed.guild(GUILD)).toMatchObject({ channelId: CHANNEL, on: true, locale: 'fr' });
@@ -78,9 +95,14 @@ describe('/track channel', () => {
       // The bot's REST options: a 6-hour wait is refused at once, not slept through.
       const poster = restPoster(new REST({ ...restOptions(double.apiUrl), retries: 0 }).setToken(TOKEN));
       const started = performance.now();
-      const r = await track.execute({ name: 'track', group: null, subcommand: 'channel', options: { channel }, userId: 'admin', guildId: guild, canManageServer: true }, { ...deps, poster });
+      const r = await track.execute(
+        { name: 'track', group: null, subcommand: 'channel', options: { channel }, userId: 'admin', guildId: guild, canManageServer: true },
+        { ...deps, poster },
+      );
       expect(performance.now() - started).toBeLessThan(5_000);
-      expect(r.content).toBe(`Nothing changed: I cannot post in <#${channel}>: Discord is holding posts there back (slowmode, or a rate limit); try again in a few minutes.`);
+      expect(r.content).toBe(
+        `Nothing changed: I cannot post in <#${channel}>: Discord is holding posts there back (slowmode, or a rate limit); try again in a few minutes.`,
+      );
       expect(await feed.guild(guild)).toBeUndefined();
     } finally {
       double.setChannelSlowmode(channel, null);
@@ -101,7 +123,8 @@ describe('/track status', () => {
   it('tells a member who follows a title they have no link for any more that nothing of theirs is posted', async () => {
     const stores = await createBotStores({ namespace: 'test', linksPath: join(mkdtempSync(join(tmpdir(), 'links-')), 'links.sqlite') });
     const d = { links: stores.links, members: stores.members, feed: stores.feed, logger: pino({ level: 'silent' }) } as unknown as Deps;
-    const run = (subcommand: string, options: Record<string, string> = {}) => track.execute({ name: 'track', group: null, subcommand, options, userId: 'u1', guildId: GUILD }, d);
+    const run = (subcommand: string, options: Record<string, string> = {}) =>
+      track.execute({ name: 'track', group: null, subcommand, options, userId: 'u1', guildId: GUILD }, d);
     try {
       await stores.links.set('u1', 'title_c', { platform: 'pc_store_c', identifier: 'Ember#4471', handle: 'Ember#4471' });
       await stores.links.set('u1', 'title_b', { platform: 'pc_store_b', identifier: 'Rift', handle: 'Rift' });

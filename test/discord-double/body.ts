@@ -127,7 +127,13 @@ export function readForm(raw: Buffer, contentType: string): ParsedBody {
     if (filename === undefined) {
       if (decoded === 'payload_json') body = parseJson(raw.toString('utf8', start, end));
     } else {
-      files.push({ field: decoded, filename: decode(filename), contentType: headers.get('content-type') ?? 'application/octet-stream', size: end - start, head: raw.toString('hex', start, Math.min(end, start + 32)) });
+      files.push({
+        field: decoded,
+        filename: decode(filename),
+        contentType: headers.get('content-type') ?? 'application/octet-stream',
+        size: end - start,
+        head: raw.toString('hex', start, Math.min(end, start + 32)),
+      });
     }
     at = end + CRLF.length + delimiter.length;
   }

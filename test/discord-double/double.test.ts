@@ -196,13 +196,7 @@ describe('interactions', () => {
     const result = await handled;
     expect(result).toMatchObject({ resourceType: 4, messageContent: 'first', ephemeral: true, followUp: 'second', fetched: 'first' });
     expect(result.gone).toMatchObject({ code: 10008, status: 404 });
-    expect(handle.responses().map((c) => `${c.method} ${c.status}`)).toEqual([
-      'POST 200',
-      'POST 200',
-      'GET 200',
-      'DELETE 204',
-      'GET 404',
-    ]);
+    expect(handle.responses().map((c) => `${c.method} ${c.status}`)).toEqual(['POST 200', 'POST 200', 'GET 200', 'DELETE 204', 'GET 404']);
     expect(handle.responses()[0]?.query).toEqual({ with_response: 'true' });
   });
 
@@ -241,7 +235,9 @@ describe('interactions', () => {
     const callback = await handle.firstResponse();
     expect(callback.headers['content-type']).toMatch(/^multipart\/form-data/);
     expect(callback.body).toMatchObject({ type: 4, data: { content: 'card', attachments: [{ id: '0' }] } });
-    expect(callback.files).toEqual([{ field: 'files[0]', filename: 'card.png', contentType: expect.any(String) as unknown, size: 16, head: Buffer.from('not really a png').toString('hex') }]);
+    expect(callback.files).toEqual([
+      { field: 'files[0]', filename: 'card.png', contentType: expect.any(String) as unknown, size: 16, head: Buffer.from('not really a png').toString('hex') },
+    ]);
   });
 
   it('points an embed image at attachment://<name> to the uploaded attachment, on send and on edit', async () => {
@@ -252,9 +248,16 @@ describe('interactions', () => {
         files: [{ attachment: Buffer.from('png one'), name: 'card.png' }],
         withResponse: true,
       });
-      const edited = await interaction.editReply({ embeds: [{ title: 'again', image: { url: 'attachment://card.png' } }], files: [{ attachment: Buffer.from('png two!'), name: 'card.png' }], attachments: [] });
+      const edited = await interaction.editReply({
+        embeds: [{ title: 'again', image: { url: 'attachment://card.png' } }],
+        files: [{ attachment: Buffer.from('png two!'), name: 'card.png' }],
+        attachments: [],
+      });
       const first = sent.resource?.message;
-      return { first: [first?.embeds[0]?.image?.url, first?.attachments.first()?.url], edited: [edited.embeds[0]?.image?.url, edited.attachments.map((a) => a.size)] };
+      return {
+        first: [first?.embeds[0]?.image?.url, first?.attachments.first()?.url],
+        edited: [edited.embeds[0]?.image?.url, edited.attachments.map((a) => a.size)],
+      };
     });
     double.dispatchInteraction(chatInput());
     const { first, edited } = await handled;
@@ -273,9 +276,7 @@ describe('interactions', () => {
       await interaction.respond([{ name: 'a', value: 'a' }]);
       return { focused: { name: focused.name, value: focused.value }, platform: interaction.options.getString('platform') };
     });
-    const handle = double.dispatchInteraction(
-      autocomplete({ subcommand: 'profile', options: { platform: 'pc', name: 'As' }, focused: 'name' }),
-    );
+    const handle = double.dispatchInteraction(autocomplete({ subcommand: 'profile', options: { platform: 'pc', name: 'As' }, focused: 'name' }));
     await expect(handled).resolves.toEqual({ focused: { name: 'name', value: 'As' }, platform: 'pc' });
     expect(await handle.firstResponse()).toMatchObject({
       status: 204,
@@ -335,7 +336,9 @@ describe('commands', () => {
 
   it('stores global and guild commands, keeping ids across overwrites', async () => {
     const first = (await client.rest.put(Routes.applicationCommands(double.applicationId), { body })) as { id: string; name: string }[];
-    expect(first).toEqual([expect.objectContaining({ name: 'stats', application_id: double.applicationId, id: expect.stringMatching(/^\d{17,20}$/) as unknown })]);
+    expect(first).toEqual([
+      expect.objectContaining({ name: 'stats', application_id: double.applicationId, id: expect.stringMatching(/^\d{17,20}$/) as unknown }),
+    ]);
     expect(double.commands.global).toEqual(first);
     const again = (await client.rest.put(Routes.applicationCommands(double.applicationId), { body })) as { id: string }[];
     expect(again[0]?.id).toBe(first[0]?.id);
@@ -348,9 +351,7 @@ describe('commands', () => {
   });
 
   it('refuses an invalid command the way Discord does', async () => {
-    const error = await rejection(
-      client.rest.put(Routes.applicationCommands(double.applicationId), { body: [{ name: 'Stats', description: '' }] }),
-    );
+    const error = await rejection(client.rest.put(Routes.applicationCommands(double.applicationId), { body: [{ name: 'Stats', description: '' }] }));
     expect(error).toBeInstanceOf(DiscordAPIError);
     expect(error).toMatchObject({ code: 50035, status: 400 });
     expect(double.commands.global?.map((c) => (c as { name: string }).name)).toEqual(['stats']);
@@ -360,7 +361,11 @@ describe('commands', () => {
     const put = (path: string, authorization: string) =>
       fetch(`${double.apiUrl}/v10${path}`, { method: 'PUT', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify(body) });
     const bot = `Bot ${double.token}`;
-    for (const path of ['/applications/1180000000000000777/commands', '/applications/1180000000000000777/guilds/1180000000000000100/commands', `/applications/${double.applicationId}/guilds/1180000000000000555/commands`]) {
+    for (const path of [
+      '/applications/1180000000000000777/commands',
+      '/applications/1180000000000000777/guilds/1180000000000000100/commands',
+      `/applications/${double.applicationId}/guilds/1180000000000000555/commands`,
+    ]) {
       const res = await put(path, bot);
       expect(res.status, path).toBe(403);
       expect(await res.json(), path).toEqual({ message: 'Missing Access', code: 50001 });
@@ -436,7 +441,11 @@ describe('REST auth', () => {
 
   it('keeps messages posted to a channel (multipart with files too) and refuses them as Discord does', async () => {
     const post = (channel: string, init: RequestInit & { auth?: boolean }) =>
-      fetch(`${double.apiUrl}/v10/channels/${channel}/messages`, { method: 'POST', ...init, headers: { ...(init.auth === false ? {} : { authorization: `Bot ${double.token}` }), ...(init.headers as Record<string, string> | undefined) } });
+      fetch(`${double.apiUrl}/v10/channels/${channel}/messages`, {
+        method: 'POST',
+        ...init,
+        headers: { ...(init.auth === false ? {} : { authorization: `Bot ${double.token}` }), ...(init.headers as Record<string, string> | undefined) },
+      });
     const form = new FormData();
     form.append('payload_json', JSON.stringify({ embeds: [{ title: 'Session', image: { url: 'attachment://card.png' } }] }));
     form.append('files[0]', new Blob([Buffer.from('89504e470d0a1a0a', 'hex')], { type: 'image/png' }), 'card.png');
@@ -447,8 +456,14 @@ describe('REST auth', () => {
     const attachments = kept?.message.attachments as { url: string }[];
     expect((kept?.message.embeds as { image: { url: string } }[])[0]?.image.url).toBe(attachments[0]?.url);
     expect((await post('1180000000000000777', { body: JSON.stringify({}), headers: { 'content-type': 'application/json' } })).status).toBe(400);
-    expect((await post('1180000000000000777', { body: JSON.stringify({ content: 'x' }), headers: { 'content-type': 'application/json' }, auth: false })).status).toBe(401);
-    for (const [code, status] of [[10003, 404], [50001, 403], [50013, 403]] as const) {
+    expect(
+      (await post('1180000000000000777', { body: JSON.stringify({ content: 'x' }), headers: { 'content-type': 'application/json' }, auth: false })).status,
+    ).toBe(401);
+    for (const [code, status] of [
+      [10003, 404],
+      [50001, 403],
+      [50013, 403],
+    ] as const) {
       double.setChannelError('1180000000000000778', code);
       const refused = await post('1180000000000000778', { body: JSON.stringify({ content: 'x' }), headers: { 'content-type': 'application/json' } });
       expect(refused.status).toBe(status);
@@ -462,7 +477,11 @@ describe('REST auth', () => {
 
   it('makes one message of a channel post sent twice with its nonce enforced, and refuses a nonce past 25 characters', async () => {
     const post = (body: Record<string, unknown>) =>
-      fetch(`${double.apiUrl}/v10/channels/1180000000000000779/messages`, { method: 'POST', body: JSON.stringify(body), headers: { authorization: `Bot ${double.token}`, 'content-type': 'application/json' } });
+      fetch(`${double.apiUrl}/v10/channels/1180000000000000779/messages`, {
+        method: 'POST',
+        body: JSON.stringify(body),
+        headers: { authorization: `Bot ${double.token}`, 'content-type': 'application/json' },
+      });
     const first = (await (await post({ content: 'x', nonce: 'n-1', enforce_nonce: true })).json()) as { id: string; nonce: string };
     const again = (await (await post({ content: 'x', nonce: 'n-1', enforce_nonce: true })).json()) as { id: string };
     expect(again.id).toBe(first.id);

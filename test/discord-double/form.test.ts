@@ -28,7 +28,13 @@ const payload = { type: 4, data: { content: 'é ✓', embeds: [{ image: { url: '
 
 describe('the double reads multipart bodies', () => {
   it('as undici does, from the bot’s own encoding', async () => {
-    for (const files of [[{ name: 'card.png', data: png }], [{ name: 'a.png', data: png }, { name: 'b"c.png', data: Buffer.from('text') }]]) {
+    for (const files of [
+      [{ name: 'card.png', data: png }],
+      [
+        { name: 'a.png', data: png },
+        { name: 'b"c.png', data: Buffer.from('text') },
+      ],
+    ]) {
       const { body, contentType } = multipart(payload, files);
       const mine = readForm(body, contentType);
       expect(mine).toEqual(await byUndici(body, contentType));

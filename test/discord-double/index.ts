@@ -26,15 +26,7 @@ import { Turns } from '../../src/bot/turns.js';
 import { BodyError, readBody, type UploadedFile } from './body.js';
 import { APPLICATION_ID, BOT_USER, BOT_USER_ID, DEFAULT_TOKEN, GUILD_ID, botMessage, interactionToken, snowflake } from './ids.js';
 import type { APIInteractionLike } from './interactions.js';
-import {
-  choicesErrors,
-  commandListErrors,
-  invalidFormBody,
-  isEmptyMessage,
-  messageErrors,
-  nonceProblems,
-  type DiscordError,
-} from './validate.js';
+import { choicesErrors, commandListErrors, invalidFormBody, isEmptyMessage, messageErrors, nonceProblems, type DiscordError } from './validate.js';
 
 export * from './interactions.js';
 export { APPLICATION_ID, BOT_USER, BOT_USER_ID, DEFAULT_TOKEN, DEFAULT_USER, GUILD_CHANNEL_ID, GUILD_ID, DM_CHANNEL_ID, snowflake } from './ids.js';
@@ -350,7 +342,9 @@ function withAttachments(embeds: unknown[], kept: unknown[], files: UploadedFile
     return found ? { ...media, url: found.url, proxy_url: found.proxy_url } : media;
   };
   return {
-    embeds: embeds.map((e) => (isRecord(e) ? { ...e, ...('image' in e ? { image: resolve(e.image) } : {}), ...('thumbnail' in e ? { thumbnail: resolve(e.thumbnail) } : {}) } : e)),
+    embeds: embeds.map((e) =>
+      isRecord(e) ? { ...e, ...('image' in e ? { image: resolve(e.image) } : {}), ...('thumbnail' in e ? { thumbnail: resolve(e.thumbnail) } : {}) } : e,
+    ),
     attachments,
   };
 }
@@ -442,8 +436,7 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
     const member = isRecord(p.member) ? p.member : undefined;
     const userSource = member?.user ?? p.user;
     const channel = isRecord(p.channel) ? p.channel : undefined;
-    const channelId =
-      typeof p.channel_id === 'string' ? p.channel_id : typeof channel?.id === 'string' ? channel.id : snowflake();
+    const channelId = typeof p.channel_id === 'string' ? p.channel_id : typeof channel?.id === 'string' ? channel.id : snowflake();
     return {
       id: payload.id,
       token: payload.token,
@@ -493,7 +486,15 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
     const kept = Array.isArray(data.attachments)
       ? existing.filter((a) => isRecord(a) && (data.attachments as unknown[]).some((b) => isRecord(b) && b.id === a.id))
       : existing;
-    Object.assign(out, withAttachments(Array.isArray(out.embeds) ? (out.embeds as unknown[]) : [], kept, files, typeof message.channel_id === 'string' ? message.channel_id : ''));
+    Object.assign(
+      out,
+      withAttachments(
+        Array.isArray(out.embeds) ? (out.embeds as unknown[]) : [],
+        kept,
+        files,
+        typeof message.channel_id === 'string' ? message.channel_id : '',
+      ),
+    );
     const previous = typeof message.flags === 'number' ? message.flags : 0;
     const changeable = typeof data.flags === 'number' ? data.flags & (4 | 32768) : previous & (4 | 32768);
     out.flags = ((previous & ~(4 | 32768)) | changeable) & ~clearFlags;
@@ -530,7 +531,9 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
     const allowed = ALLOWED_CALLBACKS[t.type] ?? [];
     if (!allowed.includes(type)) {
       return refuse(
-        invalidFormBody([{ path: ['type'], code: 'INTERACTION_RESPONSE_TYPE_INVALID', message: `Interaction response type ${type} is invalid for interaction type ${t.type}` }]),
+        invalidFormBody([
+          { path: ['type'], code: 'INTERACTION_RESPONSE_TYPE_INVALID', message: `Interaction response type ${type} is invalid for interaction type ${t.type}` },
+        ]),
         t,
       );
     }
@@ -754,7 +757,8 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
       if (made) return { status: 200, body: made.message };
     }
     const allowed = channelPermissions.get(channelId);
-    if (allowed && ((!allowed.embedLinks && Array.isArray(data.embeds) && data.embeds.length > 0) || (!allowed.attachFiles && call.files.length > 0))) return CHANNEL_REFUSALS[50013];
+    if (allowed && ((!allowed.embedLinks && Array.isArray(data.embeds) && data.embeds.length > 0) || (!allowed.attachFiles && call.files.length > 0)))
+      return CHANNEL_REFUSALS[50013];
     const message = botMessage({
       channelId,
       content: typeof data.content === 'string' ? data.content : '',
@@ -878,7 +882,8 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
     const shard: unknown[] = Array.isArray(d.shard) ? d.shard : [0, 1];
     const [shardId, count] = shard;
     if (shardCount > 1 && !Array.isArray(d.shard)) return closeConn(conn, 4011, 'Sharding required.');
-    if (count !== shardCount || typeof shardId !== 'number' || !Number.isInteger(shardId) || shardId < 0 || shardId >= shardCount) return closeConn(conn, 4010, 'Invalid shard.');
+    if (count !== shardCount || typeof shardId !== 'number' || !Number.isInteger(shardId) || shardId < 0 || shardId >= shardCount)
+      return closeConn(conn, 4010, 'Invalid shard.');
     identifies.push(d);
     counts.identifies++;
     const session: Session = { id: randomBytes(16).toString('hex'), seq: 0, log: [], conn: null, intents: d.intents, shard: shardId };
@@ -1051,7 +1056,11 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
   }
 
   async function post(url: string, body: string, headers: Record<string, string>): Promise<HttpAnswer> {
-    const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': 'Discord-Interactions/1.0 (+https://discord.com)', ...headers }, body });
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'user-agent': 'Discord-Interactions/1.0 (+https://discord.com)', ...headers },
+      body,
+    });
     const text = await response.text();
     let parsed: unknown = text;
     try {
@@ -1101,7 +1110,12 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
       shard: t.shard,
       responses: () => [...t.calls],
       firstResponse: (timeoutMs = DEFAULT_WAIT_MS) =>
-        waitUntil(() => t.calls[0], timeoutMs, () => `a response to interaction ${t.id} (got nothing)`, (t.waiters ??= new Set())),
+        waitUntil(
+          () => t.calls[0],
+          timeoutMs,
+          () => `a response to interaction ${t.id} (got nothing)`,
+          (t.waiters ??= new Set()),
+        ),
       waitForResponses: (n, timeoutMs = DEFAULT_WAIT_MS) =>
         waitUntil(
           () => (t.calls.length >= n ? [...t.calls] : undefined),
@@ -1125,7 +1139,8 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
       waitUntil(
         () => (liveShards().length === shardCount ? true : undefined),
         timeoutMs,
-        () => `every shard (${shardCount}) to identify or resume (live: [${liveShards().join(', ')}], connections so far: ${counts.connections}, identifies: ${counts.identifies})`,
+        () =>
+          `every shard (${shardCount}) to identify or resume (live: [${liveShards().join(', ')}], connections so far: ${counts.connections}, identifies: ${counts.identifies})`,
       ).then(() => undefined),
     dispatch: (t, d) => dispatchFrame(t, d),
     dispatchInteraction(payload) {
@@ -1202,4 +1217,3 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
     },
   };
 }
-

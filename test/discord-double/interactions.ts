@@ -16,17 +16,7 @@ import type {
   Snowflake,
 } from 'discord.js';
 
-import {
-  APPLICATION_ID,
-  DEFAULT_USER,
-  DM_CHANNEL_ID,
-  GUILD_CHANNEL_ID,
-  GUILD_ID,
-  apiUser,
-  botMessage,
-  interactionToken,
-  snowflake,
-} from './ids.js';
+import { APPLICATION_ID, DEFAULT_USER, DM_CHANNEL_ID, GUILD_CHANNEL_ID, GUILD_ID, apiUser, botMessage, interactionToken, snowflake } from './ids.js';
 
 /**
  * What `dispatchInteraction` needs to track an interaction. Every builder's result satisfies it; a

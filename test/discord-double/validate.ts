@@ -162,16 +162,23 @@ const LOCALES = new Set<string>(Object.values(Locale));
 function localizationErrors(errors: FieldError[], at: (string | number)[], item: Record<string, unknown>, siblings?: Map<string, Set<string>>): void {
   const names = item.name_localizations;
   if (names !== undefined && names !== null) {
-    if (!isRecord(names)) errors.push({ path: [...at, 'name_localizations'], code: 'DICT_TYPE_CONVERT', message: 'Only dictionaries may be used in a DictType' });
+    if (!isRecord(names))
+      errors.push({ path: [...at, 'name_localizations'], code: 'DICT_TYPE_CONVERT', message: 'Only dictionaries may be used in a DictType' });
     else
       for (const [locale, value] of Object.entries(names)) {
-        if (!LOCALES.has(locale)) errors.push({ path: [...at, 'name_localizations', locale], code: 'ENUM_TYPE_COERCE', message: `Value "${locale}" is not a valid enum value.` });
+        if (!LOCALES.has(locale))
+          errors.push({ path: [...at, 'name_localizations', locale], code: 'ENUM_TYPE_COERCE', message: `Value "${locale}" is not a valid enum value.` });
         else if (value === null) continue;
         else if (typeof value !== 'string' || !COMMAND_NAME.test(value) || value !== value.toLowerCase())
           errors.push({ path: [...at, 'name_localizations', locale], code: 'APPLICATION_COMMAND_INVALID_NAME', message: 'Command name is invalid' });
         else if (siblings) {
           const seen = siblings.get(locale) ?? new Set<string>();
-          if (seen.has(value)) errors.push({ path: [...at, 'name_localizations', locale], code: 'APPLICATION_COMMAND_OPTIONS_NAME_ALREADY_EXISTS', message: 'Option name already exists' });
+          if (seen.has(value))
+            errors.push({
+              path: [...at, 'name_localizations', locale],
+              code: 'APPLICATION_COMMAND_OPTIONS_NAME_ALREADY_EXISTS',
+              message: 'Option name already exists',
+            });
           seen.add(value);
           siblings.set(locale, seen);
         }
@@ -179,10 +186,16 @@ function localizationErrors(errors: FieldError[], at: (string | number)[], item:
   }
   const descriptions = item.description_localizations;
   if (descriptions !== undefined && descriptions !== null) {
-    if (!isRecord(descriptions)) errors.push({ path: [...at, 'description_localizations'], code: 'DICT_TYPE_CONVERT', message: 'Only dictionaries may be used in a DictType' });
+    if (!isRecord(descriptions))
+      errors.push({ path: [...at, 'description_localizations'], code: 'DICT_TYPE_CONVERT', message: 'Only dictionaries may be used in a DictType' });
     else
       for (const [locale, value] of Object.entries(descriptions)) {
-        if (!LOCALES.has(locale)) errors.push({ path: [...at, 'description_localizations', locale], code: 'ENUM_TYPE_COERCE', message: `Value "${locale}" is not a valid enum value.` });
+        if (!LOCALES.has(locale))
+          errors.push({
+            path: [...at, 'description_localizations', locale],
+            code: 'ENUM_TYPE_COERCE',
+            message: `Value "${locale}" is not a valid enum value.`,
+          });
         else if (value !== null) maxLength(errors, [...at, 'description_localizations', locale], value, 100, true);
       }
   }
@@ -208,7 +221,12 @@ function commandOptionErrors(errors: FieldError[], path: (string | number)[], op
         maxLength(errors, [...at, 'choices', c, 'name'], choice.name, 100, true);
         if (isRecord(choice.name_localizations))
           for (const [locale, value] of Object.entries(choice.name_localizations))
-            if (!LOCALES.has(locale)) errors.push({ path: [...at, 'choices', c, 'name_localizations', locale], code: 'ENUM_TYPE_COERCE', message: `Value "${locale}" is not a valid enum value.` });
+            if (!LOCALES.has(locale))
+              errors.push({
+                path: [...at, 'choices', c, 'name_localizations', locale],
+                code: 'ENUM_TYPE_COERCE',
+                message: `Value "${locale}" is not a valid enum value.`,
+              });
             else if (value !== null) maxLength(errors, [...at, 'choices', c, 'name_localizations', locale], value, 100, true);
       });
   });

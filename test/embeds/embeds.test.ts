@@ -43,7 +43,12 @@ beforeAll(async () => {
 afterAll(() => undefined);
 
 const network: LookupMeta = { source: 'network', fetchedAt: Date.now(), ageMs: 0 };
-const size = (e: APIEmbed) => (e.title?.length ?? 0) + (e.description?.length ?? 0) + (e.footer?.text.length ?? 0) + (e.author?.name.length ?? 0) + (e.fields ?? []).reduce((n, f) => n + f.name.length + f.value.length, 0);
+const size = (e: APIEmbed) =>
+  (e.title?.length ?? 0) +
+  (e.description?.length ?? 0) +
+  (e.footer?.text.length ?? 0) +
+  (e.author?.name.length ?? 0) +
+  (e.fields ?? []).reduce((n, f) => n + f.name.length + f.value.length, 0);
 
 function expectWithinLimits(reply: Reply) {
   const total = reply.embeds.reduce((n, e) => n + size(e), 0);
@@ -81,10 +86,32 @@ describe('embeds from the service’s payloads', () => {
   });
 
   it('words places honestly: top X% only in the better half, none for counts, no bare ranks', () => {
-    const stat = (value: number, percentile: number) => ({ rank: 37, percentile, displayName: 'x', displayCategory: null, category: null, metadata: {}, value, displayValue: String(value), displayType: 'Number' });
+    const stat = (value: number, percentile: number) => ({
+      rank: 37,
+      percentile,
+      displayName: 'x',
+      displayCategory: null,
+      category: null,
+      metadata: {},
+      value,
+      displayValue: String(value),
+      displayType: 'Number',
+    });
     const profile = {
       ...fixtures.profile!,
-      segments: [{ ...fixtures.profile!.segments[0]!, stats: { kd: stat(1.8, 97), winRate: stat(32.3, 6.3), kills: stat(1652, 99), deaths: stat(1099, 20), matchesPlayed: stat(91, 90), killsPerMatch: stat(18.2, 75) } }],
+      segments: [
+        {
+          ...fixtures.profile!.segments[0]!,
+          stats: {
+            kd: stat(1.8, 97),
+            winRate: stat(32.3, 6.3),
+            kills: stat(1652, 99),
+            deaths: stat(1099, 20),
+            matchesPlayed: stat(91, 90),
+            killsPerMatch: stat(18.2, 75),
+          },
+        },
+      ],
     };
     const text = profileReply(profile, 'title_a', network).embeds[0]?.description ?? '';
     expect(text).toContain('K/D\u00a0top\u00a03%');
@@ -92,7 +119,9 @@ describe('embeds from the service’s payloads', () => {
     const winOnly = { ...profile, segments: [{ ...profile.segments[0]!, stats: { ...profile.segments[0]!.stats, kd: stat(1.8, 20), winRate: stat(60, 70) } }] };
     expect((profileReply(winOnly, 'title_a', network).embeds[0]?.description ?? '').split('\n')[1]).toBe('Win\u00a0rate\u00a0top\u00a030%');
     const both = { ...profile, segments: [{ ...profile.segments[0]!, stats: { ...profile.segments[0]!.stats, winRate: stat(60, 70) } }] };
-    expect((profileReply(both, 'title_a', network, { locale: 'de' }).embeds[0]?.description ?? '').split('\n')[1]).toBe('K/D\u00a0Top\u00a03\u00a0%\u00a0· Siegquote\u00a0Top\u00a030\u00a0%');
+    expect((profileReply(both, 'title_a', network, { locale: 'de' }).embeds[0]?.description ?? '').split('\n')[1]).toBe(
+      'K/D\u00a0Top\u00a03\u00a0%\u00a0· Siegquote\u00a0Top\u00a030\u00a0%',
+    );
     expect(text).toContain('Kills/match **18.20** · top\u00a025%');
     // A 32.3% win rate is in the worse half: no "top 93.7%".
     expect(text).not.toMatch(/top 9\d/);
@@ -108,12 +137,26 @@ describe('embeds from the service’s payloads', () => {
   });
 
   it('opens stale data with a clear warning and its age', () => {
-    const stale = profileReply(fixtures.profile!, 'title_a', { source: 'stale', fetchedAt: Date.parse('2026-11-20T10:00:00Z'), ageMs: 10 * 60_000, staleBecause: lookupError('unavailable', 'down') });
+    const stale = profileReply(fixtures.profile!, 'title_a', {
+      source: 'stale',
+      fetchedAt: Date.parse('2026-11-20T10:00:00Z'),
+      ageMs: 10 * 60_000,
+      staleBecause: lookupError('unavailable', 'down'),
+    });
     expect(stale.embeds[0]?.description).toMatch(/^⚠️ \*\*The stats service is unavailable\.\*\* These stats are from <t:1795168800:R>/);
   });
 
   it('lists segments as a table that fits a phone: labels once, aligned values, weapon figures for weapons, one scope label', () => {
-    const r = segmentsReply(fixtures.segments!, { title: 'title_a', platform: 'pc_store_a', player: 'Ash', type: 'map', filter: {}, meta: network, page: 0, stateId: 's1' });
+    const r = segmentsReply(fixtures.segments!, {
+      title: 'title_a',
+      platform: 'pc_store_a',
+      player: 'Ash',
+      type: 'map',
+      filter: {},
+      meta: network,
+      page: 0,
+      stateId: 's1',
+    });
     const table = /```\n([^`]+)\n```/.exec(r.embeds[0]?.description ?? '')?.[1]?.split('\n') ?? [];
     // 22 characters: what a code block shows on a line at a phone's width (400 px) beside the data's time; a 25th wrapped every row.
     expect(TABLE_WIDTH).toBe(22);
@@ -122,21 +165,62 @@ describe('embeds from the service’s payloads', () => {
     for (const line of table) expect(line.length).toBeLessThanOrEqual(TABLE_WIDTH);
     expect(r.embeds[0]?.description).toMatch(/^\*\*Lifetime\*\*/);
     expect(r.components).toEqual([]);
-    const w = segmentsReply(fixtures.weapons!, { title: 'title_a', platform: 'pc_store_a', player: 'Ash', type: 'weapon', filter: {}, meta: network, page: 0, stateId: 's1' });
+    const w = segmentsReply(fixtures.weapons!, {
+      title: 'title_a',
+      platform: 'pc_store_a',
+      player: 'Ash',
+      type: 'weapon',
+      filter: {},
+      meta: network,
+      page: 0,
+      stateId: 's1',
+    });
     const weapons = /```\n([^`]+)\n```/.exec(w.embeds[0]?.description ?? '')?.[1]?.split('\n') ?? [];
     // Weapon figures; no headshots in any weapon of this answer, so no column of dashes for them.
     expect(weapons[0]).toBe('Weapon      Kills Acc%');
     expect(weapons[1]).toBe('Carbine        12   25');
     // None counted where the line below says there are none.
-    expect(segmentsReply([], { title: 'title_a', platform: 'pc_store_a', player: 'Ash', type: 'map', filter: {}, meta: network, page: 0, stateId: 's1' }).embeds[0]?.description).toMatch(/^\*\*Lifetime\*\*\nNo maps/);
+    expect(
+      segmentsReply([], { title: 'title_a', platform: 'pc_store_a', player: 'Ash', type: 'map', filter: {}, meta: network, page: 0, stateId: 's1' }).embeds[0]
+        ?.description,
+    ).toMatch(/^\*\*Lifetime\*\*\nNo maps/);
     expect(r.embeds[0]?.description).toMatch(/^\*\*Lifetime\*\* · 2 in all\n/);
-    const season = segmentsReply(fixtures.segments!, { title: 'title_a', platform: 'pc_store_a', player: 'Ash', type: 'map', filter: { season: 3, queue: 'ranked' }, meta: network, page: 0, stateId: 's1' });
+    const season = segmentsReply(fixtures.segments!, {
+      title: 'title_a',
+      platform: 'pc_store_a',
+      player: 'Ash',
+      type: 'map',
+      filter: { season: 3, queue: 'ranked' },
+      meta: network,
+      page: 0,
+      stateId: 's1',
+    });
     expect(season.embeds[0]?.description).toMatch(/^\*\*Season 3 · Ranked\*\*/);
     // Weapons are lifetime only, but a queue filters them: ranked figures are not called the career's.
-    const ranked = segmentsReply(fixtures.weapons!, { title: 'title_a', platform: 'pc_store_a', player: 'Ash', type: 'weapon', filter: { queue: 'ranked' }, meta: network, page: 0, stateId: 's1' });
+    const ranked = segmentsReply(fixtures.weapons!, {
+      title: 'title_a',
+      platform: 'pc_store_a',
+      player: 'Ash',
+      type: 'weapon',
+      filter: { queue: 'ranked' },
+      meta: network,
+      page: 0,
+      stateId: 's1',
+    });
     expect(ranked.embeds[0]?.description).toMatch(/^\*\*Lifetime · Ranked\*\*/);
     // A list with none: lower case inside the English sentence, a German noun keeps its capital.
-    const none = (locale?: string) => segmentsReply([], { title: 'title_a', platform: 'pc_store_a', player: 'Ash', type: 'map', filter: { season: 99 }, meta: network, page: 0, stateId: 's1', locale }).embeds[0]?.description ?? '';
+    const none = (locale?: string) =>
+      segmentsReply([], {
+        title: 'title_a',
+        platform: 'pc_store_a',
+        player: 'Ash',
+        type: 'map',
+        filter: { season: 99 },
+        meta: network,
+        page: 0,
+        stateId: 's1',
+        locale,
+      }).embeds[0]?.description ?? '';
     expect(none()).toContain('No maps');
     expect(none('de')).toContain('Keine Karten');
   });
@@ -147,7 +231,19 @@ describe('embeds from the service’s payloads', () => {
     // A queue another service names that the bot does not know: as it came, capitalised.
     expect(queueName('arcade', 'de')).toBe('Arcade');
     const scope = (filter: { queue?: string; season?: number }, locale?: string) =>
-      /^\*\*([^*]+)\*\*/.exec(segmentsReply(fixtures.segments!, { title: 'title_a', platform: 'pc_store_a', player: 'Ash', type: 'map', filter, meta: network, page: 0, stateId: 's1', locale }).embeds[0]?.description ?? '')?.[1];
+      /^\*\*([^*]+)\*\*/.exec(
+        segmentsReply(fixtures.segments!, {
+          title: 'title_a',
+          platform: 'pc_store_a',
+          player: 'Ash',
+          type: 'map',
+          filter,
+          meta: network,
+          page: 0,
+          stateId: 's1',
+          locale,
+        }).embeds[0]?.description ?? '',
+      )?.[1];
     expect(scope({ season: 3, queue: 'ranked' }, 'de')).toBe('Saison 3 · Gewertet');
     expect(scope({ queue: 'social' }, 'es-ES')).toBe('Carrera · Normal');
     expect(scope({ queue: 'social' })).toBe('Lifetime · Social');
@@ -158,24 +254,39 @@ describe('embeds from the service’s payloads', () => {
 
   /** The table of one segment named `name` with figures of `values`, in every language, title and segment type. */
   function everyTable(values: Record<string, number>, name: string): { where: string; locale: string; type: string; lines: string[] }[] {
-    const stat = (value: number) => ({ rank: null, percentile: null, displayName: '', displayCategory: '', category: '', metadata: {}, value, displayValue: String(value), displayType: 'Number' });
+    const stat = (value: number) => ({
+      rank: null,
+      percentile: null,
+      displayName: '',
+      displayCategory: '',
+      category: '',
+      metadata: {},
+      value,
+      displayValue: String(value),
+      displayType: 'Number',
+    });
     const stats = Object.fromEntries(Object.entries(values).map(([k, v]) => [k, stat(v)]));
     return ['en-US', 'de', 'fr', 'es-ES', 'pt-BR'].flatMap((locale) =>
       TITLE_SLUGS.flatMap((title) =>
         // The overview, one set of figures, is not a table (next test but two).
-        TITLES[title].segmentTypes.filter(({ groupBy }) => groupBy !== 'overview').map(({ type }) => {
-          const segment: Segment = { type, attributes: { key: 'k' }, metadata: { name }, expiryDate: new Date().toISOString(), stats };
-          const r = segmentsReply([segment], { title, platform: 'pc_store_a', player: 'x', type, filter: {}, meta: network, page: 0, stateId: 's', locale });
-          const lines = /```\n([^`]+)\n```/.exec(r.embeds[0]?.description ?? '')?.[1]?.split('\n') ?? [];
-          return { where: `${locale} ${title} ${type}`, locale, type, lines };
-        }),
+        TITLES[title].segmentTypes
+          .filter(({ groupBy }) => groupBy !== 'overview')
+          .map(({ type }) => {
+            const segment: Segment = { type, attributes: { key: 'k' }, metadata: { name }, expiryDate: new Date().toISOString(), stats };
+            const r = segmentsReply([segment], { title, platform: 'pc_store_a', player: 'x', type, filter: {}, meta: network, page: 0, stateId: 's', locale });
+            const lines = /```\n([^`]+)\n```/.exec(r.embeds[0]?.description ?? '')?.[1]?.split('\n') ?? [];
+            return { where: `${locale} ${title} ${type}`, locale, type, lines };
+          }),
       ),
     );
   }
 
   it('keeps a space before every column of a segment table, in every language, whatever the numbers', () => {
     // Five-letter headings (Spiel, Sieg%), long numbers (12.345 in German, 1,2 mil in Spanish, K/D 12.3) and a clipped name.
-    const tables = everyTable({ kills: 12_345, matchesPlayed: 1_234, wins: 600, kd: 12.345, winRate: 48.6, accuracy: 33.3, headshotPct: 25.1 }, 'Abcdefghijklmnop');
+    const tables = everyTable(
+      { kills: 12_345, matchesPlayed: 1_234, wins: 600, kd: 12.345, winRate: 48.6, accuracy: 33.3, headshotPct: 25.1 },
+      'Abcdefghijklmnop',
+    );
     expect(tables.length).toBeGreaterThan(5 * TITLE_SLUGS.length);
     for (const { where, locale, type, lines } of tables) {
       const [header = '', nameLine = '', row = '', ...more] = lines;
@@ -213,7 +324,10 @@ describe('embeds from the service’s payloads', () => {
   });
 
   it('keeps every segment table within a phone’s width, in every language, with figures of four characters', () => {
-    for (const { where, lines } of everyTable({ kills: 172, matchesPlayed: 91, wins: 40, kd: 1.32, winRate: 66.7, accuracy: 27.7, headshotPct: 17.4 }, 'Citadel')) {
+    for (const { where, lines } of everyTable(
+      { kills: 172, matchesPlayed: 91, wins: 40, kd: 1.32, winRate: 66.7, accuracy: 27.7, headshotPct: 17.4 },
+      'Citadel',
+    )) {
       // One line, or the name alone above its figures where the columns leave it fewer than seven letters (German's `Spiel Sieg%`).
       expect(lines.length === 2 || (lines.length === 3 && lines[1] === 'Citadel'), `${where}: ${lines.join(' / ')}`).toBe(true);
       for (const line of lines) expect(line.length, `${where}: ${line}`).toBeLessThanOrEqual(TABLE_WIDTH);
@@ -227,7 +341,16 @@ describe('embeds from the service’s payloads', () => {
     // As the segments endpoint sends it: no places.
     const first = fixtures.profile!.segments[0]!;
     const overview = { ...first, stats: Object.fromEntries(Object.entries(first.stats).map(([k, v]) => [k, { ...v, percentile: null, rank: null }])) };
-    const ctx = { title: 'title_a', platform: 'pc_store_a', player: 'Ash', type: 'overview', filter: { season: 2 }, meta: network, page: 0, stateId: 's1' } as const;
+    const ctx = {
+      title: 'title_a',
+      platform: 'pc_store_a',
+      player: 'Ash',
+      type: 'overview',
+      filter: { season: 2 },
+      meta: network,
+      page: 0,
+      stateId: 's1',
+    } as const;
     const d = segmentsReply([overview], ctx).embeds[0]?.description ?? '';
     expect(d).not.toContain('```');
     // Its scope, no count of one; the headline and the figures as the profile words them, no places (the segment has none to give).
@@ -244,14 +367,31 @@ describe('embeds from the service’s payloads', () => {
   });
 
   it('lists matches with result, score and K/D, and a menu that opens each report', () => {
-    const r = matchesReply(fixtures.matches!.matches, { title: 'title_a', platform: 'pc_store_a', player: 'Ash', meta: network, page: 0, hasMore: false, stateId: 's2' });
+    const r = matchesReply(fixtures.matches!.matches, {
+      title: 'title_a',
+      platform: 'pc_store_a',
+      player: 'Ash',
+      meta: network,
+      page: 0,
+      hasMore: false,
+      stateId: 's2',
+    });
     expect(r.embeds[0]?.description).toMatch(/^🟩 \*\*Harbor · Team Deathmatch\*\*\u00a0· 14\/1\/3\u00a0· K\/D\u00a014\.00\u00a0· <t:\d+:R>/u);
     const menu = r.components[0]?.components[0];
     expect(menu && 'options' in menu ? menu.options.map((o) => o.value) : []).toEqual(['a-3', 'a-2', 'a-1']);
     // Menus cannot show live times: no date beside the list's "4 days ago".
     expect(menu && 'options' in menu ? menu.options[0]?.description : '').toBe('Win · K/D/A 14/1/3 · K/D 14.00');
     // The menu writes the K/D as the list beside it does, in the reader's language.
-    const de = matchesReply(fixtures.matches!.matches, { title: 'title_a', platform: 'pc_store_a', player: 'Ash', meta: network, page: 0, hasMore: false, stateId: 's2', locale: 'de' });
+    const de = matchesReply(fixtures.matches!.matches, {
+      title: 'title_a',
+      platform: 'pc_store_a',
+      player: 'Ash',
+      meta: network,
+      page: 0,
+      hasMore: false,
+      stateId: 's2',
+      locale: 'de',
+    });
     const deMenu = de.components[0]?.components[0];
     expect(de.embeds[0]?.description).toContain('K/D\u00a014,00');
     expect(deMenu && 'options' in deMenu ? deMenu.options[0]?.description : '').toMatch(/ · K\/D 14,00$/);
@@ -260,7 +400,15 @@ describe('embeds from the service’s payloads', () => {
 
   it('pages matches by cursor without claiming a total it does not know: 1 / 2+, 2 / 3+, then 3 / 3', () => {
     const label = (page: number, hasMore: boolean) => {
-      const r = matchesReply(fixtures.matches!.matches, { title: 'title_a', platform: 'pc_store_a', player: 'Ash', meta: network, page, hasMore, stateId: 's2' });
+      const r = matchesReply(fixtures.matches!.matches, {
+        title: 'title_a',
+        platform: 'pc_store_a',
+        player: 'Ash',
+        meta: network,
+        page,
+        hasMore,
+        stateId: 's2',
+      });
       const row = r.components.find((c) => c.components.some((b) => 'custom_id' in b && b.custom_id.startsWith('pgi:')));
       const button = row?.components.find((b) => 'custom_id' in b && b.custom_id.startsWith('pgi:'));
       return button && 'label' in button ? button.label : undefined;
@@ -270,14 +418,20 @@ describe('embeds from the service’s payloads', () => {
   });
 
   it('shows a match report: winners first, players by score, the player looked up marked, team names capitalised, a way back', () => {
-    const r = matchReportReply(fixtures.report!, 'title_a', network, { highlight: ['76561198000000042'], onward: { stateId: 'm1', targets: [{ to: 'matches', label: '◀ Matches' }] } });
+    const r = matchReportReply(fixtures.report!, 'title_a', network, {
+      highlight: ['76561198000000042'],
+      onward: { stateId: 'm1', targets: [{ to: 'matches', label: '◀ Matches' }] },
+    });
     expect(r.embeds[0]?.title).toBe('Foundry · Team Deathmatch');
     expect(r.embeds[0]?.fields?.map((f) => [f.name, f.value])).toEqual([
       ['🏆 Red · Win', '▶ **Ash** — 10/5/2\u00a0· 1,000\u00a0dmg'],
       ['Blue · Loss', 'Ashen Knight — 5/10/1\u00a0· 600\u00a0dmg'],
     ]);
     // The colours teams are named by, in the reader's language.
-    expect(matchReportReply(fixtures.report!, 'title_a', network, { locale: 'de' }).embeds[0]?.fields?.map((f) => f.name)).toEqual(['🏆 Rot · Sieg', 'Blau · Niederlage']);
+    expect(matchReportReply(fixtures.report!, 'title_a', network, { locale: 'de' }).embeds[0]?.fields?.map((f) => f.name)).toEqual([
+      '🏆 Rot · Sieg',
+      'Blau · Niederlage',
+    ]);
     const back = r.components[0]?.components[0];
     expect(back && 'custom_id' in back ? parseCustomId(back.custom_id) : null).toEqual({ kind: 'go', stateId: 'm1', to: 'matches' });
   });
@@ -292,7 +446,15 @@ describe('embeds from the service’s payloads', () => {
 
   it('leads sessions with the latest: its form, its rates against the career; earlier ones a line each', () => {
     const career = fixtures.profile!.segments[0]!.stats;
-    const r = sessionsReply(fixtures.sessions!.items, { title: 'title_b', platform: 'pc_store_b', player: 'Rift', meta: network, page: 0, stateId: 's3', career });
+    const r = sessionsReply(fixtures.sessions!.items, {
+      title: 'title_b',
+      platform: 'pc_store_b',
+      player: 'Rift',
+      meta: network,
+      page: 0,
+      stateId: 's3',
+      career,
+    });
     const d = r.embeds[0]?.description ?? '';
     expect(d).toContain('### Latest session');
     // Each bullet held to what it follows: a phone began lines with "· K/D 4.25".
@@ -314,7 +476,14 @@ describe('embeds from the service’s payloads', () => {
     const result = (value: string) => ({ ...match, metadata: { ...match.metadata, result: { value, displayValue: value } } });
     // Newest first, as the answer lists them: the newest 20 are wins, the oldest three losses.
     const matches = [...Array.from({ length: 20 }, () => result('victory')), ...Array.from({ length: 3 }, () => result('defeat'))];
-    const r = sessionsReply([{ ...latest!, matches, stats: {} }], { title: 'title_b', platform: 'pc_store_b', player: 'Rift', meta: network, page: 0, stateId: 's3' });
+    const r = sessionsReply([{ ...latest!, matches, stats: {} }], {
+      title: 'title_b',
+      platform: 'pc_store_b',
+      player: 'Rift',
+      meta: network,
+      page: 0,
+      stateId: 's3',
+    });
     const d = r.embeds[0]?.description ?? '';
     expect(d).toContain(`…${'🟩'.repeat(20)} **20\u00a0of\u00a023\u00a0won**`);
     expect(d).not.toContain('🟥');
@@ -323,7 +492,14 @@ describe('embeds from the service’s payloads', () => {
   it('says nothing of matches for a session that lists none and counts none, rather than "0 of 0 won"', () => {
     const [latest, earlier] = fixtures.sessions!.items;
     const empty = (s: typeof latest) => ({ ...s!, matches: [], stats: {} });
-    const r = sessionsReply([empty(latest), empty(earlier)], { title: 'title_b', platform: 'pc_store_b', player: 'Rift', meta: network, page: 0, stateId: 's3' });
+    const r = sessionsReply([empty(latest), empty(earlier)], {
+      title: 'title_b',
+      platform: 'pc_store_b',
+      player: 'Rift',
+      meta: network,
+      page: 0,
+      stateId: 's3',
+    });
     const d = r.embeds[0]?.description ?? '';
     expect(d).toContain('### Latest session');
     expect(d).not.toMatch(/0 of 0|0 matches/);
@@ -338,15 +514,44 @@ describe('embeds from the service’s payloads', () => {
   });
 
   it('describes a search option by its platform and, where it is not its name, its id: two players of one name are two different lines', () => {
-    const blaze = (id: string): SearchResult => ({ platformId: 1, platformSlug: 'pc_store_a', platformUserHandle: 'Blaze', platformUserIdentifier: id, platformUserId: id, avatarUrl: null, status: null, additionalParameters: null });
-    const r = searchReply([blaze('76561198000000026'), blaze('76561198000000030'), { ...blaze('Blaze'), platformUserId: '76561198000000031' }], { title: 'title_a', platform: 'pc_store_a', query: 'blaze', meta: network, page: 0, stateId: 's5' });
+    const blaze = (id: string): SearchResult => ({
+      platformId: 1,
+      platformSlug: 'pc_store_a',
+      platformUserHandle: 'Blaze',
+      platformUserIdentifier: id,
+      platformUserId: id,
+      avatarUrl: null,
+      status: null,
+      additionalParameters: null,
+    });
+    const r = searchReply([blaze('76561198000000026'), blaze('76561198000000030'), { ...blaze('Blaze'), platformUserId: '76561198000000031' }], {
+      title: 'title_a',
+      platform: 'pc_store_a',
+      query: 'blaze',
+      meta: network,
+      page: 0,
+      stateId: 's5',
+    });
     const menu = r.components[0]?.components[0];
-    expect(menu && 'options' in menu ? menu.options.map((o) => o.description) : []).toEqual(['PC Store A · 76561198000000026', 'PC Store A · 76561198000000030', 'PC Store A']);
+    expect(menu && 'options' in menu ? menu.options.map((o) => o.description) : []).toEqual([
+      'PC Store A · 76561198000000026',
+      'PC Store A · 76561198000000030',
+      'PC Store A',
+    ]);
   });
 
   it('shows a name made to read as another’s (a right-to-left override) without its controls, in the text and the menu alike', () => {
     const hostile = 'Quil\u202Eregdab\u2066\n';
-    const result: SearchResult = { platformId: 1, platformSlug: 'pc_store_c', platformUserHandle: hostile, platformUserIdentifier: 'Quil#1', platformUserId: 'Quil#1', avatarUrl: null, status: null, additionalParameters: null };
+    const result: SearchResult = {
+      platformId: 1,
+      platformSlug: 'pc_store_c',
+      platformUserHandle: hostile,
+      platformUserIdentifier: 'Quil#1',
+      platformUserId: 'Quil#1',
+      avatarUrl: null,
+      status: null,
+      additionalParameters: null,
+    };
     const r = searchReply([result], { title: 'title_c', platform: 'pc_store_c', query: `q\u202Eu`, meta: network, page: 0, stateId: 's6' });
     const menu = r.components[0]?.components[0];
     const options = menu && 'options' in menu ? menu.options : [];
@@ -360,7 +565,14 @@ describe('embeds from the service’s payloads', () => {
 
   it('writes days in the reader’s abbreviation, hours and minutes as everywhere', () => {
     const long = 33 * 3_600 + 5 * 60;
-    expect(['en-US', 'fr', 'de', 'es-ES', 'pt-BR', undefined].map((l) => duration(long, l))).toEqual(['1d 9h', '1j 9h', '1\u00a0T 9h', '1d 9h', '1\u00a0dia 9h', '1d 9h']);
+    expect(['en-US', 'fr', 'de', 'es-ES', 'pt-BR', undefined].map((l) => duration(long, l))).toEqual([
+      '1d 9h',
+      '1j 9h',
+      '1\u00a0T 9h',
+      '1d 9h',
+      '1\u00a0dia 9h',
+      '1d 9h',
+    ]);
     expect(duration(3 * 3_600 + 5 * 60, 'fr')).toBe('3h 5m');
     expect(formatValue(long, 'TimeSeconds', 'fr')).toBe('1j 9h');
   });
@@ -370,11 +582,20 @@ describe('embeds from the service’s payloads', () => {
     expect(de).toContain('K/D\u00a02,50');
     expect(de).toContain('Siegquote\u00a066,7\u00a0%');
     // The sign where each language puts it, held to its number by a no-break space, or none in Brazilian Portuguese.
-    const rate = (locale: string) => /66[.,]7[\u00a0\u202f]?%?/u.exec(profileReply(fixtures.profile!, 'title_a', network, { locale }).embeds[0]?.description ?? '')?.[0];
+    const rate = (locale: string) =>
+      /66[.,]7[\u00a0\u202f]?%?/u.exec(profileReply(fixtures.profile!, 'title_a', network, { locale }).embeds[0]?.description ?? '')?.[0];
     expect(rate('fr')).toBe('66,7\u00a0%');
     expect(rate('pt-BR')).toBe('66,7%');
     expect(rate('en-US')).toBe('66.7%');
-    const big = { ...fixtures.profile!, segments: [{ ...fixtures.profile!.segments[0]!, stats: { ...fixtures.profile!.segments[0]!.stats, damagePerMatch: { ...fixtures.profile!.segments[0]!.stats.damagePerMatch!, value: 12_261.17 } } }] };
+    const big = {
+      ...fixtures.profile!,
+      segments: [
+        {
+          ...fixtures.profile!.segments[0]!,
+          stats: { ...fixtures.profile!.segments[0]!.stats, damagePerMatch: { ...fixtures.profile!.segments[0]!.stats.damagePerMatch!, value: 12_261.17 } },
+        },
+      ],
+    };
     expect(profileReply(big, 'title_a', network, { locale: 'de' }).embeds[0]?.description).toContain('Schaden/Spiel **12.261**');
     expect(profileReply(big, 'title_a', network).embeds[0]?.description).toContain('Damage/match **12.3K**');
   });
@@ -441,23 +662,70 @@ describe('limits and safety', () => {
 
   const longName = 'W'.repeat(400);
   const bigStats = (n: number) =>
-    Object.fromEntries(Array.from({ length: n }, (_, i) => [`stat${i}`, { rank: 1, percentile: 99, displayName: `Stat ${i} ${'x'.repeat(300)}`, displayCategory: 'General', category: 'general', metadata: {}, value: i, displayValue: 'y'.repeat(2_000), displayType: 'Number' }]));
+    Object.fromEntries(
+      Array.from({ length: n }, (_, i) => [
+        `stat${i}`,
+        {
+          rank: 1,
+          percentile: 99,
+          displayName: `Stat ${i} ${'x'.repeat(300)}`,
+          displayCategory: 'General',
+          category: 'general',
+          metadata: {},
+          value: i,
+          displayValue: 'y'.repeat(2_000),
+          displayType: 'Number',
+        },
+      ]),
+    );
 
   it('pages long lists and clamps every field, title and the message total', () => {
-    const segments: Segment[] = Array.from({ length: 100 }, (_, i) => ({ type: 'map', attributes: { key: `m${i}` }, metadata: { name: `${longName}${i}` }, expiryDate: new Date().toISOString(), stats: bigStats(10) }));
+    const segments: Segment[] = Array.from({ length: 100 }, (_, i) => ({
+      type: 'map',
+      attributes: { key: `m${i}` },
+      metadata: { name: `${longName}${i}` },
+      expiryDate: new Date().toISOString(),
+      stats: bigStats(10),
+    }));
     for (let page = 0; page < 11; page++) {
-      const r = segmentsReply(segments, { title: 'title_d', platform: 'pc_store_a', player: longName, type: 'map', filter: {}, meta: network, page, stateId: 'abc' });
+      const r = segmentsReply(segments, {
+        title: 'title_d',
+        platform: 'pc_store_a',
+        player: longName,
+        type: 'map',
+        filter: {},
+        meta: network,
+        page,
+        stateId: 'abc',
+      });
       expectWithinLimits(r);
       expect(r.components).toHaveLength(1);
     }
-    const last = segmentsReply(segments, { title: 'title_d', platform: 'pc_store_a', player: 'x', type: 'map', filter: {}, meta: network, page: 99, stateId: 'abc' });
+    const last = segmentsReply(segments, {
+      title: 'title_d',
+      platform: 'pc_store_a',
+      player: 'x',
+      type: 'map',
+      filter: {},
+      meta: network,
+      page: 99,
+      stateId: 'abc',
+    });
     const buttons = last.components[0]?.components ?? [];
     expect(buttons.map((b) => ('label' in b ? b.label : ''))).toEqual(['◀ Previous', '10 / 10', 'Next ▶']);
-    expect(buttons.map((b) => ('custom_id' in b ? parseCustomId(b.custom_id) : null))).toEqual([{ kind: 'page', stateId: 'abc', page: 8 }, null, { kind: 'page', stateId: 'abc', page: 9 }]);
+    expect(buttons.map((b) => ('custom_id' in b ? parseCustomId(b.custom_id) : null))).toEqual([
+      { kind: 'page', stateId: 'abc', page: 8 },
+      null,
+      { kind: 'page', stateId: 'abc', page: 9 },
+    ]);
     const profile = { ...fixtures.profile!, platformInfo: { ...fixtures.profile!.platformInfo, platformUserHandle: longName } };
     profile.segments = [{ ...profile.segments[0]!, stats: bigStats(60) }];
     expectWithinLimits(profileReply(profile, 'title_a', network));
-    const many: SearchResult[] = Array.from({ length: 60 }, (_, i) => ({ ...fixtures.search![0]!, platformUserHandle: `${longName}${i}`, platformUserIdentifier: `${'i'.repeat(150)}${i}` }));
+    const many: SearchResult[] = Array.from({ length: 60 }, (_, i) => ({
+      ...fixtures.search![0]!,
+      platformUserHandle: `${longName}${i}`,
+      platformUserIdentifier: `${'i'.repeat(150)}${i}`,
+    }));
     const search = searchReply(many, { title: 'title_c', platform: 'pc_store_c', query: longName, meta: network, page: 5, stateId: 'q' });
     expectWithinLimits(search);
     const menu = search.components[0]?.components[0];
@@ -500,7 +768,11 @@ describe('limits and safety', () => {
   it('answers every error kind with an ephemeral message of its own', () => {
     const texts = new Set<string>();
     for (const kind of LOOKUP_ERROR_KINDS) {
-      const r = errorReply(lookupError(kind, 'the service said so', { retryAfterMs: 12_000, data: { allowed: ['pc_store_c'] } }), { title: 'title_c', platform: 'pc_store_c', player: 'Nova#2231' });
+      const r = errorReply(lookupError(kind, 'the service said so', { retryAfterMs: 12_000, data: { allowed: ['pc_store_c'] } }), {
+        title: 'title_c',
+        platform: 'pc_store_c',
+        player: 'Nova#2231',
+      });
       expect(r.ephemeral).toBe(true);
       expect(r.embeds).toEqual([]);
       texts.add(r.content ?? '');
@@ -518,20 +790,30 @@ describe('limits and safety', () => {
       'No Title A player **KaiGG** on PC\u00a0Store\u00a0A. PC\u00a0Store\u00a0A finds players by id, profile URL or vanity name, not by the name shown in game: pick them from the list as you type, or find them with `/stats title_a search`.',
     );
     // An id there that is not found is just not found.
-    expect(errorReply(lookupError('not_found', 'no'), { title: 'title_a', platform: 'pc_store_a', player: '76561198000000999' }).content).toContain('Check the spelling');
+    expect(errorReply(lookupError('not_found', 'no'), { title: 'title_a', platform: 'pc_store_a', player: '76561198000000999' }).content).toContain(
+      'Check the spelling',
+    );
     for (const locale of ['en-US', 'de', 'fr']) {
       const none = errorReply(lookupError('not_found', 'no'), { title: 'title_b', platform: 'pc_store_c', player: 'Nobody#0000', locale }).content ?? '';
       expect(none).toContain('**Nobody#0000**');
       expect(none).not.toContain('search');
       expect(none).not.toContain('suche');
-      const link = errorReply(lookupError('invalid_parameter', 'no', { data: { parameter: 'platformUserIdentifier' } }), { title: 'title_b', platform: 'pc_store_c', player: 'https://x.example/p', locale }).content ?? '';
+      const link =
+        errorReply(lookupError('invalid_parameter', 'no', { data: { parameter: 'platformUserIdentifier' } }), {
+          title: 'title_b',
+          platform: 'pc_store_c',
+          player: 'https://x.example/p',
+          locale,
+        }).content ?? '';
       expect(link).not.toMatch(/search|suche|recherche/);
     }
   });
 
-  it('tells what to type instead when the service cannot read the player as typed (a pasted link), in the reader\'s language', () => {
+  it("tells what to type instead when the service cannot read the player as typed (a pasted link), in the reader's language", () => {
     const link = 'https://tracker.example.com/profile/console_a/Nova/overview';
-    const refused = lookupError('invalid_parameter', 'Invalid platformUserIdentifier: the identifier contains a slash.', { data: { parameter: 'platformUserIdentifier' } });
+    const refused = lookupError('invalid_parameter', 'Invalid platformUserIdentifier: the identifier contains a slash.', {
+      data: { parameter: 'platformUserIdentifier' },
+    });
     const en = errorReply(refused, { title: 'title_c', platform: 'console_a', player: link });
     expect(en.ephemeral).toBe(true);
     expect(en.content).toBe(
@@ -541,9 +823,15 @@ describe('limits and safety', () => {
     expect(de.content).toContain('keinen Link');
     expect(de.content).not.toContain('Invalid platformUserIdentifier');
     // Another parameter the service refuses keeps its own words and what it allows.
-    const other = errorReply(lookupError('invalid_parameter', 'Invalid segmentType.', { data: { parameter: 'segmentType', allowed: ['map'] } }), { title: 'title_c', player: link });
+    const other = errorReply(lookupError('invalid_parameter', 'Invalid segmentType.', { data: { parameter: 'segmentType', allowed: ['map'] } }), {
+      title: 'title_c',
+      player: link,
+    });
     expect(other.content).toBe('Invalid segmentType. Use `map`.');
-    const two = errorReply(lookupError('invalid_parameter', 'Invalid segmentType.', { data: { parameter: 'segmentType', allowed: ['map', 'weapon'] } }), { title: 'title_c', player: link });
+    const two = errorReply(lookupError('invalid_parameter', 'Invalid segmentType.', { data: { parameter: 'segmentType', allowed: ['map', 'weapon'] } }), {
+      title: 'title_c',
+      player: link,
+    });
     expect(two.content).toBe('Invalid segmentType. Choose one of: `map`, `weapon`.');
     // A search's query and a match id likewise: no parameter names, in every language.
     const query = lookupError('invalid_parameter', 'Invalid query: the identifier contains a slash.', { data: { parameter: 'query', value: 'AC/DC' } });
@@ -555,7 +843,10 @@ describe('limits and safety', () => {
       '`a/b` is not a Title A match id. Pick a match from the list as you type, or open one from `/stats title_a matches`.',
     );
     for (const locale of ['de', 'fr', 'es-ES', 'pt-BR'])
-      for (const r of [errorReply(query, { title: 'title_a', platform: 'pc_store_a', player: 'AC/DC', locale }), errorReply(matchId, { title: 'title_a', locale })]) {
+      for (const r of [
+        errorReply(query, { title: 'title_a', platform: 'pc_store_a', player: 'AC/DC', locale }),
+        errorReply(matchId, { title: 'title_a', locale }),
+      ]) {
         expect(r.ephemeral).toBe(true);
         expect(r.content, locale).not.toMatch(/Invalid|query|matchId/);
         expect(r.content, locale).toMatch(/`(AC\/DC|a\/b)`/);

@@ -4,28 +4,70 @@ import { describe, expect, it } from 'vitest';
 import { leaderboardReply, searchReply, type BoardEntry } from '../../src/embeds/index.js';
 import type { Stat } from '../../src/lookup/schemas.js';
 
-const kd = (value: number): Stat => ({ rank: null, percentile: null, displayName: 'K/D', displayCategory: null, category: null, metadata: {}, value, displayValue: value.toFixed(2), displayType: 'Number' });
+const kd = (value: number): Stat => ({
+  rank: null,
+  percentile: null,
+  displayName: 'K/D',
+  displayCategory: null,
+  category: null,
+  metadata: {},
+  value,
+  displayValue: value.toFixed(2),
+  displayType: 'Number',
+});
 const entry = (userId: string, handle: string, value: number): BoardEntry => ({ userId, handle, stat: kd(value) });
 const board = (entries: BoardEntry[], invokerId: string) =>
   leaderboardReply(entries, { title: 'title_c', figure: 'kd', invokerId, notLookedUp: 0 }).embeds[0]!.description!.split('\n');
 
 describe('the leaderboard', () => {
   it('writes its footer and a search’s count so that French and Spanish agree with one or none', () => {
-    const footer = (locale: string) => leaderboardReply([entry('u1', 'Ash', 1.5)], { title: 'title_c', figure: 'kd', invokerId: 'u1', notLookedUp: 0, locale }).embeds[0]!.footer!.text;
+    const footer = (locale: string) =>
+      leaderboardReply([entry('u1', 'Ash', 1.5)], { title: 'title_c', figure: 'kd', invokerId: 'u1', notLookedUp: 0, locale }).embeds[0]!.footer!.text;
     expect(footer('en-US')).toBe('Title C · 1 ranked of 1 linked');
     expect(footer('fr')).toBe('Title C · classement : 1 sur 1 (comptes liés)');
     expect(footer('es-ES')).toBe('Title C · en la clasificación: 1 de 1 (cuentas vinculadas)');
     const found = (n: number, locale: string) =>
-      searchReply(Array.from({ length: n }, (_, i) => ({ platformId: null, platformSlug: 'pc_store_c', platformUserIdentifier: `P#${i}`, platformUserId: null, platformUserHandle: `P#${i}`, avatarUrl: null, status: null, additionalParameters: null })), {
-        title: 'title_c', platform: 'pc_store_c', query: 'p', meta: { source: 'network', fetchedAt: Date.now(), ageMs: 0 }, page: 0, stateId: 's', locale,
-      }).embeds[0]!.footer!.text;
-    expect([0, 1, 2].map((n) => found(n, 'fr'))).toEqual(['Title C · PC Store C · 0 trouvé', 'Title C · PC Store C · 1 trouvé', 'Title C · PC Store C · 2 trouvés']);
-    expect([0, 1, 2].map((n) => found(n, 'es-ES'))).toEqual(['Title C · PC Store C · 0 encontrados', 'Title C · PC Store C · 1 encontrado', 'Title C · PC Store C · 2 encontrados']);
+      searchReply(
+        Array.from({ length: n }, (_, i) => ({
+          platformId: null,
+          platformSlug: 'pc_store_c',
+          platformUserIdentifier: `P#${i}`,
+          platformUserId: null,
+          platformUserHandle: `P#${i}`,
+          avatarUrl: null,
+          status: null,
+          additionalParameters: null,
+        })),
+        {
+          title: 'title_c',
+          platform: 'pc_store_c',
+          query: 'p',
+          meta: { source: 'network', fetchedAt: Date.now(), ageMs: 0 },
+          page: 0,
+          stateId: 's',
+          locale,
+        },
+      ).embeds[0]!.footer!.text;
+    expect([0, 1, 2].map((n) => found(n, 'fr'))).toEqual([
+      'Title C · PC Store C · 0 trouvé',
+      'Title C · PC Store C · 1 trouvé',
+      'Title C · PC Store C · 2 trouvés',
+    ]);
+    expect([0, 1, 2].map((n) => found(n, 'es-ES'))).toEqual([
+      'Title C · PC Store C · 0 encontrados',
+      'Title C · PC Store C · 1 encontrado',
+      'Title C · PC Store C · 2 encontrados',
+    ]);
   });
 
   it('gives members with the same figure the same place, and the next one the place after them all', () => {
     const lines = board([entry('u1', 'Ash', 1.5), entry('u2', 'Bolt', 1.5), entry('u3', 'Cole', 1.2), entry('u4', 'Dune', 1.0)], 'u2');
-    expect(lines.slice(0, 4)).toEqual(['🥇 **Ash**\u00a0·\u00a01.50', '🥇 ▶ **Bolt**\u00a0·\u00a01.50', '🥉 **Cole**\u00a0·\u00a01.20', '` 4` **Dune**\u00a0·\u00a01.00']);
+    expect(lines.slice(0, 4)).toEqual([
+      '🥇 **Ash**\u00a0·\u00a01.50',
+      '🥇 ▶ **Bolt**\u00a0·\u00a01.50',
+      '🥉 **Cole**\u00a0·\u00a01.20',
+      '` 4` **Dune**\u00a0·\u00a01.00',
+    ]);
   });
 
   it('tells a member tied with the leader, but listed below the top ten, that they share first place', () => {
@@ -40,7 +82,10 @@ describe('the leaderboard', () => {
 describe('the leaderboard with long names', () => {
   it('keeps the invoker’s own place and the unranked count when every name is as long as a link allows', () => {
     const long = (i: number) => `${'_*'.repeat(99)}${String(i).padStart(2, '0')}`;
-    const entries: BoardEntry[] = [...Array.from({ length: 12 }, (_, i) => entry(`u${i}`, long(i), 3 - i / 10)), { userId: 'p', handle: long(99), missing: 'private' }];
+    const entries: BoardEntry[] = [
+      ...Array.from({ length: 12 }, (_, i) => entry(`u${i}`, long(i), 3 - i / 10)),
+      { userId: 'p', handle: long(99), missing: 'private' },
+    ];
     const reply = leaderboardReply(entries, { title: 'title_c', figure: 'kd', invokerId: 'u11', notLookedUp: 0 });
     const description = reply.embeds[0]!.description!;
     expect(description).toContain('You are **#12** of 12.');
@@ -66,14 +111,20 @@ describe('a leaderboard nobody could be ranked on', () => {
       { userId: 'u2', handle: 'Bolt', missing: 'private' },
     ];
     const description = leaderboardReply(entries, { title: 'title_a', figure: 'healingPerMatch', invokerId: 'u1', notLookedUp: 0 }).embeds[0]!.description!;
-    expect(description).toBe('None of the Title A stats looked up has Healing/match: rank by another figure.\n-# Not ranked: 1 without this figure · 1 private');
-    // With the figures those profiles have: named, with what to type.
-    const withHas: BoardEntry[] = [{ userId: 'u1', handle: 'Ash', missing: 'no_figure', has: ['kd', 'winRate'] }, { userId: 'u4', handle: 'Dax', missing: 'no_figure', has: ['kd', 'rating'] }];
-    expect(leaderboardReply(withHas, { title: 'title_c', figure: 'headshotRate', invokerId: 'u1', notLookedUp: 0 }).embeds[0]!.description!.split('\n')[0]).toBe(
-      'None of the Title C profiles looked up has Headshots. Rank by one they have: K/D, Win rate, Rating.',
+    expect(description).toBe(
+      'None of the Title A stats looked up has Healing/match: rank by another figure.\n-# Not ranked: 1 without this figure · 1 private',
     );
+    // With the figures those profiles have: named, with what to type.
+    const withHas: BoardEntry[] = [
+      { userId: 'u1', handle: 'Ash', missing: 'no_figure', has: ['kd', 'winRate'] },
+      { userId: 'u4', handle: 'Dax', missing: 'no_figure', has: ['kd', 'rating'] },
+    ];
+    expect(
+      leaderboardReply(withHas, { title: 'title_c', figure: 'headshotRate', invokerId: 'u1', notLookedUp: 0 }).embeds[0]!.description!.split('\n')[0],
+    ).toBe('None of the Title C profiles looked up has Headshots. Rank by one they have: K/D, Win rate, Rating.');
     // One member with the figure makes a board as always.
-    const one = leaderboardReply([...entries, entry('u3', 'Cole', 1.2)], { title: 'title_a', figure: 'kd', invokerId: 'u1', notLookedUp: 0 }).embeds[0]!.description!;
+    const one = leaderboardReply([...entries, entry('u3', 'Cole', 1.2)], { title: 'title_a', figure: 'kd', invokerId: 'u1', notLookedUp: 0 }).embeds[0]!
+      .description!;
     expect(one).not.toContain('None of');
   });
 

@@ -5,9 +5,32 @@ import type { APISelectMenuOption } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { sessionCard } from '../../src/cards/model.js';
-import { compareReply, dateWorthShowing, figure, matchLabel, matchReportReply, matchesReply, outcomeOf, profileReply, searchReply, segmentsReply, sessionsReply, sinceLines, snapshotOf, type Reply } from '../../src/embeds/index.js';
+import {
+  compareReply,
+  dateWorthShowing,
+  figure,
+  matchLabel,
+  matchReportReply,
+  matchesReply,
+  outcomeOf,
+  profileReply,
+  searchReply,
+  segmentsReply,
+  sessionsReply,
+  sinceLines,
+  snapshotOf,
+  type Reply,
+} from '../../src/embeds/index.js';
 import type { LookupMeta } from '../../src/lookup/client.js';
-import { MatchResultSchema, SearchResultListSchema, SegmentListSchema, SessionListSchema, StatisticalObjectSchema, StatsProfileSchema, readPayload } from '../../src/lookup/schemas.js';
+import {
+  MatchResultSchema,
+  SearchResultListSchema,
+  SegmentListSchema,
+  SessionListSchema,
+  StatisticalObjectSchema,
+  StatsProfileSchema,
+  readPayload,
+} from '../../src/lookup/schemas.js';
 
 const meta: LookupMeta = { source: 'network', fetchedAt: Date.UTC(2025, 0, 1), ageMs: 0 };
 const st = (value: number, extra: Record<string, unknown> = {}) => ({ value, displayValue: String(value), ...extra });
@@ -66,7 +89,16 @@ describe('segments and matches read by their type', () => {
 
   it('reads a match’s figures from its overview segment, wherever it stands', () => {
     const list = read(MatchResultSchema, {
-      matches: [{ attributes: { id: 'm1' }, metadata: { result: 'Loss' }, segments: [{ type: 'player', stats: {} }, { type: 'overview', stats: { kills: st(3), deaths: st(6) } }] }],
+      matches: [
+        {
+          attributes: { id: 'm1' },
+          metadata: { result: 'Loss' },
+          segments: [
+            { type: 'player', stats: {} },
+            { type: 'overview', stats: { kills: st(3), deaths: st(6) } },
+          ],
+        },
+      ],
       metadata: { next: null },
     });
     const r = matchesReply(list.matches, { title: 'title_a', platform: 'console_a', player: 'Nova', meta, page: 0, hasMore: false, stateId: 's' });
@@ -93,8 +125,13 @@ describe('dates worth showing', () => {
   });
 
   it('shows no time for the sentinel in matches, sessions and a profile’s last played', () => {
-    const list = read(MatchResultSchema, { matches: [{ attributes: { id: 'm1' }, metadata: { timestamp: '0001-01-01T00:00:00+00:00', result: 'win' } }], metadata: { next: null } });
-    expect(description(matchesReply(list.matches, { title: 'title_a', platform: 'console_a', player: 'Nova', meta, page: 0, hasMore: false, stateId: 's' }))).toBe('🟩 **Match**');
+    const list = read(MatchResultSchema, {
+      matches: [{ attributes: { id: 'm1' }, metadata: { timestamp: '0001-01-01T00:00:00+00:00', result: 'win' } }],
+      metadata: { next: null },
+    });
+    expect(
+      description(matchesReply(list.matches, { title: 'title_a', platform: 'console_a', player: 'Nova', meta, page: 0, hasMore: false, stateId: 's' })),
+    ).toBe('🟩 **Match**');
     const sessions = read(SessionListSchema, {
       items: [
         { metadata: { startDate: { value: '2024-12-31T20:00:00+00:00' } }, stats: {}, matches: [] },
@@ -105,45 +142,84 @@ describe('dates worth showing', () => {
     expect(JSON.stringify(r)).not.toContain('<t:-');
     expect(r.embeds[0]?.fields?.[0]?.value).toBe('—');
     for (const lastPlayed of ['0001-01-01T00:00:00+00:00', '2099-01-01T00:00:00']) {
-      const p = read(StatsProfileSchema, { platformInfo: { platformSlug: 'console_a', platformUserHandle: 'Nova' }, metadata: { lastPlayed }, segments: [{ type: 'overview', stats: { kd: st(1.5) } }] });
+      const p = read(StatsProfileSchema, {
+        platformInfo: { platformSlug: 'console_a', platformUserHandle: 'Nova' },
+        metadata: { lastPlayed },
+        segments: [{ type: 'overview', stats: { kd: st(1.5) } }],
+      });
       expect(description(profileReply(p, 'title_b', meta))).not.toContain('Last played');
     }
   });
 
   it('reads a profile’s last played without an offset as UTC, as the schemas read dates', () => {
     process.env.TZ = 'America/New_York';
-    const p = read(StatsProfileSchema, { platformInfo: { platformSlug: 'console_a', platformUserHandle: 'Nova' }, metadata: { lastPlayed: '2024-12-31T20:00:00' }, segments: [{ type: 'overview', stats: { kd: st(1.5) } }] });
+    const p = read(StatsProfileSchema, {
+      platformInfo: { platformSlug: 'console_a', platformUserHandle: 'Nova' },
+      metadata: { lastPlayed: '2024-12-31T20:00:00' },
+      segments: [{ type: 'overview', stats: { kd: st(1.5) } }],
+    });
     expect(description(profileReply(p, 'title_b', meta))).toContain('Last played <t:1735675200:R>');
   });
 });
 
 describe('results however they are worded', () => {
   it('reads win, loss and draw in the words real answers use', () => {
-    expect(['Victory', 'Won', 'win', 'Defeat', 'Lost', 'loss', 'Tie', 'draw', 'DNF', null].map(outcomeOf)).toEqual(['win', 'win', 'win', 'loss', 'loss', 'loss', 'draw', 'draw', null, null]);
+    expect(['Victory', 'Won', 'win', 'Defeat', 'Lost', 'loss', 'Tie', 'draw', 'DNF', null].map(outcomeOf)).toEqual([
+      'win',
+      'win',
+      'win',
+      'loss',
+      'loss',
+      'loss',
+      'draw',
+      'draw',
+      null,
+      null,
+    ]);
   });
 
   it('marks "Victory" and "Defeat" in the match list, the report and the session as its card does', () => {
     const list = read(MatchResultSchema, {
-      matches: ['Victory', 'Defeat', 'Won', 'Lost', 'Tie'].map((result, i) => ({ attributes: { id: `m${i}` }, metadata: { result: { value: result.toLowerCase(), displayValue: result } } })),
+      matches: ['Victory', 'Defeat', 'Won', 'Lost', 'Tie'].map((result, i) => ({
+        attributes: { id: `m${i}` },
+        metadata: { result: { value: result.toLowerCase(), displayValue: result } },
+      })),
       metadata: { next: null },
     });
     const r = matchesReply(list.matches, { title: 'title_a', platform: 'console_a', player: 'Nova', meta, page: 0, hasMore: false, stateId: 's' });
-    expect(description(r).split('\n').map((l) => Array.from(l)[0])).toEqual(['🟩', '🟥', '🟩', '🟥', '⬜']);
+    expect(
+      description(r)
+        .split('\n')
+        .map((l) => Array.from(l)[0]),
+    ).toEqual(['🟩', '🟥', '🟩', '🟥', '⬜']);
     expect(options(r).map((o) => o.description)).toEqual(['Win', 'Loss', 'Win', 'Loss', 'Draw']);
 
-    const m = (id: string, result: string) => ({ id, metadata: { endDate: { value: '2024-12-31T22:00:00+00:00' }, result: { value: result, displayValue: result } }, stats: { kills: st(2) } });
-    const sessions = read(SessionListSchema, { items: [{ metadata: { startDate: { value: '2024-12-31T21:00:00+00:00' } }, stats: {}, matches: [m('a', 'Victory'), m('b', 'Defeat'), m('c', 'Won')] }] });
+    const m = (id: string, result: string) => ({
+      id,
+      metadata: { endDate: { value: '2024-12-31T22:00:00+00:00' }, result: { value: result, displayValue: result } },
+      stats: { kills: st(2) },
+    });
+    const sessions = read(SessionListSchema, {
+      items: [{ metadata: { startDate: { value: '2024-12-31T21:00:00+00:00' } }, stats: {}, matches: [m('a', 'Victory'), m('b', 'Defeat'), m('c', 'Won')] }],
+    });
     const text = description(sessionsReply(sessions.items, { title: 'title_b', platform: 'console_a', player: 'Nova', meta, page: 0, stateId: 's' }));
     expect(text).toContain('🟩🟥🟩 **2\u00a0of\u00a03\u00a0won**');
     expect(sessionCard(sessions.items, 'title_b', 'console_a', 'Nova')?.results.filter((x) => x === 'win')).toHaveLength(2);
   });
 
   it('counts a session’s wins and matches from one source, alike in the text and on the card', () => {
-    const m = (id: string, result: string) => ({ id, metadata: { endDate: { value: '2024-12-31T22:00:00+00:00' }, result: { value: result } }, stats: { kills: st(2) } });
+    const m = (id: string, result: string) => ({
+      id,
+      metadata: { endDate: { value: '2024-12-31T22:00:00+00:00' }, result: { value: result } },
+      stats: { kills: st(2) },
+    });
     const listed = [m('a', 'win'), m('b', 'win'), m('c', 'loss')];
     const tally = (stats: Record<string, unknown>) => {
       const sessions = read(SessionListSchema, { items: [{ metadata: { startDate: { value: '2024-12-31T21:00:00+00:00' } }, stats, matches: listed }] });
-      return { text: description(sessionsReply(sessions.items, { title: 'title_b', platform: 'console_a', player: 'Nova', meta, page: 0, stateId: 's' })), card: sessionCard(sessions.items, 'title_b', 'console_a', 'Nova') };
+      return {
+        text: description(sessionsReply(sessions.items, { title: 'title_b', platform: 'console_a', player: 'Nova', meta, page: 0, stateId: 's' })),
+        card: sessionCard(sessions.items, 'title_b', 'console_a', 'Nova'),
+      };
     };
     // Wins in the stats, no match count: the listed matches say both (not "5 of 3 won").
     const winsOnly = tally({ kills: st(40), wins: st(5) });
@@ -194,7 +270,8 @@ describe('a match report as real answers give it', () => {
 });
 
 describe('a profile of totals only', () => {
-  const profile = (stats: Record<string, unknown>) => read(StatsProfileSchema, { platformInfo: { platformSlug: 'console_a', platformUserHandle: 'Nova' }, segments: [{ type: 'overview', stats }] });
+  const profile = (stats: Record<string, unknown>) =>
+    read(StatsProfileSchema, { platformInfo: { platformSlug: 'console_a', platformUserHandle: 'Nova' }, segments: [{ type: 'overview', stats }] });
 
   it('shows the totals it has rather than "No stats"', () => {
     const d = description(profileReply(profile({ level: st(512), kills: st(8123), damage: st(2_100_000) }), 'title_b', meta));
@@ -202,7 +279,9 @@ describe('a profile of totals only', () => {
   });
 
   it('shows them under a rank line too, the rating not repeated', () => {
-    const d = description(profileReply(profile({ kills: st(1000), rankScore: { value: 10234, displayValue: '10,234', metadata: { rankName: 'Diamond 1' } } }), 'title_b', meta));
+    const d = description(
+      profileReply(profile({ kills: st(1000), rankScore: { value: 10234, displayValue: '10,234', metadata: { rankName: 'Diamond 1' } } }), 'title_b', meta),
+    );
     expect(d).toBe('Rank **Diamond 1** (10,234)\n\nKills **1,000**');
   });
 
@@ -215,24 +294,35 @@ describe('a profile of totals only', () => {
 
 describe('time played given as a TimeSpan', () => {
   it('reads a TimeSpan text as seconds where time played is picked', () => {
-    const p = read(StatsProfileSchema, { platformInfo: { platformSlug: 'console_a', platformUserHandle: 'Nova' }, segments: [{ type: 'overview', stats: { kd: st(2), timePlayed: { value: null, displayValue: '12.03:04:05' } } }] });
+    const p = read(StatsProfileSchema, {
+      platformInfo: { platformSlug: 'console_a', platformUserHandle: 'Nova' },
+      segments: [{ type: 'overview', stats: { kd: st(2), timePlayed: { value: null, displayValue: '12.03:04:05' } } }],
+    });
     expect(description(profileReply(p, 'title_c', meta))).toContain('**12d 3h** played');
     // In the value, with no display value: the schema keeps the text the answer shows.
-    const inValue = read(StatsProfileSchema, { platformInfo: { platformSlug: 'console_a', platformUserHandle: 'Nova' }, segments: [{ type: 'overview', stats: { timePlayed: { value: '12.03:04:05' } } }] });
+    const inValue = read(StatsProfileSchema, {
+      platformInfo: { platformSlug: 'console_a', platformUserHandle: 'Nova' },
+      segments: [{ type: 'overview', stats: { timePlayed: { value: '12.03:04:05' } } }],
+    });
     expect(figure(inValue.segments[0]!.stats, 'title_c', 'timePlayed')?.value).toBe(12 * 86_400 + 3 * 3_600 + 4 * 60 + 5);
   });
 });
 
 describe('percentages sent as fractions', () => {
-  const profile = (stats: Record<string, unknown>) => read(StatsProfileSchema, { platformInfo: { platformSlug: 'pc_store_c', platformUserHandle: 'Ratio' }, segments: [{ type: 'overview', stats }] });
+  const profile = (stats: Record<string, unknown>) =>
+    read(StatsProfileSchema, { platformInfo: { platformSlug: 'pc_store_c', platformUserHandle: 'Ratio' }, segments: [{ type: 'overview', stats }] });
   const winRatio = { value: 0.55, displayValue: '55.0%', displayType: 'NumberPercentage', percentile: 80 };
 
   it('reads a win rate of 0.55 shown "55.0%" as 55%: the figure every reply, card and comparison reads, the headline and the table', () => {
     const p = profile({ kd: st(1.5), winRatio });
     expect(description(profileReply(p, 'title_c', meta))).toMatch(/^### K\/D\u00a01\.50\u00a0· Win\u00a055\.0%\n/);
     expect(figure(p.segments[0]!.stats, 'title_c', 'winRate')?.value).toBeCloseTo(55);
-    const segments = read(SegmentListSchema, [{ type: 'hero', attributes: { key: 'ana' }, metadata: { name: 'Ana' }, stats: { matchesPlayed: st(100), winRatio, kd: st(1.1) } }]);
-    const table = description(segmentsReply(segments, { title: 'title_c', platform: 'pc_store_c', player: 'Ratio', type: 'hero', filter: {}, meta, page: 0, stateId: 's' }));
+    const segments = read(SegmentListSchema, [
+      { type: 'hero', attributes: { key: 'ana' }, metadata: { name: 'Ana' }, stats: { matchesPlayed: st(100), winRatio, kd: st(1.1) } },
+    ]);
+    const table = description(
+      segmentsReply(segments, { title: 'title_c', platform: 'pc_store_c', player: 'Ratio', type: 'hero', filter: {}, meta, page: 0, stateId: 's' }),
+    );
     expect(table).toContain('\nAna      100   55 1.10\n');
   });
 
@@ -250,7 +340,15 @@ describe('percentages sent as fractions', () => {
     // A display value with a decimal comma reads the same.
     expect(figure(profile({ winRatio: { value: 0.55, displayValue: '55,0 %' } }).segments[0]!.stats, 'title_c', 'winRate')?.value).toBeCloseTo(55);
     // A stat no figure names, shown as it is sent.
-    expect(description(profileReply(profile({ kills: st(10), clutchRate: { value: 0.25, displayValue: '25%', displayName: 'Clutch rate', displayType: 'NumberPercentage' } }), 'title_c', meta))).toContain('Clutch rate **25.0%**');
+    expect(
+      description(
+        profileReply(
+          profile({ kills: st(10), clutchRate: { value: 0.25, displayValue: '25%', displayName: 'Clutch rate', displayType: 'NumberPercentage' } }),
+          'title_c',
+          meta,
+        ),
+      ),
+    ).toContain('Clutch rate **25.0%**');
   });
 });
 
@@ -258,7 +356,18 @@ describe('figures an answer marks as missing', () => {
   it('reads a stat of no value shown "-" as no figure: derived where it can be, else left out, never "Win -" or "- matches"', () => {
     const p = read(StatsProfileSchema, {
       platformInfo: { platformSlug: 'pc_store_c', platformUserHandle: 'Dashes' },
-      segments: [{ type: 'overview', stats: { kills: st(30), deaths: st(10), kd: { value: null, displayValue: '-' }, winRate: { value: null, displayValue: '-' }, matchesPlayed: { value: null, displayValue: '—' } } }],
+      segments: [
+        {
+          type: 'overview',
+          stats: {
+            kills: st(30),
+            deaths: st(10),
+            kd: { value: null, displayValue: '-' },
+            winRate: { value: null, displayValue: '-' },
+            matchesPlayed: { value: null, displayValue: '—' },
+          },
+        },
+      ],
     });
     const d = description(profileReply(p, 'title_c', meta));
     expect(d).toBe('### K/D\u00a03.00');
@@ -314,7 +423,16 @@ describe('a match report’s other real shapes', () => {
       { type: 'team', attributes: { id: 1 }, metadata: { isWinner: true }, stats: {} },
       { type: 'team', attributes: { id: 2 }, metadata: { isWinner: false }, stats: {} },
       { type: 'player', attributes: { teamId: 1 }, metadata: { name: 'Nova' }, stats: { kills: st(10), deaths: st(5) } },
-      { type: 'player', attributes: { teamId: 2 }, metadata: { name: 'Third' }, stats: { kills: { value: null, displayValue: '-' }, deaths: { value: 3, displayValue: '3', displayName: 'Deaths' }, score: { value: 120, displayValue: '120', displayName: 'Score' } } },
+      {
+        type: 'player',
+        attributes: { teamId: 2 },
+        metadata: { name: 'Third' },
+        stats: {
+          kills: { value: null, displayValue: '-' },
+          deaths: { value: 3, displayValue: '3', displayName: 'Deaths' },
+          score: { value: 120, displayValue: '120', displayName: 'Score' },
+        },
+      },
       { type: 'player', attributes: { teamId: 2 }, metadata: { name: 'Hidden' }, stats: {} },
     ],
   });
@@ -334,15 +452,24 @@ describe('a match report’s other real shapes', () => {
     const arena = matchReportReply({ ...report, metadata: { ...report.metadata, playlist: { displayValue: 'Ranked Arena' } } }, 'title_a', meta, {});
     expect(description(arena)).toMatch(/^Ranked Arena · Season 3/);
     // Playlist names come as the service wrote them, untranslated: the German queue's name ("Gewertet") is not said beside them either.
-    expect(description(matchReportReply({ ...report, metadata: { ...report.metadata, playlist: { displayValue: 'Ranked Arena' } } }, 'title_a', meta, { locale: 'de' }))).toMatch(/^Ranked Arena · Saison 3/);
-    expect(description(matchReportReply({ ...report, metadata: { ...report.metadata, playlist: { displayValue: 'Arena' } } }, 'title_a', meta, { locale: 'de' }))).toMatch(/^Arena · Gewertet · Saison 3/);
+    expect(
+      description(
+        matchReportReply({ ...report, metadata: { ...report.metadata, playlist: { displayValue: 'Ranked Arena' } } }, 'title_a', meta, { locale: 'de' }),
+      ),
+    ).toMatch(/^Ranked Arena · Saison 3/);
+    expect(
+      description(matchReportReply({ ...report, metadata: { ...report.metadata, playlist: { displayValue: 'Arena' } } }, 'title_a', meta, { locale: 'de' })),
+    ).toMatch(/^Arena · Gewertet · Saison 3/);
   });
 });
 
 describe('a comparison on a phone', () => {
   it('holds each value together: `8h 57m` never breaks between its hours and minutes', () => {
     const p = (handle: string, seconds: number) =>
-      read(StatsProfileSchema, { platformInfo: { platformUserHandle: handle }, segments: [{ type: 'overview', stats: { timePlayed: { value: seconds, displayValue: String(seconds) } } }] });
+      read(StatsProfileSchema, {
+        platformInfo: { platformUserHandle: handle },
+        segments: [{ type: 'overview', stats: { timePlayed: { value: seconds, displayValue: String(seconds) } } }],
+      });
     const d = description(compareReply('title_c', { profile: p('A', 39_120), meta }, { profile: p('B', 32_220), meta }));
     expect(d).toContain('Time played · 10h\u00a052m vs 8h\u00a057m');
   });

@@ -18,7 +18,9 @@ export const NO_SETTINGS = 'test/no-settings.env';
 
 /** The environment without the project's own settings, and without the checkout's `.env`. */
 export function cleanEnv(): Record<string, string | undefined> {
-  const kept = Object.entries(process.env).filter(([k]) => !/^(LOOKUP_|CACHE_|STATS_DATASET|STATS_STORE|DISCORD_|LINKS_DB|PREVIEW_DB|CONTROLS_|METRICS_|INTERACTIONS_|SHARD_)/.test(k));
+  const kept = Object.entries(process.env).filter(
+    ([k]) => !/^(LOOKUP_|CACHE_|STATS_DATASET|STATS_STORE|DISCORD_|LINKS_DB|PREVIEW_DB|CONTROLS_|METRICS_|INTERACTIONS_|SHARD_)/.test(k),
+  );
   return { ...Object.fromEntries(kept), ENV_FILE: NO_SETTINGS };
 }
 
@@ -46,7 +48,7 @@ export function startBot(env: Record<string, string>, script = 'src/bot/main.ts'
   child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
   const printed = async (text: string, timeoutMs = 5_000): Promise<string> => {
-    for (const until = Date.now() + timeoutMs; !output.includes(text) && Date.now() < until; ) await new Promise((r) => setTimeout(r, 25));
+    for (const until = Date.now() + timeoutMs; !output.includes(text) && Date.now() < until;) await new Promise((r) => setTimeout(r, 25));
     return output;
   };
   return { child, output: () => output, printed };

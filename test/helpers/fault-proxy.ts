@@ -45,7 +45,9 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
         return;
       case 500:
       case 503:
-        res.writeHead(now, { 'content-type': 'application/json' }).end(JSON.stringify({ errors: [{ code: 'Internal', message: 'injected failure', data: {} }] }));
+        res
+          .writeHead(now, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ errors: [{ code: 'Internal', message: 'injected failure', data: {} }] }));
         return;
       case 429:
         res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' }).end(JSON.stringify({ message: 'API rate limit exceeded' }));
@@ -61,22 +63,19 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       case 'lost-answer':
       case 'pass': {
         passed++;
-        const forward = request(
-          { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
-          (up) => {
-            if (now === 'lost-answer') {
-              up.resume();
-              up.on('end', () => req.socket.destroy());
-              return;
-            }
-            const answer = () => {
-              res.writeHead(up.statusCode ?? 502, up.headers);
-              up.pipe(res);
-            };
-            if (now === 'late-answer') setTimeout(answer, delayMs);
-            else answer();
-          },
-        );
+        const forward = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (up) => {
+          if (now === 'lost-answer') {
+            up.resume();
+            up.on('end', () => req.socket.destroy());
+            return;
+          }
+          const answer = () => {
+            res.writeHead(up.statusCode ?? 502, up.headers);
+            up.pipe(res);
+          };
+          if (now === 'late-answer') setTimeout(answer, delayMs);
+          else answer();
+        });
         forward.on('error', () => res.destroy());
         if (now === 'slow') setTimeout(() => req.pipe(forward), delayMs);
         else req.pipe(forward);

@@ -6,7 +6,17 @@ import type { RestCall } from '../discord-double/index.js';
 import { isFinal } from './interactions.js';
 
 const WEBHOOK = '/webhooks/1/token';
-const call = (method: string, path: string, body: unknown): RestCall => ({ method, path, rawPath: path, query: {}, headers: {}, body, at: 0, status: 200, files: [] });
+const call = (method: string, path: string, body: unknown): RestCall => ({
+  method,
+  path,
+  rawPath: path,
+  query: {},
+  headers: {},
+  body,
+  at: 0,
+  status: 200,
+  files: [],
+});
 const callback = (type: number) => call('POST', '/interactions/1/token/callback', { type, ...(type === 4 ? { data: { content: 'hi' } } : {}) });
 const edit = call('PATCH', `${WEBHOOK}/messages/@original`, { content: 'edited' });
 const followUp = call('POST', WEBHOOK, { content: 'told', flags: 64 });

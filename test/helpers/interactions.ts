@@ -7,7 +7,8 @@ const DEFERRALS: readonly (number | undefined)[] = [5, 6];
 /** Whether these calls hold the final answer: a reply, or after a deferral an edit or a follow-up. */
 export const isFinal = (calls: RestCall[]) =>
   calls.length > 0 &&
-  (!DEFERRALS.includes((calls[0]!.body as { type?: number }).type) || calls.some((c) => c.method === 'PATCH' || (c.method === 'POST' && !c.path.endsWith('/callback'))));
+  (!DEFERRALS.includes((calls[0]!.body as { type?: number }).type) ||
+    calls.some((c) => c.method === 'PATCH' || (c.method === 'POST' && !c.path.endsWith('/callback'))));
 
 /**
  * Resolves once the interaction has its final answer: the reply, or after a deferral the edit or

@@ -50,10 +50,7 @@ export interface TestService {
   close(): Promise<void>;
 }
 
-export async function startService(
-  lines: Iterable<string> = demoLines(),
-  options: Omit<ServiceOptions, 'store'> = {},
-): Promise<TestService> {
+export async function startService(lines: Iterable<string> = demoLines(), options: Omit<ServiceOptions, 'store'> = {}): Promise<TestService> {
   const store = await createTestStore();
   const summary = await importLines(store, lines);
   if (summary.refused > 0) throw new Error(`fixture refused: ${JSON.stringify(summary.refusedLines)}`);

@@ -4,7 +4,18 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 
 import { commands } from '../../commands/index.js';
-import { compareReply, errorReply, leaderboardReply, matchReportReply, matchesReply, profileReply, searchReply, segmentsReply, sessionsReply, sinceLines } from '../../src/embeds/index.js';
+import {
+  compareReply,
+  errorReply,
+  leaderboardReply,
+  matchReportReply,
+  matchesReply,
+  profileReply,
+  searchReply,
+  segmentsReply,
+  sessionsReply,
+  sinceLines,
+} from '../../src/embeds/index.js';
 import { DISCORD_LOCALES, LANGUAGES, commandLine, en, enCommands, languageOf, say, sayCount, type TextKey } from '../../src/locales/index.js';
 import { commandListErrors } from '../discord-double/validate.js';
 import type { LookupMeta } from '../../src/lookup/client.js';
@@ -18,7 +29,9 @@ const KEYS = Object.keys(en) as TextKey[];
 describe('the language files', () => {
   it('joins a value that opens a German compound to it whole, but not text quoted as code', () => {
     expect(say('de', 'unlink.none', { title: 'Title C' })).toBe('Du hattest kein Title-C-Konto verknüpft.');
-    expect(say('de', 'segments.noType.other', { title: 'Title A', type: '`wea pon`', list: 'x' })).toBe('Title A hat keine `wea pon`-Segmente. Wähle eines davon: x.');
+    expect(say('de', 'segments.noType.other', { title: 'Title A', type: '`wea pon`', list: 'x' })).toBe(
+      'Title A hat keine `wea pon`-Segmente. Wähle eines davon: x.',
+    );
     // Elsewhere a value is what it was.
     expect(say('en', 'unlink.none', { title: 'Title C' })).toContain('Title C');
   });
@@ -76,7 +89,9 @@ describe('the language files', () => {
   it('writes command lines with the reader’s command and option names', () => {
     // Placeholders in the reader's words; values as they are.
     expect(commandLine('de', '/link title:title_c platform:<platform> player:<name>')).toBe('/verknüpfen titel:title_c plattform:<Plattform> spieler:<Name>');
-    expect(commandLine('es-ES', '/link title:title_c platform:<platform> player:<name>')).toBe('/vincular título:title_c plataforma:<plataforma> jugador:<nombre>');
+    expect(commandLine('es-ES', '/link title:title_c platform:<platform> player:<name>')).toBe(
+      '/vincular título:title_c plataforma:<plataforma> jugador:<nombre>',
+    );
     expect(commandLine('en-US', '/link title:title_c player:<name>')).toBe('/link title:title_c player:<name>');
     expect(commandLine('de', '/stats title_c profile player:<anything>')).toBe('/statistik title_c profil spieler:<anything>');
     expect(commandLine('en-US', '/stats title_c profile')).toBe('/stats title_c profile');
@@ -87,7 +102,14 @@ describe('the language files', () => {
 describe('the command tree', () => {
   const tree = commands.map((c) => c.data);
   type Choice = { name: string; value: string | number; name_localizations?: Record<string, string> };
-  type Node = { name: string; description?: string; name_localizations?: Record<string, string>; description_localizations?: Record<string, string>; options?: Node[]; choices?: Choice[] };
+  type Node = {
+    name: string;
+    description?: string;
+    name_localizations?: Record<string, string>;
+    description_localizations?: Record<string, string>;
+    options?: Node[];
+    choices?: Choice[];
+  };
 
   it('names and describes every command, option and choice in every language', () => {
     const missing: string[] = [];
@@ -98,7 +120,8 @@ describe('the command tree', () => {
           if (!/^title_[a-d]$/.test(node.name) && !node.name_localizations?.[locale]) missing.push(`${path} name ${locale}`);
           if (node.description && !node.description_localizations?.[locale]) missing.push(`${path} description ${locale}`);
           // Titles are called by their names in every language, as their groups are.
-          for (const c of node.choices ?? []) if (!/^title_[a-d]$/.test(String(c.value)) && !c.name_localizations?.[locale]) missing.push(`${path} choice ${c.value} ${locale}`);
+          for (const c of node.choices ?? [])
+            if (!/^title_[a-d]$/.test(String(c.value)) && !c.name_localizations?.[locale]) missing.push(`${path} choice ${c.value} ${locale}`);
         }
       for (const o of node.options ?? []) walk(o, `${path} ${o.name}`);
     };
@@ -139,7 +162,17 @@ describe('replies in the reader’s language', () => {
     matchReportReply(fixtures.report!, 'title_a', meta, { locale }),
     searchReply(fixtures.search!, { title: 'title_c', platform: 'pc_store_c', query: 'ember', meta, page: 0, stateId: 's', locale }),
     searchReply([], { title: 'title_c', platform: 'pc_store_c', query: 'zz', meta, page: 0, stateId: 's', locale }),
-    segmentsReply(fixtures.segments!, { title: 'title_a', platform: 'pc_store_a', player: 'Nova', type: 'map', filter: {}, meta, page: 0, stateId: 's', locale }),
+    segmentsReply(fixtures.segments!, {
+      title: 'title_a',
+      platform: 'pc_store_a',
+      player: 'Nova',
+      type: 'map',
+      filter: {},
+      meta,
+      page: 0,
+      stateId: 's',
+      locale,
+    }),
     matchesReply(fixtures.matches!.matches, { title: 'title_a', platform: 'pc_store_a', player: 'Nova', meta, page: 0, hasMore: true, stateId: 's', locale }),
     sessionsReply(fixtures.sessions!.items, { title: 'title_b', platform: 'pc_store_b', player: 'Wraithling', meta, page: 0, stateId: 's', locale }),
     compareReply('title_a', { profile: fixtures.profile!, meta }, { profile: fixtures.profile!, meta }, locale),

@@ -101,7 +101,12 @@ describe('dates without an offset', () => {
       // The zone took: a date without an offset would be read nine hours early.
       expect(new Date(Date.UTC(2024, 4, 1)).getTimezoneOffset()).toBe(-540);
       const { data } = read(SessionListSchema, {
-        items: [{ metadata: { startDate: { value: '2024-05-01T10:00:00' } }, matches: [{ id: 'm', metadata: { endDate: { value: '2024-05-01T10:30:00.5' } }, stats: {} }] }],
+        items: [
+          {
+            metadata: { startDate: { value: '2024-05-01T10:00:00' } },
+            matches: [{ id: 'm', metadata: { endDate: { value: '2024-05-01T10:30:00.5' } }, stats: {} }],
+          },
+        ],
         expiryDate: '2024-05-01T11:00',
       });
       const session = data.items[0]!;

@@ -77,7 +77,10 @@ describe('npm run lookup', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
-    const unreachable = await lookupCli(['profile', 'title_a', 'console_a', 'nobody'], { LOOKUP_BASE_URL: `http://127.0.0.1:${port}`, LOOKUP_TIMEOUT_MS: '1000' });
+    const unreachable = await lookupCli(['profile', 'title_a', 'console_a', 'nobody'], {
+      LOOKUP_BASE_URL: `http://127.0.0.1:${port}`,
+      LOOKUP_TIMEOUT_MS: '1000',
+    });
     expect(unreachable.code, unreachable.stderr).toBe(1);
     expect(envelopes(unreachable)[0]?.errors?.[0]?.kind).toBe('unavailable');
   });

@@ -21,7 +21,9 @@ describe('connections to the stats service', () => {
       // Held until every lookup has arrived (or 3 s): a pool smaller than 100 never gets there.
       void Promise.race([allIn, new Promise((r) => setTimeout(r, 3_000))]).then(() => {
         inflight--;
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ errors: [{ code: 'CollectorResultStatus::NotFound', message: 'no such player', data: {} }] }));
+        res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ errors: [{ code: 'CollectorResultStatus::NotFound', message: 'no such player', data: {} }] }));
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -146,7 +146,10 @@ describe('retries', () => {
     await t.client.profile('title_a', 'pc_store_a', 'kept');
     t.advance(2 * 60_000);
     fault.script({ status: 429, body: { message: 'API rate limit exceeded' }, headers: { 'retry-after': '30' } });
-    expect((await t.client.profile('title_a', 'pc_store_a', 'x', { deadlineMs: 2_000 })).errors?.[0]).toMatchObject({ kind: 'rate_limited', retryAfterMs: 30_000 });
+    expect((await t.client.profile('title_a', 'pc_store_a', 'x', { deadlineMs: 2_000 })).errors?.[0]).toMatchObject({
+      kind: 'rate_limited',
+      retryAfterMs: 30_000,
+    });
     expect(fault.requests).toHaveLength(2);
     t.advance(10_000);
     const held = await t.client.profile('title_a', 'pc_store_a', 'someone-else');
@@ -232,7 +235,12 @@ describe('bodies', () => {
     const { client } = await lookup();
     for (const code of ['CollectorResultStatus::NotFound', 'MatchNotFound', null]) {
       fault.setDefault({ status: 404, body: { errors: [{ code, message: 'Not here.' }] } });
-      expect((await client.profile('title_a', 'pc_store_a', `p-${code}`)).errors?.[0]).toMatchObject({ kind: 'not_found', status: 404, code, message: 'Not here.' });
+      expect((await client.profile('title_a', 'pc_store_a', `p-${code}`)).errors?.[0]).toMatchObject({
+        kind: 'not_found',
+        status: 404,
+        code,
+        message: 'Not here.',
+      });
     }
     await client.close();
   });
@@ -335,7 +343,11 @@ describe('bodies', () => {
   it('calls an HTML error page from a proxy unavailable by its status', async () => {
     fault.setDefault({ status: 502, text: '<html><h1>502 Bad Gateway</h1></html>' });
     const { client } = await lookup({ maxAttempts: 1 });
-    expect((await client.profile('title_a', 'pc_store_a', 'x')).errors?.[0]).toMatchObject({ kind: 'unavailable', status: 502, message: 'The stats service is unavailable. (HTTP 502)' });
+    expect((await client.profile('title_a', 'pc_store_a', 'x')).errors?.[0]).toMatchObject({
+      kind: 'unavailable',
+      status: 502,
+      message: 'The stats service is unavailable. (HTTP 502)',
+    });
     await client.close();
   });
 });
@@ -377,7 +389,11 @@ describe('requests as sent', () => {
       close: () => memory.close(),
     };
     const t = await lookup({ apiKey: key, cache: recording });
-    fault.script({ status: 200, body: { data: profile } }, { status: 401, body: { message: `Invalid API key ${key}` } }, { status: 404, body: { errors: [{ code: 'CollectorResultStatus::NotFound', message: 'no', data: { echoed: key } }] } });
+    fault.script(
+      { status: 200, body: { data: profile } },
+      { status: 401, body: { message: `Invalid API key ${key}` } },
+      { status: 404, body: { errors: [{ code: 'CollectorResultStatus::NotFound', message: 'no', data: { echoed: key } }] } },
+    );
     await t.client.profile('title_a', 'pc_store_a', 'x');
     const refused = await t.client.profile('title_a', 'pc_store_a', 'y');
     const missing = await t.client.profile('title_a', 'pc_store_a', 'z');
@@ -461,7 +477,11 @@ describe('single flight and cache', () => {
     const fresh = await t.client.profile('title_a', 'pc_store_a', 'x');
     t.advance(10 * 60_000);
     // The 429 last: its Retry-After holds back what follows.
-    for (const failure of [{ status: 503, text: 'down' }, { close: true as const }, { status: 429, body: { message: 'API rate limit exceeded' }, headers: { 'retry-after': '60' } }]) {
+    for (const failure of [
+      { status: 503, text: 'down' },
+      { close: true as const },
+      { status: 429, body: { message: 'API rate limit exceeded' }, headers: { 'retry-after': '60' } },
+    ]) {
       fault.script(failure);
       const r = await t.client.profile('title_a', 'pc_store_a', 'x');
       expect(r.meta.source).toBe('stale');
@@ -512,7 +532,12 @@ describe('single flight and cache', () => {
   it('re-validates cached entries with the schema and refetches those that no longer fit', async () => {
     const memory = await createLookupCache();
     const keys: string[] = [];
-    const cache: LookupCache = { get: (k) => memory.get(k), set: (k, v, ttl) => (keys.push(k), memory.set(k, v, ttl)), healthy: true, close: () => memory.close() };
+    const cache: LookupCache = {
+      get: (k) => memory.get(k),
+      set: (k, v, ttl) => (keys.push(k), memory.set(k, v, ttl)),
+      healthy: true,
+      close: () => memory.close(),
+    };
     const t = await lookup({ cache });
     await t.client.profile('title_a', 'pc_store_a', 'x');
     await memory.set(keys[0]!, { v: 1, fetchedAt: Date.now(), freshUntil: Date.now() + 600_000, payload: { platformInfo: 'tampered' } }, 600_000);

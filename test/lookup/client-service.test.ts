@@ -139,7 +139,11 @@ describe('lookups against the real service', () => {
     const without = await testLookup(keyed.url);
     try {
       expect((await withKey.client.search('title_c', 'pc_store_c', 'ember')).data).toHaveLength(2);
-      expect((await without.client.search('title_c', 'pc_store_c', 'ember')).errors?.[0]).toMatchObject({ kind: 'unauthorized', status: 401, code: 'Unauthorized' });
+      expect((await without.client.search('title_c', 'pc_store_c', 'ember')).errors?.[0]).toMatchObject({
+        kind: 'unauthorized',
+        status: 401,
+        code: 'Unauthorized',
+      });
     } finally {
       await withKey.client.close();
       await without.client.close();

@@ -70,7 +70,8 @@ function visible(reply: Reply): string {
 /** A reply Discord would take: within its limits, and every link in it an http(s) URL. */
 function expectSendable(reply: Reply): void {
   expect(messageErrors({ embeds: reply.embeds, components: reply.components })).toEqual([]);
-  for (const e of reply.embeds) for (const link of [e.thumbnail?.url, e.author?.icon_url, e.image?.url]) if (link !== undefined) expect(link).toMatch(/^https?:\/\/\S+$/);
+  for (const e of reply.embeds)
+    for (const link of [e.thumbnail?.url, e.author?.icon_url, e.image?.url]) if (link !== undefined) expect(link).toMatch(/^https?:\/\/\S+$/);
 }
 
 const served = (body: unknown) => server.script({ status: 200, body: { data: body } });
@@ -138,7 +139,10 @@ describe('profiles in the real layouts', () => {
     served({ ...minimalProfile(), platformInfo: { platformUserIdentifier: 'only-id' } });
     expect((await client.profile('title_c', 'console_a', 'c')).data?.platformInfo.platformUserHandle).toBe('only-id');
     served({ ...minimalProfile(), platformInfo: { platformUserHandle: null, platformUserIdentifier: null, platformUserId: 12345 } });
-    expect((await client.profile('title_c', 'console_a', 'IdOnly#1')).data?.platformInfo).toMatchObject({ platformUserHandle: 'IdOnly#1', platformUserId: '12345' });
+    expect((await client.profile('title_c', 'console_a', 'IdOnly#1')).data?.platformInfo).toMatchObject({
+      platformUserHandle: 'IdOnly#1',
+      platformUserId: '12345',
+    });
     // A user id and no stats: someone, with no stats yet.
     served({ ...minimalProfile(), platformInfo: { platformUserId: 12345 }, segments: [] });
     expect((await client.profile('title_c', 'console_a', 'e')).data?.platformInfo.platformUserHandle).toBe('e');
@@ -191,7 +195,9 @@ describe('the other payloads in the real layouts', () => {
     const client = await lookupWith();
     served(fullLegendSegments());
     const full = await client.segments('title_b', 'pc_store_c', 'Nova#2231', 'legend');
-    const text = segmentsReply(full.data!, { title: 'title_b', platform: 'pc_store_c', player: 'Nova#2231', type: 'legend', filter: {}, meta, page: 0, stateId: 's' }).embeds[0]?.description ?? '';
+    const text =
+      segmentsReply(full.data!, { title: 'title_b', platform: 'pc_store_c', player: 'Nova#2231', type: 'legend', filter: {}, meta, page: 0, stateId: 's' })
+        .embeds[0]?.description ?? '';
     expect(text).toContain('in use: **Wraith**');
     // Legends that carry kills and damage only (no games, wins or deaths): those columns, not a table of dashes.
     expect(text).toContain('```\nLegend      Kills  Dmg\nWraith         6K 1.5M\nBangalore    1.2K    –\n```');
@@ -222,7 +228,9 @@ describe('the other payloads in the real layouts', () => {
     served(body);
     const client = await lookupWith();
     const live = await client.sessions('title_b', 'pc_store_b', 'Live');
-    expect(sessionsReply(live.data!.items, { title: 'title_b', platform: 'pc_store_b', player: 'Live', meta, page: 0, stateId: 's' }).embeds[0]?.description).toMatch(/^### 🟢 Playing now\nStarted <t:\d+:R>/);
+    expect(
+      sessionsReply(live.data!.items, { title: 'title_b', platform: 'pc_store_b', player: 'Live', meta, page: 0, stateId: 's' }).embeds[0]?.description,
+    ).toMatch(/^### 🟢 Playing now\nStarted <t:\d+:R>/);
     served(minimalSessions());
     const minimal = await client.sessions('title_b', 'pc_store_b', 'Min');
     const reply = sessionsReply(minimal.data!.items, { title: 'title_b', platform: 'pc_store_b', player: 'Min', meta, page: 0, stateId: 's' });
@@ -247,10 +255,14 @@ describe('the other payloads in the real layouts', () => {
     served(minimalMatches());
     const minimal = await client.matches('title_a', 'pc_store_a', 'min');
     expect(minimal.data?.metadata.next).toBeNull();
-    expectSendable(matchesReply(minimal.data!.matches, { title: 'title_a', platform: 'pc_store_a', player: 'min', meta, page: 0, hasMore: false, stateId: 's' }));
+    expectSendable(
+      matchesReply(minimal.data!.matches, { title: 'title_a', platform: 'pc_store_a', player: 'min', meta, page: 0, hasMore: false, stateId: 's' }),
+    );
     served(fullMatches());
     const full = await client.matches('title_a', 'pc_store_a', 'full');
-    expect(visible(matchesReply(full.data!.matches, { title: 'title_a', platform: 'pc_store_a', player: 'full', meta, page: 0, hasMore: true, stateId: 's' }))).toContain('17/4/6 · K/D 4.25');
+    expect(
+      visible(matchesReply(full.data!.matches, { title: 'title_a', platform: 'pc_store_a', player: 'full', meta, page: 0, hasMore: true, stateId: 's' })),
+    ).toContain('17/4/6 · K/D 4.25');
     served(minimalReport());
     expectSendable(matchReportReply((await client.match('title_a', 'pc_store_a', 'r-min')).data!, 'title_a', meta));
     served(fullReport());
@@ -376,7 +388,8 @@ describe('any one optional field changed', () => {
       fc.property(fc.constantFrom(...all), fc.constantFrom('delete' as const, 'null' as const, 'empty' as const), (path, how) => {
         const parsed = readPayload(SessionListSchema, mutate(fullSessions(), path, how));
         expect(parsed.success).toBe(true);
-        if (parsed.success) expectSendable(sessionsReply(parsed.data.items, { title: 'title_b', platform: 'pc_store_b', player: 'W', meta, page: 0, stateId: 's' }));
+        if (parsed.success)
+          expectSendable(sessionsReply(parsed.data.items, { title: 'title_b', platform: 'pc_store_b', player: 'W', meta, page: 0, stateId: 's' }));
       }),
       { numRuns: 300 },
     );
@@ -388,7 +401,10 @@ describe('any one optional field changed', () => {
       fc.property(fc.constantFrom(...all), fc.constantFrom('delete' as const, 'null' as const, 'empty' as const), (path, how) => {
         const parsed = readPayload(MatchResultSchema, mutate(fullMatches(), path, how));
         expect(parsed.success).toBe(true);
-        if (parsed.success) expectSendable(matchesReply(parsed.data.matches, { title: 'title_a', platform: 'pc_store_a', player: 'p', meta, page: 0, hasMore: false, stateId: 's' }));
+        if (parsed.success)
+          expectSendable(
+            matchesReply(parsed.data.matches, { title: 'title_a', platform: 'pc_store_a', player: 'p', meta, page: 0, hasMore: false, stateId: 's' }),
+          );
       }),
       { numRuns: 200 },
     );

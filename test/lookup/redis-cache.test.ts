@@ -158,7 +158,11 @@ describe('a Redis that accepts connections and stops answering (SIGSTOP)', () =>
       await client.set('k', 'v');
       redis.kill('SIGSTOP');
       // Each settles with what became of it: held ones later, the rest at once.
-      const outcome = (p: Promise<unknown>) => p.then(() => 'answered', (e: Error) => e.message);
+      const outcome = (p: Promise<unknown>) =>
+        p.then(
+          () => 'answered',
+          (e: Error) => e.message,
+        );
       const held = Array.from({ length: REDIS_QUEUE_MAX }, () => outcome(client.get('k')));
       const started = performance.now();
       const past = await outcome(client.get('k'));

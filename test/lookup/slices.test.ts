@@ -81,7 +81,10 @@ describe('a large answer read in slices', () => {
   it('reads the real-shaped sessions, their notes and an unreadable session as the whole answer does', async () => {
     await expectSame(SessionListSchema, sessions, JSON.stringify({ data: fullSessions() }));
     await expectSame(SessionListSchema, sessions, JSON.stringify({ data: minimalSessions() }, null, 2));
-    const odd = { items: [7, { stats: { kills: { value: 'x' }, deaths: { value: 2 } }, matches: 'none' }, ...(fullSessions() as { items: unknown[] }).items], expiryDate: 'never' };
+    const odd = {
+      items: [7, { stats: { kills: { value: 'x' }, deaths: { value: 2 } }, matches: 'none' }, ...(fullSessions() as { items: unknown[] }).items],
+      expiryDate: 'never',
+    };
     const text = JSON.stringify({ data: odd });
     expect(readWhole(SessionListSchema, text).degraded.length).toBeGreaterThan(2);
     await expectSame(SessionListSchema, sessions, text);
@@ -91,7 +94,10 @@ describe('a large answer read in slices', () => {
     const entry = fc.oneof(
       { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) },
       { weight: 4, arbitrary: fc.constantFrom(...(fullSessions() as { items: unknown[] }).items) },
-      { weight: 2, arbitrary: fc.record({ stats: fc.dictionary(fc.string({ maxLength: 4 }), fc.record({ value: fc.oneof(fc.integer(), fc.string({ maxLength: 3 })) })) }) },
+      {
+        weight: 2,
+        arbitrary: fc.record({ stats: fc.dictionary(fc.string({ maxLength: 4 }), fc.record({ value: fc.oneof(fc.integer(), fc.string({ maxLength: 3 })) })) }),
+      },
     );
     await fc.assert(
       fc.asyncProperty(fc.array(entry, { maxLength: 8 }), fc.jsonValue({ maxDepth: 1 }), fc.constantFrom(0, 1, 2), async (items, extra, indent) => {

@@ -16,7 +16,10 @@ import { fullSessions, minimalSessions } from '../fixtures/real-shapes.js';
 function agreeOn<T>(schema: z.ZodType<T>, plain: (raw: unknown) => T | undefined, raw: unknown): 'fast' | 'schema' {
   const before = structuredClone(raw);
   const read = readPayload(schema, structuredClone(raw));
-  const fast = readPayload(z.unknown().transform((v) => plain(v)), raw);
+  const fast = readPayload(
+    z.unknown().transform((v) => plain(v)),
+    raw,
+  );
   if (!fast.success || fast.data === undefined) {
     expect(raw).toEqual(before);
     return 'schema';
@@ -66,7 +69,9 @@ const statFields = fc.record(
 
 describe('stats read without zod', () => {
   it('agree with the schema on any mix of field shapes, and take the fast path only where the schema notes nothing', () => {
-    const stat = fc.tuple(statFields, fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 2 })).map(([known, extra]) => ({ ...extra, ...known }));
+    const stat = fc
+      .tuple(statFields, fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 2 }))
+      .map(([known, extra]) => ({ ...extra, ...known }));
     agreeOnMany(stat, agree, 3_000, 300);
   });
 

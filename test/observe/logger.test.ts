@@ -30,7 +30,10 @@ describe('the bot logger', () => {
     expect(lines).toHaveLength(3);
     for (const secret of [TOKEN, API_KEY, 'redis-password-42', 'an-interaction-token-value', 'something-else-entirely']) expect(all).not.toContain(secret);
     const parsed = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(parsed[0]).toMatchObject({ msg: 'failed', err: { message: 'refused: Bot [redacted]', request: { url: 'https://stats.example/v2?key=[redacted]' } } });
+    expect(parsed[0]).toMatchObject({
+      msg: 'failed',
+      err: { message: 'refused: Bot [redacted]', request: { url: 'https://stats.example/v2?key=[redacted]' } },
+    });
     expect(parsed[1]).toMatchObject({ token: '[redacted]', headers: { authorization: '[redacted]' } });
     expect(parsed[2]!.msg).toBe('connecting to redis://:[redacted]@127.0.0.1:6379 with [redacted] twice [redacted]');
   });

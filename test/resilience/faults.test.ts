@@ -21,7 +21,9 @@ let players: string[];
 beforeAll(async () => {
   stack = await startStack({ LOOKUP_TIMEOUT_MS: '800' });
   ({ proxy, double, bot } = stack);
-  players = (await stack.service.store.sql("SELECT id FROM players WHERE title = 'title_c' AND platform = 'pc_store_c' AND private = 0")).map((r) => String(r.id));
+  players = (await stack.service.store.sql("SELECT id FROM players WHERE title = 'title_c' AND platform = 'pc_store_c' AND private = 0")).map((r) =>
+    String(r.id),
+  );
 }, 40_000);
 
 afterAll(() => stack.close());
@@ -60,7 +62,9 @@ describe('when the stats service fails', () => {
 
   it('answers normally while it works, and warms a profile into the cache', async () => {
     proxy.setFault('pass');
-    const calls = await settled(double.dispatchInteraction(chatInput({ group: 'title_c', subcommand: 'profile', options: { platform: 'console_a', player: 'Nova' } })));
+    const calls = await settled(
+      double.dispatchInteraction(chatInput({ group: 'title_c', subcommand: 'profile', options: { platform: 'console_a', player: 'Nova' } })),
+    );
     expect(finalText(calls).embed).toBe(true);
   });
 
@@ -69,7 +73,9 @@ describe('when the stats service fails', () => {
     const cold = double.dispatchInteraction(chatInput({ group: 'title_c', subcommand: 'profile', options: { platform: 'pc_store_c', player: coldPlayer() } }));
     const cached = double.dispatchInteraction(chatInput({ group: 'title_c', subcommand: 'profile', options: { platform: 'console_a', player: 'Nova' } }));
     const typed = `zz${fault}`;
-    const choices = double.dispatchInteraction(autocomplete({ group: 'title_c', subcommand: 'profile', options: { platform: 'pc_store_c', player: typed }, focused: 'player' }));
+    const choices = double.dispatchInteraction(
+      autocomplete({ group: 'title_c', subcommand: 'profile', options: { platform: 'pc_store_c', player: typed }, focused: 'player' }),
+    );
 
     const coldAnswer = finalText(await settled(cold));
     expect(coldAnswer.ephemeral).toBe(true);
@@ -86,7 +92,9 @@ describe('when the stats service fails', () => {
     proxy.setFault('pass');
     // The 429's Retry-After runs out first.
     await sleep(1_100);
-    const calls = await settled(double.dispatchInteraction(chatInput({ group: 'title_c', subcommand: 'profile', options: { platform: 'pc_store_c', player: coldPlayer() } })));
+    const calls = await settled(
+      double.dispatchInteraction(chatInput({ group: 'title_c', subcommand: 'profile', options: { platform: 'pc_store_c', player: coldPlayer() } })),
+    );
     expect(finalText(calls).embed).toBe(true);
     expect(bot.output()).not.toContain('"level":50');
   });

@@ -24,7 +24,6 @@ beforeAll(async () => {
 
 afterAll(() => stack.close());
 
-
 describe('load', () => {
   it('answers every one of 10,000 interactions in waves of 250, none twice', async () => {
     // Warm the cache for the profiles the burst asks for.
@@ -64,7 +63,34 @@ describe('load', () => {
 
 /** A few hundred hostile player names: path tricks, markdown, mentions, invisible characters, lengths. */
 function hostileNames(): string[] {
-  const parts = ['#', '/', '..', '%', '?', '"', "'", '**', '__', '`', '~~', '||', '@everyone', '@here', '<@123456789012345678>', '\u200b', '\u202e', '\u0000', '\\', '&', '=', '+', ' ', '名前', '🙂', 'Ω'];
+  const parts = [
+    '#',
+    '/',
+    '..',
+    '%',
+    '?',
+    '"',
+    "'",
+    '**',
+    '__',
+    '`',
+    '~~',
+    '||',
+    '@everyone',
+    '@here',
+    '<@123456789012345678>',
+    '\u200b',
+    '\u202e',
+    '\u0000',
+    '\\',
+    '&',
+    '=',
+    '+',
+    ' ',
+    '名前',
+    '🙂',
+    'Ω',
+  ];
   const names: string[] = ['', ' ', 'x'.repeat(1_000), 'y'.repeat(199), 'z'.repeat(200)];
   for (const a of parts) for (const b of parts.slice(0, 12)) names.push(`${a}Nova${b}`);
   return names;
@@ -75,7 +101,9 @@ describe('hostile input', () => {
 
   it(`answers ${names.length} generated player names, sends each to the service intact, and pings no one`, async () => {
     proxy.requests.length = 0;
-    const handles = names.map((player) => double.dispatchInteraction(chatInput({ group: 'title_c', subcommand: 'profile', options: { platform: 'pc_store_c', player } })));
+    const handles = names.map((player) =>
+      double.dispatchInteraction(chatInput({ group: 'title_c', subcommand: 'profile', options: { platform: 'pc_store_c', player } })),
+    );
     expect(await allSettled(handles, 60_000)).toHaveLength(0);
     for (const h of handles) {
       // The reply, or after a deferral the edit that answers: neither may ping anyone. A defused
@@ -89,7 +117,9 @@ describe('hostile input', () => {
       }
     }
     // What the service received is exactly what was typed (trimmed: Discord trims option values too).
-    const received = new Set(proxy.requests.filter((u) => u.startsWith('/v2/title_c/standard/profile/pc_store_c/')).map((u) => decodeURIComponent(u.split('/').at(-1) ?? '')));
+    const received = new Set(
+      proxy.requests.filter((u) => u.startsWith('/v2/title_c/standard/profile/pc_store_c/')).map((u) => decodeURIComponent(u.split('/').at(-1) ?? '')),
+    );
     for (const name of names) {
       const typed = name.trim();
       if (typed.length === 0) continue;

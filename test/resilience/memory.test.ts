@@ -98,7 +98,8 @@ describe('paged-reply views in memory', () => {
     const stores = await createBotStores({ namespace: 't', linksPath: ':memory:', viewsMaxEntries: 100, viewTtlMs: 150 });
     try {
       const ids: string[] = [];
-      for (let i = 0; i < 1_000; i++) ids.push(await stores.views.save({ kind: 'search', title: 'title_c', platform: 'pc_store_c', query: `q${i}`, ownerId: 'u' }));
+      for (let i = 0; i < 1_000; i++)
+        ids.push(await stores.views.save({ kind: 'search', title: 'title_c', platform: 'pc_store_c', query: `q${i}`, ownerId: 'u' }));
       expect(await stores.views.load(ids[0]!)).toBeUndefined();
       expect(await stores.views.load(ids[999]!)).toMatchObject({ query: 'q999' });
       await sleep(250);

@@ -46,7 +46,9 @@ describe('when Redis stops and comes back', () => {
   it('keeps answering without it, uncached, and logs the outage once', async () => {
     await stopRedis(redis);
     for (let i = 0; i < 3; i++) expect(await profile('Nova')).toEqual({ embed: true, reachedService: true });
-    const link = await settled(double.dispatchInteraction(chatInput({ command: 'link', options: { title: 'title_c', platform: 'console_a', player: 'Nova' } })));
+    const link = await settled(
+      double.dispatchInteraction(chatInput({ command: 'link', options: { title: 'title_c', platform: 'console_a', player: 'Nova' } })),
+    );
     expect((link.at(-1)!.body as { data?: { flags?: number } }).data?.flags ?? (link.at(-1)!.body as { flags?: number }).flags).toBe(64);
     expect(bot.child.exitCode).toBeNull();
     // The log line travels through a pipe: waited for, not read at once.

@@ -102,11 +102,16 @@ describe('API keys', () => {
     const service = await startService(undefined, { apiKeys: ['right-key'], rateLimitPerMinute: 30 });
     try {
       const statuses: number[] = [];
-      for (let i = 0; i < 60; i++) statuses.push((await service.request('/v2/title_c/standard/search?platform=pc_store_c&query=nov', { headers: { 'TRN-Api-Key': `guess-${i}` } })).status);
+      for (let i = 0; i < 60; i++)
+        statuses.push(
+          (await service.request('/v2/title_c/standard/search?platform=pc_store_c&query=nov', { headers: { 'TRN-Api-Key': `guess-${i}` } })).status,
+        );
       expect(statuses.slice(0, 30).every((s) => s === 401)).toBe(true);
       expect(statuses.slice(35).every((s) => s === 429)).toBe(true);
       // The right key still works from the same address: its own bucket.
-      expect((await service.request('/v2/title_c/standard/search?platform=pc_store_c&query=nov', { headers: { 'TRN-Api-Key': 'right-key' } })).status).toBe(200);
+      expect((await service.request('/v2/title_c/standard/search?platform=pc_store_c&query=nov', { headers: { 'TRN-Api-Key': 'right-key' } })).status).toBe(
+        200,
+      );
     } finally {
       await service.close();
     }
@@ -116,7 +121,9 @@ describe('API keys', () => {
     const service = await startService(undefined, { apiKeys: ['right-key'] });
     try {
       let limited = 0;
-      for (let i = 0; i < 100; i++) if ((await service.request('/v2/title_c/standard/search?platform=pc_store_c&query=n', { headers: { 'TRN-Api-Key': 'wrong' } })).status === 429) limited++;
+      for (let i = 0; i < 100; i++)
+        if ((await service.request('/v2/title_c/standard/search?platform=pc_store_c&query=n', { headers: { 'TRN-Api-Key': 'wrong' } })).status === 429)
+          limited++;
       // 60 a minute: the first 60 are told 401, nearly all the rest 429 (a token refills each second).
       expect(limited).toBeGreaterThanOrEqual(35);
     } finally {
@@ -134,7 +141,15 @@ describe('a hostile dataset', () => {
     id: 'c-proto',
     startedAt: '2026-11-20T18:00:00Z',
     durationSeconds: 600,
-    players: [{ id: 'Proto#1', platform: 'pc_store_c', result: 'win', hero: 'Sol', stats: { kills: 3, constructor: 1, toString: 2, valueOf: 3, hasOwnProperty: 4, __proto__x: 5 } }],
+    players: [
+      {
+        id: 'Proto#1',
+        platform: 'pc_store_c',
+        result: 'win',
+        hero: 'Sol',
+        stats: { kills: 3, constructor: 1, toString: 2, valueOf: 3, hasOwnProperty: 4, __proto__x: 5 },
+      },
+    ],
   };
 
   it('serves stats named like Object’s own properties as ordinary stats', async () => {
@@ -142,7 +157,9 @@ describe('a hostile dataset', () => {
     try {
       const profile = await service.request('/v2/title_c/standard/profile/pc_store_c/Proto%231');
       expect(profile.status, profile.text).toBe(200);
-      const stats = new Map(Object.entries((profile.body as { data: { segments: { stats: Record<string, { value: number; displayName: string }> }[] } }).data.segments[0]!.stats));
+      const stats = new Map(
+        Object.entries((profile.body as { data: { segments: { stats: Record<string, { value: number; displayName: string }> }[] } }).data.segments[0]!.stats),
+      );
       expect(stats.get('constructor')).toMatchObject({ value: 1, displayName: 'Constructor' });
       expect(stats.get('toString')).toMatchObject({ value: 2 });
       expect(stats.get('valueOf')).toMatchObject({ value: 3 });

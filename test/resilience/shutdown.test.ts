@@ -44,7 +44,10 @@ describe('an error nobody caught', () => {
     // URL as a DiscordAPIError does.
     const dir = mkdtempSync(join(tmpdir(), 'uncaught-'));
     const script = join(dir, 'reject.mjs');
-    writeFileSync(script, "setTimeout(() => Promise.reject(Object.assign(new Error('boom'), { url: 'http://127.0.0.1/api/v10/webhooks/1/SECRET-INTERACTION-TOKEN/messages/@original' })), 3000);\n");
+    writeFileSync(
+      script,
+      "setTimeout(() => Promise.reject(Object.assign(new Error('boom'), { url: 'http://127.0.0.1/api/v10/webhooks/1/SECRET-INTERACTION-TOKEN/messages/@original' })), 3000);\n",
+    );
     const other = await startStack({ NODE_OPTIONS: `--import=${script}` });
     try {
       const exited = new Promise<number | null>((resolve) => other.bot.child.once('exit', resolve));

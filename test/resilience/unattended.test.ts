@@ -20,7 +20,12 @@ import { STACK_TOKEN, startStack, type Stack } from '../helpers/stack.js';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** What the user finally reads: the reply, the edit after a deferral, or the follow-up. */
-function finalMessage(calls: RestCall[]): { content?: string; flags?: number; embeds?: { thumbnail?: unknown; author?: { icon_url?: string } }[]; components?: { components: { custom_id?: string }[] }[] } {
+function finalMessage(calls: RestCall[]): {
+  content?: string;
+  flags?: number;
+  embeds?: { thumbnail?: unknown; author?: { icon_url?: string } }[];
+  components?: { components: { custom_id?: string }[] }[];
+} {
   const last = calls.at(-1)!;
   const body = last.body as { type?: number; data?: unknown };
   return (last.path.endsWith('/callback') ? body.data : body) as ReturnType<typeof finalMessage>;
@@ -67,7 +72,9 @@ describe('housekeeping never holds answers back', () => {
     await sleep(500);
     expect(paged.flatMap((h) => h.responses()).filter((c) => c.method === 'PATCH')).toHaveLength(0);
     // A press on an expired control is answered, privately.
-    const id = finalMessage(paged[0]!.responses()).components!.flatMap((r) => r.components).find((c) => c.custom_id?.startsWith('pg:'))!.custom_id!;
+    const id = finalMessage(paged[0]!.responses())
+      .components!.flatMap((r) => r.components)
+      .find((c) => c.custom_id?.startsWith('pg:'))!.custom_id!;
     const press = await settled(double.dispatchInteraction(component({ customId: id })));
     expect(finalMessage(press)).toMatchObject({ content: 'These controls have expired. Run the command again.', flags: 64 });
   }, 60_000);
@@ -174,12 +181,20 @@ describe('a fatal gateway close after login', () => {
     it(`${code} (${embedded ? 'embedded service' : 'LOOKUP_BASE_URL'}): one fatal line and a non-zero exit`, async () => {
       const double = await startDiscordDouble({ token: STACK_TOKEN });
       const service = embedded ? undefined : await startStatsServer({ store: new StatsStore() });
-      const bot = startBot({ DISCORD_TOKEN: STACK_TOKEN, DISCORD_API_URL: double.apiUrl, LOG_LEVEL: 'warn', ...(service ? { LOOKUP_BASE_URL: service.url } : { STATS_DATASET: 'examples/small-dataset.jsonl' }) });
+      const bot = startBot({
+        DISCORD_TOKEN: STACK_TOKEN,
+        DISCORD_API_URL: double.apiUrl,
+        LOG_LEVEL: 'warn',
+        ...(service ? { LOOKUP_BASE_URL: service.url } : { STATS_DATASET: 'examples/small-dataset.jsonl' }),
+      });
       try {
         await double.waitForReady(30_000);
         double.dropConnection(code);
         expect(await exitOf(bot.child, 10_000)).toBe(1);
-        const fatal = bot.output().split('\n').filter((l) => l.includes('"level":60'));
+        const fatal = bot
+          .output()
+          .split('\n')
+          .filter((l) => l.includes('"level":60'));
         expect(fatal).toHaveLength(1);
         expect(fatal[0]).toContain(`"code":${code}`);
         expect(bot.output()).not.toContain(STACK_TOKEN);
@@ -194,13 +209,24 @@ describe('a fatal gateway close after login', () => {
 
 describe('an avatar URL Discord would refuse', () => {
   it('is dropped by the embed builders whatever the payload holds; an http(s) one is kept', () => {
-    const bad = embedReply({ title: 'x', url: 'javascript:x', thumbnail: { url: 'javascript:alert(1)' }, image: { url: 'data:image/png;base64,AA' }, author: { name: 'a', icon_url: 'https://cdn.example.com/a b.png' }, footer: { text: 'f', icon_url: 'ftp://x/y' } }).embeds[0]!;
+    const bad = embedReply({
+      title: 'x',
+      url: 'javascript:x',
+      thumbnail: { url: 'javascript:alert(1)' },
+      image: { url: 'data:image/png;base64,AA' },
+      author: { name: 'a', icon_url: 'https://cdn.example.com/a b.png' },
+      footer: { text: 'f', icon_url: 'ftp://x/y' },
+    }).embeds[0]!;
     expect(bad).not.toHaveProperty('url');
     expect(bad).not.toHaveProperty('thumbnail');
     expect(bad).not.toHaveProperty('image');
     expect(bad.author).toEqual({ name: 'a' });
     expect(bad.footer).toEqual({ text: 'f' });
-    const good = embedReply({ title: 'x', thumbnail: { url: 'https://cdn.example.com/a.png' }, author: { name: 'a', icon_url: 'http://cdn.example.com/b.png' } }).embeds[0]!;
+    const good = embedReply({
+      title: 'x',
+      thumbnail: { url: 'https://cdn.example.com/a.png' },
+      author: { name: 'a', icon_url: 'http://cdn.example.com/b.png' },
+    }).embeds[0]!;
     expect(good.thumbnail).toEqual({ url: 'https://cdn.example.com/a.png' });
     expect(good.author?.icon_url).toBe('http://cdn.example.com/b.png');
   });
@@ -209,17 +235,38 @@ describe('an avatar URL Discord would refuse', () => {
     const store = new StatsStore();
     // Another service (or an old store) may hold what this project's import now refuses.
     await store.writeBatch([{ type: 'player', title: 'title_c', platform: 'pc_store_c', id: 'Bad#1', handle: 'Bad#1', avatarUrl: 'javascript:alert(1)' }], []);
-    await store.writeBatch([{ type: 'player', title: 'title_c', platform: 'pc_store_c', id: 'Spaced#1', handle: 'Spaced#1', avatarUrl: 'https://cdn.example.com/a b.png' }], []);
+    await store.writeBatch(
+      [{ type: 'player', title: 'title_c', platform: 'pc_store_c', id: 'Spaced#1', handle: 'Spaced#1', avatarUrl: 'https://cdn.example.com/a b.png' }],
+      [],
+    );
     const played = (id: string) => ({ id, platform: 'pc_store_c' as const, result: 'win' as const, hero: 'Sol', stats: { kills: 5, deaths: 2 } });
-    await store.writeBatch([], [{ type: 'match', title: 'title_c', platform: 'pc_store_c', id: 'c-avatar', startedAt: '2026-11-20T18:00:00Z', durationSeconds: 600, players: [played('Bad#1'), played('Spaced#1')] }]);
+    await store.writeBatch(
+      [],
+      [
+        {
+          type: 'match',
+          title: 'title_c',
+          platform: 'pc_store_c',
+          id: 'c-avatar',
+          startedAt: '2026-11-20T18:00:00Z',
+          durationSeconds: 600,
+          players: [played('Bad#1'), played('Spaced#1')],
+        },
+      ],
+    );
     const service = await startStatsServer({ store });
     const double = await startDiscordDouble({ token: STACK_TOKEN });
     const bot = startBot({ DISCORD_TOKEN: STACK_TOKEN, DISCORD_API_URL: double.apiUrl, LOOKUP_BASE_URL: service.url, LOG_LEVEL: 'warn' });
     try {
       await double.waitForReady(30_000);
       for (const player of ['Bad#1', 'Spaced#1']) {
-        const calls = await settled(double.dispatchInteraction(chatInput({ group: 'title_c', subcommand: 'profile', options: { platform: 'pc_store_c', player } })));
-        expect(calls.every((c) => c.status < 300), JSON.stringify(calls.map((c) => c.body))).toBe(true);
+        const calls = await settled(
+          double.dispatchInteraction(chatInput({ group: 'title_c', subcommand: 'profile', options: { platform: 'pc_store_c', player } })),
+        );
+        expect(
+          calls.every((c) => c.status < 300),
+          JSON.stringify(calls.map((c) => c.body)),
+        ).toBe(true);
         const embed = finalMessage(calls).embeds?.[0];
         expect(embed, JSON.stringify(finalMessage(calls))).toBeDefined();
         expect(embed?.thumbnail).toBeUndefined();
@@ -249,7 +296,13 @@ describe('start-up', () => {
     writeFileSync(file, 'this is not an SQLite database, just text standing where one should be.\n'.repeat(100));
     const double = await startDiscordDouble({ token: STACK_TOKEN });
     try {
-      const r = await run({ DISCORD_TOKEN: STACK_TOKEN, DISCORD_API_URL: double.apiUrl, LINKS_DB: file, STATS_DATASET: 'examples/small-dataset.jsonl', LOG_LEVEL: 'warn' });
+      const r = await run({
+        DISCORD_TOKEN: STACK_TOKEN,
+        DISCORD_API_URL: double.apiUrl,
+        LINKS_DB: file,
+        STATS_DATASET: 'examples/small-dataset.jsonl',
+        LOG_LEVEL: 'warn',
+      });
       expect(r.status).toBe(1);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
       expect(r.stderr).toMatch(/^Could not start: LINKS_DB \(.*links\.sqlite\) cannot be used: /);
@@ -261,7 +314,12 @@ describe('start-up', () => {
   it('never logs credentials inside LOOKUP_BASE_URL', async () => {
     const double = await startDiscordDouble({ token: STACK_TOKEN });
     const service = await startStatsServer({ store: new StatsStore() });
-    const bot = startBot({ DISCORD_TOKEN: STACK_TOKEN, DISCORD_API_URL: double.apiUrl, LOOKUP_BASE_URL: service.url.replace('http://', 'http://operator:hunter2-secret@'), LOG_LEVEL: 'info' });
+    const bot = startBot({
+      DISCORD_TOKEN: STACK_TOKEN,
+      DISCORD_API_URL: double.apiUrl,
+      LOOKUP_BASE_URL: service.url.replace('http://', 'http://operator:hunter2-secret@'),
+      LOG_LEVEL: 'info',
+    });
     try {
       await double.waitForReady(30_000);
       expect(await bot.printed('"msg":"ready"')).toContain('"msg":"ready"');
@@ -295,4 +353,3 @@ describe('start-up', () => {
     // Two stacks started one after the other: 42 s alone at a load average of 16 on 2 cores.
   }, 120_000);
 });
-

@@ -7,7 +7,11 @@ import { strictly } from '../helpers/schemas.js';
 describe('aggregation', () => {
   it('sums matches and derives the ratios', () => {
     const t = emptyTotals();
-    addMatch(t, { result: 'win', duration_s: 600, stats: JSON.stringify({ kills: 10, deaths: 4, assists: 2, damage: 1000, shotsFired: 200, shotsHit: 50, headshots: 5 }) });
+    addMatch(t, {
+      result: 'win',
+      duration_s: 600,
+      stats: JSON.stringify({ kills: 10, deaths: 4, assists: 2, damage: 1000, shotsFired: 200, shotsHit: 50, headshots: 5 }),
+    });
     addMatch(t, { result: 'loss', duration_s: 300, stats: JSON.stringify({ kills: 2, deaths: 4, assists: 0, damage: 500 }) });
     addMatch(t, { result: null, duration_s: 100, stats: JSON.stringify({ kills: 0 }) });
     const v = totalsToValues(t);
@@ -63,7 +67,9 @@ describe('aggregation', () => {
   });
 
   it('renders values as Stat objects with display names, display values and standings', () => {
-    const stats = toStats({ kills: 1234, winRate: 51.234, timePlayed: 3700, longestStreak: 9 }, (key) => (key === 'kills' ? { rank: 2, percentile: 99.5 } : null));
+    const stats = toStats({ kills: 1234, winRate: 51.234, timePlayed: 3700, longestStreak: 9 }, (key) =>
+      key === 'kills' ? { rank: 2, percentile: 99.5 } : null,
+    );
     expect(strictly(StatsSchema, stats)).toEqual(stats);
     expect(Object.keys(stats)).toEqual(['winRate', 'kills', 'longestStreak', 'timePlayed']);
     expect(stats.kills).toMatchObject({ displayName: 'Kills', displayValue: '1,234', rank: 2, percentile: 99.5, category: 'combat' });
@@ -81,7 +87,17 @@ describe('sums of fractional stats', () => {
     const inParts = sum([sum(healing.slice(0, 2)), sum(healing.slice(2, 4)), sum(healing.slice(4))]);
     // Raw, the two orders disagree in the last bits (4.2 against 4.199999999999999).
     expect(forwards).not.toBe(inParts);
-    const values = (total: number) => totalsToValues({ matchesPlayed: 6, wins: 3, losses: 3, timePlayed: 3600, sums: new Map([['healing', total], ['kills', 1e12 + 7]]) });
+    const values = (total: number) =>
+      totalsToValues({
+        matchesPlayed: 6,
+        wins: 3,
+        losses: 3,
+        timePlayed: 3600,
+        sums: new Map([
+          ['healing', total],
+          ['kills', 1e12 + 7],
+        ]),
+      });
     expect(values(forwards).healing).toBe(4.2);
     expect(values(inParts).healing).toBe(4.2);
     expect(values(forwards).kills).toBe(1e12 + 7);

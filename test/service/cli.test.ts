@@ -127,7 +127,10 @@ describe('npm run service', () => {
   it('exits non-zero with one clear line for bad arguments and configuration', async () => {
     const run = (args: string[], env: Record<string, string> = {}) =>
       new Promise<{ code: number | null; stderr: string }>((resolve) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', 'src/service/main.ts', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+        const child = spawn(process.execPath, ['--import', 'tsx', 'src/service/main.ts', ...args], {
+          env: { ...process.env, ...env },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
         let stderr = '';
         child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
         child.on('exit', (code) => resolve({ code, stderr }));

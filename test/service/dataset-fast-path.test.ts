@@ -59,11 +59,23 @@ describe('the fast path for match records', () => {
     const infinite = JSON.stringify({ ...base, ...player({ stats: { deaths: 1 } }) }).replace('"deaths":1', '"deaths":1e400');
     expect(fastMatchRecord(JSON.parse(infinite))).toBeUndefined();
     expect(parseDatasetLine(infinite)).toEqual({ reason: 'players.0.stats.deaths: Invalid input: expected number, received Infinity' });
-    const playerLine = { type: 'player', title: 'title_a', platform: 'pc_store_a', id: 'nova', handle: 'Nova', avatarUrl: 'https://cdn.example/a.png', vanity: 'nova' };
+    const playerLine = {
+      type: 'player',
+      title: 'title_a',
+      platform: 'pc_store_a',
+      id: 'nova',
+      handle: 'Nova',
+      avatarUrl: 'https://cdn.example/a.png',
+      vanity: 'nova',
+    };
     expect(parseDatasetLine(JSON.stringify(playerLine))).toHaveProperty('record');
     expect(parseDatasetLine(JSON.stringify({ ...playerLine, handle: 'No\u0000va' }))).toEqual({ reason: 'handle: contains control characters' });
-    expect(parseDatasetLine(JSON.stringify({ ...playerLine, avatarUrl: 'https://cdn.example/a\u0000.png' }))).toEqual({ reason: 'avatarUrl: contains control characters' });
-    expect(parseDatasetLine(JSON.stringify({ ...playerLine, avatarUrl: 'https://cdn.example/a\u0085.png' }))).toEqual({ reason: 'avatarUrl: contains control characters' });
+    expect(parseDatasetLine(JSON.stringify({ ...playerLine, avatarUrl: 'https://cdn.example/a\u0000.png' }))).toEqual({
+      reason: 'avatarUrl: contains control characters',
+    });
+    expect(parseDatasetLine(JSON.stringify({ ...playerLine, avatarUrl: 'https://cdn.example/a\u0085.png' }))).toEqual({
+      reason: 'avatarUrl: contains control characters',
+    });
     expect(parseDatasetLine(JSON.stringify({ ...playerLine, vanity: 'no\u0000va' }))).toMatchObject({ reason: expect.stringMatching(/^vanity:/) as unknown });
     // The edges themselves are taken, by the fast path.
     expect(fastMatchRecord({ ...base, ...player({ stats: { kills: 1e12, deaths: -1e12 } }) })).toBeDefined();

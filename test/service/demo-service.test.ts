@@ -32,7 +32,9 @@ async function someIdentifier(endpoint: Endpoint, platform: PlatformSlug): Promi
 
 async function pathFor(endpoint: Endpoint, platform: PlatformSlug): Promise<string> {
   const identifier = endpoint.platforms.includes(platform) ? await someIdentifier(endpoint, platform) : 'x';
-  const [match] = (await service.store.sql("SELECT id FROM matches WHERE title = 'title_a' AND platform = ? ORDER BY id LIMIT 1", platform)) as { id: string }[];
+  const [match] = (await service.store.sql("SELECT id FROM matches WHERE title = 'title_a' AND platform = ? ORDER BY id LIMIT 1", platform)) as {
+    id: string;
+  }[];
   const matchId = match?.id ?? 'none';
   const path = buildPath(endpoint.path, {
     platform,
@@ -61,7 +63,7 @@ describe('the demo dataset over HTTP', () => {
   });
 
   it('serves the README’s example players', async () => {
-    const get = async (path: string) => StatsProfileSchema.parse((envelopeOf(StatsProfileSchema).parse((await service.request(path)).body)).data);
+    const get = async (path: string) => StatsProfileSchema.parse(envelopeOf(StatsProfileSchema).parse((await service.request(path)).body).data);
     expect((await get('/v2/title_c/standard/profile/pc_store_c/Nova%232231')).platformInfo.platformUserHandle).toBe(DEMO_PLAYERS.title_c.handle);
     expect((await get('/v2/title_c/standard/profile/console_a/Nova')).platformInfo.platformUserHandle).toBe('Nova');
     expect((await get('/v2/title_a/standard/profile/pc_store_a/novaplays')).platformInfo.platformUserId).toBe(DEMO_PLAYERS.title_a.id);
@@ -161,7 +163,8 @@ describe('the demo dataset', () => {
     const one = async (sql: string, ...params: unknown[]) => ((await service.store.sql(sql, ...params))[0] ?? {}) as Record<string, number>;
     expect((await one('SELECT COUNT(*) n FROM players')).n).toBeGreaterThanOrEqual(300);
     for (const e of ENDPOINTS)
-      for (const p of e.platforms) expect((await one('SELECT COUNT(*) n FROM player_totals WHERE title = ? AND platform = ?', e.title, p)).n, `${e.title} ${p}`).toBeGreaterThan(0);
+      for (const p of e.platforms)
+        expect((await one('SELECT COUNT(*) n FROM player_totals WHERE title = ? AND platform = ?', e.title, p)).n, `${e.title} ${p}`).toBeGreaterThan(0);
     expect((await one("SELECT COUNT(*) n FROM players WHERE id LIKE '%#%'")).n).toBeGreaterThan(10);
     expect((await one('SELECT COUNT(*) n FROM players WHERE vanity IS NOT NULL')).n).toBeGreaterThan(10);
     const span = await one('SELECT MIN(started_at) a, MAX(started_at) b FROM matches');

@@ -79,7 +79,10 @@ describe('the embedded service with a kept store', () => {
     const service = await startEmbeddedService({ data, db: join(dir, 'refusals.sqlite') }, logger);
     try {
       expect(service.summary).toMatchObject({ taken: lines.length, refused: 500 });
-      const said = logs().split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { msg: string }).msg);
+      const said = logs()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => (JSON.parse(l) as { msg: string }).msg);
       expect(said.filter((m) => m === 'dataset line refused')).toHaveLength(20);
       expect(said.filter((m) => m.startsWith('further refused dataset lines are counted'))).toHaveLength(1);
     } finally {
@@ -191,7 +194,9 @@ describe('the embedded service with a kept store', () => {
     const stalls = monitorEventLoopDelay({ resolution: 1 });
     stalls.enable();
     const started = performance.now();
-    const statuses = await Promise.all([`${heavy}/sessions`, heavy].map(async (path) => (await fetch(service.url + path).then(async (r) => (await r.arrayBuffer(), r))).status));
+    const statuses = await Promise.all(
+      [`${heavy}/sessions`, heavy].map(async (path) => (await fetch(service.url + path).then(async (r) => (await r.arrayBuffer(), r))).status),
+    );
     const busyMs = performance.now() - started;
     stalls.disable();
     await service.close();

@@ -10,7 +10,8 @@ import { MAX_LINE_BYTES, fileLineChunks, type LongLine } from '../../src/service
 /** The lines of a file read as bytes, decoded as they come (before the next chunk is read into the same buffer). */
 async function bytesLines(path: string, size: number): Promise<(string | LongLine)[]> {
   const lines: (string | LongLine)[] = [];
-  for await (const chunk of fileLineChunks(path, size, () => true, 'bytes')) for (const line of chunk.lines) lines.push(Buffer.isBuffer(line) ? line.toString('utf8') : line);
+  for await (const chunk of fileLineChunks(path, size, () => true, 'bytes'))
+    for (const line of chunk.lines) lines.push(Buffer.isBuffer(line) ? line.toString('utf8') : line);
   return lines;
 }
 
@@ -61,7 +62,11 @@ describe('reading a dataset file a chunk at a time', () => {
     writeFileSync(long, 'y'.repeat(40) + '\r\r\nz\nno end');
     const single = join(mkdtempSync(join(tmpdir(), 'file-lines-')), 'single.jsonl');
     writeFileSync(single, 'w'.repeat(30));
-    for (const [file, lines] of [[path, expected], [long, await readlineLines(long)], [single, await readlineLines(single)]] as const)
+    for (const [file, lines] of [
+      [path, expected],
+      [long, await readlineLines(long)],
+      [single, await readlineLines(single)],
+    ] as const)
       for (const size of [1, 2, 3, 5, 16, 64]) {
         for (const readers of [1, 2, 3]) {
           const chunks: { index: number; lines: (string | LongLine)[]; first: boolean }[] = [];
@@ -74,11 +79,20 @@ describe('reading a dataset file a chunk at a time', () => {
           chunks.sort((a, b) => a.index - b.index);
           const at = `${readers} readers, chunks of ${size} bytes`;
           // Every chunk, the one after the last included, once.
-          expect(chunks.map((c) => c.index), at).toEqual(Array.from({ length: Math.ceil(Buffer.byteLength(readFileSync(file)) / size) + 1 }, (_, i) => i));
-          expect(chunks.flatMap((c) => c.lines), at).toEqual(lines);
+          expect(
+            chunks.map((c) => c.index),
+            at,
+          ).toEqual(Array.from({ length: Math.ceil(Buffer.byteLength(readFileSync(file)) / size) + 1 }, (_, i) => i));
+          expect(
+            chunks.flatMap((c) => c.lines),
+            at,
+          ).toEqual(lines);
           // The chunks before the first line's say they are first; so does the one with it, not those after.
           const withFirst = chunks.findIndex((c) => c.lines.length > 0);
-          expect(chunks.map((c) => c.first), at).toEqual(chunks.map((_, i) => i <= withFirst));
+          expect(
+            chunks.map((c) => c.first),
+            at,
+          ).toEqual(chunks.map((_, i) => i <= withFirst));
         }
       }
   });
@@ -90,7 +104,11 @@ describe('reading a dataset file a chunk at a time', () => {
     const path = join(mkdtempSync(join(tmpdir(), 'file-lines-')), 'data.jsonl');
     writeFileSync(path, text);
     const expected = (await readlineLines(path)).map((line) => (Buffer.byteLength(line) > MAX_LINE_BYTES ? { longLine: Buffer.byteLength(line) } : line));
-    expect(expected.filter((l) => typeof l !== 'string')).toEqual([{ longLine: MAX_LINE_BYTES + 7 }, { longLine: MAX_LINE_BYTES + 1 }, { longLine: MAX_LINE_BYTES + 3 }]);
+    expect(expected.filter((l) => typeof l !== 'string')).toEqual([
+      { longLine: MAX_LINE_BYTES + 7 },
+      { longLine: MAX_LINE_BYTES + 1 },
+      { longLine: MAX_LINE_BYTES + 3 },
+    ]);
     expect(expected).toContain('z'.repeat(MAX_LINE_BYTES));
     for (const size of [1000, 65_536, MAX_LINE_BYTES - 1, MAX_LINE_BYTES + 5, 3 << 20]) {
       const lines: (string | LongLine)[] = [];
@@ -102,7 +120,10 @@ describe('reading a dataset file a chunk at a time', () => {
         const chunks: { index: number; lines: (string | LongLine)[] }[] = [];
         for (let reader = 0; reader < readers; reader++)
           for await (const chunk of fileLineChunks(path, size, (index) => index % readers === reader)) chunks.push(chunk);
-        expect(chunks.sort((a, b) => a.index - b.index).flatMap((c) => c.lines), `${readers} readers, chunks of ${size} bytes`).toEqual(expected);
+        expect(
+          chunks.sort((a, b) => a.index - b.index).flatMap((c) => c.lines),
+          `${readers} readers, chunks of ${size} bytes`,
+        ).toEqual(expected);
       }
     }
   });

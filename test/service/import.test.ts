@@ -59,7 +59,15 @@ describe('importing a dataset', () => {
       JSON.stringify({ type: 'player', title: 'title_z', platform: 'pc_store_a', id: 'x', handle: 'x' }),
       JSON.stringify({ type: 'player', title: 'title_d', platform: 'console_a', id: 'x', handle: 'x' }),
       JSON.stringify({ type: 'match', title: 'title_a', platform: 'pc_store_a', id: 'm', startedAt: 'yesterday', durationSeconds: 1, players: [] }),
-      JSON.stringify({ type: 'match', title: 'title_a', platform: 'pc_store_a', id: 'm', startedAt: '2026-01-01T00:00:00Z', durationSeconds: 1, players: [{ id: 'a', platform: 'pc_store_a', stats: { kills: 'many' } }] }),
+      JSON.stringify({
+        type: 'match',
+        title: 'title_a',
+        platform: 'pc_store_a',
+        id: 'm',
+        startedAt: '2026-01-01T00:00:00Z',
+        durationSeconds: 1,
+        players: [{ id: 'a', platform: 'pc_store_a', stats: { kills: 'many' } }],
+      }),
       JSON.stringify({ type: 'team', title: 'title_a' }),
       JSON.stringify({ type: 'player', title: 'title_a', platform: 'console_a', id: 'bad/slash', handle: 'x' }),
       ...good.slice(1),
@@ -89,7 +97,7 @@ describe('importing a dataset', () => {
     expect(await snapshot(store)).toEqual(first);
   });
 
-  it('answers what a player\'s matches hold as they are after each import, though it keeps the answer between imports', async () => {
+  it("answers what a player's matches hold as they are after each import, though it keeps the answer between imports", async () => {
     const store = await fresh();
     const weapons = { Carbine: { kills: 3, shotsFired: 10, shotsHit: 4 } };
     await importLines(store, [
@@ -104,20 +112,48 @@ describe('importing a dataset', () => {
     // Asked again, as kept (SQLite keeps it beside the player's totals).
     if (store instanceof StatsStore) expect(await store.sql("SELECT keys IS NOT NULL AS kept FROM player_totals WHERE player = 'p1'")).toEqual([{ kept: 1 }]);
     expect(await store.playerSummary(p1)).toEqual(expected);
-    expect(await store.keyCounts(p1, 'map')).toEqual(new Map([['Foundry', 2], ['constructor', 1]]));
-    expect(await store.keyCounts(p1, 'mode')).toEqual(new Map([['Domination', 1], ['__proto__', 1]]));
+    expect(await store.keyCounts(p1, 'map')).toEqual(
+      new Map([
+        ['Foundry', 2],
+        ['constructor', 1],
+      ]),
+    );
+    expect(await store.keyCounts(p1, 'mode')).toEqual(
+      new Map([
+        ['Domination', 1],
+        ['__proto__', 1],
+      ]),
+    );
     // A new match, and one replaced (k-1 now on another map, with weapons).
     const second = await importLines(store, [
       matchLine('k-4', { map: 'Harbor', startedAt: '2026-11-23T18:00:00Z', queue: 'social', season: 4 }),
       matchLine('k-1', { map: 'Canal', mode: 'Domination', queue: 'ranked', season: 3 }, { weapons }),
     ]);
     expect(second.refused).toBe(0);
-    expect(await store.keyCounts(p1, 'map')).toEqual(new Map([['Foundry', 1], ['constructor', 1], ['Harbor', 1], ['Canal', 1]]));
-    expect(await store.playerSummary(p1)).toEqual({ ...expected, distinct: { ...expected.distinct, map: 4 }, hasWeapons: true, queues: ['ranked', 'social'], seasons: [1, 3, 4] });
+    expect(await store.keyCounts(p1, 'map')).toEqual(
+      new Map([
+        ['Foundry', 1],
+        ['constructor', 1],
+        ['Harbor', 1],
+        ['Canal', 1],
+      ]),
+    );
+    expect(await store.playerSummary(p1)).toEqual({
+      ...expected,
+      distinct: { ...expected.distinct, map: 4 },
+      hasWeapons: true,
+      queues: ['ranked', 'social'],
+      seasons: [1, 3, 4],
+    });
     // A player with no match: nothing held.
     await importLines(store, [JSON.stringify({ type: 'player', title: 'title_a', platform: 'pc_store_a', id: 'idle', handle: 'Idle' })]);
     const idle = (await store.playerById('title_a', 'pc_store_a', 'idle'))!;
-    expect(await store.playerSummary(idle)).toEqual({ distinct: { map: 0, mode: 0, playlist: 0, legend: 0, hero: 0 }, hasWeapons: false, queues: [], seasons: [] });
+    expect(await store.playerSummary(idle)).toEqual({
+      distinct: { map: 0, mode: 0, playlist: 0, legend: 0, hero: 0 },
+      hasWeapons: false,
+      queues: [],
+      seasons: [],
+    });
     expect(await store.keyCounts(idle, 'hero')).toEqual(new Map());
   });
 
@@ -130,7 +166,15 @@ describe('importing a dataset', () => {
     expect((await store.totalsOf(knight)).matchesPlayed).toBe(2);
     // a-1 again, now without Ashen Knight and with 20 kills for Ash.
     await importLines(store, [
-      JSON.stringify({ type: 'match', title: 'title_a', platform: 'pc_store_a', id: 'a-1', startedAt: '2026-11-01T18:00:00Z', durationSeconds: 600, players: [{ id: '76561198000000042', platform: 'pc_store_a', result: 'win', stats: { kills: 20, deaths: 5 } }] }),
+      JSON.stringify({
+        type: 'match',
+        title: 'title_a',
+        platform: 'pc_store_a',
+        id: 'a-1',
+        startedAt: '2026-11-01T18:00:00Z',
+        durationSeconds: 600,
+        players: [{ id: '76561198000000042', platform: 'pc_store_a', result: 'win', stats: { kills: 20, deaths: 5 } }],
+      }),
     ]);
     expect((await store.totalsOf(ash)).kills).toBe(40);
     expect((await store.totalsOf(knight)).matchesPlayed).toBe(1);
@@ -140,12 +184,28 @@ describe('importing a dataset', () => {
   it('keeps a player record’s handle over an implicit one, whatever the order', async () => {
     const store = await fresh();
     await importLines(store, [
-      JSON.stringify({ type: 'match', title: 'title_c', platform: 'console_b', id: 'x-1', startedAt: '2026-11-01T18:00:00Z', durationSeconds: 60, players: [{ id: 'late_one', platform: 'console_b', stats: { kills: 1 } }] }),
+      JSON.stringify({
+        type: 'match',
+        title: 'title_c',
+        platform: 'console_b',
+        id: 'x-1',
+        startedAt: '2026-11-01T18:00:00Z',
+        durationSeconds: 60,
+        players: [{ id: 'late_one', platform: 'console_b', stats: { kills: 1 } }],
+      }),
       JSON.stringify({ type: 'player', title: 'title_c', platform: 'console_b', id: 'Late_One', handle: 'Late One', avatarUrl: null }),
     ]);
     expect(await store.playerById('title_c', 'console_b', 'LATE_ONE')).toMatchObject({ handle: 'Late One', id: 'Late_One' });
     const implicit = await importLines(await fresh(), [
-      JSON.stringify({ type: 'match', title: 'title_c', platform: 'console_b', id: 'x-1', startedAt: '2026-11-01T18:00:00Z', durationSeconds: 60, players: [{ id: 'solo', platform: 'console_b', stats: {} }] }),
+      JSON.stringify({
+        type: 'match',
+        title: 'title_c',
+        platform: 'console_b',
+        id: 'x-1',
+        startedAt: '2026-11-01T18:00:00Z',
+        durationSeconds: 60,
+        players: [{ id: 'solo', platform: 'console_b', stats: {} }],
+      }),
     ]);
     expect(implicit.taken).toBe(1);
   });
@@ -153,7 +213,15 @@ describe('importing a dataset', () => {
   it.runIf(TEST_STORE === 'sqlite')('gives an implicit record again after the batch that gave it failed and was rolled back', async () => {
     const store = new StatsStore();
     const line = (id: string) =>
-      JSON.stringify({ type: 'match', title: 'title_c', platform: 'console_b', id, startedAt: '2026-11-01T18:00:00Z', durationSeconds: 60, players: [{ id: 'Newbie', platform: 'console_b', stats: { kills: 1 } }] });
+      JSON.stringify({
+        type: 'match',
+        title: 'title_c',
+        platform: 'console_b',
+        id,
+        startedAt: '2026-11-01T18:00:00Z',
+        durationSeconds: 60,
+        players: [{ id: 'Newbie', platform: 'console_b', stats: { kills: 1 } }],
+      });
     const dir = mkdtempSync(join(tmpdir(), 'stats-rolled-back-'));
     const file = (name: string, lines: string[]) => {
       writeFileSync(join(dir, name), lines.join('\n') + '\n');
@@ -175,7 +243,20 @@ describe('importing a dataset', () => {
   });
 
   it('refuses a match naming the same player twice', () => {
-    const r = parseDatasetLine(JSON.stringify({ type: 'match', title: 'title_c', platform: 'console_b', id: 'x', startedAt: '2026-11-01T18:00:00Z', durationSeconds: 60, players: [{ id: 'A', platform: 'console_b', stats: {} }, { id: 'a', platform: 'console_b', stats: {} }] }));
+    const r = parseDatasetLine(
+      JSON.stringify({
+        type: 'match',
+        title: 'title_c',
+        platform: 'console_b',
+        id: 'x',
+        startedAt: '2026-11-01T18:00:00Z',
+        durationSeconds: 60,
+        players: [
+          { id: 'A', platform: 'console_b', stats: {} },
+          { id: 'a', platform: 'console_b', stats: {} },
+        ],
+      }),
+    );
     expect(r).toEqual({ reason: 'players.1.id: player a appears twice' });
   });
 
@@ -207,7 +288,8 @@ describe('importing a dataset', () => {
         return JSON.stringify(m);
       });
     await importLines(store, changed, { batchSize: 50 });
-    const totals = () => store.db.prepare('SELECT title, platform, player, totals FROM player_totals ORDER BY title, platform, player').all() as { totals: string }[];
+    const totals = () =>
+      store.db.prepare('SELECT title, platform, player, totals FROM player_totals ORDER BY title, platform, player').all() as { totals: string }[];
     const incremental = totals().map((r) => ({ ...r, totals: storedValues(r.totals) }));
     const ranks = store.db.prepare('SELECT * FROM rank_chunks ORDER BY title, key, lo').all();
     store.rebuildAllTotals();
@@ -221,13 +303,23 @@ describe('importing a dataset', () => {
   it.runIf(TEST_STORE === 'sqlite')('bulk loads a fresh file to the same store as a row-by-row import, then is a normal store again', async () => {
     const lines = [...scaleLines(300), ...smallLines()];
     // The same match twice in the file, changed: the later one wins, as in any import.
-    const changed = JSON.parse(lines.find((l) => l.includes('"type":"match"'))!) as { players: { platform: string; id: string; stats: Record<string, number> }[] };
+    const changed = JSON.parse(lines.find((l) => l.includes('"type":"match"'))!) as {
+      players: { platform: string; id: string; stats: Record<string, number> }[];
+    };
     for (const p of changed.players) p.stats = { ...p.stats, kills: 99 };
     lines.push(JSON.stringify(changed));
     // Players no record declares (an implicit record each, given once however often they play), and
     // one declared only after their matches: the record's handle wins, as in any import.
     const undeclared = (id: string, at: string, ...players: string[]) =>
-      JSON.stringify({ type: 'match', title: 'title_c', platform: 'console_b', id, startedAt: at, durationSeconds: 60, players: players.map((p) => ({ id: p, platform: 'console_b', stats: { kills: 1 } })) });
+      JSON.stringify({
+        type: 'match',
+        title: 'title_c',
+        platform: 'console_b',
+        id,
+        startedAt: at,
+        durationSeconds: 60,
+        players: players.map((p) => ({ id: p, platform: 'console_b', stats: { kills: 1 } })),
+      });
     // Drifter's deaths given as -0 in the line: 0 once written as JSON, so in the ranks too.
     lines.push(
       undeclared('u-1', '2026-11-01T18:00:00Z', 'Drifter', 'Late_One').replace('"kills":1}', '"kills":1,"deaths":-0}'),
@@ -245,7 +337,7 @@ describe('importing a dataset', () => {
     expect([...file.importSteps.values()].every((ms) => ms > 0)).toBe(true);
     expect(file.db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(await snapshot(file)).toEqual(await snapshot(memory));
-    expect(await file.sql("SELECT COUNT(*) AS n FROM match_players WHERE json(stats) LIKE '%\"kills\":99%'")).toEqual([{ n: changed.players.length }]);
+    expect(await file.sql('SELECT COUNT(*) AS n FROM match_players WHERE json(stats) LIKE \'%"kills":99%\'')).toEqual([{ n: changed.players.length }]);
     expect(await file.sql("SELECT id, handle, declared FROM players WHERE title = 'title_c' AND id_norm IN ('drifter', 'late_one') ORDER BY id_norm")).toEqual([
       { id: 'Drifter', handle: 'Drifter', declared: 0 },
       { id: 'Late_One', handle: 'Late One', declared: 1 },
@@ -258,29 +350,37 @@ describe('importing a dataset', () => {
     await Promise.all([memory.close(), file.close()]);
   });
 
-  it.runIf(TEST_STORE === 'sqlite')('reads what a player\'s matches hold at once while another process holds the file\'s write lock, and keeps it once free', async () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'stats-locked-')), 'store.sqlite');
-    const store = new StatsStore(path);
-    stores.push(store);
-    await importLines(store, [matchLine('l-1', { map: 'Foundry' }), matchLine('l-2', { map: 'Canal', startedAt: '2026-11-21T18:00:00Z' })]);
-    const p1 = (await store.playerById('title_a', 'pc_store_a', 'p1'))!;
-    const kept = () => store.db.prepare("SELECT keys IS NOT NULL FROM player_totals WHERE player = 'p1'").pluck().get();
-    expect(kept()).toBe(0);
-    // An import in another process holds the lock for a whole batch.
-    const other = new Database(path);
-    other.exec('BEGIN IMMEDIATE');
-    const started = performance.now();
-    expect(await store.keyCounts(p1, 'map')).toEqual(new Map([['Foundry', 1], ['Canal', 1]]));
-    // Not after the 5 s busy timeout: at once, and nothing kept.
-    expect(performance.now() - started).toBeLessThan(1_000);
-    expect(kept()).toBe(0);
-    other.exec('COMMIT');
-    other.close();
-    expect((await store.playerSummary(p1)).distinct.map).toBe(2);
-    expect(kept()).toBe(1);
-    // The connection waits for other writes as before.
-    expect(store.db.pragma('busy_timeout', { simple: true })).toBe(5_000);
-  });
+  it.runIf(TEST_STORE === 'sqlite')(
+    "reads what a player's matches hold at once while another process holds the file's write lock, and keeps it once free",
+    async () => {
+      const path = join(mkdtempSync(join(tmpdir(), 'stats-locked-')), 'store.sqlite');
+      const store = new StatsStore(path);
+      stores.push(store);
+      await importLines(store, [matchLine('l-1', { map: 'Foundry' }), matchLine('l-2', { map: 'Canal', startedAt: '2026-11-21T18:00:00Z' })]);
+      const p1 = (await store.playerById('title_a', 'pc_store_a', 'p1'))!;
+      const kept = () => store.db.prepare("SELECT keys IS NOT NULL FROM player_totals WHERE player = 'p1'").pluck().get();
+      expect(kept()).toBe(0);
+      // An import in another process holds the lock for a whole batch.
+      const other = new Database(path);
+      other.exec('BEGIN IMMEDIATE');
+      const started = performance.now();
+      expect(await store.keyCounts(p1, 'map')).toEqual(
+        new Map([
+          ['Foundry', 1],
+          ['Canal', 1],
+        ]),
+      );
+      // Not after the 5 s busy timeout: at once, and nothing kept.
+      expect(performance.now() - started).toBeLessThan(1_000);
+      expect(kept()).toBe(0);
+      other.exec('COMMIT');
+      other.close();
+      expect((await store.playerSummary(p1)).distinct.map).toBe(2);
+      expect(kept()).toBe(1);
+      // The connection waits for other writes as before.
+      expect(store.db.pragma('busy_timeout', { simple: true })).toBe(5_000);
+    },
+  );
 
   it.runIf(TEST_STORE === 'sqlite')('still reads and imports into a file of the layout before, its rows clustered by their key', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'stats-clustered-')), 'store.sqlite');
@@ -301,63 +401,71 @@ describe('importing a dataset', () => {
     await Promise.all([memory.close(), file.close()]);
   });
 
-  it.runIf(TEST_STORE === 'sqlite')('builds again the indexes of a file of before (keys began with the title, stats as text), and answers as before', async () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'stats-title-first-')), 'store.sqlite');
-    const memory = new StatsStore();
-    const file = new StatsStore(path);
-    for (const store of [memory, file]) await importLines(store, smallLines());
-    const indexes = (db: Database.Database) =>
-      db.prepare("SELECT name, sql FROM sqlite_master WHERE name IN ('matches_by_id', 'match_players_by_player') ORDER BY name").all();
-    const now = indexes(file.db);
-    // The indexes as the layout before had them, and the rows' stats and weapons as text.
-    file.db.exec(`DROP INDEX matches_by_id; DROP INDEX match_players_by_player;
+  it.runIf(TEST_STORE === 'sqlite')(
+    'builds again the indexes of a file of before (keys began with the title, stats as text), and answers as before',
+    async () => {
+      const path = join(mkdtempSync(join(tmpdir(), 'stats-title-first-')), 'store.sqlite');
+      const memory = new StatsStore();
+      const file = new StatsStore(path);
+      for (const store of [memory, file]) await importLines(store, smallLines());
+      const indexes = (db: Database.Database) =>
+        db.prepare("SELECT name, sql FROM sqlite_master WHERE name IN ('matches_by_id', 'match_players_by_player') ORDER BY name").all();
+      const now = indexes(file.db);
+      // The indexes as the layout before had them, and the rows' stats and weapons as text.
+      file.db.exec(`DROP INDEX matches_by_id; DROP INDEX match_players_by_player;
       CREATE UNIQUE INDEX matches_by_id ON matches (title, id);
       CREATE UNIQUE INDEX match_players_by_player ON match_players (title, platform, player, started_at, match_id, duration_s);
       UPDATE match_players SET stats = json(stats), weapons = json(weapons)`);
-    expect(file.db.prepare('SELECT DISTINCT typeof(stats) FROM match_players').pluck().all()).toEqual(['text']);
-    await file.close();
-    /** The store as its readers see it: every player's overview and weapons, and their newest matches. */
-    const answers = async (store: StatsStore) => {
-      const players = store.db.prepare('SELECT * FROM players ORDER BY title, platform, id_norm').all() as PlayerRow[];
-      return Promise.all(
-        players.map(async (p) => [
-          await store.aggregateRows(p.title, p.platform, p.id_norm, 'overview', {}),
-          await store.aggregateRows(p.title, p.platform, p.id_norm, 'weapon', {}),
-          await store.matchPage(p, 50),
-        ]),
-      );
-    };
-    const rowsAsText = (store: StatsStore) =>
-      store.sql('SELECT title, platform, player, match_id, json(stats) AS stats, json(weapons) AS weapons FROM match_players ORDER BY title, match_id, platform, player');
-    const readOnly = new Database(path, { readonly: true });
-    const before = indexes(readOnly);
-    readOnly.close();
-    expect(before).toEqual([expect.objectContaining({ sql: expect.stringContaining('(title, platform, player,') as unknown }), expect.objectContaining({ sql: expect.stringContaining('(title, id)') as unknown })]);
-    // Opened while another process writes to the file: the old indexes serve until a later open.
-    const other = new Database(path);
-    other.exec('BEGIN IMMEDIATE');
-    const busy = new StatsStore(path);
-    expect(indexes(busy.db)).toEqual(before);
-    expect(await answers(busy)).toEqual(await answers(memory));
-    await busy.close();
-    other.exec('COMMIT');
-    other.close();
-    const opened = new StatsStore(path);
-    expect(indexes(opened.db)).toEqual(now);
-    expect(now).toEqual([
-      { name: 'match_players_by_player', sql: expect.stringMatching(/\(player, title, platform, started_at, match_id, duration_s\)$/) as unknown },
-      { name: 'matches_by_id', sql: expect.stringMatching(/\(id, title\)$/) as unknown },
-    ]);
-    expect((await answers(memory)).flat(2).length).toBeGreaterThan(20);
-    expect(await answers(opened)).toEqual(await answers(memory));
-    expect(await rowsAsText(opened)).toEqual(await rowsAsText(memory));
-    // And a second import into it stages its rows and merges them in the index's order.
-    for (const store of [memory, opened]) await importLines(store, [matchLine('title-first-1')]);
-    expect(await answers(opened)).toEqual(await answers(memory));
-    expect(await rowsAsText(opened)).toEqual(await rowsAsText(memory));
-    expect({ ...(await snapshot(opened)), rows: [] }).toEqual({ ...(await snapshot(memory)), rows: [] });
-    await Promise.all([memory.close(), opened.close()]);
-  });
+      expect(file.db.prepare('SELECT DISTINCT typeof(stats) FROM match_players').pluck().all()).toEqual(['text']);
+      await file.close();
+      /** The store as its readers see it: every player's overview and weapons, and their newest matches. */
+      const answers = async (store: StatsStore) => {
+        const players = store.db.prepare('SELECT * FROM players ORDER BY title, platform, id_norm').all() as PlayerRow[];
+        return Promise.all(
+          players.map(async (p) => [
+            await store.aggregateRows(p.title, p.platform, p.id_norm, 'overview', {}),
+            await store.aggregateRows(p.title, p.platform, p.id_norm, 'weapon', {}),
+            await store.matchPage(p, 50),
+          ]),
+        );
+      };
+      const rowsAsText = (store: StatsStore) =>
+        store.sql(
+          'SELECT title, platform, player, match_id, json(stats) AS stats, json(weapons) AS weapons FROM match_players ORDER BY title, match_id, platform, player',
+        );
+      const readOnly = new Database(path, { readonly: true });
+      const before = indexes(readOnly);
+      readOnly.close();
+      expect(before).toEqual([
+        expect.objectContaining({ sql: expect.stringContaining('(title, platform, player,') as unknown }),
+        expect.objectContaining({ sql: expect.stringContaining('(title, id)') as unknown }),
+      ]);
+      // Opened while another process writes to the file: the old indexes serve until a later open.
+      const other = new Database(path);
+      other.exec('BEGIN IMMEDIATE');
+      const busy = new StatsStore(path);
+      expect(indexes(busy.db)).toEqual(before);
+      expect(await answers(busy)).toEqual(await answers(memory));
+      await busy.close();
+      other.exec('COMMIT');
+      other.close();
+      const opened = new StatsStore(path);
+      expect(indexes(opened.db)).toEqual(now);
+      expect(now).toEqual([
+        { name: 'match_players_by_player', sql: expect.stringMatching(/\(player, title, platform, started_at, match_id, duration_s\)$/) as unknown },
+        { name: 'matches_by_id', sql: expect.stringMatching(/\(id, title\)$/) as unknown },
+      ]);
+      expect((await answers(memory)).flat(2).length).toBeGreaterThan(20);
+      expect(await answers(opened)).toEqual(await answers(memory));
+      expect(await rowsAsText(opened)).toEqual(await rowsAsText(memory));
+      // And a second import into it stages its rows and merges them in the index's order.
+      for (const store of [memory, opened]) await importLines(store, [matchLine('title-first-1')]);
+      expect(await answers(opened)).toEqual(await answers(memory));
+      expect(await rowsAsText(opened)).toEqual(await rowsAsText(memory));
+      expect({ ...(await snapshot(opened)), rows: [] }).toEqual({ ...(await snapshot(memory)), rows: [] });
+      await Promise.all([memory.close(), opened.close()]);
+    },
+  );
 
   it.runIf(TEST_STORE === 'sqlite')('takes the later of a match given twice a few lines apart (one batch), into a fresh file as into memory', async () => {
     // The writer stages a batch's matches several to a statement: the first copy may not be staged
@@ -382,16 +490,22 @@ describe('importing a dataset', () => {
 
   it.runIf(TEST_STORE === 'sqlite')('parses a file in worker threads to the same store, refusals and summary as an import of its lines', async () => {
     const lines = [...scaleLines(300), ...smallLines(), '{not json', ''];
-    const changed = JSON.parse(lines.find((l) => l.includes('"type":"match"'))!) as { players: { platform: string; id: string; stats: Record<string, number> }[] };
+    const changed = JSON.parse(lines.find((l) => l.includes('"type":"match"'))!) as {
+      players: { platform: string; id: string; stats: Record<string, number> }[];
+    };
     for (const p of changed.players) p.stats = { ...p.stats, kills: 99 };
     // A match changed later in the same file, and an identical line again.
-    lines.push(JSON.stringify(changed), lines.find((l) => l.includes('"type":"match"') && l.includes('"b-5"'))!);
+    lines.push(
+      JSON.stringify(changed),
+      lines.find((l) => l.includes('"type":"match"') && l.includes('"b-5"'))!,
+    );
     // Text of more than one byte a character in UTF-8: the workers hand it over as bytes.
     const accented = { ...changed, id: 'a-ünï', players: changed.players.map((p, i) => ({ ...p, id: `Jöhn✓${i}` })) };
     lines.push(JSON.stringify(accented));
     // Lines written otherwise than JSON.stringify writes them, each under a match id of its own:
     // ids in capitals, white space after colons, a key twice (the last counts), an escape.
-    const variant = (id: string, patch: (line: string) => string) => patch(JSON.stringify({ ...changed, id, players: changed.players.map((p, i) => ({ ...p, id: `${id}P${i}` })) }));
+    const variant = (id: string, patch: (line: string) => string) =>
+      patch(JSON.stringify({ ...changed, id, players: changed.players.map((p, i) => ({ ...p, id: `${id}P${i}` })) }));
     lines.push(
       variant('v-caps', (l) => l),
       variant('v-spaced', (l) => l.replaceAll('":', '": ')),
@@ -415,8 +529,12 @@ describe('importing a dataset', () => {
     expect(await file.sql('SELECT DISTINCT typeof(players) AS t FROM matches')).toEqual([{ t: 'text' }]);
     // A row's stats as JSONB: what SQLite reads without parsing it.
     expect(await file.sql('SELECT DISTINCT typeof(stats) AS t, json_valid(stats, 8) AS jsonb FROM match_players')).toEqual([{ t: 'blob', jsonb: 1 }]);
-    expect(await file.sql("SELECT players FROM matches WHERE id = 'a-ünï'")).toEqual([{ players: JSON.stringify(accented.players.map((p) => [p.platform, p.id.toLowerCase()])) }]);
-    expect(await file.sql("SELECT DISTINCT player FROM match_players WHERE match_id = 'v-twice' AND player LIKE 'v-twice_0'")).toEqual([{ player: 'v-twiceq0' }]);
+    expect(await file.sql("SELECT players FROM matches WHERE id = 'a-ünï'")).toEqual([
+      { players: JSON.stringify(accented.players.map((p) => [p.platform, p.id.toLowerCase()])) },
+    ]);
+    expect(await file.sql("SELECT DISTINCT player FROM match_players WHERE match_id = 'v-twice' AND player LIKE 'v-twice_0'")).toEqual([
+      { player: 'v-twiceq0' },
+    ]);
     expect(await file.sql("SELECT DISTINCT map FROM match_players WHERE match_id = 'v-escaped'")).toEqual([{ map: 'Area "51"' }]);
     // The same file again changes nothing; a second file of changed and new matches is taken in.
     const before = await snapshot(file);
@@ -455,34 +573,45 @@ describe('importing a dataset', () => {
     await store.close();
   });
 
-  it.runIf(TEST_STORE === 'sqlite')('refuses an import whose file was written to while it was read, with a reason that says so, in workers and in one thread', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'stats-changed-'));
-    const data = join(dir, 'data.jsonl');
-    const lines = [...scaleLines(600, 11)];
-    for (const [workers, change] of [
-      [2, 'shorter'],
-      [2, 'longer'],
-      [2, 'same length'],
-      [0, 'shorter'],
-      [0, 'same length'],
-    ] as const) {
-      writeFileSync(data, lines.join('\n'));
-      const store = new StatsStore(join(dir, `store-${workers}-${change.replace(' ', '-')}.sqlite`));
-      let changed = false;
-      const rewrite = () => {
-        if (changed) return;
-        changed = true;
-        // Rewritten in place, as an editor or a script that opens it for writing does.
-        const text = change === 'shorter' ? lines.slice(0, 50).join('\n') : change === 'longer' ? [...lines, ...lines].join('\n') : lines.join('\n').replaceAll('"kills":', '"kills" :').slice(0, lines.join('\n').length);
-        writeFileSync(data, text);
-      };
-      // Small chunks and batches: the workers are held back by the writer, so the file changes
-      // while most of it is still unread.
-      await expect(importFile(store, data, { workers, batchSize: 20, chunkBytes: 4096, onProgress: rewrite }), `${workers} workers, ${change}`).rejects.toThrow(/changed while it was read/);
-      expect(changed).toBe(true);
-      await store.close();
-    }
-  });
+  it.runIf(TEST_STORE === 'sqlite')(
+    'refuses an import whose file was written to while it was read, with a reason that says so, in workers and in one thread',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'stats-changed-'));
+      const data = join(dir, 'data.jsonl');
+      const lines = [...scaleLines(600, 11)];
+      for (const [workers, change] of [
+        [2, 'shorter'],
+        [2, 'longer'],
+        [2, 'same length'],
+        [0, 'shorter'],
+        [0, 'same length'],
+      ] as const) {
+        writeFileSync(data, lines.join('\n'));
+        const store = new StatsStore(join(dir, `store-${workers}-${change.replace(' ', '-')}.sqlite`));
+        let changed = false;
+        const rewrite = () => {
+          if (changed) return;
+          changed = true;
+          // Rewritten in place, as an editor or a script that opens it for writing does.
+          const text =
+            change === 'shorter'
+              ? lines.slice(0, 50).join('\n')
+              : change === 'longer'
+                ? [...lines, ...lines].join('\n')
+                : lines.join('\n').replaceAll('"kills":', '"kills" :').slice(0, lines.join('\n').length);
+          writeFileSync(data, text);
+        };
+        // Small chunks and batches: the workers are held back by the writer, so the file changes
+        // while most of it is still unread.
+        await expect(
+          importFile(store, data, { workers, batchSize: 20, chunkBytes: 4096, onProgress: rewrite }),
+          `${workers} workers, ${change}`,
+        ).rejects.toThrow(/changed while it was read/);
+        expect(changed).toBe(true);
+        await store.close();
+      }
+    },
+  );
 
   it('tries an import again while its file keeps changing, a few times, and no other failure', async () => {
     const retries: [number, number][] = [];
@@ -490,7 +619,10 @@ describe('importing a dataset', () => {
     const changing = (times: number) => () => (++calls <= times ? Promise.reject(new FileChangedError()) : Promise.resolve('imported'));
     const options = { attempts: 3, waitMs: 5, onRetry: (n: number, ms: number) => retries.push([n, ms]) };
     expect(await retryWhileChanging(changing(2), options)).toBe('imported');
-    expect(retries).toEqual([[1, 5], [2, 10]]);
+    expect(retries).toEqual([
+      [1, 5],
+      [2, 10],
+    ]);
     calls = 0;
     await expect(retryWhileChanging(changing(3), options)).rejects.toThrow(/changed while it was read/);
     expect(calls).toBe(3);
@@ -526,40 +658,51 @@ describe('importing a dataset', () => {
     }
   });
 
-  it.runIf(TEST_STORE === 'sqlite')('stores each row as its record says, stats and weapons as their JSON, no weapons as NULL, in memory and in a new file', async () => {
-    const lines = [...smallLines(), ...scaleLines(40)];
-    // A match id twice (the small dataset's and the generated ones share a few): the later one is stored.
-    const byId = new Map(
-      lines.map((l) => parseDatasetLine(l)).flatMap((p) => ('record' in p && p.record.type === 'match' ? [[`${p.record.title} ${p.record.id}`, p.record] as const] : [])),
-    );
-    const expected = [...byId.values()]
-      .flatMap((m) =>
-        m.players.map((p) => ({
-          title: m.title,
-          match_id: m.id,
-          platform: p.platform,
-          player: p.id.normalize('NFC').toLowerCase(),
-          team: p.team ?? null,
-          result: p.result ?? null,
-          hero: p.hero ?? null,
-          legend: p.legend ?? null,
-          map: m.map ?? null,
-          season: m.season ?? null,
-          stats: JSON.stringify(p.stats),
-          weapons: p.weapons ? JSON.stringify(p.weapons) : null,
-        })),
-      )
-      .sort((a, b) => `${a.title} ${a.match_id} ${a.platform} ${a.player}`.localeCompare(`${b.title} ${b.match_id} ${b.platform} ${b.player}`));
-    expect(expected.some((r) => r.weapons === null) && expected.some((r) => r.weapons !== null) && expected.some((r) => r.hero !== null)).toBe(true);
-    const file = new StatsStore(join(mkdtempSync(join(tmpdir(), 'stats-rows-')), 'store.sqlite'));
-    for (const store of [new StatsStore(), file]) {
-      await importLines(store, lines, { batchSize: 30 });
-      const rows = await store.sql('SELECT title, match_id, platform, player, team, result, hero, legend, map, season, json(stats) AS stats, json(weapons) AS weapons FROM match_players');
-      rows.sort((a, b) => `${String(a.title)} ${String(a.match_id)} ${String(a.platform)} ${String(a.player)}`.localeCompare(`${String(b.title)} ${String(b.match_id)} ${String(b.platform)} ${String(b.player)}`));
-      expect(rows).toEqual(expected);
-      await store.close();
-    }
-  });
+  it.runIf(TEST_STORE === 'sqlite')(
+    'stores each row as its record says, stats and weapons as their JSON, no weapons as NULL, in memory and in a new file',
+    async () => {
+      const lines = [...smallLines(), ...scaleLines(40)];
+      // A match id twice (the small dataset's and the generated ones share a few): the later one is stored.
+      const byId = new Map(
+        lines
+          .map((l) => parseDatasetLine(l))
+          .flatMap((p) => ('record' in p && p.record.type === 'match' ? [[`${p.record.title} ${p.record.id}`, p.record] as const] : [])),
+      );
+      const expected = [...byId.values()]
+        .flatMap((m) =>
+          m.players.map((p) => ({
+            title: m.title,
+            match_id: m.id,
+            platform: p.platform,
+            player: p.id.normalize('NFC').toLowerCase(),
+            team: p.team ?? null,
+            result: p.result ?? null,
+            hero: p.hero ?? null,
+            legend: p.legend ?? null,
+            map: m.map ?? null,
+            season: m.season ?? null,
+            stats: JSON.stringify(p.stats),
+            weapons: p.weapons ? JSON.stringify(p.weapons) : null,
+          })),
+        )
+        .sort((a, b) => `${a.title} ${a.match_id} ${a.platform} ${a.player}`.localeCompare(`${b.title} ${b.match_id} ${b.platform} ${b.player}`));
+      expect(expected.some((r) => r.weapons === null) && expected.some((r) => r.weapons !== null) && expected.some((r) => r.hero !== null)).toBe(true);
+      const file = new StatsStore(join(mkdtempSync(join(tmpdir(), 'stats-rows-')), 'store.sqlite'));
+      for (const store of [new StatsStore(), file]) {
+        await importLines(store, lines, { batchSize: 30 });
+        const rows = await store.sql(
+          'SELECT title, match_id, platform, player, team, result, hero, legend, map, season, json(stats) AS stats, json(weapons) AS weapons FROM match_players',
+        );
+        rows.sort((a, b) =>
+          `${String(a.title)} ${String(a.match_id)} ${String(a.platform)} ${String(a.player)}`.localeCompare(
+            `${String(b.title)} ${String(b.match_id)} ${String(b.platform)} ${String(b.player)}`,
+          ),
+        );
+        expect(rows).toEqual(expected);
+        await store.close();
+      }
+    },
+  );
 
   it.runIf(TEST_STORE === 'sqlite')('refuses to open a new file whose bulk load stopped half-way, saying what to do', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'stats-bulk-')), 'store.sqlite');
@@ -600,7 +743,12 @@ describe('importing a dataset', () => {
     // Two such matches once summed to Infinity, stored as null: a K/D of NaN, on which the ranks looped until memory ran out.
     const huge = matchLine('m1', {}, { stats: { kills: 0, deaths: 1e308 } });
     expect(parseDatasetLine(huge)).toEqual({ reason: 'players.0.stats.deaths: must be a number from -1e12 to 1e12' });
-    const lines = [huge, matchLine('m2', {}, { stats: { kills: 0, deaths: 1e308 } }), matchLine('m3', {}, { stats: { kills: 1e12, deaths: 1e12 } }), matchLine('m4', {}, { stats: { kills: 1e12, deaths: 1e12 } })];
+    const lines = [
+      huge,
+      matchLine('m2', {}, { stats: { kills: 0, deaths: 1e308 } }),
+      matchLine('m3', {}, { stats: { kills: 1e12, deaths: 1e12 } }),
+      matchLine('m4', {}, { stats: { kills: 1e12, deaths: 1e12 } }),
+    ];
     const store = await fresh();
     const summary = await importLines(store, lines);
     expect(summary).toMatchObject({ taken: 2, refused: 2 });
@@ -660,7 +808,9 @@ describe('importing a dataset', () => {
       expect(await store.counts()).toEqual({ players: 1, matches: 2 });
     }
     // Given as text, the same.
-    expect((await importLines(await fresh(), [matchLine('m1'), long])).refusedLines).toEqual((await importFile(await fresh(), file, { workers: 0 })).refusedLines);
+    expect((await importLines(await fresh(), [matchLine('m1'), long])).refusedLines).toEqual(
+      (await importFile(await fresh(), file, { workers: 0 })).refusedLines,
+    );
   });
 
   it(`refuses a match that would bring its title more than ${MAX_STAT_NAMES} stat names, naming the cap, in worker threads as in this one`, async () => {
@@ -672,10 +822,21 @@ describe('importing a dataset', () => {
       matchLine('known', {}, { id: 'u-known', stats: { stat3: 1, stat200: 2 } }),
       matchLine('one-more', {}, { id: 'u-more', stats: { stat3: 1, fresh: 2 } }),
       // Another title has a count of its own.
-      JSON.stringify({ type: 'match', title: 'title_b', platform: 'pc_store_b', id: 'b1', startedAt: '2026-11-20T18:00:00Z', durationSeconds: 60, players: [{ id: 'b', platform: 'pc_store_b', stats: { fresh: 1 } }] }),
+      JSON.stringify({
+        type: 'match',
+        title: 'title_b',
+        platform: 'pc_store_b',
+        id: 'b1',
+        startedAt: '2026-11-20T18:00:00Z',
+        durationSeconds: 60,
+        players: [{ id: 'b', platform: 'pc_store_b', stats: { fresh: 1 } }],
+      }),
     ];
     const expected = await importLines(await fresh(), lines, { batchSize: 50 });
-    const reason = (i: number, name: string) => ({ line: i, reason: `players.0.stats.${name}: more than ${MAX_STAT_NAMES} distinct stat names for title_a in one import` });
+    const reason = (i: number, name: string) => ({
+      line: i,
+      reason: `players.0.stats.${name}: more than ${MAX_STAT_NAMES} distinct stat names for title_a in one import`,
+    });
     // `kills` is the first name: stat0 to stat254 fill the cap.
     expect(expected.refusedLines).toEqual([
       ...Array.from({ length: own.length - (MAX_STAT_NAMES - 1) }, (_, i) => reason(MAX_STAT_NAMES + i, `stat${MAX_STAT_NAMES - 1 + i}`)),

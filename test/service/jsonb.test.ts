@@ -28,7 +28,18 @@ describe('JSONB written for SQLite', () => {
   it('writes strings with escapes, lone surrogates, numbers of every form, and sizes past each header length', () => {
     const writer = new JsonbWriter();
     const values: unknown[] = [
-      ['tab\there', 'quote"back\\slash', '\u0000\u001f\u007f\u0085', '\ud800 lone', '😀 é', 'x'.repeat(11), 'x'.repeat(12), 'x'.repeat(255), 'x'.repeat(256), 'x'.repeat(70_000)],
+      [
+        'tab\there',
+        'quote"back\\slash',
+        '\u0000\u001f\u007f\u0085',
+        '\ud800 lone',
+        '😀 é',
+        'x'.repeat(11),
+        'x'.repeat(12),
+        'x'.repeat(255),
+        'x'.repeat(256),
+        'x'.repeat(70_000),
+      ],
       [0, -0, 1, -1, 1.5, 1e21, 1e-7, 5e-324, -1e12, 2 ** 53, 123456789012345680000],
       { kills: 3, 'a b': { c: null }, '': [], nested: [[[]]], t: true, f: false, skipped: undefined },
       Array.from({ length: 3_000 }, (_, i) => ({ [`k${i}`]: i })),

@@ -96,7 +96,23 @@ describe('reading a match line from its bytes', () => {
       [plain.replaceAll('":', '": ').replaceAll(',"', ', "'), 'bytes'],
       [` ${plain}\t`, 'bytes'],
       // Keys in another order.
-      [JSON.stringify({ players: base.players, season: 2, queue: 'ranked', playlist: 'x', mode: 'y', map: 'z', durationSeconds: 5, startedAt: base.startedAt, id: 'm', platform: 'pc_store_a', title: 'title_a', type: 'match' }), 'bytes'],
+      [
+        JSON.stringify({
+          players: base.players,
+          season: 2,
+          queue: 'ranked',
+          playlist: 'x',
+          mode: 'y',
+          map: 'z',
+          durationSeconds: 5,
+          startedAt: base.startedAt,
+          id: 'm',
+          platform: 'pc_store_a',
+          title: 'title_a',
+          type: 'match',
+        }),
+        'bytes',
+      ],
       // A key twice, at each depth: JSON.parse keeps the last.
       [plain.replace('"map":"Harbor"', '"map":"Harbor","map":"Port"'), 'parsed'],
       [plain.replace('"team":"red"', '"team":"red","team":"blue"'), 'parsed'],
@@ -143,9 +159,36 @@ describe('reading a match line from its bytes', () => {
     ];
     // Starts: read from their digits where they are plain, each agreeing with Date.parse and the schema.
     const start = (at: string) => plain.replace('"2026-11-01T18:00:00Z"', `"${at}"`);
-    for (const at of ['2024-02-29T00:00:00Z', '2000-02-29T12:30:45Z', '2026-12-31T23:59:59Z', '2026-11-01T18:00:00.5Z', '2026-11-01T18:00:00.05Z', '2026-11-01T18:00:00.123Z', '0100-01-01T00:00:00Z', '9999-12-31T23:59:59.999Z'])
+    for (const at of [
+      '2024-02-29T00:00:00Z',
+      '2000-02-29T12:30:45Z',
+      '2026-12-31T23:59:59Z',
+      '2026-11-01T18:00:00.5Z',
+      '2026-11-01T18:00:00.05Z',
+      '2026-11-01T18:00:00.123Z',
+      '0100-01-01T00:00:00Z',
+      '9999-12-31T23:59:59.999Z',
+    ])
       cases.push([start(at), 'bytes']);
-    for (const at of ['2023-02-29T00:00:00Z', '2100-02-29T00:00:00Z', '2026-11-31T00:00:00Z', '2026-13-01T00:00:00Z', '2026-00-10T00:00:00Z', '2026-11-00T00:00:00Z', '2026-11-01T24:00:00Z', '2026-11-01T12:60:00Z', '2026-11-01T12:00:60Z', '2026-11-01T18:00:00.1234Z', '2026-11-01T18:00:00.Z', '2026-11-01T18:00:00z', '2026-11-01 18:00:00Z', '2026-11-01T18:00:00+00:00', '0099-12-31T00:00:00Z', '2026-1-01T18:00:00Z', '+02026-11-01T18:00:00Z'])
+    for (const at of [
+      '2023-02-29T00:00:00Z',
+      '2100-02-29T00:00:00Z',
+      '2026-11-31T00:00:00Z',
+      '2026-13-01T00:00:00Z',
+      '2026-00-10T00:00:00Z',
+      '2026-11-00T00:00:00Z',
+      '2026-11-01T24:00:00Z',
+      '2026-11-01T12:60:00Z',
+      '2026-11-01T12:00:60Z',
+      '2026-11-01T18:00:00.1234Z',
+      '2026-11-01T18:00:00.Z',
+      '2026-11-01T18:00:00z',
+      '2026-11-01 18:00:00Z',
+      '2026-11-01T18:00:00+00:00',
+      '0099-12-31T00:00:00Z',
+      '2026-1-01T18:00:00Z',
+      '+02026-11-01T18:00:00Z',
+    ])
       cases.push([start(at), 'parsed']);
     for (const [line, way] of cases) expect(agree(line), line.slice(0, 200)).toBe(way);
   });
@@ -156,11 +199,17 @@ describe('reading a match line from its bytes', () => {
     const mostly = <T, U>(good: fc.Arbitrary<T>, odd: fc.Arbitrary<U>) => fc.oneof({ arbitrary: good, weight: 12 }, { arbitrary: odd, weight: 1 });
     const name = mostly(fc.constantFrom('kills', 'deaths', 'score', 'x y', 'K'), fc.constantFrom('__proto__', '0', '12', '', 'é'));
     const value = mostly(
-      fc.oneof(fc.integer({ min: -2_000, max: 2_000 }), fc.constantFrom(0.5, 1e12, -1e12, 1.5e-7, 123456789012, 0.1 + 0.2), fc.double({ min: -1e6, max: 1e6, noNaN: true })),
+      fc.oneof(
+        fc.integer({ min: -2_000, max: 2_000 }),
+        fc.constantFrom(0.5, 1e12, -1e12, 1.5e-7, 123456789012, 0.1 + 0.2),
+        fc.double({ min: -1e6, max: 1e6, noNaN: true }),
+      ),
       fc.oneof(fc.constantFrom(-0, 1e12 + 1, 1e300), fc.double({ noNaN: true, noDefaultInfinity: true })),
     );
     const numbers = fc.dictionary(name, value, { maxKeys: 4 });
-    const label = fc.option(mostly(fc.oneof(fc.constantFrom('red', 'Harbor', 'x y'), text('aZ-', 4)), fc.constantFrom(' x', 'x ', 'é', '', 'a\u0000')), { nil: undefined });
+    const label = fc.option(mostly(fc.oneof(fc.constantFrom('red', 'Harbor', 'x y'), text('aZ-', 4)), fc.constantFrom(' x', 'x ', 'é', '', 'a\u0000')), {
+      nil: undefined,
+    });
     const playerRecord = fc.record(
       {
         id: mostly(fc.oneof(fc.constantFrom('Ash', 'ash', 'Bo', 'bo'), text('aAzZ09._', 5)), fc.constantFrom('a..b', 'x/y', ' ', 'Åsh')),
@@ -179,7 +228,10 @@ describe('reading a match line from its bytes', () => {
       title: mostly(fc.constant('title_a'), fc.constantFrom(...TITLE_SLUGS)),
       platform: mostly(fc.constant('pc_store_a'), fc.constantFrom(...PLATFORM_SLUGS)),
       id: mostly(text('m-1x', 4), fc.constantFrom('M 2', '', 'a/b')),
-      startedAt: mostly(fc.constantFrom('2026-11-01T18:00:00Z', '2026-11-01T18:00:00.5Z'), fc.constantFrom('2026-02-30T00:00:00Z', '2026-11-01T18:00:00+01:00')),
+      startedAt: mostly(
+        fc.constantFrom('2026-11-01T18:00:00Z', '2026-11-01T18:00:00.5Z'),
+        fc.constantFrom('2026-02-30T00:00:00Z', '2026-11-01T18:00:00+01:00'),
+      ),
       durationSeconds: mostly(fc.integer({ min: 0, max: 86_400 }), fc.constantFrom(-1, 86_401, 1.5)),
       map: label,
       queue: fc.option(mostly(fc.constantFrom('ranked', 'social', null), fc.constant('casual')), { nil: undefined }),

@@ -80,7 +80,12 @@ describe('the service memo', () => {
             id: `m-${s}-${m}`,
             startedAt: new Date(t0 + s * 86_400_000 + m * 900_000).toISOString(),
             durationSeconds: 600,
-            players: Array.from({ length: players }, (_, p) => ({ platform, id: `g${p}`, result: p % 2 ? 'win' : 'loss', stats: { kills: 5, deaths: 3, damage: 1200 } })),
+            players: Array.from({ length: players }, (_, p) => ({
+              platform,
+              id: `g${p}`,
+              result: p % 2 ? 'win' : 'loss',
+              stats: { kills: 5, deaths: 3, damage: 1200 },
+            })),
           }),
         );
     const store = new StatsStore();

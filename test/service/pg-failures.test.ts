@@ -164,7 +164,9 @@ describe.runIf(TEST_STORE === 'postgres')('PostgreSQL failing under the store', 
   it('gathers statistics of its own tables after an import, not of every table in the database', async () => {
     const schema = schemaName('analyse');
     const other = schemaName('other');
-    await admin.query(`CREATE SCHEMA ${pg.escapeIdentifier(other)}; CREATE TABLE ${pg.escapeIdentifier(other)}.t (x int); INSERT INTO ${pg.escapeIdentifier(other)}.t VALUES (1)`);
+    await admin.query(
+      `CREATE SCHEMA ${pg.escapeIdentifier(other)}; CREATE TABLE ${pg.escapeIdentifier(other)}.t (x int); INSERT INTO ${pg.escapeIdentifier(other)}.t VALUES (1)`,
+    );
     const store = await PgStore.open({ url: TEST_PG_URL, schema, poolSize: 1 });
     try {
       await importLines(store, [playerLine('nova'), matchLine(1)]);
@@ -172,7 +174,8 @@ describe.runIf(TEST_STORE === 'postgres')('PostgreSQL failing under the store', 
       await store.close();
     }
     const analysed = async (s: string, table: string) =>
-      (await admin.query<{ at: Date | null }>('SELECT last_analyze AS at FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = $2', [s, table])).rows[0]?.at ?? null;
+      (await admin.query<{ at: Date | null }>('SELECT last_analyze AS at FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = $2', [s, table])).rows[0]
+        ?.at ?? null;
     expect(await analysed(schema, 'match_players')).not.toBeNull();
     expect(await analysed(other, 't')).toBeNull();
   });
@@ -183,7 +186,10 @@ describe.runIf(TEST_STORE === 'postgres')('PostgreSQL failing under the store', 
     const serving = await PgStore.open({ url: TEST_PG_URL, schema, poolSize: 2 });
     const importing = await PgStore.open({ url: TEST_PG_URL, schema, poolSize: 2 });
     const service = await startStatsServer({ store: serving });
-    const profile = async (id: string) => (await (await fetch(`${service.url}/v2/title_a/standard/profile/pc_store_a/${id}`)).json()) as { data?: { segments: { stats: Record<string, { value: number; rank: number | null }> }[] } };
+    const profile = async (id: string) =>
+      (await (await fetch(`${service.url}/v2/title_a/standard/profile/pc_store_a/${id}`)).json()) as {
+        data?: { segments: { stats: Record<string, { value: number; rank: number | null }> }[] };
+      };
     const until = async (check: () => Promise<boolean>) => {
       for (let i = 0; i < 100 && !(await check()); i++) await sleep(100);
       return check();
@@ -191,7 +197,15 @@ describe.runIf(TEST_STORE === 'postgres')('PostgreSQL failing under the store', 
     try {
       // nova's profile, computed and remembered by the serving process before the import.
       expect((await profile('nova')).data?.segments[0]?.stats.matchesPlayed?.value ?? 0).toBe(0);
-      const novaPlays = JSON.stringify({ type: 'match', title: 'title_a', platform: 'pc_store_a', id: 'm-nova', startedAt: '2026-01-02T00:00:00Z', durationSeconds: 600, players: [{ id: 'nova', platform: 'pc_store_a', result: 'win', stats: { kills: 3, deaths: 1 } }] });
+      const novaPlays = JSON.stringify({
+        type: 'match',
+        title: 'title_a',
+        platform: 'pc_store_a',
+        id: 'm-nova',
+        startedAt: '2026-01-02T00:00:00Z',
+        durationSeconds: 600,
+        players: [{ id: 'nova', platform: 'pc_store_a', result: 'win', stats: { kills: 3, deaths: 1 } }],
+      });
       let stop = false;
       const lines = async function* () {
         yield novaPlays;
@@ -199,7 +213,10 @@ describe.runIf(TEST_STORE === 'postgres')('PostgreSQL failing under the store', 
         while (!stop) await sleep(20);
         throw new Error('the dataset could not be read further');
       };
-      const outcome = importLines(importing, lines(), { batchSize: 1 }).then(() => undefined, (e: unknown) => e as Error);
+      const outcome = importLines(importing, lines(), { batchSize: 1 }).then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
       // The batches written reach the serving process before the import ends: what it remembered is dropped (the generation moved on).
       expect(await until(async () => (await profile('nova')).data?.segments[0]?.stats.matchesPlayed?.value === 1)).toBe(true);
       // While the import lives its ranks are not rebuilt, and nobody settles it.

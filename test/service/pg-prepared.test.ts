@@ -12,7 +12,12 @@ const schema = `pgprep_${process.pid}_${Date.now()}`;
 let admin: pg.Client;
 
 function matchLine(i: number): string {
-  const players = Array.from({ length: 4 }, (_, j) => ({ id: `p${i + j}`, platform: 'pc_store_a', result: j < 2 ? 'win' : 'loss', stats: { kills: j + 1, deaths: 2 } }));
+  const players = Array.from({ length: 4 }, (_, j) => ({
+    id: `p${i + j}`,
+    platform: 'pc_store_a',
+    result: j < 2 ? 'win' : 'loss',
+    stats: { kills: j + 1, deaths: 2 },
+  }));
   const startedAt = new Date(Date.UTC(2026, 0, 1) + i * 3_600_000).toISOString().replace('.000Z', 'Z');
   return JSON.stringify({ type: 'match', title: 'title_a', platform: 'pc_store_a', id: `m-${i}`, startedAt, durationSeconds: 600, players });
 }

@@ -66,7 +66,15 @@ describe('service processes sharing PostgreSQL', () => {
     expect(b.body.data?.segments?.[0]?.stats.kills?.value).toBe(30);
 
     // Another process imports a match that gives ashplays 5 more kills.
-    const extra = JSON.stringify({ type: 'match', title: 'title_a', platform: 'pc_store_a', id: 'a-extra', startedAt: '2026-11-05T18:00:00Z', durationSeconds: 600, players: [{ id: '76561198000000042', platform: 'pc_store_a', result: 'win', stats: { kills: 5, deaths: 1 } }] });
+    const extra = JSON.stringify({
+      type: 'match',
+      title: 'title_a',
+      platform: 'pc_store_a',
+      id: 'a-extra',
+      startedAt: '2026-11-05T18:00:00Z',
+      durationSeconds: 600,
+      players: [{ id: '76561198000000042', platform: 'pc_store_a', result: 'win', stats: { kills: 5, deaths: 1 } }],
+    });
     writeFileSync(data, [...lines, extra].join('\n'));
     await service(['--db', db, '--data', data]);
     let kills = 0;

@@ -50,7 +50,7 @@ describe('PostgreSQL gone silent', () => {
     const lines: { level: string; msg: string }[] = [];
     const logger = {
       warn: (_o: unknown, msg?: string) => void lines.push({ level: 'warn', msg: msg ?? '' }),
-      info: (o: unknown, msg?: string) => void lines.push({ level: 'info', msg: typeof o === 'string' ? o : msg ?? '' }),
+      info: (o: unknown, msg?: string) => void lines.push({ level: 'info', msg: typeof o === 'string' ? o : (msg ?? '') }),
     };
     const store = await PgStore.open({ url: url.toString(), schema, statementTimeoutMs: 500, poolSize: 2, logger: logger });
     try {

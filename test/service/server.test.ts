@@ -94,7 +94,11 @@ describe('profile', () => {
   });
 
   it('finds pc_store_a players by vanity name and community profile URL', async () => {
-    for (const id of ['ashplays', encodeURIComponent('https://community.example.com/id/AshPlays/'), encodeURIComponent('https://community.example.com/profiles/76561198000000042')]) {
+    for (const id of [
+      'ashplays',
+      encodeURIComponent('https://community.example.com/id/AshPlays/'),
+      encodeURIComponent('https://community.example.com/profiles/76561198000000042'),
+    ]) {
       const p = await data('StatsProfile', `${A}/profile/pc_store_a/${id}`);
       expect(p.platformInfo.platformUserId).toBe('76561198000000042');
     }
@@ -116,7 +120,10 @@ describe('profile', () => {
       const p = await data('StatsProfile', `${A}/profile/pc_store_a/${encodeURIComponent(url)}`);
       expect(p.platformInfo.platformUserId, url).toBe('76561198000000042');
       const r = await data('CollectorSearchResult[]', `${A}/search?platform=pc_store_a&query=${encodeURIComponent(url)}`);
-      expect(r.map((x) => x.platformUserId), url).toEqual(['76561198000000042']);
+      expect(
+        r.map((x) => x.platformUserId),
+        url,
+      ).toEqual(['76561198000000042']);
     }
     const refused = [
       'https://community.example.com/id/ashplays/unknown',
@@ -130,7 +137,8 @@ describe('profile', () => {
       const e = await error(`${A}/profile/pc_store_a/${encodeURIComponent(url)}`, 400);
       expect(e.data, url).toMatchObject({ parameter: 'platformUserIdentifier' });
       // An address is told as one the service does not read, not as "contains a slash".
-      if (url.includes('community.example.com/') && !url.includes('\u0000')) expect(e.message, url).toContain('not a community profile address the service reads');
+      if (url.includes('community.example.com/') && !url.includes('\u0000'))
+        expect(e.message, url).toContain('not a community profile address the service reads');
       expect((await error(`${A}/search?platform=pc_store_a&query=${encodeURIComponent(url)}`, 400)).data, url).toMatchObject({ parameter: 'query' });
     }
   });
@@ -238,7 +246,15 @@ describe('segments', () => {
 
   it('gives legends whose names fold alike (case, punctuation) ids of their own', async () => {
     const match = (id: string, legend: string) =>
-      JSON.stringify({ type: 'match', title: 'title_b', platform: 'pc_store_c', id, startedAt: '2026-11-01T18:00:00.000Z', durationSeconds: 600, players: [{ id: 'Fold#0001', platform: 'pc_store_c', legend, stats: { kills: 1 } }] });
+      JSON.stringify({
+        type: 'match',
+        title: 'title_b',
+        platform: 'pc_store_c',
+        id,
+        startedAt: '2026-11-01T18:00:00.000Z',
+        durationSeconds: 600,
+        players: [{ id: 'Fold#0001', platform: 'pc_store_c', legend, stats: { kills: 1 } }],
+      });
     const own = await startService([match('f-1', 'Mad Maggie'), match('f-2', 'Mad-Maggie'), match('f-3', 'mad maggie'), match('f-4', 'Seer')]);
     try {
       const res = await own.request('/v2/title_b/standard/profile/pc_store_c/Fold%230001/segments/legend');
@@ -273,7 +289,15 @@ describe('matches and match reports (title_a)', () => {
   it('lists matches newest first with per-match stats', async () => {
     const r = await data('MatchResult', `${A}/matches/pc_store_a/76561198000000042`);
     expect(r.matches.map((m) => m.attributes.id)).toEqual(['a-3', 'a-2', 'a-1']);
-    expect(r.matches[0]?.metadata).toMatchObject({ mapName: 'Harbor', modeName: 'Team Deathmatch', playlistName: 'Ranked Arena', queue: 'ranked', season: 2, result: 'win', duration: 300 });
+    expect(r.matches[0]?.metadata).toMatchObject({
+      mapName: 'Harbor',
+      modeName: 'Team Deathmatch',
+      playlistName: 'Ranked Arena',
+      queue: 'ranked',
+      season: 2,
+      result: 'win',
+      duration: 300,
+    });
     expect(r.matches[0]?.segments[0]?.stats.kills?.value).toBe(14);
     expect(r.matches[0]?.segments[0]?.stats.kd?.value).toBe(14);
     expect(r.matches[0]?.segments[0]?.stats.matchesPlayed).toBeUndefined();
@@ -282,7 +306,13 @@ describe('matches and match reports (title_a)', () => {
 
   it('gives both teams and every player in a report, reachable from each player’s platform', async () => {
     const report = await data('StatisticalObject', '/v1/title_a/matches/pc_store_a/direct/a-1');
-    expect(report.metadata).toMatchObject({ map: { displayValue: 'Foundry' }, mode: { displayValue: 'Team Deathmatch' }, queue: 'social', season: 1, duration: 600 });
+    expect(report.metadata).toMatchObject({
+      map: { displayValue: 'Foundry' },
+      mode: { displayValue: 'Team Deathmatch' },
+      queue: 'social',
+      season: 1,
+      duration: 600,
+    });
     expect(report.children.map((c) => [c.type, c.metadata.name, c.metadata.isWinner, c.stats.kills?.value])).toEqual([
       ['team', 'blue', false, 5],
       ['team', 'red', true, 10],
@@ -296,7 +326,15 @@ describe('matches and match reports (title_a)', () => {
 
   it('says a team that won won in its result too, whatever its first player’s result', async () => {
     const player = (id: string, team: string, result: string) => ({ id, platform: 'pc_store_a', team, result, stats: { kills: 1 } });
-    const line = JSON.stringify({ type: 'match', title: 'title_a', platform: 'pc_store_a', id: 'mixed-1', startedAt: '2026-11-01T18:00:00.000Z', durationSeconds: 600, players: [player('m1', 'blue', 'loss'), player('m2', 'blue', 'win'), player('m3', 'red', 'loss')] });
+    const line = JSON.stringify({
+      type: 'match',
+      title: 'title_a',
+      platform: 'pc_store_a',
+      id: 'mixed-1',
+      startedAt: '2026-11-01T18:00:00.000Z',
+      durationSeconds: 600,
+      players: [player('m1', 'blue', 'loss'), player('m2', 'blue', 'win'), player('m3', 'red', 'loss')],
+    });
     const own = await startService([line]);
     try {
       const res = await own.request('/v1/title_a/matches/pc_store_a/direct/mixed-1');
@@ -359,8 +397,7 @@ describe('matches and match reports (title_a)', () => {
 });
 
 describe('search', () => {
-  const S = (title: string, platform: string, query: string) =>
-    `/v2/${title}/standard/search?platform=${platform}&query=${encodeURIComponent(query)}`;
+  const S = (title: string, platform: string, query: string) => `/v2/${title}/standard/search?platform=${platform}&query=${encodeURIComponent(query)}`;
 
   it('finds the exact identifier first, then handles by prefix, case-insensitively', async () => {
     const r = await data('CollectorSearchResult[]', S('title_c', 'pc_store_c', 'ember'));
@@ -374,7 +411,10 @@ describe('search', () => {
   it('takes a community profile URL or a bare vanity name on pc_store_a', async () => {
     for (const q of ['https://community.example.com/id/ashplays', 'community.example.com/profiles/76561198000000042/', 'AshPlays']) {
       const r = await data('CollectorSearchResult[]', S('title_a', 'pc_store_a', q));
-      expect(r.map((x) => x.platformUserId), q).toEqual(['76561198000000042']);
+      expect(
+        r.map((x) => x.platformUserId),
+        q,
+      ).toEqual(['76561198000000042']);
     }
     const d = await data('CollectorSearchResult[]', S('title_d', 'pc_store_a', 'dusty_d'));
     expect(d.map((x) => x.platformUserHandle)).toEqual(['Dusty']);
@@ -426,7 +466,10 @@ describe('platforms and identifiers', () => {
   it('refuses a platform the endpoint does not serve with 400 naming the allowed values', async () => {
     // title_b: pc_store_c is served by segments but not by profile and sessions.
     const profile = await error('/v2/title_b/standard/profile/pc_store_c/Rift%230042', 400);
-    expect(profile).toMatchObject({ code: 'InvalidParameter', data: { parameter: 'platform', value: 'pc_store_c', allowed: ['pc_store_b', 'console_a', 'console_b'] } });
+    expect(profile).toMatchObject({
+      code: 'InvalidParameter',
+      data: { parameter: 'platform', value: 'pc_store_c', allowed: ['pc_store_b', 'console_a', 'console_b'] },
+    });
     const segments = await error('/v2/title_b/standard/profile/pc_store_b/Rift/segments/legend', 400);
     expect(segments.data.allowed).toEqual(['pc_store_c', 'console_b', 'console_a']);
     expect((await error('/v2/title_d/standard/profile/console_a/x', 400)).data.allowed).toEqual(['pc_store_a']);
@@ -487,7 +530,14 @@ describe('a NUL in any text of a request', () => {
 
 describe('the HTTP surface', () => {
   it('answers 404 for unknown paths and titles', async () => {
-    for (const path of ['/', '/v2', '/v2/title_e/standard/search?platform=pc_store_a&query=x', '/v3/title_a/standard/profile/pc_store_a/x', '/v2/title_c/standard/matches/pc_store_c/x', '/v2/title_a/standard/profile/pc_store_a/x/segments']) {
+    for (const path of [
+      '/',
+      '/v2',
+      '/v2/title_e/standard/search?platform=pc_store_a&query=x',
+      '/v3/title_a/standard/profile/pc_store_a/x',
+      '/v2/title_c/standard/matches/pc_store_c/x',
+      '/v2/title_a/standard/profile/pc_store_a/x/segments',
+    ]) {
       const e = await error(path, 404);
       expect(e.code, path).toBe('NotFound');
     }
@@ -516,7 +566,11 @@ describe('the HTTP surface', () => {
   });
 
   it('answers OPTIONS on an endpoint with 204 and the methods it allows, and 404 where there is none', async () => {
-    for (const path of [`${A}/profile/pc_store_a/76561198000000042`, '/v1/title_a/matches/pc_store_a/direct/a-1', `${A}/search?platform=pc_store_a&query=ash`]) {
+    for (const path of [
+      `${A}/profile/pc_store_a/76561198000000042`,
+      '/v1/title_a/matches/pc_store_a/direct/a-1',
+      `${A}/search?platform=pc_store_a&query=ash`,
+    ]) {
       const res = await service.request(path, { method: 'OPTIONS' });
       expect(res.status, path).toBe(204);
       expect(res.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
@@ -526,7 +580,9 @@ describe('the HTTP surface', () => {
   });
 
   it('takes a request target in absolute form by its path and query', async () => {
-    const res = await rawRequest(`GET http://stats.example.com${A}/profile/pc_store_a/76561198000000042/segments/map?season=2 HTTP/1.1\r\nHost: stats.example.com\r\nConnection: close\r\n\r\n`);
+    const res = await rawRequest(
+      `GET http://stats.example.com${A}/profile/pc_store_a/76561198000000042/segments/map?season=2 HTTP/1.1\r\nHost: stats.example.com\r\nConnection: close\r\n\r\n`,
+    );
     expect(res.status, res.text).toBe(200);
     const maps = strictly(envelopeOf(PAYLOAD_SCHEMAS['Segment[]']), JSON.parse(res.text)).data;
     expect(maps.map((s) => [s.attributes.key, s.stats.kills?.value])).toEqual([
@@ -539,8 +595,13 @@ describe('the HTTP surface', () => {
 
   it('answers a request the HTTP parser refuses with the errors envelope and closes the connection', async () => {
     const tooLong = await rawRequest(`GET ${A}/profile/pc_store_a/${'x'.repeat(17_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
-    const bytes = await rawRequest(Buffer.concat([Buffer.from(`GET ${A}/profile/console_a/N`), Buffer.from([0xc3, 0xa9]), Buffer.from(' HTTP/1.1\r\nHost: x\r\n\r\n')]));
-    for (const [res, status] of [[tooLong, 431], [bytes, 400]] as const) {
+    const bytes = await rawRequest(
+      Buffer.concat([Buffer.from(`GET ${A}/profile/console_a/N`), Buffer.from([0xc3, 0xa9]), Buffer.from(' HTTP/1.1\r\nHost: x\r\n\r\n')]),
+    );
+    for (const [res, status] of [
+      [tooLong, 431],
+      [bytes, 400],
+    ] as const) {
       expect(res.status, res.text).toBe(status);
       expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
       expect(res.headers.get('connection')).toBe('close');

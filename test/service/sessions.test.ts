@@ -50,7 +50,15 @@ describe('the sessions of a player who never stops', () => {
     await importLines(
       store,
       Array.from({ length: n }, (_, i) =>
-        JSON.stringify({ type: 'match', title: 'title_b', platform: 'pc_store_b', id: `s-${i}`, startedAt: new Date(t0 + i * 600_000).toISOString(), durationSeconds: 500, players: [{ id: 'Nonstop', platform: 'pc_store_b', result: i % 3 === 0 ? 'win' : 'loss', stats: { kills: 2 } }] }),
+        JSON.stringify({
+          type: 'match',
+          title: 'title_b',
+          platform: 'pc_store_b',
+          id: `s-${i}`,
+          startedAt: new Date(t0 + i * 600_000).toISOString(),
+          durationSeconds: 500,
+          players: [{ id: 'Nonstop', platform: 'pc_store_b', result: i % 3 === 0 ? 'win' : 'loss', stats: { kills: 2 } }],
+        }),
       ),
     );
     const list = await sessions({ store, now: () => t0 + 365 * 86_400_000 }, new Memo(), 'title_b', 'pc_store_b', 'nonstop');

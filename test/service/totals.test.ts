@@ -52,29 +52,34 @@ describe('totals deltas', () => {
     const name = fc.oneof(fc.string({ maxLength: 6 }), fc.constantFrom('kills', '0', '7', '10', '01', '4294967295', '"', '\\', '\u0001', 'é', '𝄞'));
     const value = fc.oneof(fc.integer({ min: -1e6, max: 1e12 }), fc.double({ noNaN: true }), fc.constantFrom(-0, 1e21, 5e-324, Number.MAX_VALUE));
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.constantFrom('p1', 'p2'), fc.dictionary(name, value), fc.constantFrom('win', 'loss', null)), { maxLength: 12 }), (rows) => {
-        const deltas = new TotalsDeltas();
-        const expected = new Map<string, { matchesPlayed: number; wins: number; losses: number; timePlayed: number; sums: Map<string, [number, number]> }>();
-        for (const [player, stats, result] of rows) {
-          deltas.add('title_a', 'pc_store_a', player, { result, duration_s: 30, stats }, 1);
-          const t = expected.get(player) ?? { matchesPlayed: 0, wins: 0, losses: 0, timePlayed: 0, sums: new Map<string, [number, number]>() };
-          expected.set(player, t);
-          t.matchesPlayed++;
-          if (result === 'win') t.wins++;
-          if (result === 'loss') t.losses++;
-          t.timePlayed += 30;
-          for (const [k, v] of Object.entries(stats)) {
-            const [sum, n] = t.sums.get(k) ?? [0, 0];
-            t.sums.set(k, [sum + v, n + 1]);
+      fc.property(
+        fc.array(fc.tuple(fc.constantFrom('p1', 'p2'), fc.dictionary(name, value), fc.constantFrom('win', 'loss', null)), { maxLength: 12 }),
+        (rows) => {
+          const deltas = new TotalsDeltas();
+          const expected = new Map<string, { matchesPlayed: number; wins: number; losses: number; timePlayed: number; sums: Map<string, [number, number]> }>();
+          for (const [player, stats, result] of rows) {
+            deltas.add('title_a', 'pc_store_a', player, { result, duration_s: 30, stats }, 1);
+            const t = expected.get(player) ?? { matchesPlayed: 0, wins: 0, losses: 0, timePlayed: 0, sums: new Map<string, [number, number]>() };
+            expected.set(player, t);
+            t.matchesPlayed++;
+            if (result === 'win') t.wins++;
+            if (result === 'loss') t.losses++;
+            t.timePlayed += 30;
+            for (const [k, v] of Object.entries(stats)) {
+              const [sum, n] = t.sums.get(k) ?? [0, 0];
+              t.sums.set(k, [sum + v, n + 1]);
+            }
           }
-        }
-        const written = new Map<string, string | null>();
-        deltas.drain((_title, _platform, player, merge) => written.set(player, merge(undefined)));
-        for (const [player, t] of expected) {
-          const sums = Object.fromEntries([...t.sums].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-          expect(written.get(player)).toBe(JSON.stringify({ matchesPlayed: t.matchesPlayed, wins: t.wins, losses: t.losses, timePlayed: t.timePlayed, sums }));
-        }
-      }),
+          const written = new Map<string, string | null>();
+          deltas.drain((_title, _platform, player, merge) => written.set(player, merge(undefined)));
+          for (const [player, t] of expected) {
+            const sums = Object.fromEntries([...t.sums].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+            expect(written.get(player)).toBe(
+              JSON.stringify({ matchesPlayed: t.matchesPlayed, wins: t.wins, losses: t.losses, timePlayed: t.timePlayed, sums }),
+            );
+          }
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -104,11 +109,18 @@ describe('totals deltas', () => {
         }
         const drained = (deltas: TotalsDeltas, more: DeltasExport[]) => {
           const out: [string, string | null][] = [];
-          deltas.drain((title, platform, player, merge) => out.push([`${title} ${platform} ${player}`, merge('{"matchesPlayed":1,"wins":0,"losses":0,"timePlayed":5,"sums":{"kills":[3,1]}}')]), more);
+          deltas.drain(
+            (title, platform, player, merge) =>
+              out.push([`${title} ${platform} ${player}`, merge('{"matchesPlayed":1,"wins":0,"losses":0,"timePlayed":5,"sums":{"kills":[3,1]}}')]),
+            more,
+          );
           return out;
         };
         const [writer, ...workers] = parts as [TotalsDeltas, TotalsDeltas, TotalsDeltas];
-        const merged = drained(writer, workers.map((w) => w.take()));
+        const merged = drained(
+          writer,
+          workers.map((w) => w.take()),
+        );
         const expected = drained(whole, []);
         expect(merged).toEqual(expected);
         const keys = merged.map(([key]) => key.split(' '));
@@ -122,4 +134,3 @@ describe('totals deltas', () => {
     );
   });
 });
-
