@@ -1,9 +1,11 @@
-// The README's promises: every example request it shows answers as it says, `$B` ones on the demo
-// data and `$M` ones on the example dataset.
+// The docs' promises: every example request they show answers as it says (`$B` ones on the demo
+// data, `$M` ones on the example dataset), every preview line runs, the README's reply is what the
+// preview prints today, every setting is documented, and every link between the pages leads somewhere.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { parseEnv } from 'node:util';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -11,8 +13,16 @@ import { smallLines } from './fixtures/small-dataset.js';
 import { cleanEnv } from './helpers/bot.js';
 import { startService, type TestService } from './helpers/service.js';
 
-const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-const examples = readme
+const read = (path: string) => readFileSync(new URL(`../${path}`, import.meta.url), 'utf8');
+const readme = read('README.md');
+const PAGES = [
+  'README.md',
+  'CONTRIBUTING.md',
+  ...readdirSync(new URL('../docs', import.meta.url))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
+const examples = read('docs/stats-service.md')
   .split('\n')
   .map((line) => /^curl "\$([BM])([^"]+)"\s*(?:#\s*(\d{3})?.*)?$/.exec(line))
   .filter((m): m is RegExpExecArray => m !== null)
@@ -28,7 +38,7 @@ afterAll(async () => {
   await services.M?.close();
 });
 
-describe('README examples', () => {
+describe('the stats service’s example requests', () => {
   it('shows example requests for the demo and for the example dataset', () => {
     expect(examples.filter((e) => e.on === 'B').length).toBeGreaterThanOrEqual(12);
     expect(examples.filter((e) => e.on === 'M').length).toBeGreaterThanOrEqual(8);
@@ -42,13 +52,13 @@ describe('README examples', () => {
 });
 
 /** `npm run preview -- [flags] "<command>"` lines, in README order (later ones rely on the /link and /track before them). */
-const previews = readme
+const previews = read('docs/server-owners.md')
   .split('\n')
   .map((line) => /^npm run preview -- ((?:--[\w-]+(?: [^-"\s]\S*)? )*)"([^"]+)"/.exec(line))
   .filter((m): m is RegExpExecArray => m !== null)
   .map((m) => ({ flags: (m[1] ?? '').trim().split(/\s+/).filter(Boolean), command: m[2] ?? '' }));
 
-describe('README preview examples', () => {
+describe('the preview examples', () => {
   it(
     'runs each in order, printing an embed or choices (errors are plain notices)',
     () => {
@@ -99,4 +109,26 @@ describe('README reply shown', () => {
         .trim();
     expect(normalise(run.stdout)).toBe(normalise(shown ?? ''));
   }, 60_000);
+});
+
+describe('the docs as a newcomer meets them', () => {
+  it('keep the README short: what it is, the two commands, putting it in a server, a map', () => {
+    expect(readme.split('\n').length).toBeLessThanOrEqual(250);
+    expect(readme).toContain('npm test');
+    for (const page of PAGES.filter((p) => p !== 'README.md')) expect(readme, page).toContain(`(${page})`);
+  });
+
+  it('document every setting .env.example names in the operators’ table', () => {
+    const operators = read('docs/operators.md');
+    for (const name of Object.keys(parseEnv(read('.env.example')))) expect(operators, name).toMatch(new RegExp(`^\\| [^|]*\`${name}\``, 'm'));
+  });
+
+  it('link only to pages and files that exist', () => {
+    for (const page of PAGES) {
+      for (const [, target] of read(page).matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)) {
+        if (/^https?:/.test(target!)) continue;
+        expect(existsSync(join(dirname(page), target!)), `${page} links to ${target}`).toBe(true);
+      }
+    }
+  });
 });

@@ -40,8 +40,7 @@ const MATCH_INDEX = 'CREATE UNIQUE INDEX IF NOT EXISTS matches_by_id ON matches 
  * that a player's timeline (the sessions' cut, every match of the player) is read from the index
  * alone: through the table, the busiest player's 91,000 rows took three times as long. The player
  * comes first for the same reason as a match's id: every look-up gives player, title and platform,
- * and the ten million rows of a million matches were indexed in 9.1 to 9.5 s where title first took
- * 11.7 to 13.0 (bench/HISTORY.md).
+ * and the sort that builds the index then ends most comparisons at the first column.
  */
 const ROW_INDEX = 'CREATE UNIQUE INDEX IF NOT EXISTS match_players_by_player ON match_players (player, title, platform, started_at, match_id, duration_s)';
 /** The rows in the order of ROW_INDEX, by their position in the table. */
