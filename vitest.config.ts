@@ -1,5 +1,24 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * The unit tier (`npm run test:unit`): tests that need no Redis, PostgreSQL, child process or
+ * network server (worker threads and SQLite in memory are fine). A new test that fits goes here;
+ * `npm test` runs every test, these included.
+ */
+const UNIT = [
+  'test/config.test.ts',
+  'test/catalog/**/*.test.ts',
+  'test/embeds/**/*.test.ts',
+  'test/locales/**/*.test.ts',
+  'test/observe/logger.test.ts',
+  'test/helpers/interactions.test.ts',
+  'test/discord-double/form.test.ts',
+  'test/resilience/memory.test.ts',
+  'test/bot/{card-budget,client,interaction-ledger,interaction-payload,router,signature,sqlite-store}.test.ts',
+  'test/lookup/{answer-forms,real-shapes,stat-fast-path,warning-throttle}.test.ts',
+  'test/service/{aggregate,dataset-fast-path,file-lines,jsonb,key-table,match-line,memo,plans,prepared,ranks,sessions,totals}.test.ts',
+];
+
 export default defineConfig({
   test: {
     // Many tests start real processes (the bot, the service, redis-server); on a busy shared machine
@@ -11,6 +30,8 @@ export default defineConfig({
     benchmark: { include: ['bench/**/*.bench.ts'] },
     projects: [
       { extends: true, test: { name: 'sqlite', include: ['test/**/*.test.ts'] } },
+      // Run alone by `npm run test:unit`; `npm test` leaves it out, the sqlite project having its files.
+      { extends: true, test: { name: 'unit', include: UNIT, env: { TEST_STORE: 'sqlite' } } },
       {
         // The service's suite again over PostgreSQL (127.0.0.1:5432, database test, a schema per
         // store, dropped after); it fails, not skips, when PostgreSQL cannot be reached.
