@@ -331,19 +331,19 @@ describe('the session feed when the store blips right after a post', () => {
     const claim = () => store.db.prepare('SELECT posting FROM feed_posted').pluck().all();
     try {
       poller.start();
-      for (let i = 0; i < 200 && posted.length === 0; i++) await sleep(20);
+      for (let i = 0; i < 1_000 && posted.length === 0; i++) await sleep(20);
       expect(posted).toHaveLength(1);
       expect(claim()).toEqual([1]);
       // The blip outlasts the claim's lease (POST_LEASE_MS), and the player's next look comes due.
       store.db.prepare('UPDATE feed_posted SET until = 0').run();
       now += 3_600_000;
       down = false;
-      for (let i = 0; i < 200 && claim()[0] !== 0; i++) await sleep(20);
+      for (let i = 0; i < 1_000 && claim()[0] !== 0; i++) await sleep(20);
       expect(claim()).toEqual([0]);
       // Looks go on, hours apart: the session is not posted again.
       const looks = poller.counts.looks;
       now += 3_600_000;
-      for (let i = 0; i < 200 && poller.counts.looks === looks; i++) await sleep(20);
+      for (let i = 0; i < 1_000 && poller.counts.looks === looks; i++) await sleep(20);
       await sleep(200);
       expect(poller.counts.looks).toBeGreaterThan(looks);
       expect(posted).toHaveLength(1);
