@@ -24,21 +24,17 @@ beforeAll(async () => {
   double = await startDiscordDouble();
   // A command the bot does not know is answered with a notice: enough to see whether it ran.
   router = new Router({ logger } as unknown as Deps, logger);
-  server = await startInteractionsServer({
-    host: '127.0.0.1',
-    port: 0,
-    publicKey: double.publicKey,
-    router,
-    rest: new REST(),
-    logger,
-    requestTimeoutMs: 1_000,
-  });
+  server = await worker(1_000);
   url = `http://127.0.0.1:${server.port}/interactions`;
 });
 afterAll(async () => {
   await server.close();
   await double.close();
 });
+
+/** A worker on the test's router whose requests must arrive whole within `requestTimeoutMs`. */
+const worker = (requestTimeoutMs: number) =>
+  startInteractionsServer({ host: '127.0.0.1', port: 0, publicKey: double.publicKey, router, rest: new REST(), logger, requestTimeoutMs });
 
 const post = (body: string, headers: Record<string, string>) =>
   fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
@@ -82,15 +78,7 @@ describe('a signed interaction sent again', () => {
 describe('a flood of connections', () => {
   it(`still answers a signed PING with ${MAX_CONNECTIONS * 2} idle and half-sent connections open`, async () => {
     // No timeout frees a place meanwhile: the flood holds its connections as long as it likes.
-    const patient = await startInteractionsServer({
-      host: '127.0.0.1',
-      port: 0,
-      publicKey: double.publicKey,
-      router,
-      rest: new REST(),
-      logger,
-      requestTimeoutMs: 120_000,
-    });
+    const patient = await worker(120_000);
     const flood: Socket[] = [];
     const connected = (s: Socket) =>
       new Promise<void>((resolve) => (s.once('connect', () => resolve()), s.once('error', () => resolve()), s.once('close', () => resolve())));
