@@ -64,8 +64,8 @@ async function entryOf(
 ): Promise<{ entry: BoardEntry; fetchedAt?: number }> {
   const base = { userId, handle: account.handle };
   if (!findEndpoint(title, 'profile')?.platforms.includes(account.platform)) return { entry: { ...base, missing: 'no_profile' } };
-  // Past the deadline a member is not looked up: a floor on each lookup's time (200 ms) let a slow
-  // service hold a board of 50 members 2.4 s past it (9.4 s in all), 200 ms for each round of 4.
+  // Past the deadline a member is not looked up: a floor on each lookup's time let a slow service
+  // hold a board of 50 members seconds past it, the floor once for each round of lookups.
   const left = deadline - Date.now();
   if (left <= 0) return { entry: { ...base, missing: 'timeout' } };
   const r = await deps.lookup.profile(title, account.platform, account.identifier, { deadlineMs: left });

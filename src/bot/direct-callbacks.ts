@@ -141,8 +141,7 @@ function readAnswer(response: IncomingMessage, resolve: (p: Posted) => void, rej
  * in the same turn of the event loop (its next tick). undici writes on a connection that sat idle
  * only after a `setImmediate`, once the rest of the loop's poll phase has run (its check for bytes
  * the server sent unasked, GHSA-35p6-xmwp-9g52): in a burst of replies that held the choices back
- * 0.3 ms p50 and 6 ms p99 (`npm run bench -- cards`), a fifth of Discord's patience for them spent
- * before a byte left. Node's agent makes the same check its own way: a free connection that receives
+ * behind the whole poll phase before a byte left (docs/benchmarks.md, section 7). Node's agent makes the same check its own way: a free connection that receives
  * anything is destroyed, never reused. `onWritten` is called just before the request is written.
  */
 function postNow(send: typeof httpRequest, url: URL, options: RequestOptions, body: string, onWritten?: () => void): Promise<Posted> {

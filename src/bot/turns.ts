@@ -1,8 +1,8 @@
 // Commands take turns with the rest of the process. A command answered from the cache runs from its
 // gateway frame to its REST call without waiting on the network: a burst of them, each started as
 // it arrives, keeps the event loop until the last one is sent, and an autocomplete read behind them
-// (on the same gateway connection) waits for all of them (measured: 0.6 to 1.6 s behind 291
-// profiles). Started one per turn of the event loop instead, with the sockets read between two, an
+// (on the same gateway connection) waits for all of them, up to seconds behind a burst of
+// profiles. Started one per turn of the event loop instead, with the sockets read between two, an
 // autocomplete waits for one command's work at most. The work is the same; only its order changes.
 // A process short of CPU turns slowly, though, and a command must still be answered within Discord's
 // 3 s: one that has waited `catchUpMs` goes at once, with every other that has waited as long.

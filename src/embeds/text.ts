@@ -1,6 +1,6 @@
 // Plain text helpers with no dependency but the catalog's, for modules that run where discord.js is
 // not wanted: the card worker lays its cards out through format.ts, and discord.js in that import
-// graph (410 modules) cost the worker about 30 MB of resident memory.
+// graph (hundreds of modules) costs the worker tens of MB of resident memory.
 
 export { clip, withoutControls } from '../catalog/text.js';
 

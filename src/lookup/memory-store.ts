@@ -25,7 +25,7 @@ export const ENTRY_OVERHEAD_BYTES = 512;
 export function heapBytes(value: unknown): number {
   let known = 0;
   // A value whose JSON length is already known (an answer, from its body) is not serialised again:
-  // a busy player's sessions are 1 to 2 MB, which took the event loop about 10 ms to stringify.
+  // a busy player's sessions run to megabytes, a long block of the event loop to stringify.
   const json = JSON.stringify(value, (_key, v: unknown) => {
     const length = typeof v === 'object' && v !== null ? jsonLengths.get(v) : undefined;
     if (length === undefined) return v;

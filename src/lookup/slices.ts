@@ -1,7 +1,7 @@
 // A large answer read a list entry at a time, each in a turn of the event loop of its own. A busy
 // player's sessions run to megabytes (20 sessions of up to 50 matches, each with its stats), and
-// JSON.parse and the schema over the whole of one held the bot's event loop 13 to 40 ms in one
-// block: every autocomplete typed meanwhile waited. Read in slices, the same answer leaves the loop
+// JSON.parse and the schema over the whole of one held the bot's event loop for tens of
+// milliseconds in one block: every autocomplete typed meanwhile waited. Read in slices, the same answer leaves the loop
 // free between entries; what is read is the same (a test holds the two paths to the same data and
 // the same notes), and anything the scanner is not sure of is read whole instead.
 import { setImmediate as nextTurn } from 'node:timers/promises';
@@ -13,9 +13,9 @@ import { MatchSummarySchema, SegmentSchema, SessionSchema, readPayload, type PAY
 /** Answers at least this long (in characters) are read in slices when their payload has a list to slice. */
 export const SLICED_ANSWER_CHARS = 256 * 1024;
 /**
- * Text scanned or read in one turn of the event loop, a fraction of a millisecond's work. 128 K
- * (about a millisecond) left autocomplete p99 at 10 to 21 ms while the busiest players' lookups
- * ran at a million matches; 32 K, 6.7 to 9 (`npm run bench:scale -- --stores bot`, alternating).
+ * Text scanned or read in one turn of the event loop, a fraction of a millisecond's work: a slice
+ * of a millisecond or more shows in autocomplete's p99 while the busiest players' lookups run
+ * (`npm run bench:scale -- --stores bot`).
  */
 export const SLICE_CHARS = 32 * 1024;
 
