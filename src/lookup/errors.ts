@@ -84,6 +84,9 @@ const ROUTE_NOT_FOUND = 'NotFound';
  * The status each known code comes with (docs: response-shapes.md), for an `errors` list sent with
  * HTTP 200; an unknown code is a failure of the service's.
  */
+/** Our code for a refusal by what stands in front of the service (see `refusedByFront`). */
+export const REQUESTS_REFUSED = 'RequestsRefused';
+
 const CODE_STATUS: Readonly<Record<string, number>> = {
   'CollectorResultStatus::NotFound': 404,
   MatchNotFound: 404,
@@ -104,11 +107,18 @@ export const statusOfCode = (code: string | null): number => (code !== null ? CO
 /** A 404 that names no player: no `errors` list (a gateway's or a web server's page), or our service's route miss. */
 const noEndpoint = (status: number, code: string | null, envelope: boolean) => status === 404 && (!envelope || code === ROUTE_NOT_FOUND);
 
-function kindOf(status: number, code: string | null, envelope: boolean): LookupErrorKind {
+/**
+ * A 403 that is neither the service's envelope nor its gateway's `{ message }`: a CDN or a firewall in
+ * front of the API refusing this client (an HTML page, Cloudflare's error 1020), not the API key.
+ */
+const refusedByFront = (status: number, envelope: boolean, gateway: boolean) => status === 403 && !envelope && !gateway;
+
+function kindOf(status: number, code: string | null, envelope: boolean, gateway: boolean): LookupErrorKind {
   // 451: the real service's status for a private profile, with or without an errors list.
   if ((code !== null && PRIVATE_CODES.includes(code)) || status === 451) return 'private';
   if (code === EXTERNAL_ERROR) return 'unavailable';
-  // A 403 without a private code comes from the gateway in front: the key is refused, not the player.
+  if (refusedByFront(status, envelope, gateway)) return 'unavailable';
+  // A 401, or a 403 without a private code from the gateway in front: the key is refused, not the player.
   if (status === 401 || status === 403) return 'unauthorized';
   // The base URL or the route is wrong: the operator's to fix, and no reason to remember the player as missing.
   if (noEndpoint(status, code, envelope)) return 'unavailable';
@@ -149,7 +159,7 @@ export function errorFromResponse(status: number, bodyText: string, retryAfterMs
   const gateway = GatewayErrorBodySchema.safeParse(json);
   const first = envelope.success ? envelope.data.errors[0] : undefined;
   const code = first?.code ?? null;
-  const kind = kindOf(status, code, envelope.success);
+  const kind = kindOf(status, code, envelope.success, gateway.success);
   const data = { ...(first?.data ?? {}), ...(location !== undefined && status >= 300 && status < 400 ? { location: location.slice(0, 200) } : {}) };
   if (noEndpoint(status, code, envelope.success)) {
     const said = first?.message || (gateway.success ? gateway.data.message : '');
@@ -165,6 +175,12 @@ export function errorFromResponse(status: number, bodyText: string, retryAfterMs
       kind,
       `The stats service answered with a redirect (HTTP ${status}${location ? ` to ${location.slice(0, 200)}` : ''}); check its base URL.`,
       { ...extra, data },
+    );
+  if (refusedByFront(status, envelope.success, gateway.success))
+    return lookupError(
+      kind,
+      'The stats service refused this bot’s requests (HTTP 403 from something in front of it, such as a CDN or a firewall, not about the API key): the bot’s address or client may be blocked there.',
+      { ...extra, code: REQUESTS_REFUSED, data },
     );
   if (envelope.success) return lookupError(kind, first?.message || GENERIC[kind], { ...extra, code, data });
   return lookupError(kind, gateway.success ? gateway.data.message : `${GENERIC[kind]} (HTTP ${status})`, { ...extra, data });

@@ -7,8 +7,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { TitleSlug } from '../../src/catalog/index.js';
 import { profileCard } from '../../src/cards/model.js';
 import { compareReply, compareRows } from '../../src/embeds/compare.js';
-import { matchReportReply, matchesReply, profileReply, searchReply, segmentsReply, sessionsReply, type Reply } from '../../src/embeds/index.js';
+import { errorReply, matchReportReply, matchesReply, profileReply, searchReply, segmentsReply, sessionsReply, type Reply } from '../../src/embeds/index.js';
 import type { LookupMeta } from '../../src/lookup/client.js';
+import { REQUESTS_REFUSED } from '../../src/lookup/errors.js';
 import { MatchResultSchema, SessionListSchema, StatsProfileSchema, readPayload } from '../../src/lookup/schemas.js';
 import { messageErrors } from '../discord-double/validate.js';
 import {
@@ -296,6 +297,21 @@ describe('errors and expiry in the real layouts', () => {
     );
     expect((await client.profile('title_c', 'console_a', 'k1')).errors?.[0]).toMatchObject({ kind: 'unauthorized', message: 'Forbidden' });
     expect((await client.profile('title_c', 'console_a', 'k2')).errors?.[0]).toMatchObject({ kind: 'not_found', message: 'Player not found.', data: {} });
+  });
+
+  it('reads a CDN’s HTML 403 page as the service refusing this bot’s requests, not as a refused key, and does not ask again', async () => {
+    const client = await lookupWith();
+    const page =
+      '<!DOCTYPE html><html><head><title>Access denied | api.tracker.gg used Cloudflare to restrict access</title></head><body>Error 1020</body></html>';
+    server.script({ status: 403, text: page });
+    const before = server.requests.length;
+    const error = (await client.profile('title_c', 'console_a', 'cdn1')).errors?.[0];
+    expect(error).toMatchObject({ kind: 'unavailable', code: REQUESTS_REFUSED, status: 403 });
+    expect(error?.message).toMatch(/refused this bot’s requests .*not about the API key/);
+    expect(server.requests.length - before).toBe(1);
+    // What the user reads: the service is unavailable, not that the bot's key is wrong.
+    const told = JSON.stringify(errorReply(error!, { title: 'title_c', platform: 'console_a', player: 'cdn1', locale: 'en-US' }));
+    expect(told).not.toMatch(/API key/);
   });
 
   it('does not let the "no expiry known" date shorten how long an answer is kept', async () => {
