@@ -385,7 +385,8 @@ export const SessionMatchSchema = z
         startDate: valued('match.startDate', isoDate),
         endDate: valued('match.endDate', isoDate),
         result: valued('match.result', z.string().nullable()),
-        character: valued('match.character', z.string().nullable()),
+        // Real answers can give the legend as a number (`5`) with its name in displayValue ("Bloodhound").
+        character: valued('match.character', z.union([z.string(), z.number().transform(String)]).nullable()),
       }),
       { startDate: null, endDate: null, result: null, character: null },
     ),

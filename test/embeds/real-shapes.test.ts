@@ -151,6 +151,34 @@ describe('dates worth showing', () => {
     }
   });
 
+  it('shows the legend of a real session’s match that names it by number, its name in displayValue', () => {
+    const numbered = read(SessionListSchema, {
+      items: [
+        {
+          metadata: { startDate: { value: '2024-12-31T20:00:00+00:00' } },
+          stats: {},
+          matches: [
+            {
+              id: 'n1',
+              metadata: {
+                endDate: { value: '2024-12-31T20:20:00+00:00' },
+                result: { value: 'unknown', displayValue: null },
+                character: { value: 5, displayValue: 'Bloodhound' },
+                legend: { value: 5, displayValue: 'Bloodhound' },
+                characterStats: { value: [], displayValue: '' },
+              },
+              stats: {},
+            },
+          ],
+        },
+      ],
+    });
+    expect(numbered.items[0]?.matches[0]?.metadata.character).toMatchObject({ value: '5', displayValue: 'Bloodhound' });
+    expect(JSON.stringify(sessionsReply(numbered.items, { title: 'title_b', platform: 'console_a', player: 'Nova', meta, page: 0, stateId: 's' }))).toContain(
+      'Bloodhound',
+    );
+  });
+
   it('reads a profile’s last played without an offset as UTC, as the schemas read dates', () => {
     process.env.TZ = 'America/New_York';
     const p = read(StatsProfileSchema, {
