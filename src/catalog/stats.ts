@@ -283,8 +283,11 @@ export const PROFILE_FIGURES: Readonly<Record<TitleSlug, readonly Figure[]>> = {
   title_d: ['headshotRate', 'accuracy', 'killsPerMatch', 'damagePerMatch', 'rating'],
 };
 
-/** Sums a profile shows when its answer has no rate to lead with (an overview of totals only). */
-export const PROFILE_TOTALS: readonly Figure[] = ['kills', 'wins', 'damage', 'deaths', 'losses', 'headshots', 'healing'];
+/**
+ * A career's sums, in the order a profile shows them under its headline (the first few the answer
+ * has), and all a profile shows when its answer has no rate to lead with.
+ */
+export const PROFILE_TOTALS: readonly Figure[] = ['kills', 'wins', 'damage', 'healing', 'headshots', 'deaths', 'losses'];
 
 /** Figures a segment row shows, by what the segment groups: a weapon says nothing of wins. */
 export const SEGMENT_FIGURES: Readonly<Record<'weapon' | 'other', readonly Figure[]>> = {

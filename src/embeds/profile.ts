@@ -24,6 +24,8 @@ export interface ProfileOptions {
 
 const MAX_FIGURES = 6;
 const MAX_TOTALS = 4;
+/** Career sums on the line under the headline: a phone's line or two. */
+const TOTALS_SHOWN = 3;
 const CHARACTER_KEYS = ['mainHero', 'activeLegendName', 'favoriteMap'] as const;
 const CHARACTER_LABELS: Record<(typeof CHARACTER_KEYS)[number], TextKey> = {
   mainHero: 'profile.mainHero',
@@ -53,6 +55,8 @@ export interface CareerLines {
   placeLine: string | null;
   /** Matches and time played; '' when neither. */
   played: string;
+  /** The career's sums the answer has (kills, wins, damage, ...), in the reader's number format; '' when none, or when `more` holds them. */
+  totals: string;
   /** The title's own figures the answer has or can derive, each with its place; with no rate to work out, the totals it has. */
   more: string[];
 }
@@ -86,18 +90,29 @@ export function careerLines(stats: Stats, title: TitleSlug, locale: string | und
   ]
     .filter(Boolean)
     .join(' · ');
+  const sums = figures(
+    stats,
+    title,
+    PROFILE_TOTALS.filter((f) => !leaveOut.includes(f)),
+  ).slice(0, TOTALS_SHOWN);
+  const summed = new Set(sums.map(({ figure: f }) => f));
   const rest = figures(
     stats,
     title,
-    PROFILE_FIGURES[title].filter((f) => !leaveOut.includes(f)),
+    // A sum on the totals line is not repeated among the figures (title_b's wins).
+    PROFILE_FIGURES[title].filter((f) => !leaveOut.includes(f) && !summed.has(f)),
   )
     .slice(0, MAX_FIGURES)
     .map(({ figure: f, stat }) => {
       const where = place(stat, f, locale);
       return `${figureLabel(f, locale)} **${statValue(stat, locale, f, true)}**${where ? ` · ${where}` : ''}`;
     });
-  // No rate to work out: the totals the answer has, rather than "no stats".
-  return { headline, placeLine, played, more: headline || rest.length > 0 ? rest : totals(stats, title, locale) };
+  // No rate to work out: the totals the answer has are all there is to show, rather than "no stats".
+  if (!headline && rest.length === 0) return { headline, placeLine, played, totals: '', more: totals(stats, title, locale) };
+  // Each sum held to its label; the line breaks between them on a phone.
+  // Whole numbers in the reader's format (`2,351,118`, `2.351.118`): a career's sum is read to the unit.
+  const sumLine = sums.map(({ figure: f, stat }) => unbroken(`${figureLabel(f, locale)} **${statValue(stat, locale, f)}**`)).join(' · ');
+  return { headline, placeLine, played, totals: sumLine, more: rest };
 }
 
 /**
@@ -129,10 +144,10 @@ function profileEmbed(profile: StatsProfile, title: TitleSlug, meta: LookupMeta,
   const lastPlayed = lastPlayedAt ? say(locale, 'profile.lastPlayed', { when: lastPlayedAt }) : null;
 
   // A rating already named with its tier is not repeated among the figures.
-  const { headline, placeLine, played, more } = careerLines(stats, title, locale, tier ? ['rating'] : []);
-  const above = [headline, played, character, rank, lastPlayed].some(Boolean);
+  const { headline, placeLine, played, totals: sums, more } = careerLines(stats, title, locale, tier ? ['rating'] : []);
+  const above = [headline, played, sums, character, rank, lastPlayed].some(Boolean);
   // Said only when the overview has nothing to show (a legend named, or when they last played, is not a stat).
-  const empty = !headline && !played && !rank && more.length === 0;
+  const empty = !headline && !played && !sums && !rank && more.length === 0;
   const avatar = profile.platformInfo.avatarUrl;
   return embedReply(
     {
@@ -146,6 +161,7 @@ function profileEmbed(profile: StatsProfile, title: TitleSlug, meta: LookupMeta,
         headline ? `### ${headline}` : null,
         placeLine,
         played,
+        sums,
         [character, rank].filter(Boolean).join(' · '),
         lastPlayed,
         more.length > 0 ? `${above ? '\n' : ''}${more.join('\n')}` : null,

@@ -170,8 +170,9 @@ export function segmentsReply(answered: Segment[], ctx: SegmentsContext): Reply 
         career.headline ? `### ${career.headline}` : null,
         career.placeLine,
         career.played,
-        career.more.length > 0 ? `${career.headline || career.played ? '\n' : ''}${career.more.join('\n')}` : null,
-        career.headline || career.played || career.more.length > 0 ? null : say(ctx.locale, 'profile.noStats'),
+        career.totals,
+        career.more.length > 0 ? `${career.headline || career.played || career.totals ? '\n' : ''}${career.more.join('\n')}` : null,
+        career.headline || career.played || career.totals || career.more.length > 0 ? null : say(ctx.locale, 'profile.noStats'),
       ]
     : [
         shown.length > 0

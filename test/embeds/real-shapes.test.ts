@@ -381,6 +381,29 @@ describe('percentages sent as fractions', () => {
 });
 
 describe('figures an answer marks as missing', () => {
+  it('shows the career totals a real Apex answer carries, in the reader’s number format, beside its rank and rates', () => {
+    const p = read(StatsProfileSchema, {
+      platformInfo: { platformSlug: 'pc_store_b', platformUserHandle: 'Ranked' },
+      segments: [
+        {
+          type: 'overview',
+          stats: {
+            kills: st(7_349, { displayValue: '7,349' }),
+            damage: st(2_351_118, { displayValue: '2,351,118' }),
+            headshots: st(1_102, { displayValue: '1,102' }),
+            headshotRate: st(13.3, { displayValue: '13.3%' }),
+            rankScore: st(11_230, { displayValue: '11,230', metadata: { rankName: 'Diamond 1', iconUrl: 'https://ranks.example.com/diamond1.png' } }),
+          },
+        },
+      ],
+    });
+    const en = description(profileReply(p, 'title_b', meta));
+    expect(en).toContain('Kills\u00a0**7,349** · Damage\u00a0**2,351,118** · Headshots\u00a0**1,102**');
+    expect(en).toContain('Diamond 1');
+    expect(en).toMatch(/Headshots \*\*13\.3%\*\*/);
+    expect(description(profileReply(p, 'title_b', meta, { locale: 'de' }))).toContain('**7.349**');
+  });
+
   it('reads a stat of no value shown "-" as no figure: derived where it can be, else left out, never "Win -" or "- matches"', () => {
     const p = read(StatsProfileSchema, {
       platformInfo: { platformSlug: 'pc_store_c', platformUserHandle: 'Dashes' },
@@ -398,7 +421,8 @@ describe('figures an answer marks as missing', () => {
       ],
     });
     const d = description(profileReply(p, 'title_c', meta));
-    expect(d).toBe('### K/D\u00a03.00');
+    // The career's sums stay, under the headline.
+    expect(d).toBe('### K/D\u00a03.00\nKills\u00a0**30** · Deaths\u00a0**10**');
     expect(d).not.toMatch(/Win -|- matches|— matches/);
   });
 });
