@@ -77,7 +77,8 @@ async function segmentChoices(title: TitleSlug, input: AutocompleteInput, deps: 
     const note = withData
       ? ` · ${withData.has(s.type) ? (count !== undefined ? say(locale, 'choice.withData', { n: count }) : say(locale, 'choice.hasData')) : say(locale, 'choice.noData')}`
       : '';
-    return choice(`${s.name} (${s.type})${note}`, s.type);
+    // The name a player knows; the value (what is sent) is the type, so the key itself is not shown.
+    return choice(`${s.name}${note}`, s.type);
   });
 }
 
