@@ -241,7 +241,7 @@ export const de: Texts = {
   'report.damage': '{value} Schaden',
   'report.noStats': 'keine Werte',
   'segments.author': '{title} · {type}',
-  'segments.lifetime': 'Gesamt',
+  'segments.lifetime': 'Karriere',
   'segments.season': 'Saison {n}',
   'segments.inUse': 'aktiv: **{name}**',
   'segments.none': 'Keine {type} für diesen Spieler vorhanden.',
