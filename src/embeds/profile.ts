@@ -109,8 +109,8 @@ export function careerLines(stats: Stats, title: TitleSlug, locale: string | und
     });
   // No rate to work out: the totals the answer has are all there is to show, rather than "no stats".
   if (!headline && rest.length === 0) return { headline, placeLine, played, totals: '', more: totals(stats, title, locale) };
-  // Each sum held to its label; the line breaks between them on a phone.
-  // Whole numbers in the reader's format (`2,351,118`, `2.351.118`): a career's sum is read to the unit.
+  // Each sum held to its label (the line breaks between them on a phone), whole, in the reader's
+  // format (`2,351,118`, `2.351.118`): a career's sum is read to the unit.
   const sumLine = sums.map(({ figure: f, stat }) => unbroken(`${figureLabel(f, locale)} **${statValue(stat, locale, f)}**`)).join(' · ');
   return { headline, placeLine, played, totals: sumLine, more: rest };
 }
