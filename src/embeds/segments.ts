@@ -82,16 +82,36 @@ const NAME_MIN = 6;
 
 const fit = (text: string, width: number) => clip(text, width).padEnd(width);
 
+/** How many decimals a column's figures get: one rule for the whole column, from its largest figure. */
+type Decimals = 0 | 1 | 2;
+
+/**
+ * A column's decimals, so that its figures line up (`100` beside `66.7` did not): percentages with a
+ * tenth unless one is 100 or more, or none has a tenth to show; ratios (K/D) with two decimals under
+ * 10, one under 100, none past; counts whole. Read from every figure of the list, not the page's: a column keeps its form from page to page.
+ */
+function columnDecimals(values: readonly number[], figure: Figure): Decimals {
+  const type = FIGURE_INFO[figure].displayType;
+  // Compared as they would show: 99.96 shows as 100.0, 9.996 as 10.00.
+  const largest = Math.max(0, ...values.map((v) => Math.abs(v)));
+  if (type === 'NumberPercentage') {
+    const tenthsShown = values.map((v) => Math.round(v * 10));
+    return Math.round(largest * 10) / 10 >= 100 || tenthsShown.every((t) => t % 10 === 0) ? 0 : 1;
+  }
+  if (type === 'NumberPrecision2') {
+    const shown = Math.round(largest * 100) / 100;
+    return shown >= 100 ? 0 : shown >= 10 ? 1 : 2;
+  }
+  return 0;
+}
+
 /** A table cell, of four characters where it can: `27.7` (its heading says %), `1.42`, `10.3`, `172`, `1.2K`. */
-function cell(value: number, figure: Figure, locale: string | undefined): string {
-  const info = FIGURE_INFO[figure];
-  if (info.displayType === 'NumberPercentage') return tenths(value, locale).replace(/[.,]0$/, '');
-  if (info.displayType === 'NumberPrecision2') {
-    // A ratio of ten or more with one decimal (10.33 had shown as 10.30), of a hundred or more whole;
-    // compared as it would show with two decimals: 9.996 is 10.0, not 10.00.
-    const shown = Math.abs(Math.round(value * 100) / 100);
-    if (shown >= 100) return formatValue(Math.round(value), 'Number', locale);
-    return shown >= 10 ? tenths(value, locale) : formatValue(value, 'NumberPrecision2', locale);
+function cell(value: number, figure: Figure, decimals: Decimals, locale: string | undefined): string {
+  const type = FIGURE_INFO[figure].displayType;
+  if (type === 'NumberPercentage' || type === 'NumberPrecision2') {
+    if (decimals === 2) return formatValue(value, 'NumberPrecision2', locale);
+    if (decimals === 1) return tenths(value, locale);
+    return formatValue(Math.round(value), 'Number', locale);
   }
   return Math.abs(value) < 1_000 ? formatValue(Math.round(value), 'Number', locale) : compactNumber(value, locale);
 }
@@ -154,12 +174,18 @@ export function segmentsReply(answered: Segment[], ctx: SegmentsContext): Reply 
   const possible = SEGMENT_FIGURES[info?.groupBy === 'weapon' ? 'weapon' : 'other'];
   const had = (figures: readonly Figure[]) => figures.filter((f) => segments.some((s) => valueOf(s, f) !== undefined));
   const columns = [had(possible), had(SEGMENT_TOTALS.filter((f) => !possible.includes(f)))].find((c) => c.length > 0) ?? possible;
+  const decimals = columns.map((f) =>
+    columnDecimals(
+      segments.map((s) => valueOf(s, f)).filter((v) => v !== undefined),
+      f,
+    ),
+  );
   const table = shown.map((s) => ({
     // Code blocks show text as it is: only backticks could break out of one (and a bidi control reverse its row).
     name: withoutControls(s.metadata.name).replace(/`/g, "'"),
-    cells: columns.map((f) => {
+    cells: columns.map((f, k) => {
       const value = valueOf(s, f);
-      return value !== undefined ? cell(value, f, ctx.locale) : '–';
+      return value !== undefined ? cell(value, f, decimals[k] ?? 0, ctx.locale) : '–';
     }),
   }));
   const headings = columns.map((f) => heading(f, ctx.locale));

@@ -146,6 +146,47 @@ describe('embeds from the service’s payloads', () => {
     expect(stale.embeds[0]?.description).toMatch(/^⚠️ \*\*The stats service is unavailable\.\*\* These stats are from <t:1795168800:R>/);
   });
 
+  it('writes each column of a segment table to one rounding rule, so that its figures line up', () => {
+    const map = (name: string, winRate: number, kd: number) => ({
+      type: 'map',
+      attributes: { key: name.toLowerCase() },
+      metadata: { name },
+      stats: {
+        matchesPlayed: { value: 5, displayValue: '5' },
+        winRate: { value: winRate, displayValue: `${winRate}%` },
+        kd: { value: kd, displayValue: String(kd) },
+      },
+    });
+    const rowsOf = (maps: ReturnType<typeof map>[]) =>
+      (
+        /```\n([^`]+)\n```/.exec(
+          segmentsReply(maps as unknown as Segment[], {
+            title: 'title_a',
+            platform: 'pc_store_a',
+            player: 'Ash',
+            type: 'map',
+            filter: {},
+            meta: network,
+            page: 0,
+            stateId: 's',
+          }).embeds[0]?.description ?? '',
+        )?.[1] ?? ''
+      )
+        .split('\n')
+        .slice(1)
+        .map((l) => l.trim().split(/\s+/).slice(-2));
+    // A tenth to show: every win rate with one; a K/D of ten or more: every K/D with one decimal.
+    expect(rowsOf([map('Dunes', 80, 0.75), map('Canal', 66.7, 10.5)])).toEqual([
+      ['80.0', '0.8'],
+      ['66.7', '10.5'],
+    ]);
+    // A hundred: every win rate whole (`100` beside `66.7` did not line up); K/D under ten: two decimals.
+    expect(rowsOf([map('Dunes', 100, 1.5), map('Canal', 66.7, 2)])).toEqual([
+      ['100', '1.50'],
+      ['67', '2.00'],
+    ]);
+  });
+
   it('lists segments as a table that fits a phone: labels once, aligned values, weapon figures for weapons, one scope label', () => {
     const r = segmentsReply(fixtures.segments!, {
       title: 'title_a',
