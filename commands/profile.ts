@@ -1,7 +1,7 @@
 // /stats <title> profile: a player's career, with buttons on to their segments, matches or sessions.
-import type { TitleSlug } from '../src/catalog/index.js';
+import { findEndpoint, type TitleSlug } from '../src/catalog/index.js';
 import { profileCard, withCard } from '../src/cards/index.js';
-import { errorReply, profileReply, sinceLines, snapshotOf, type Reply } from '../src/embeds/index.js';
+import { errorReply, formOfMatches, formOfSessions, profileReply, sinceLines, snapshotOf, type FormMatch, type Reply } from '../src/embeds/index.js';
 import type { LookupMeta } from '../src/lookup/client.js';
 import { overviewOf, type Stats } from '../src/lookup/schemas.js';
 import { cardOption, playerOptions, type EndpointCommand, type ViewHandler } from './kind.js';
@@ -38,12 +38,36 @@ async function sinceLastLook(view: ProfileView, stats: Stats, meta: LookupMeta, 
   }
 }
 
+/**
+ * The player's last matches, for the form lines: from the match list where the title has one, else
+ * from its sessions; none where it has neither on this platform. Looked up beside the profile, and
+ * left out (not an error) when it fails: the profile stands without it.
+ */
+async function recentMatches(view: ProfileView, deps: Deps): Promise<FormMatch[] | undefined> {
+  const served = (kind: 'matches' | 'sessions') => findEndpoint(view.title, kind)?.platforms.includes(view.platform) === true;
+  if (served('matches')) {
+    const r = await deps.lookup.matches(view.title, view.platform, view.player, undefined, call);
+    return r.data ? formOfMatches(r.data.matches) : undefined;
+  }
+  if (served('sessions')) {
+    const r = await deps.lookup.sessions(view.title, view.platform, view.player, call);
+    return r.data ? formOfSessions(r.data) : undefined;
+  }
+  return undefined;
+}
+
 async function render(view: ProfileView, stateId: string, deps: Deps, locale?: string): Promise<Reply> {
-  const r = await deps.lookup.profile(view.title, view.platform, view.player, call);
+  const [r, recent] = await Promise.all([
+    deps.lookup.profile(view.title, view.platform, view.player, call),
+    recentMatches(view, deps).catch((e: unknown) => {
+      deps.logger.warn({ err: (e as Error).message }, 'recent matches failed: a profile without its form lines');
+      return undefined;
+    }),
+  ]);
   if (r.errors) return errorReply(r.errors[0]!, { title: view.title, platform: view.platform, player: view.handle ?? view.player, locale });
   const since = await sinceLastLook(view, overviewOf(r.data.segments)?.stats ?? {}, r.meta, deps, locale);
   return withCard(
-    profileReply(r.data, view.title, r.meta, { locale, onward: onwardOf(view, stateId, locale), since }),
+    profileReply(r.data, view.title, r.meta, { locale, onward: onwardOf(view, stateId, locale), since, recent }),
     () => profileCard(r.data, view.title, locale),
     deps,
     view.textOnly,

@@ -172,6 +172,8 @@ export const FIGURES = [
   'matchesPlayed',
   'timePlayed',
   'rating',
+  'peakRating',
+  'ratingChange',
   'kills',
   'deaths',
   'wins',
@@ -203,6 +205,8 @@ export const FIGURE_INFO: Readonly<Record<Figure, FigureInfo>> = {
   matchesPlayed: { label: 'Matches', displayType: 'Number' },
   timePlayed: { label: 'Time played', displayType: 'TimeSeconds' },
   rating: { label: 'Rating', displayType: 'Number', higherIsBetter: true },
+  peakRating: { label: 'Peak', displayType: 'Number', higherIsBetter: true },
+  ratingChange: { label: 'Rating change', displayType: 'Number', higherIsBetter: true },
   kills: { label: 'Kills', displayType: 'Number' },
   deaths: { label: 'Deaths', displayType: 'Number' },
   wins: { label: 'Wins', displayType: 'Number' },
@@ -226,6 +230,8 @@ const COMMON_ALIASES: Readonly<Record<Figure, readonly string[]>> = {
   matchesPlayed: ['matchesPlayed', 'matches', 'gamesPlayed'],
   timePlayed: ['timePlayed', 'playTime', 'timeplayed'],
   rating: ['rating', 'rankedRating', 'skillRating', 'rankScore'],
+  peakRating: ['peakRating', 'peakRankScore', 'rankScorePeak', 'highestRating', 'peakSkillRating'],
+  ratingChange: ['ratingChange', 'rankScoreChange', 'rankedRatingChange', 'srChange'],
   kills: ['kills', 'eliminations'],
   deaths: ['deaths'],
   wins: ['wins', 'matchesWon', 'gamesWon'],
@@ -249,7 +255,7 @@ const withFirst = (figure: Figure, ...first: string[]): Partial<Record<Figure, r
  */
 export const FIGURE_ALIASES: Readonly<Record<TitleSlug, Readonly<Record<Figure, readonly string[]>>>> = {
   title_a: { ...COMMON_ALIASES },
-  title_b: { ...COMMON_ALIASES, ...withFirst('rating', 'rankScore', 'arenaRankScore') },
+  title_b: { ...COMMON_ALIASES, ...withFirst('rating', 'rankScore', 'arenaRankScore'), ...withFirst('peakRating', 'peakRankScore') },
   title_c: { ...COMMON_ALIASES, ...withFirst('rating', 'skillRating', 'rating') },
   title_d: {
     ...COMMON_ALIASES,

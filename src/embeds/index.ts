@@ -15,3 +15,4 @@ export * from './since.js';
 export * from './leaderboard.js';
 export * from './urls.js';
 export * from './feed.js';
+export * from './form.js';

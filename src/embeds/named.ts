@@ -5,7 +5,7 @@ import { statValue } from './format.js';
 import { safeText } from './reply.js';
 
 /** A stat under the answer's own name ("Deaths 3"), its value in bold where it stands out ("Level **87**"). */
-export function namedStat(stat: Stat, locale: string | undefined, bold = false): string {
-  const value = safeText(statValue(stat, locale, undefined, true));
+export function namedStat(stat: Stat, locale: string | undefined, bold = false, compact = true): string {
+  const value = safeText(statValue(stat, locale, undefined, compact));
   return `${safeText(stat.displayName)} ${bold ? `**${value}**` : value}`;
 }

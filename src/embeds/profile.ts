@@ -3,7 +3,8 @@ import { languageOf, say, type TextKey } from '../locales/index.js';
 import type { LookupMeta } from '../lookup/client.js';
 import { overviewOf, type Stats, type StatsProfile } from '../lookup/schemas.js';
 import { goButtons, rows } from './controls.js';
-import { figure, figures, ratingTier, saysNothing } from './figures.js';
+import { figure, figures, saysNothing } from './figures.js';
+import { formLines, rankLines, type FormMatch } from './form.js';
 import { TITLE_COLORS, answerTime, bulleted, capitalised, dataTime, describe, figureLabel, footerOf, place, statValue, titleName, unbroken } from './format.js';
 import { madeOnce } from './once.js';
 import { namedStat } from './named.js';
@@ -20,6 +21,8 @@ export interface ProfileOptions {
   onward?: Onward | undefined;
   /** "Since your last look" lines, for a linked player's own profile (`sinceLines`). */
   since?: readonly string[] | undefined;
+  /** The player's last matches, newest first, for the form lines under the rank. */
+  recent?: readonly FormMatch[] | undefined;
 }
 
 const MAX_FIGURES = 6;
@@ -39,11 +42,12 @@ const CHARACTER_LABELS: Record<(typeof CHARACTER_KEYS)[number], TextKey> = {
  * known by meaning but not a total (a rating, matches) left to its own line.
  */
 function totals(stats: Stats, title: TitleSlug, locale: string | undefined): string[] {
-  const known = figures(stats, title, PROFILE_TOTALS).map(({ figure: f, stat }) => `${figureLabel(f, locale)} **${statValue(stat, locale, f, true)}**`);
+  // Whole, as the totals line writes them: a career's sum is read to the unit.
+  const known = figures(stats, title, PROFILE_TOTALS).map(({ figure: f, stat }) => `${figureLabel(f, locale)} **${statValue(stat, locale, f)}**`);
   const named = new Set(Object.values(FIGURE_ALIASES[title]).flat());
   const others = Object.entries(stats)
     .filter(([key, stat]) => !named.has(key) && !saysNothing(stat))
-    .map(([, stat]) => namedStat(stat, locale, true));
+    .map(([, stat]) => namedStat(stat, locale, true, false));
   return [...known, ...others].slice(0, MAX_TOTALS);
 }
 
@@ -122,29 +126,35 @@ export function careerLines(stats: Stats, title: TitleSlug, locale: string | und
  */
 export function profileReply(profile: StatsProfile, title: TitleSlug, meta: LookupMeta, options: ProfileOptions = {}): Reply {
   const components = rows(options.onward ? goButtons(options.onward.stateId, options.onward.targets) : null);
+  const form = options.recent ? formLines(options.recent, overviewOf(profile.segments)?.stats ?? {}, title, options.locale) : null;
   // With no "since" lines the embed depends on the profile object, the title, the data's age and
-  // source and the language only: a cached lookup hands back the same object, so it is written once.
-  if (options.since && options.since.length > 0) return { ...profileEmbed(profile, title, meta, options.locale, options.since), components };
-  const key = `${title}|${languageOf(options.locale)}|${meta.source}|${meta.fetchedAt}|${meta.staleBecause?.kind ?? ''}`;
-  return { ...writtenOnce(profile, key, () => profileEmbed(profile, title, meta, options.locale, undefined)), components };
+  // source, the language and the form lines only: a cached lookup hands back the same object, so it is written once.
+  if (options.since && options.since.length > 0) return { ...profileEmbed(profile, title, meta, options.locale, options.since, form), components };
+  const key = `${title}|${languageOf(options.locale)}|${meta.source}|${meta.fetchedAt}|${meta.staleBecause?.kind ?? ''}|${form?.join('\n') ?? ''}`;
+  return { ...writtenOnce(profile, key, () => profileEmbed(profile, title, meta, options.locale, undefined, form)), components };
 }
 
 /** Profile replies without their buttons, by profile object, then title, language, source and age. */
 const writtenOnce = madeOnce<StatsProfile, Reply>();
 
-function profileEmbed(profile: StatsProfile, title: TitleSlug, meta: LookupMeta, locale: string | undefined, since: readonly string[] | undefined): Reply {
+function profileEmbed(
+  profile: StatsProfile,
+  title: TitleSlug,
+  meta: LookupMeta,
+  locale: string | undefined,
+  since: readonly string[] | undefined,
+  form: readonly string[] | null,
+): Reply {
   const handle = safeText(profile.platformInfo.platformUserHandle);
   const stats = overviewOf(profile.segments)?.stats ?? {};
   const characterKey = CHARACTER_KEYS.find((k) => typeof profile.metadata[k] === 'string' && profile.metadata[k] !== '');
   const character = characterKey ? `${say(locale, CHARACTER_LABELS[characterKey])} **${safeText(String(profile.metadata[characterKey]))}**` : null;
-  const rating = figure(stats, title, 'rating');
-  const tier = ratingTier(rating);
-  const rank = tier ? `${say(locale, 'profile.rank', { tier: safeText(tier.name) })}${rating ? ` (${statValue(rating, locale, 'rating')})` : ''}` : null;
+  const rank = rankLines(stats, title, locale);
   const lastPlayedAt = answerTime(profile.metadata.lastPlayed);
   const lastPlayed = lastPlayedAt ? say(locale, 'profile.lastPlayed', { when: lastPlayedAt }) : null;
 
   // A rating already named with its tier is not repeated among the figures.
-  const { headline, placeLine, played, totals: sums, more } = careerLines(stats, title, locale, tier ? ['rating'] : []);
+  const { headline, placeLine, played, totals: sums, more } = careerLines(stats, title, locale, rank ? ['rating', 'peakRating'] : ['peakRating']);
   const above = [headline, played, sums, character, rank, lastPlayed].some(Boolean);
   // Said only when the overview has nothing to show (a legend named, or when they last played, is not a stat).
   const empty = !headline && !played && !sums && !rank && more.length === 0;
@@ -158,11 +168,15 @@ function profileEmbed(profile: StatsProfile, title: TitleSlug, meta: LookupMeta,
       description: describe(
         meta,
         locale,
-        headline ? `### ${headline}` : null,
+        // Rank first where the answer has one, then the last matches, then the career.
+        rank ? `### ${rank.heading}` : headline ? `### ${headline}` : null,
+        rank?.peak ?? null,
+        ...(form ?? []),
+        rank && headline ? `**${headline}**` : null,
         placeLine,
         played,
         sums,
-        [character, rank].filter(Boolean).join(' · '),
+        character,
         lastPlayed,
         more.length > 0 ? `${above ? '\n' : ''}${more.join('\n')}` : null,
         empty ? say(locale, 'profile.noStats') : null,

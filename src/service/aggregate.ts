@@ -1,6 +1,6 @@
 // Aggregation: sums a player's match rows into totals, derives ratios, and turns values into the
 // interface's Stat objects. One path for profiles, segments, sessions and match teams.
-import { formatStatValue, statInfo } from '../catalog/index.js';
+import { LADDERS, RATING_KEYS, formatStatValue, statInfo, tierOf, type TitleSlug } from '../catalog/index.js';
 import type { Stat } from '../lookup/schemas.js';
 
 /** One player's part in one match, as stored. `stats` and `weapons` are JSON text. */
@@ -26,16 +26,23 @@ export interface Totals {
   losses: number;
   timePlayed: number;
   sums: Map<string, number>;
+  /** Ratings (RATING_KEYS): not summed, but the newest match's and the best, rows added oldest first. */
+  ratings?: Map<string, { last: number; peak: number }>;
 }
 
 export function emptyTotals(): Totals {
-  return { matchesPlayed: 0, wins: 0, losses: 0, timePlayed: 0, sums: new Map() };
+  return { matchesPlayed: 0, wins: 0, losses: 0, timePlayed: 0, sums: new Map(), ratings: new Map() };
 }
 
 function addNumbers(totals: Totals, numbers: Record<string, number>): void {
   for (const key in numbers) {
     const value = numbers[key];
-    if (typeof value === 'number') totals.sums.set(key, (totals.sums.get(key) ?? 0) + value);
+    if (typeof value !== 'number') continue;
+    if (RATING_KEYS.has(key)) {
+      const ratings = (totals.ratings ??= new Map());
+      const had = ratings.get(key);
+      ratings.set(key, { last: value, peak: had ? Math.max(had.peak, value) : value });
+    } else totals.sums.set(key, (totals.sums.get(key) ?? 0) + value);
   }
 }
 
@@ -70,7 +77,13 @@ export function totalsToValues(t: Totals): Record<string, number> {
     losses: t.losses,
     timePlayed: t.timePlayed,
   };
-  for (const [key, value] of t.sums) v[key] = tidySum(value);
+  // A sum of ratings says nothing (stored totals add every stat up): a rating is the newest match's.
+  for (const [key, value] of t.sums) if (!RATING_KEYS.has(key)) v[key] = tidySum(value);
+  for (const [key, { last, peak }] of t.ratings ?? []) {
+    v[key] = last;
+    const peakKey = PEAK_KEYS.get(key);
+    if (peakKey !== undefined && peakKey !== key) v[peakKey] = Math.max(peak, v[peakKey] ?? peak);
+  }
   const { kills, deaths, assists, damage, shotsFired, shotsHit, headshots } = v;
   if (kills !== undefined && deaths !== undefined) v.kd = ratio(kills, deaths);
   if (kills !== undefined && deaths !== undefined && assists !== undefined) v.kda = ratio(kills + assists, deaths);
@@ -80,6 +93,25 @@ export function totalsToValues(t: Totals): Record<string, number> {
   if (shotsFired !== undefined && shotsHit !== undefined && shotsFired > 0) v.accuracy = (shotsHit / shotsFired) * 100;
   if (headshots !== undefined && kills !== undefined && kills > 0) v.headshotRate = (headshots / kills) * 100;
   return v;
+}
+
+/** Each rating key's peak key. */
+const PEAK_KEYS = new Map(Object.values(LADDERS).map((l) => [l.key, l.peakKey]));
+
+/**
+ * A title's ratings as its answers carry them: the tier in the stat's metadata (`rankName` or
+ * `tierName` as the title's real answers name it, its division where the title has them). The
+ * emblem is the bot's to draw: no `iconUrl` is made up.
+ */
+export function withTiers(title: TitleSlug, stats: Record<string, Stat>): Record<string, Stat> {
+  const ladder = LADDERS[title];
+  for (const key of [ladder.key, ladder.peakKey]) {
+    const stat = stats[key];
+    if (!stat || typeof stat.value !== 'number') continue;
+    const tier = tierOf(title, stat.value);
+    stat.metadata = { [ladder.tierField]: tier.name, ...(tier.division === null ? {} : { division: tier.division }), iconUrl: null };
+  }
+  return stats;
 }
 
 /** Place and share of a value among every player's value of the same stat. */

@@ -1,7 +1,7 @@
 // The built-in demo dataset: a few hundred players across every title and platform with six weeks
 // of matches, generated from a fixed seed so that every machine serves the same data. It includes
 // `#` handles, vanity names, private players and play sessions.
-import { platformsOfTitle, type PlatformSlug, type TitleSlug } from '../catalog/index.js';
+import { LADDERS, platformsOfTitle, type PlatformSlug, type TitleSlug } from '../catalog/index.js';
 import type { DatasetRecord, MatchPlayer, MatchRecord, PlayerRecord } from './dataset.js';
 
 /** The demo's last match ends shortly before this instant. */
@@ -108,6 +108,8 @@ interface DemoPlayer {
   weight: number;
   busyUntil: number;
   favorites: string[];
+  /** Ranked rating, moved by each ranked match the player plays. */
+  rating: number;
 }
 
 export interface DemoOptions {
@@ -123,6 +125,8 @@ export function* demoRecords(options: DemoOptions = {}): Generator<DatasetRecord
   const end = options.end ?? DEMO_END;
   const days = options.days ?? DEMO_DAYS;
   const int = (lo: number, hi: number) => lo + Math.floor(rnd() * (hi - lo + 1));
+  // Ranked play draws from a sequence of its own, so that the rest of the data is what it was before ranks.
+  const ranked = random((options.seed ?? 20_261_120) ^ 0x5eed);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(rnd() * list.length)] as T;
 
   for (const title of Object.keys(PLAN) as TitleSlug[]) {
@@ -144,6 +148,7 @@ export function* demoRecords(options: DemoOptions = {}): Generator<DatasetRecord
         weight: 1 + Math.floor(rnd() ** 4 * 12),
         busyUntil: 0,
         favorites: [pick(favorites), pick(favorites), pick(favorites)],
+        rating: 0,
       });
     };
 
@@ -201,6 +206,10 @@ export function* demoRecords(options: DemoOptions = {}): Generator<DatasetRecord
       });
     }
     yield* records;
+    // Ratings start spread over the ladder by skill, the best players near its top tier.
+    const ladder = LADDERS[title];
+    const top = ladder.tiers.at(-1)?.from ?? 0;
+    for (const p of players) p.rating = Math.max(0, Math.round(top * (p.skill - 0.5) * 0.85 + (ranked() - 0.5) * ladder.step * 20));
 
     // Lobbies: a group of players who are free plays a few matches back to back, a few minutes apart.
     // Each player's matches thus cluster into sessions separated by hours.
@@ -241,6 +250,25 @@ export function* demoRecords(options: DemoOptions = {}): Generator<DatasetRecord
   function addWeapon(weapons: Record<string, Record<string, number>>, name: string, numbers: Record<string, number>): void {
     const had = weapons[name] ?? {};
     weapons[name] = Object.fromEntries(Object.entries(numbers).map(([key, n]) => [key, n + (had[key] ?? 0)]));
+  }
+
+  /**
+   * A ranked match's rating change for each player (`stats[ladder.changeKey]`) and their rating after
+   * it (`stats[ladder.key]`): won or lost, more for a player better than their rating says.
+   */
+  function rate(title: TitleSlug, group: DemoPlayer[], players: MatchPlayer[]): void {
+    const ladder = LADDERS[title];
+    const top = ladder.tiers.at(-1)?.from ?? 0;
+    group.forEach((p, i) => {
+      const mp = players[i];
+      if (!mp) return;
+      const deserved = top * (p.skill - 0.5) * 0.85;
+      const pull = Math.max(-0.5, Math.min(0.5, (deserved - p.rating) / (ladder.step * 40)));
+      const swing = ladder.step * (0.7 + ranked() * 0.6);
+      const before = p.rating;
+      p.rating = Math.max(0, before + Math.round(mp.result === 'win' ? swing * (1 + pull) : -swing * (1 - pull)));
+      mp.stats = { ...mp.stats, [ladder.key]: p.rating, [ladder.changeKey]: p.rating - before };
+    });
   }
 
   function makeMatch(title: TitleSlug, id: string, at: number, duration: number, group: DemoPlayer[]): MatchRecord {
@@ -336,22 +364,27 @@ export function* demoRecords(options: DemoOptions = {}): Generator<DatasetRecord
       durationSeconds: duration,
       players,
     };
+    let isRanked: boolean;
     if (title === 'title_a') {
-      const ranked = rnd() < 0.4;
+      isRanked = rnd() < 0.4;
       Object.assign(record, {
         map: pick(A_MAPS),
         mode: pick(A_MODES),
-        playlist: ranked ? 'Ranked Arena' : pick(['Unranked', 'Casual']),
-        queue: ranked ? 'ranked' : 'social',
+        playlist: isRanked ? 'Ranked Arena' : pick(['Unranked', 'Casual']),
+        queue: isRanked ? 'ranked' : 'social',
         season,
       });
     } else if (title === 'title_c') {
-      Object.assign(record, { map: pick(C_MAPS), mode: 'Push' });
+      isRanked = ranked() < 0.5;
+      Object.assign(record, { map: pick(C_MAPS), mode: 'Push', playlist: isRanked ? 'Competitive' : 'Quick Play' });
     } else if (title === 'title_d') {
+      isRanked = true;
       Object.assign(record, { map: pick(D_MAPS), mode: 'Competitive' });
     } else {
-      Object.assign(record, { mode: 'Battle Royale', map: 'World Edge' });
+      isRanked = ranked() < 0.5;
+      Object.assign(record, { mode: 'Battle Royale', map: 'World Edge', playlist: isRanked ? 'Ranked Leagues' : 'Trios' });
     }
+    if (isRanked) rate(title, group, players);
     return record;
   }
 }

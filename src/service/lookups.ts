@@ -4,7 +4,18 @@ import { createHash } from 'node:crypto';
 
 import { LRUCache } from 'lru-cache';
 
-import { PLATFORMS, TITLES, formatDuration, formatTimeSpan, segmentType, statInfo, type PlatformSlug, type TitleSlug } from '../catalog/index.js';
+import {
+  LADDERS,
+  PLATFORMS,
+  RATING_KEYS,
+  TITLES,
+  formatDuration,
+  formatTimeSpan,
+  segmentType,
+  statInfo,
+  type PlatformSlug,
+  type TitleSlug,
+} from '../catalog/index.js';
 import type {
   AvailableSegment,
   MatchChild,
@@ -17,7 +28,7 @@ import type {
   StatisticalObject,
   StatsProfile,
 } from '../lookup/schemas.js';
-import { addMatch, emptyTotals, groupRows, standingOfCounts, toStats, totalsToValues, type MatchRow, type Totals } from './aggregate.js';
+import { addMatch, emptyTotals, groupRows, standingOfCounts, toStats, totalsToValues, withTiers, type MatchRow, type Totals } from './aggregate.js';
 import { ERROR_CODES, ServiceError, invalidParameter, quotedValue } from './errors.js';
 import { SLASH, identifierProblem, matchIdProblem, parseCommunityUrl } from './identifiers.js';
 import { cutSessions, isActiveSession } from './sessions.js';
@@ -189,11 +200,27 @@ async function overviewSegment(ctx: LookupContext, player: PlayerRow, expiry: st
   // A player with no matches yet still has a career: zero matches, zero wins (a profile needs an overview with stats).
   const values = Object.keys(stored).length > 0 ? stored : totalsToValues(emptyTotals());
   const places = await ctx.store.places(player.title, values);
-  const stats = toStats(values, (key) => {
+  // A career's sum of rating changes says nothing the rating does not.
+  const { [LADDERS[player.title].changeKey]: _change, ...career } = values;
+  const stats = toStats({ ...career, ...(await currentRating(ctx.store, player)) }, (key) => {
     const place = places.get(key);
     return place ? standingOfCounts(place.below, place.atOrBelow, place.population, statInfo(key).higherIsBetter) : null;
   });
-  return { type: 'overview', attributes: {}, metadata: { name: 'Lifetime' }, expiryDate: expiry, stats };
+  return { type: 'overview', attributes: {}, metadata: { name: 'Lifetime' }, expiryDate: expiry, stats: withTiers(player.title, stats) };
+}
+
+/**
+ * A player's rating now (their newest ranked match's) and the best of its season: none for a
+ * player who never played ranked. Not from the stored totals, which add every stat up.
+ */
+async function currentRating(store: Store, player: PlayerRow): Promise<Record<string, number>> {
+  const ladder = LADDERS[player.title];
+  const rows = await store.ratings(player, ladder.key);
+  const newest = rows[0];
+  if (!newest) return {};
+  let peak = newest.rating;
+  for (const r of rows) if (r.season === newest.season && r.rating > peak) peak = r.rating;
+  return { [ladder.key]: newest.rating, [ladder.peakKey]: peak };
 }
 
 function topKey(counts: Map<string, number>): string | null {
@@ -328,7 +355,7 @@ export async function segments(
       attributes: { ...identity, ...filterAttributes },
       metadata: active === null ? { name: label } : { name: label, isActive: name === active },
       expiryDate,
-      stats: toStats(values),
+      stats: withTiers(title, toStats(values)),
     };
   });
 }
@@ -354,6 +381,11 @@ export function legendIdsOf(names: readonly string[]): Map<string, string> {
 function matchValues(totals: Totals): Record<string, number> {
   const values = totalsToValues(totals);
   for (const key of ['matchesPlayed', 'wins', 'losses', 'winRate', 'killsPerMatch', 'damagePerMatch', 'timePlayed']) delete values[key];
+  return values;
+}
+
+function withoutRatings(values: Record<string, number>): Record<string, number> {
+  for (const key of RATING_KEYS) delete values[key];
   return values;
 }
 
@@ -421,7 +453,7 @@ export async function matches(ctx: LookupContext, title: TitleSlug, platform: Pl
       result: row.result,
       duration: row.duration_s,
     },
-    segments: [{ type: 'overview' as const, stats: toStats(matchValues(singleMatch(row))) }],
+    segments: [{ type: 'overview' as const, stats: withTiers(title, toStats(matchValues(singleMatch(row)))) }],
   }));
   return {
     matches: list,
@@ -456,7 +488,8 @@ export async function matchReport(ctx: LookupContext, title: TitleSlug, platform
       type: 'team' as const,
       attributes: { id: name },
       metadata: { name, isWinner: t.won, result: t.result },
-      stats: toStats(matchValues(t.totals)),
+      // A team has no rating: its players each have theirs.
+      stats: toStats(withoutRatings(matchValues(t.totals))),
     })),
     // A private player (451 on their profile) is still listed, since a report says who played, but
     // without stats: their profile, segments, sessions and matches keep those from everyone.
@@ -464,7 +497,7 @@ export async function matchReport(ctx: LookupContext, title: TitleSlug, platform
       type: 'player' as const,
       attributes: { platformSlug: p.platform, platformUserIdentifier: p.player_id ?? p.player, teamId: p.team },
       metadata: { name: p.handle ?? p.player_id ?? p.player, isWinner: p.result === 'win', result: p.result, hero: p.hero, legend: p.legend },
-      stats: p.private ? {} : toStats(matchValues(singleMatch(p))),
+      stats: p.private ? {} : withTiers(title, toStats(matchValues(singleMatch(p)))),
     })),
   ];
   return {
@@ -539,7 +572,7 @@ export async function sessions(ctx: LookupContext, memo: Memo, title: TitleSlug,
           isActive: flagged(false),
           matchCount: matchRows.length,
         },
-        stats: toStats(totalsToValues(totals)),
+        stats: withTiers(title, toStats(totalsToValues(totals))),
         matches: matchRows
           .slice(-SESSION_MATCHES_LIMIT)
           .reverse()
@@ -553,7 +586,7 @@ export async function sessions(ctx: LookupContext, memo: Memo, title: TitleSlug,
                 result: { value: row.result, displayValue: row.result === null ? null : (RESULT_NAMES[row.result] ?? row.result) },
                 character: { value: character, displayValue: character },
               },
-              stats: toStats(matchValues(singleMatch(row))),
+              stats: withTiers(title, toStats(matchValues(singleMatch(row)))),
             };
           }),
       };

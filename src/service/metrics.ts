@@ -34,6 +34,7 @@ const TIMED_OPERATIONS = new Set([
   'timeline',
   'matchRowsSince',
   'matchPage',
+  'ratings',
   'match',
   'totalsOf',
   'places',

@@ -79,6 +79,8 @@ const HOT = {
     ORDER BY handle_norm, id_norm LIMIT $5`,
   timeline: 'SELECT match_id, started_at, duration_s FROM match_players WHERE title = $1 AND platform = $2 AND player = $3 ORDER BY started_at, match_id',
   rowsSince: `SELECT ${ROW_COLUMNS} FROM match_players WHERE title = $1 AND platform = $2 AND player = $3 AND started_at >= $4 ORDER BY started_at, match_id`,
+  ratings: `SELECT season, rating FROM (SELECT season, started_at, match_id, stats::jsonb -> $4::text AS rating FROM match_players
+    WHERE title = $1 AND platform = $2 AND player = $3) r WHERE jsonb_typeof(rating) = 'number' ORDER BY started_at DESC, match_id DESC`,
   newestFirst: `SELECT ${ROW_COLUMNS} FROM match_players WHERE title = $1 AND platform = $2 AND player = $3 ORDER BY started_at DESC, match_id DESC LIMIT $4`,
   newestFirstBefore: `SELECT ${ROW_COLUMNS} FROM match_players WHERE title = $1 AND platform = $2 AND player = $3 AND (started_at, match_id) < ($4, $5)
     ORDER BY started_at DESC, match_id DESC LIMIT $6`,
@@ -692,6 +694,11 @@ export class PgStore implements Store {
     return this.rows(HOT.rowsSince, [player.title, player.platform, player.id_norm, since]);
   }
 
+  async ratings(player: PlayerRow, key: string): Promise<{ season: number | null; rating: number }[]> {
+    const rows = await this.rows<{ season: number | null; rating: unknown }>(HOT.ratings, [player.title, player.platform, player.id_norm, key]);
+    return rows.map((r) => ({ season: r.season, rating: Number(r.rating) }));
+  }
+
   matchPage(player: PlayerRow, limit: number, before?: { startedAt: number; matchId: string }): Promise<MatchRow[]> {
     const key = [player.title, player.platform, player.id_norm];
     return before ? this.rows(HOT.newestFirstBefore, [...key, before.startedAt, before.matchId, limit]) : this.rows(HOT.newestFirst, [...key, limit]);
@@ -773,6 +780,7 @@ const SAMPLE_PARAMS: Record<keyof typeof HOT, unknown[]> = {
   playersByPrefix: ['title_a', 'pc_store_a', 'a', 'b', 20],
   timeline: ['title_a', 'pc_store_a', 'novaplays'],
   rowsSince: ['title_a', 'pc_store_a', 'novaplays', 0],
+  ratings: ['title_a', 'pc_store_a', 'novaplays', 'rating'],
   newestFirst: ['title_a', 'pc_store_a', 'novaplays', 20],
   newestFirstBefore: ['title_a', 'pc_store_a', 'novaplays', 0, 'a-1', 20],
   match: ['title_a', 'a-1'],

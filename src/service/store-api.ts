@@ -114,6 +114,8 @@ export interface Store {
   timeline(player: PlayerRow): Promise<{ match_id: string; started_at: number; duration_s: number }[]>;
   /** A player's full match rows from `since` (epoch ms) on, oldest first. */
   matchRowsSince(player: PlayerRow, since: number): Promise<MatchRow[]>;
+  /** The ranked rating (stat `key`) of each of a player's matches that has one, with its season, newest first. */
+  ratings(player: PlayerRow, key: string): Promise<{ season: number | null; rating: number }[]>;
   /** One page of a player's matches, newest first, strictly before the cursor position. */
   matchPage(player: PlayerRow, limit: number, before?: { startedAt: number; matchId: string }): Promise<MatchRow[]>;
   match(title: TitleSlug, id: string): Promise<{ match: StoredMatch; players: StoredMatchPlayer[] } | undefined>;

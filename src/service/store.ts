@@ -159,6 +159,8 @@ const HOT = {
     ORDER BY handle_norm, id_norm LIMIT ?`,
   timeline: 'SELECT match_id, started_at, duration_s FROM match_players WHERE title = ? AND platform = ? AND player = ? ORDER BY started_at, match_id',
   rowsSince: `SELECT ${ROW_COLUMNS} FROM match_players WHERE title = ? AND platform = ? AND player = ? AND started_at >= ? ORDER BY started_at, match_id`,
+  ratings: `SELECT season, rating FROM (SELECT season, started_at, match_id, json_extract(stats, ?) AS rating FROM match_players
+    WHERE title = ? AND platform = ? AND player = ?) WHERE rating IS NOT NULL ORDER BY started_at DESC, match_id DESC`,
   newestFirst: `SELECT ${ROW_COLUMNS} FROM match_players WHERE title = ? AND platform = ? AND player = ? ORDER BY started_at DESC, match_id DESC LIMIT ?`,
   newestFirstBefore: `SELECT ${ROW_COLUMNS} FROM match_players WHERE title = ? AND platform = ? AND player = ? AND (started_at, match_id) < (?, ?)
     ORDER BY started_at DESC, match_id DESC LIMIT ?`,
@@ -712,6 +714,11 @@ export class StatsStore implements Store {
     return Promise.resolve(this.s.rowsSince.all(player.title, player.platform, player.id_norm, since) as MatchRow[]);
   }
 
+  ratings(player: PlayerRow, key: string): Promise<{ season: number | null; rating: number }[]> {
+    const rows = this.s.ratings.all(`$."${key}"`, player.title, player.platform, player.id_norm) as { season: number | null; rating: unknown }[];
+    return Promise.resolve(rows.filter((r): r is { season: number | null; rating: number } => typeof r.rating === 'number'));
+  }
+
   matchPage(player: PlayerRow, limit: number, before?: { startedAt: number; matchId: string }): Promise<MatchRow[]> {
     const key = [player.title, player.platform, player.id_norm] as const;
     return Promise.resolve(
@@ -796,7 +803,8 @@ export function aggregateSql(
     args.push(filter.season);
     where += ` AND season = ${p(args.length)}`;
   }
-  return { sql: `SELECT result, duration_s, ${key}, ${json} FROM match_players WHERE ${where}`, args };
+  // Oldest first: a rating is the newest match's (src/service/aggregate.ts).
+  return { sql: `SELECT result, duration_s, ${key}, ${json} FROM match_players WHERE ${where} ORDER BY started_at, match_id`, args };
 }
 
 export function keyCountsSql(column: 'map' | 'mode' | 'playlist' | 'legend' | 'hero', p: (i: number) => string): string {

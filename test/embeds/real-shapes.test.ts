@@ -303,14 +303,14 @@ describe('a profile of totals only', () => {
 
   it('shows the totals it has rather than "No stats"', () => {
     const d = description(profileReply(profile({ level: st(512), kills: st(8123), damage: st(2_100_000) }), 'title_b', meta));
-    expect(d).toBe('Kills **8,123**\nDamage **2.1M**\nLevel **512**');
+    expect(d).toBe('Kills **8,123**\nDamage **2,100,000**\nLevel **512**');
   });
 
   it('shows them under a rank line too, the rating not repeated', () => {
     const d = description(
       profileReply(profile({ kills: st(1000), rankScore: { value: 10234, displayValue: '10,234', metadata: { rankName: 'Diamond 1' } } }), 'title_b', meta),
     );
-    expect(d).toBe('Rank **Diamond 1** (10,234)\n\nKills **1,000**');
+    expect(d).toBe('### Diamond 1 · 10,234\n\nKills **1,000**');
   });
 
   it('says "No stats" only when the overview has nothing to show', () => {

@@ -107,7 +107,7 @@ describe('profiles in the real layouts', () => {
     expect(r.data?.metadata).toMatchObject({ isGameBanned: false, activeLegend: 'legend_2' });
     expect(r.data?.segments[0]?.stats.rankScore?.metadata).toMatchObject({ rankName: 'Diamond 1' });
     const text = visible(profileReply(r.data!, 'title_b', meta));
-    expect(text).toContain('Rank **Diamond 1** (8,421)');
+    expect(text).toContain('### Diamond 1 · 8,421');
     expect(text).toContain('Legend **Wraith**');
   });
 
