@@ -551,7 +551,9 @@ async function cards(): Promise<void> {
     language: 'en',
     name: `Player ${i}`,
     subtitle: 'Title C · Console A · Main: Ana',
-    tier: i % 2 ? 'Diamond 1' : null,
+    rank: i % 2 ? { tier: 'Diamond 1', mark: 'D1', fill: '#6aa8ff', edge: '#2a55b8', rating: String(11_000 + i), peak: null } : null,
+    form: ['win', 'loss', 'win'],
+    trend: null,
     lead: [
       { label: 'K/D', value: (i / 100).toFixed(2), percentile: i % 100 },
       { label: 'Win rate', value: `${i % 100}.5%`, percentile: 55 },

@@ -2,7 +2,7 @@
 // `matches` matches spread evenly over the four titles, 10 players a match drawn by Zipf activity
 // (a few very busy players, a long tail of occasional ones), a year of start times. Nothing is
 // committed: the same arguments give the same lines on every machine.
-import { platformsOfTitle, TITLE_SLUGS, type TitleSlug } from '../src/catalog/index.js';
+import { LADDERS, platformsOfTitle, TITLE_SLUGS, type TitleSlug } from '../src/catalog/index.js';
 import { random } from '../src/service/demo.js';
 
 export const PLAYERS_PER_MATCH = 10;
@@ -68,20 +68,33 @@ export function* scaleLines(matches: number, seed = 11): Generator<string> {
   const draw = zipfDraw(pool, rnd);
   const pick = (list: readonly string[]) => list[Math.floor(rnd() * list.length)] ?? null;
   const int = (n: number) => Math.floor(rnd() * n);
+  // Ranked play in every title: every other match (title_a's ranked queue) moves its players'
+  // ratings, by a fixed step so that the draws above stay what they were.
+  const ratings = new Map<string, number>();
   for (let i = 0; i < matches; i++) {
     const title = TITLE_SLUGS[i % TITLE_SLUGS.length] ?? 'title_a';
+    const ladder = LADDERS[title];
+    const ranked = title === 'title_a' ? i % 5 === 0 : (i >> 2) % 2 === 0;
     const ranks = new Set<number>();
     while (ranks.size < PLAYERS_PER_MATCH) ranks.add(draw());
     const players = [...ranks].map((rank, j) => {
       const won = j < PLAYERS_PER_MATCH / 2;
       const kills = int(25);
+      let rating: Record<string, number> = {};
+      if (ranked) {
+        const key = `${title}:${rank}`;
+        const before = ratings.get(key) ?? ((rank * 7919) % 10) * ladder.step * 10;
+        const after = Math.max(0, before + (won ? ladder.step : -Math.round(ladder.step * 0.8)));
+        ratings.set(key, after);
+        rating = { [ladder.key]: after, [ladder.changeKey]: after - before };
+      }
       return {
         ...scalePlayer(title, rank),
         team: won ? 'red' : 'blue',
         result: won ? 'win' : 'loss',
         ...(title === 'title_b' ? { legend: pick(LEGENDS) } : {}),
         ...(title === 'title_c' ? { hero: pick(HEROES) } : {}),
-        stats: { kills, deaths: 1 + int(15), assists: int(10), damage: 500 + int(3000), headshots: int(kills + 1), score: 100 * int(40) },
+        stats: { kills, deaths: 1 + int(15), assists: int(10), damage: 500 + int(3000), headshots: int(kills + 1), score: 100 * int(40), ...rating },
         ...(title === 'title_a' || title === 'title_d'
           ? { weapons: { [pick(WEAPONS) ?? 'Carbine']: { kills, shotsFired: 100 + int(200), shotsHit: int(100) } } }
           : {}),

@@ -90,6 +90,7 @@ export type {
   MemberStore,
   OptionValue,
   SnapshotStore,
+  HistoryStore,
   View,
   ViewStore,
 } from './types.js';

@@ -3,7 +3,7 @@
 // within the command's deadline, and counts those it could not rank.
 
 import { FIGURE_INFO, findEndpoint, type Figure, type TitleSlug } from '../src/catalog/index.js';
-import { figure, figureLabel, leaderboardReply, namedSlug, notice, type BoardEntry, type Reply } from '../src/embeds/index.js';
+import { daySnapshotOf, figure, figureLabel, leaderboardReply, namedSlug, notice, ratingTier, type BoardEntry, type Reply } from '../src/embeds/index.js';
 import { overviewOf } from '../src/lookup/schemas.js';
 import { recordMember } from './link.js';
 import { stringOption, titleChoices, titleOf } from './resolve.js';
@@ -71,8 +71,14 @@ async function entryOf(
   const r = await deps.lookup.profile(title, account.platform, account.identifier, { deadlineMs: left });
   if (r.errors) return { entry: { ...base, missing: r.errors[0]!.kind } };
   const stats = overviewOf(r.data.segments)?.stats ?? {};
+  // A linked member's day is kept in their history (for `period` and their form), without holding the board for it.
+  if (deps.history && r.meta.source !== 'stale')
+    void deps.history
+      .record(title, account.platform, account.identifier, daySnapshotOf(stats, title, (deps.now ?? (() => new Date()))(), r.data.metadata.currentSeason))
+      .catch((e: unknown) => deps.logger.warn({ err: (e as Error).message }, 'history store failed: a board member’s day not kept'));
   const stat = figure(stats, title, f);
-  if (stat && typeof stat.value === 'number') return { entry: { ...base, stat }, fetchedAt: r.meta.fetchedAt };
+  const tier = ratingTier(figure(stats, title, 'rating'))?.name;
+  if (stat && typeof stat.value === 'number') return { entry: { ...base, stat, ...(tier ? { tier } : {}) }, fetchedAt: r.meta.fetchedAt };
   // What the board could rank this profile by instead, for the notice when nobody has the figure.
   const has = BOARD_FIGURES.filter((g) => typeof figure(stats, title, g)?.value === 'number');
   return { entry: { ...base, missing: 'no_figure', has }, fetchedAt: r.meta.fetchedAt };

@@ -1,13 +1,26 @@
 // /stats <title> profile: a player's career, with buttons on to their segments, matches or sessions.
 import { findEndpoint, type TitleSlug } from '../src/catalog/index.js';
 import { profileCard, withCard } from '../src/cards/index.js';
-import { errorReply, formOfMatches, formOfSessions, profileReply, sinceLines, snapshotOf, type FormMatch, type Reply } from '../src/embeds/index.js';
+import {
+  PERIODS,
+  daySnapshotOf,
+  errorReply,
+  formOfMatches,
+  formOfSessions,
+  profileReply,
+  sinceLines,
+  snapshotOf,
+  type DaySnapshot,
+  type FormMatch,
+  type Period,
+  type Reply,
+} from '../src/embeds/index.js';
 import type { LookupMeta } from '../src/lookup/client.js';
 import { overviewOf, type Stats } from '../src/lookup/schemas.js';
 import { cardOption, playerOptions, type EndpointCommand, type ViewHandler } from './kind.js';
 import { onwardOf, onwardTargets, openForPlayer, openView } from './onward.js';
 import { COMMAND_DEADLINE_MS, type Deps, type View } from './types.js';
-import { say } from '../src/locales/index.js';
+import { en, say } from '../src/locales/index.js';
 
 type ProfileView = Extract<View, { kind: 'profile' }>;
 
@@ -18,24 +31,51 @@ const call = { deadlineMs: COMMAND_DEADLINE_MS };
  * it with the snapshot of their last look, and this look kept for the next (not a stale copy). A
  * store that fails is said in the reply, never passed over.
  */
-async function sinceLastLook(view: ProfileView, stats: Stats, meta: LookupMeta, deps: Deps, locale?: string): Promise<string[] | undefined> {
+async function sinceLastLook(
+  view: ProfileView,
+  stats: Stats,
+  meta: LookupMeta,
+  deps: Deps,
+  locale?: string,
+): Promise<{ own: boolean; lines: string[] | undefined }> {
   let linked;
   try {
     linked = await deps.links.get(view.ownerId, view.title);
   } catch (e) {
     deps.logger.warn({ err: (e as Error).message }, 'link store failed: no "since your last look"');
-    return undefined;
+    return { own: false, lines: undefined };
   }
-  if (!linked || linked.platform !== view.platform || linked.identifier.toLowerCase() !== view.player.toLowerCase()) return undefined;
+  if (!linked || linked.platform !== view.platform || linked.identifier.toLowerCase() !== view.player.toLowerCase()) return { own: false, lines: undefined };
   const current = snapshotOf(stats, view.title, linked, (deps.now ?? (() => new Date()))());
   try {
     const previous = await deps.snapshots.get(view.ownerId, view.title);
     if (meta.source !== 'stale') await deps.snapshots.set(view.ownerId, view.title, current);
-    return sinceLines(previous, current, locale);
+    return { own: true, lines: sinceLines(previous, current, locale) };
   } catch (e) {
     deps.logger.warn({ err: (e as Error).message }, 'snapshot store failed');
-    return [say(locale, 'since.notKept')];
+    return { own: true, lines: [say(locale, 'since.notKept')] };
   }
+}
+
+/**
+ * The player's kept days, and today's kept among them: for the viewer's own linked account, and for
+ * any player whose history is kept already (a linked player someone looked up before, or one a
+ * leaderboard ranked). A store that fails costs the history, never the profile.
+ */
+async function keptHistory(
+  view: ProfileView,
+  today: DaySnapshot,
+  own: boolean,
+  days: DaySnapshot[] | undefined,
+  meta: LookupMeta,
+  deps: Deps,
+): Promise<DaySnapshot[] | undefined> {
+  if (!deps.history || days === undefined) return days;
+  if ((own || days.length > 0) && meta.source !== 'stale')
+    await deps.history.record(view.title, view.platform, view.player, today).catch((e: unknown) => {
+      deps.logger.warn({ err: (e as Error).message }, 'history store failed: today’s look not kept');
+    });
+  return days;
 }
 
 /**
@@ -57,18 +97,33 @@ async function recentMatches(view: ProfileView, deps: Deps): Promise<FormMatch[]
 }
 
 async function render(view: ProfileView, stateId: string, deps: Deps, locale?: string): Promise<Reply> {
-  const [r, recent] = await Promise.all([
+  const [r, recent, days] = await Promise.all([
     deps.lookup.profile(view.title, view.platform, view.player, call),
     recentMatches(view, deps).catch((e: unknown) => {
       deps.logger.warn({ err: (e as Error).message }, 'recent matches failed: a profile without its form lines');
       return undefined;
     }),
+    deps.history?.days(view.title, view.platform, view.player).catch((e: unknown) => {
+      deps.logger.warn({ err: (e as Error).message }, 'history store failed: a profile without its history');
+      return undefined;
+    }),
   ]);
   if (r.errors) return errorReply(r.errors[0]!, { title: view.title, platform: view.platform, player: view.handle ?? view.player, locale });
-  const since = await sinceLastLook(view, overviewOf(r.data.segments)?.stats ?? {}, r.meta, deps, locale);
+  const stats = overviewOf(r.data.segments)?.stats ?? {};
+  const since = await sinceLastLook(view, stats, r.meta, deps, locale);
+  const today = daySnapshotOf(stats, view.title, (deps.now ?? (() => new Date()))(), r.data.metadata.currentSeason);
+  const kept = await keptHistory(view, today, since.own, days, r.meta, deps);
+  const history = deps.history ? { days: kept, today, period: view.period } : undefined;
   return withCard(
-    profileReply(r.data, view.title, r.meta, { locale, onward: onwardOf(view, stateId, locale), since, recent }),
-    () => profileCard(r.data, view.title, locale),
+    profileReply(r.data, view.title, r.meta, {
+      locale,
+      onward: onwardOf(view, stateId, locale),
+      // A period asked for replaces the lines since the last look, which are the default of one's own profile.
+      since: view.period ? undefined : since.lines,
+      recent,
+      history,
+    }),
+    () => profileCard(r.data, view.title, locale, recent, kept ? [...kept.filter((d) => d.day < today.day), today] : undefined),
     deps,
     view.textOnly,
   );
@@ -83,9 +138,22 @@ export const profileView: ViewHandler<ProfileView> = {
   render: (view, stateId, _page, deps, locale) => render(view, stateId, deps, locale),
 };
 
+const isPeriod = (value: unknown): value is Period => typeof value === 'string' && (PERIODS as readonly string[]).includes(value);
+
 export const profile = {
   kind: 'profile',
   description: 'Career stats of a player',
-  options: (sub, endpoint) => cardOption(playerOptions(sub, endpoint)),
-  execute: (title: TitleSlug, input, deps) => openForPlayer('profile', title, input, deps, (view, id) => render(view, id, deps, input.locale)),
+  options: (sub, endpoint) => {
+    cardOption(playerOptions(sub, endpoint));
+    sub.addStringOption((o) =>
+      o
+        .setName('period')
+        .setDescription('What changed over a day, a week, a month or the season')
+        .addChoices(...PERIODS.map((p) => ({ name: en[`period.${p}`], value: p }))),
+    );
+  },
+  execute: (title: TitleSlug, input, deps) => {
+    const period = isPeriod(input.options.period) ? input.options.period : undefined;
+    return openForPlayer('profile', title, input, deps, (view, id) => render(period ? { ...view, period } : view, id, deps, input.locale));
+  },
 } satisfies EndpointCommand;

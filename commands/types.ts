@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 
 import type { PlatformSlug, Queue, TitleSlug } from '../src/catalog/index.js';
 import type { CardRenderer } from '../src/cards/index.js';
-import type { ProfileSnapshot, Reply } from '../src/embeds/index.js';
+import type { DaySnapshot, Period, ProfileSnapshot, Reply } from '../src/embeds/index.js';
 import type { LookupClient } from '../src/lookup/client.js';
 import { en, type TextKey } from '../src/locales/index.js';
 
@@ -72,6 +72,16 @@ export interface LinkStore {
 export interface SnapshotStore {
   get(userId: string, title: TitleSlug): Promise<ProfileSnapshot | undefined>;
   set(userId: string, title: TitleSlug, snapshot: ProfileSnapshot): Promise<void>;
+}
+
+/**
+ * Linked players' careers, a snapshot a day (HISTORY_DAYS of them), by title, platform and
+ * identifier. Failures throw `StoreUnavailableError`.
+ */
+export interface HistoryStore {
+  days(title: TitleSlug, platform: PlatformSlug, identifier: string): Promise<DaySnapshot[]>;
+  /** Keeps `today` in the player's history (the day's latest look stands for it). */
+  record(title: TitleSlug, platform: PlatformSlug, identifier: string, today: DaySnapshot): Promise<void>;
 }
 
 /**
@@ -157,7 +167,7 @@ interface PlayerView {
 
 /** What a reply with controls shows: enough to draw any page of it again, or to go on from it. */
 export type View =
-  | (PlayerView & { kind: 'profile' })
+  | (PlayerView & { kind: 'profile'; period?: Period | undefined })
   | (PlayerView & { kind: 'segments'; type: string; queue?: Queue | undefined; season?: number | undefined })
   | (PlayerView & { kind: 'matches' })
   | (PlayerView & { kind: 'sessions' })
@@ -175,6 +185,8 @@ export interface Deps {
   links: LinkStore;
   views: ViewStore;
   snapshots: SnapshotStore;
+  /** Daily snapshots of linked players' careers (`period`, and the form of titles without a match list); absent, neither. */
+  history?: HistoryStore;
   members: MemberStore;
   logger: Logger;
   /** The clock of "since your last look"; tests pass their own. */

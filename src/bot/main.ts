@@ -81,6 +81,7 @@ async function main(): Promise<void> {
       links: stores.links,
       views: stores.views,
       snapshots: stores.snapshots,
+      history: stores.history,
       members: stores.members,
       feed: stores.feed,
       poster,

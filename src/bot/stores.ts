@@ -14,13 +14,15 @@ import { WarningThrottle } from '../lookup/warning-throttle.js';
 import {
   StoreUnavailableError,
   type FeedStore,
+  type HistoryStore,
   type LinkStore,
   type MemberStore,
   type SnapshotStore,
   type View,
   type ViewStore,
 } from '../../commands/index.js';
-import { PLATFORM_SLUGS, TITLE_SLUGS, type TitleSlug } from '../catalog/index.js';
+import { PLATFORM_SLUGS, TITLE_SLUGS, type PlatformSlug, type TitleSlug } from '../catalog/index.js';
+import { HISTORY_DAYS, withDay } from '../embeds/history.js';
 import { withTimeout } from '../lookup/within.js';
 import { BoundedMemoryStore } from '../lookup/memory-store.js';
 import { moveFeedToRedis, redisFeedStore, sqliteFeedStore } from './feed-store.js';
@@ -61,6 +63,24 @@ const SnapshotSchema = z.object({
   winRate: z.number().optional(),
 });
 const MembersSchema = z.array(z.string()).max(MAX_MEMBERS_PER_SERVER);
+const HistorySchema = z
+  .array(
+    z.object({
+      day: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+      matches: z.number().optional(),
+      wins: z.number().optional(),
+      kills: z.number().optional(),
+      deaths: z.number().optional(),
+      kd: z.number().optional(),
+      winRate: z.number().optional(),
+      rating: z.number().optional(),
+      tier: z.string().max(100).optional(),
+      season: z.number().int().optional(),
+    }),
+  )
+  .max(HISTORY_DAYS + 1);
+/** A player's history outlives its last day by a day, then goes: a player nobody looks up any more is not kept. */
+const HISTORY_TTL_MS = (HISTORY_DAYS + 1) * 86_400_000;
 const ViewSchema = z
   .object({
     kind: z.enum(['profile', 'segments', 'matches', 'sessions', 'search']),
@@ -74,6 +94,7 @@ export interface BotStores {
   links: LinkStore;
   views: ViewStore;
   snapshots: SnapshotStore;
+  history: HistoryStore;
   members: MemberStore;
   /** The session feed's settings, opt-ins and poller state. */
   feed: FeedStore;
@@ -110,6 +131,7 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
   let linksKeyv: Keyv;
   let viewsKeyv: Keyv;
   let snapshotsKeyv: Keyv;
+  let historyKeyv: Keyv;
   let membersKeyv: Keyv;
   let feed: FeedStore;
   let interactions: InteractionLedger;
@@ -120,8 +142,8 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
   const timeoutMs = options.operationTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
   if (options.redisUrl) {
     const { keyvOnRedis, notConnected, redisClient } = await import('../lookup/redis.js');
-    const opened = ['links', 'views', 'snapshots', 'members'].map((name) => keyvOnRedis(options.redisUrl!, `${options.namespace}-${name}`));
-    [linksKeyv, viewsKeyv, snapshotsKeyv, membersKeyv] = opened.map((o) => o.keyv) as [Keyv, Keyv, Keyv, Keyv];
+    const opened = ['links', 'views', 'snapshots', 'members', 'history'].map((name) => keyvOnRedis(options.redisUrl!, `${options.namespace}-${name}`));
+    [linksKeyv, viewsKeyv, snapshotsKeyv, membersKeyv, historyKeyv] = opened.map((o) => o.keyv) as [Keyv, Keyv, Keyv, Keyv, Keyv];
     const redisFeed = await redisFeedStore(options.redisUrl, options.namespace, timeoutMs);
     feed = redisFeed;
     const ledger = redisClient(options.redisUrl);
@@ -168,7 +190,7 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
         await moveFileToRedis(
           options.linksPath,
           options.namespace,
-          { links: linksKeyv, snapshots: snapshotsKeyv, members: membersKeyv },
+          { links: linksKeyv, snapshots: snapshotsKeyv, members: membersKeyv, history: historyKeyv },
           timeoutMs,
           options.logger,
         );
@@ -206,6 +228,8 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
     snapshotsKeyv.on('error', () => undefined);
     membersKeyv = new Keyv({ store: file, namespace: `${options.namespace}-members`, throwOnErrors: true });
     membersKeyv.on('error', () => undefined);
+    historyKeyv = new Keyv({ store: file, namespace: `${options.namespace}-history`, throwOnErrors: true });
+    historyKeyv.on('error', () => undefined);
     interactions = interactionLedger();
     const fileFeed = sqliteFeedStore(options.linksPath, timeoutMs);
     feed = fileFeed;
@@ -218,6 +242,12 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
     );
   }
   const linkKey = (userId: string, title: TitleSlug) => `${userId}:${title}`;
+  // Identifiers are case-insensitive: `Nova#2231` and `nova#2231` are one player's history.
+  const playerKey = (title: TitleSlug, platform: PlatformSlug, identifier: string) => `${title}:${platform}:${identifier.toLowerCase()}`;
+  const daysOf = async (key: string, told: 'store.historyUnreadable' | 'store.historyNotKept') => {
+    const parsed = HistorySchema.safeParse(await guarded<unknown>(() => historyKeyv.get(key), told));
+    return parsed.success ? parsed.data : [];
+  };
   const guarded = storeGuard(timeoutMs, 'the links or views store');
   return {
     links: {
@@ -244,6 +274,15 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
       async set(userId, title, snapshot) {
         const saved = await guarded(() => snapshotsKeyv.set(linkKey(userId, title), snapshot), 'store.lookNotKept');
         if (!saved) throw new StoreUnavailableError('store.lookNotKept');
+      },
+    },
+    history: {
+      days: (title, platform, identifier) => daysOf(playerKey(title, platform, identifier), 'store.historyUnreadable'),
+      // Read, add, write: two processes recording one player on one day at once keep either look.
+      async record(title, platform, identifier, today) {
+        const key = playerKey(title, platform, identifier);
+        const next = withDay(await daysOf(key, 'store.historyNotKept'), today);
+        if (!(await guarded(() => historyKeyv.set(key, next, HISTORY_TTL_MS), 'store.historyNotKept'))) throw new StoreUnavailableError('store.historyNotKept');
       },
     },
     members: {
@@ -280,16 +319,16 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
       await withTimeout(Promise.all([links, viewsKeyv.get('readiness-probe')]), timeoutMs, 'the links and views stores');
     },
     close: async () => {
-      await Promise.allSettled([linksKeyv, viewsKeyv, snapshotsKeyv, membersKeyv].map((k) => k.disconnect()));
+      await Promise.allSettled([linksKeyv, viewsKeyv, snapshotsKeyv, membersKeyv, historyKeyv].map((k) => k.disconnect()));
       for (const close of closers) await close();
     },
   };
 }
 
 /** What the SQLite file keeps per user or server besides the feed, each under `<namespace>-<kind>:`. */
-const KEPT = { links: LinkedAccountSchema, snapshots: SnapshotSchema, members: MembersSchema } as const;
+const KEPT = { links: LinkedAccountSchema, snapshots: SnapshotSchema, members: MembersSchema, history: HistorySchema } as const;
 type KeptKind = keyof typeof KEPT;
-const KEPT_KEY = /^(.*)-(links|snapshots|members):(.+)$/;
+const KEPT_KEY = /^(.*)-(links|snapshots|members|history):(.+)$/;
 
 /**
  * Moves the links, last looks (snapshots) and server members kept in the SQLite file into Redis,
@@ -306,7 +345,7 @@ async function moveFileToRedis(path: string, namespace: string, redis: Record<Ke
     logger?.warn({ file: path, reason: (e as Error).message }, 'LINKS_DB cannot be read: its links were not moved to Redis');
     return;
   }
-  const moved = { links: 0, snapshots: 0, members: 0 };
+  const moved = { links: 0, snapshots: 0, members: 0, history: 0 };
   let kept = 0;
   const otherNamespaces = new Set<string>();
   const within = <T>(work: Promise<T>, what: string) => withTimeout(work, timeoutMs, what);
@@ -330,7 +369,7 @@ async function moveFileToRedis(path: string, namespace: string, redis: Record<Ke
         moved.members++;
       } else if (there !== undefined) kept++;
       else {
-        await within(redis[kind].set(id, parsed.data), `writing ${kind} to Redis`);
+        await within(redis[kind].set(id, parsed.data, kind === 'history' ? HISTORY_TTL_MS : undefined), `writing ${kind} to Redis`);
         moved[kind]++;
       }
     }
@@ -343,6 +382,7 @@ async function moveFileToRedis(path: string, namespace: string, redis: Record<Ke
     {
       moved: moved.links,
       snapshots: moved.snapshots,
+      histories: moved.history,
       servers: moved.members,
       alreadyInRedis: kept,
       ...(otherNamespaces.size > 0 ? { otherNamespaces: [...otherNamespaces] } : {}),

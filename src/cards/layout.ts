@@ -6,7 +6,7 @@ import type { Node } from '@takumi-rs/core';
 import { TITLE_COLORS, formatValue, topShare } from '../embeds/format.js';
 import { say } from '../locales/index.js';
 import { FONT_FAMILY } from './fonts.js';
-import type { CardFigure, CardModel, CompareCardModel, ProfileCardModel, SessionCardModel } from './model.js';
+import type { CardFigure, CardModel, CompareCardModel, MatchResult, ProfileCardModel, SessionCardModel } from './model.js';
 
 export const CARD_WIDTH = 640;
 /** Each kind's height; a compare card's is its header and a row a figure (`compareHeight`), at most MAX_COMPARE_ROWS. */
@@ -98,24 +98,105 @@ function figureRow(f: CardFigure, accent: string, language: string): Node {
   ]);
 }
 
+/** The rank's emblem: a disc in the tier's colours holding its mark (`D1`), the tier's name and rating beside it. */
+function emblem(rank: NonNullable<ProfileCardModel['rank']>): Node {
+  return box({ alignItems: 'center', gap: 16, minWidth: 0, flexShrink: 1 }, [
+    box(
+      {
+        width: 104,
+        height: 104,
+        flexShrink: 0,
+        borderRadius: 52,
+        backgroundColor: rank.fill,
+        border: `8px solid ${rank.edge}`,
+        alignItems: 'center',
+        justifyContent: 'center',
+      },
+      [text(rank.mark, { fontSize: rank.mark.length <= 2 ? 40 : 30, fontWeight: 700, color: COLOR.background })],
+    ),
+    box({ flexDirection: 'column', minWidth: 0, flexShrink: 1 }, [
+      text(rank.tier, { fontSize: 32, fontWeight: 700, flexShrink: 1, minWidth: 0 }),
+      ...(rank.rating ? [text(rank.rating, { fontSize: 30, color: COLOR.text })] : []),
+      ...(rank.peak ? [text(rank.peak, { fontSize: 24, color: COLOR.muted, flexShrink: 1, minWidth: 0 })] : []),
+    ]),
+  ]);
+}
+
+/** The results as letters on their colours (a shape and a letter as well as a colour), oldest first. */
+function strip(results: readonly MatchResult[], language: string, size: number): Node {
+  const letter = { win: say(language, 'result.letter.win'), loss: say(language, 'result.letter.loss'), other: '–' } as const;
+  return box(
+    { gap: 6 },
+    results.map((r) =>
+      box({ width: size, height: size + 2, backgroundColor: COLOR[r], borderRadius: 6, alignItems: 'center', justifyContent: 'center' }, [
+        text(letter[r], { fontSize: Math.round(size * 0.65), fontWeight: 700, color: COLOR.background }),
+      ]),
+    ),
+  );
+}
+
+/**
+ * A line of bars from the lowest value to the highest, oldest first: a rating moves by a few points
+ * in thousands, so bars from zero would all look alike. The first and last value are written above.
+ */
+function trendChart(trend: NonNullable<ProfileCardModel['trend']>, color: string, width: number): Node {
+  const lo = Math.min(...trend.values);
+  const hi = Math.max(...trend.values);
+  const height = 64;
+  const gap = 6;
+  const barWidth = Math.max(6, Math.floor((width - gap * (trend.values.length - 1)) / trend.values.length));
+  return box({ flexDirection: 'column', width, gap: 6 }, [
+    box({ alignItems: 'baseline', gap: 10 }, [
+      text(trend.label, { fontSize: 24, color: COLOR.muted }),
+      // Arrows from the Latin subset (U+2191, U+2193): the fonts have no rightwards arrow.
+      text(`${trend.from} ${trend.rise > 0 ? '↑' : trend.rise < 0 ? '↓' : '='} ${trend.to}`, { fontSize: 24, fontWeight: 700 }),
+    ]),
+    box(
+      { height, alignItems: 'flex-end', gap },
+      trend.values.map((v) =>
+        box({
+          width: barWidth,
+          height: hi === lo ? height / 2 : 8 + Math.round(((height - 8) * (v - lo)) / (hi - lo)),
+          backgroundColor: color,
+          borderRadius: 3,
+        }),
+      ),
+    ),
+  ]);
+}
+
 function profileLayout(model: ProfileCardModel): Node {
   const accent = hex(TITLE_COLORS[model.title]);
-  return frame(model, model.tier, [
-    box({ gap: 24, flexGrow: 1, marginTop: 8 }, [
-      box(
-        { flexDirection: 'column', width: 190, gap: 10 },
-        model.lead.map((f) =>
-          box({ flexDirection: 'column' }, [
-            text(f.label, { fontSize: 26, color: COLOR.muted }),
-            text(f.value, { fontSize: leadSize(f.value), fontWeight: 700, lineHeight: 1.1, maxWidth: 190 }),
-          ]),
-        ),
-      ),
-      box(
-        { flexDirection: 'column', flexGrow: 1, flexShrink: 1, minWidth: 0, gap: 10 },
-        model.figures.map((f) => figureRow(f, accent, model.language)),
-      ),
-    ]),
+  const lead = (f: CardFigure) =>
+    box({ flexDirection: 'column', minWidth: 0 }, [
+      text(f.label, { fontSize: 26, color: COLOR.muted }),
+      text(f.value, { fontSize: model.rank ? Math.min(40, leadSize(f.value)) : leadSize(f.value), fontWeight: 700, lineHeight: 1.1, maxWidth: 190 }),
+    ]);
+  const inner = CARD_WIDTH - 2 * PAD;
+  return frame(model, null, [
+    // The rank leads where there is one, K/D and win rate beside it; else they lead, the figures beside them.
+    model.rank
+      ? box({ gap: 24, alignItems: 'center', justifyContent: 'space-between', marginTop: 4 }, [
+          emblem(model.rank),
+          box({ gap: 18, flexShrink: 0 }, model.lead.map(lead)),
+        ])
+      : box({ gap: 24, marginTop: 8 }, [
+          box({ flexDirection: 'column', width: 190, gap: 10 }, model.lead.map(lead)),
+          box(
+            { flexDirection: 'column', flexGrow: 1, flexShrink: 1, minWidth: 0, gap: 10 },
+            model.figures.map((f) => figureRow(f, accent, model.language)),
+          ),
+        ]),
+    ...(model.form.length > 0 ? [strip(model.form, model.language, 40)] : []),
+    ...(model.trend ? [trendChart(model.trend, accent, inner)] : []),
+    ...(model.rank && model.figures.length > 0
+      ? [
+          box(
+            { flexDirection: 'column', gap: 10 },
+            model.figures.map((f) => figureRow(f, accent, model.language)),
+          ),
+        ]
+      : []),
   ]);
 }
 
@@ -148,16 +229,8 @@ function sessionLayout(model: SessionCardModel): Node {
     : model.ratingChange
       ? say(model.language, 'sessions.rating', { change: model.ratingChange })
       : null;
-  const letter = { win: say(model.language, 'card.win'), loss: say(model.language, 'card.loss'), other: '–' } as const;
   return frame(model, badge, [
-    box(
-      { gap: 6 },
-      model.results.map((r) =>
-        box({ width: 40, height: 42, backgroundColor: COLOR[r], borderRadius: 6, alignItems: 'center', justifyContent: 'center' }, [
-          text(letter[r], { fontSize: 26, fontWeight: 700, color: COLOR.background }),
-        ]),
-      ),
-    ),
+    strip(model.results, model.language, 40),
     // A chart no match of the session has a figure for is left out.
     box(
       { gap: 32 },

@@ -1,7 +1,9 @@
 // What a card shows, as plain data: pure functions from a payload to a card model, with every
 // figure chosen by meaning (src/embeds/figures.ts) and every text already fit for the fonts. The
 // model is what cards are cached by: the same model draws the same picture.
-import { FIGURE_INFO, formatDuration, parseTimeSpan, type Figure, type TitleSlug } from '../catalog/index.js';
+import { FIGURE_INFO, formatDuration, parseTimeSpan, tierColours, type Figure, type TitleSlug } from '../catalog/index.js';
+import { FORM_MATCHES, type FormMatch } from '../embeds/form.js';
+import type { DaySnapshot } from '../embeds/history.js';
 import { compareRows, tallyOf, type Better } from '../embeds/compare.js';
 import { figure, ratingTier } from '../embeds/figures.js';
 import { madeOnce } from '../embeds/once.js';
@@ -31,10 +33,15 @@ interface CardHead {
 
 export interface ProfileCardModel extends CardHead {
   kind: 'profile';
-  tier: string | null;
+  /** The rank, drawn as an emblem in the tier's colours: its name, the rating, the peak above it. */
+  rank: { tier: string; mark: string; fill: string; edge: string; rating: string | null; peak: string | null } | null;
   /** K/D and win rate (or what the title leads with), drawn large. */
   lead: CardFigure[];
-  /** Up to three more, with a bar for their percentile when it is known. */
+  /** The last matches' results, oldest first. */
+  form: MatchResult[];
+  /** The rating over the last matches (else their K/D), oldest first, with its label and the first and last value as written. */
+  trend: { label: string; values: number[]; from: string; to: string; rise: number } | null;
+  /** Up to three more, with a bar for their percentile when it is known; fewer where the form and trend take the room. */
   figures: CardFigure[];
 }
 
@@ -104,33 +111,105 @@ function subtitle(title: TitleSlug, platform: string | null, ...more: (string | 
     .join(' · ');
 }
 
-/** A profile's card; undefined when it has no stats to draw. */
-export function profileCard(profile: StatsProfile, title: TitleSlug, locale?: string): ProfileCardModel | undefined {
-  // A cached lookup hands back the same profile object: its card, per title and language, is made once.
-  return madeCards(profile, `${title}|${languageOf(locale)}`, () => makeProfileCard(profile, title, locale));
+/** A profile's card; undefined when it has no stats to draw. `recent`: the last matches, newest first, for the form and the trend. */
+export function profileCard(
+  profile: StatsProfile,
+  title: TitleSlug,
+  locale?: string,
+  recent?: readonly FormMatch[],
+  days?: readonly DaySnapshot[],
+): ProfileCardModel | undefined {
+  const form = (recent ?? []).slice(0, FORM_MATCHES).reverse();
+  // Without recent matches (title_c, title_d), the days kept trace the trend.
+  const daily = recent ? [] : (days ?? []).slice(-FORM_MATCHES);
+  // A cached lookup hands back the same profile object: its card, per title, language and recent matches or days, is made once.
+  const key = `${title}|${languageOf(locale)}|${form.map((m) => `${m.outcome ?? ''}${numberOf(m.stats, title, 'rating') ?? ''}/${numberOf(m.stats, title, 'kd') ?? ''}`).join(',')}|${daily
+    .map((d) => `${d.rating ?? ''}/${d.kd ?? ''}`)
+    .join(',')}`;
+  return madeCards(profile, key, () => makeProfileCard(profile, title, locale, form, daily));
 }
 
 const madeCards = madeOnce<StatsProfile, ProfileCardModel | undefined>();
 
-function makeProfileCard(profile: StatsProfile, title: TitleSlug, locale?: string): ProfileCardModel | undefined {
+/** A figure's number, sign kept (a rating change), or null. */
+const numberOf = (stats: Stats, title: TitleSlug, name: Figure): number | null => {
+  const v = figure(stats, title, name)?.value;
+  return typeof v === 'number' && Number.isFinite(v) ? v : null;
+};
+
+/** `Diamond 1` -> `D1`, `Master` -> `M`: what the emblem holds. */
+const markOf = (tier: string): string => {
+  const words = tier.trim().split(/\s+/);
+  const division = words.length > 1 ? (words.at(-1) ?? '') : '';
+  return `${(words[0] ?? '?').charAt(0).toUpperCase()}${/^[0-9IVX]{1,4}$/.test(division) ? division : ''}`;
+};
+
+function makeProfileCard(
+  profile: StatsProfile,
+  title: TitleSlug,
+  locale: string | undefined,
+  form: readonly FormMatch[],
+  daily: readonly DaySnapshot[],
+): ProfileCardModel | undefined {
   const stats = overviewOf(profile.segments)?.stats;
   if (!stats) return undefined;
   const lead = LEAD.flatMap((f) => cardFigure(stats, title, f, locale) ?? []);
-  const figures = MORE.flatMap((f) => cardFigure(stats, title, f, locale) ?? []).slice(0, MAX_FIGURES);
-  if (lead.length + figures.length === 0) return undefined;
+  const rating = figure(stats, title, 'rating');
+  const tier = ratingTier(rating);
+  const tierName = tier ? drawable(tier.name) : '';
+  const peak = figure(stats, title, 'peakRating');
+  const peakValue = numberOf(stats, title, 'peakRating');
+  const ratingValue = numberOf(stats, title, 'rating');
+  const [fill, edge] = tierColours(tierName);
+  const rank = tierName
+    ? {
+        tier: tierName,
+        mark: markOf(tierName),
+        fill,
+        edge,
+        rating: rating && ratingValue !== null ? statValue(rating, locale, 'rating') : null,
+        peak:
+          peak && peakValue !== null && ratingValue !== null && peakValue > ratingValue
+            ? `${figureLabel('peakRating', locale)} ${statValue(peak, locale, 'peakRating')}`
+            : null,
+      }
+    : null;
+  const results = form.flatMap((m): MatchResult[] => (m.outcome === null ? [] : [m.outcome === 'draw' ? 'other' : m.outcome]));
+  const known = (v: number | null | undefined): v is number => typeof v === 'number' && Number.isFinite(v);
+  const ratings = [...form.map((m) => numberOf(m.stats, title, 'rating')), ...daily.map((d) => d.rating)].filter(known);
+  const kds = [...form.map((m) => numberOf(m.stats, title, 'kd')), ...daily.map((d) => d.kd)].filter(known);
+  const [trendFigure, values]: [Figure, number[]] = ratings.length >= 2 ? ['rating', ratings] : ['kd', kds];
+  const written = (v: number) => formatValue(v, FIGURE_INFO[trendFigure].displayType, locale, true);
+  const trend =
+    values.length >= 2
+      ? {
+          label: figureLabel(trendFigure, locale),
+          values,
+          from: written(values[0]!),
+          to: written(values.at(-1)!),
+          rise: Math.sign(values.at(-1)! - values[0]!),
+        }
+      : null;
+  // The card's height is fixed: the figures (the reply's text has them) give way to what only the card shows.
+  const room = rank ? MAX_FIGURES - 1 - (results.length > 0 ? 1 : 0) - (trend ? 2 : 0) : MAX_FIGURES;
+  const figures = MORE.filter((f) => !(rank && f === 'rating'))
+    .flatMap((f) => cardFigure(stats, title, f, locale) ?? [])
+    .slice(0, Math.max(0, room));
+  if (lead.length + figures.length === 0 && !rank) return undefined;
   const main = MAINS.map(([key, label]) => {
     const v = profile.metadata[key];
     return typeof v === 'string' && drawable(v) ? `${say(locale, label)}: ${v}` : null;
   }).find(Boolean);
-  const tier = ratingTier(figure(stats, title, 'rating'));
   return {
     kind: 'profile',
     title,
     language: languageOf(locale),
     name: drawable(profile.platformInfo.platformUserHandle),
     subtitle: subtitle(title, profile.platformInfo.platformSlug, main),
-    tier: tier ? drawable(tier.name) || null : null,
+    rank,
     lead,
+    form: results,
+    trend,
     figures,
   };
 }

@@ -91,7 +91,9 @@ const WARM_UP: CardModel = {
   language: 'en',
   name: 'Warm-up Łódź Ωμέγα Жук',
   subtitle: 'Title C · Console A',
-  tier: 'Diamond 1',
+  rank: { tier: 'Diamond 1', mark: 'D1', fill: '#6aa8ff', edge: '#2a55b8', rating: '11,902', peak: 'Peak Master' },
+  form: ['win', 'loss', 'other'],
+  trend: { label: 'Rating', values: [11_800, 11_902], from: '11,800', to: '11,902', rise: 1 },
   lead: [
     { label: 'K/D', value: '1.50', percentile: 67.5 },
     { label: 'Win rate', value: '49.5%', percentile: 55 },

@@ -3,7 +3,7 @@ import { FIGURE_INFO, PROFILE_FIGURES, type Figure, type TitleSlug } from '../ca
 import type { LookupMeta } from '../lookup/client.js';
 import { say, sayCount } from '../locales/index.js';
 import { overviewOf, type StatsProfile } from '../lookup/schemas.js';
-import { figure } from './figures.js';
+import { figure, ratingTier } from './figures.js';
 import { TITLE_COLORS, dataTime, describe, figureLabel, footerOf, platformName, statValue, titleName, unbroken } from './format.js';
 import { embedReply, safeText, type Reply } from './reply.js';
 
@@ -39,14 +39,9 @@ export function compareRows(title: TitleSlug, a: StatsProfile, b: StatsProfile, 
     const sa = figure(statsA, title, f);
     const sb = figure(statsB, title, f);
     if (!sa && !sb) return [];
-    return [
-      {
-        label: figureLabel(f, locale),
-        left: sa ? statValue(sa, locale, f, true) : '–',
-        right: sb ? statValue(sb, locale, f, true) : '–',
-        better: better(f, sa?.value, sb?.value),
-      },
-    ];
+    // A rating is told by its tier where the answer names one (`Diamond 1`), compared by its value.
+    const written = (stat: typeof sa) => (!stat ? '–' : ((f === 'rating' ? ratingTier(stat)?.name : undefined) ?? statValue(stat, locale, f, true)));
+    return [{ label: figureLabel(f, locale), left: written(sa), right: written(sb), better: better(f, sa?.value, sb?.value) }];
   });
 }
 
@@ -59,7 +54,8 @@ const ARROW = { left: '◂', right: '▸', even: '=' } as const;
 
 /** The figures either player has, each once, in the order a reader wants them. */
 function comparedFigures(title: TitleSlug): Figure[] {
-  return [...new Set([...LEAD, ...PROFILE_FIGURES[title].filter((f) => f !== 'matchesPlayed' && f !== 'timePlayed'), ...COUNTS])];
+  // Rank first, as on a profile.
+  return [...new Set(['rating' as const, ...LEAD, ...PROFILE_FIGURES[title].filter((f) => f !== 'matchesPlayed' && f !== 'timePlayed'), ...COUNTS])];
 }
 
 /**

@@ -1,6 +1,6 @@
 // A player's rank and recent form, as the top of a profile shows them: the tier and rating with the
 // season's peak, then the last matches as letters (W L W, in the reader's language: not colour
-// alone), their K/D against the career's, the current streak and the rating won or lost over them.
+// alone, the newest last), their K/D against the career's, the current streak and the rating won or lost over them.
 import type { TitleSlug } from '../catalog/index.js';
 import { say, sayCount } from '../locales/index.js';
 import type { MatchSummary, SessionList, Stat, Stats } from '../lookup/schemas.js';
@@ -31,7 +31,8 @@ export function formOfSessions(list: SessionList): FormMatch[] {
   return list.items.flatMap((s) => s.matches.map((m) => ({ outcome: outcomeOf(m.metadata.result?.value), stats: m.stats })));
 }
 
-const LETTER = { win: 'form.win', loss: 'form.loss', draw: 'form.draw' } as const;
+/** A result's letter in the reader's language (W, L, D; S, N, U in German). */
+export const FORM_LETTERS = { win: 'result.letter.win', loss: 'result.letter.loss', draw: 'result.letter.draw' } as const;
 
 /** A signed whole number in the reader's format: `+42`, `−64`, `±0`. */
 export function signed(value: number, locale: string | undefined): string {
@@ -69,8 +70,12 @@ export function formLines(recent: readonly FormMatch[], career: Stats, title: Ti
     }
   }
   if (told.length === 0 && counted === 0) return null;
-  // Letters side by side, as form guides write them (`WWLDW`): spaced, ten of them broke over two lines on a phone.
-  const letters = told.map((m) => say(locale, LETTER[m.outcome!])).join('');
+  // Letters side by side, oldest first as form guides and the sessions' strips write them (`WWLDW`,
+  // the newest last): spaced, ten of them broke over two lines on a phone.
+  const letters = told
+    .map((m) => say(locale, FORM_LETTERS[m.outcome!]))
+    .reverse()
+    .join('');
   const careerKd = figure(career, title, 'kd');
   const kd =
     counted > 0

@@ -16,3 +16,4 @@ export * from './leaderboard.js';
 export * from './urls.js';
 export * from './feed.js';
 export * from './form.js';
+export * from './history.js';

@@ -4,7 +4,7 @@ import type { Figure, TitleSlug } from '../catalog/index.js';
 import { commandLine, say, type TextKey } from '../locales/index.js';
 import type { LookupErrorKind } from '../lookup/errors.js';
 import type { Stat } from '../lookup/schemas.js';
-import { TITLE_COLORS, code, figureLabel, statValue, titleName } from './format.js';
+import { TITLE_COLORS, code, figureLabel, statValue, titleName, unbroken } from './format.js';
 import { embedReply, safeText, type Reply } from './reply.js';
 import { clip } from './text.js';
 
@@ -14,14 +14,16 @@ export const BOARD_SIZE = 10;
  * markdown is escaped) passed the description's 4,096 and cut off the invoker's place and who is not ranked.
  */
 const NAME_SHOWN = 64;
+/** A tier's name on the board (`Diamond 1`, `Grandmaster`): an answer's longer one is cut. */
+const TIER_SHOWN = 24;
 
 /** One linked member: their figure when their profile answered, else why not. */
 /** Why a member has no place: a lookup's failure, no such figure in their profile, or a link on a platform the title has no profiles on. */
 export type BoardMissing = LookupErrorKind | 'no_figure' | 'no_profile';
 /** `has`: for a profile without the figure, the figures a board can rank by that it has. */
-export type BoardEntry = { userId: string; handle: string } & (
-  { stat: Stat } | { stat?: undefined; missing: BoardMissing; has?: readonly Figure[] | undefined }
-);
+export type BoardEntry = { userId: string; handle: string } &
+  /** `tier`: the rank the profile names, shown beside the name whatever the board ranks by. */
+  ({ stat: Stat; tier?: string | undefined } | { stat?: undefined; missing: BoardMissing; has?: readonly Figure[] | undefined });
 
 export interface BoardContext {
   title: TitleSlug;
@@ -70,7 +72,8 @@ export function leaderboardReply(entries: readonly BoardEntry[], ctx: BoardConte
     const at = places[i]!;
     const place = MEDALS[at - 1] ?? `\`${String(at).padStart(2)}\``;
     // The value held to its bullet and name's end: a phone left "40,4%" alone on the next line.
-    return `${place} ${mine ? '▶ ' : ''}**${safeText(clip(e.handle, NAME_SHOWN))}**\u00a0·\u00a0${statValue(e.stat, locale, f, true)}`;
+    const tier = e.tier ? `\u00a0·\u00a0${unbroken(safeText(clip(e.tier, TIER_SHOWN)))}` : '';
+    return `${place} ${mine ? '▶ ' : ''}**${safeText(clip(e.handle, NAME_SHOWN))}**\u00a0·\u00a0${statValue(e.stat, locale, f, true)}${tier}`;
   };
   const lines = ranked.slice(0, BOARD_SIZE).map(line);
   const mine = ranked.findIndex((e) => e.userId === ctx.invokerId);

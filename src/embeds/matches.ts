@@ -4,6 +4,7 @@ import type { LookupMeta } from '../lookup/client.js';
 import type { MatchChild, MatchSummary, StatisticalObject, Stats } from '../lookup/schemas.js';
 import { goButtons, openSelect, pageControls, rows } from './controls.js';
 import { figure } from './figures.js';
+import { FORM_LETTERS, signed } from './form.js';
 import {
   TITLE_COLORS,
   answerTime,
@@ -87,8 +88,17 @@ export function matchesReply(matches: MatchSummary[], ctx: MatchesContext): Repl
     const kd = figure(stats, ctx.title, 'kd');
     // "K/D" held to its number, and each bullet to what it follows: a phone broke "K/D" from "0.87"
     // and began lines with "· K/D".
-    const parts = [score(stats), kd ? `K/D\u00a0${statValue(kd, ctx.locale, 'kd')}` : null, answerTime(m.metadata.timestamp)].filter(Boolean);
-    return `${outcomeMark(m.metadata.result)} **${where || say(ctx.locale, 'matches.match')}**${parts.length > 0 ? `\u00a0· ${bulleted(parts)}` : ''}`;
+    const change = figure(stats, ctx.title, 'ratingChange');
+    const parts = [
+      score(stats),
+      kd ? `K/D\u00a0${statValue(kd, ctx.locale, 'kd')}` : null,
+      typeof change?.value === 'number' ? `**${signed(change.value, ctx.locale)}**` : null,
+      answerTime(m.metadata.timestamp),
+    ].filter(Boolean);
+    // The result as a letter beside its colour: colour alone is lost on some readers.
+    const outcome = outcomeOf(m.metadata.result);
+    const letter = outcome ? `\u00a0${say(ctx.locale, FORM_LETTERS[outcome])}` : '';
+    return `${outcomeMark(m.metadata.result)}${letter} **${where || say(ctx.locale, 'matches.match')}**${parts.length > 0 ? `\u00a0· ${bulleted(parts)}` : ''}`;
   });
   // Paged by cursor: how many pages follow is not known, only whether one does (`1 / 2+`, then `3 / 3`).
   const pageCount = ctx.page + (ctx.hasMore ? 2 : 1);

@@ -5,6 +5,7 @@ import { overviewOf, type Stats, type StatsProfile } from '../lookup/schemas.js'
 import { goButtons, rows } from './controls.js';
 import { figure, figures, saysNothing } from './figures.js';
 import { formLines, rankLines, type FormMatch } from './form.js';
+import { periodLines, weekLines, type DaySnapshot, type Period } from './history.js';
 import { TITLE_COLORS, answerTime, bulleted, capitalised, dataTime, describe, figureLabel, footerOf, place, statValue, titleName, unbroken } from './format.js';
 import { madeOnce } from './once.js';
 import { namedStat } from './named.js';
@@ -23,6 +24,11 @@ export interface ProfileOptions {
   since?: readonly string[] | undefined;
   /** The player's last matches, newest first, for the form lines under the rank. */
   recent?: readonly FormMatch[] | undefined;
+  /**
+   * The player's kept days (none where the store failed) and today's snapshot: what changed over
+   * `period`, and the last week at a glance for a title without a match list.
+   */
+  history?: { days: readonly DaySnapshot[] | undefined; today: DaySnapshot; period?: Period | undefined } | undefined;
 }
 
 const MAX_FIGURES = 6;
@@ -126,10 +132,20 @@ export function careerLines(stats: Stats, title: TitleSlug, locale: string | und
  */
 export function profileReply(profile: StatsProfile, title: TitleSlug, meta: LookupMeta, options: ProfileOptions = {}): Reply {
   const components = rows(options.onward ? goButtons(options.onward.stateId, options.onward.targets) : null);
-  const form = options.recent ? formLines(options.recent, overviewOf(profile.segments)?.stats ?? {}, title, options.locale) : null;
+  const { history, locale } = options;
+  const form = options.recent
+    ? formLines(options.recent, overviewOf(profile.segments)?.stats ?? {}, title, locale)
+    : history?.days
+      ? weekLines(history.days, history.today, locale)
+      : null;
+  const since = history?.period
+    ? history.days
+      ? periodLines(history.days, history.today, history.period, locale)
+      : [`-# ⚠️ ${say(locale, 'store.historyUnreadable')}`]
+    : options.since;
   // With no "since" lines the embed depends on the profile object, the title, the data's age and
   // source, the language and the form lines only: a cached lookup hands back the same object, so it is written once.
-  if (options.since && options.since.length > 0) return { ...profileEmbed(profile, title, meta, options.locale, options.since, form), components };
+  if (since && since.length > 0) return { ...profileEmbed(profile, title, meta, locale, since, form), components };
   const key = `${title}|${languageOf(options.locale)}|${meta.source}|${meta.fetchedAt}|${meta.staleBecause?.kind ?? ''}|${form?.join('\n') ?? ''}`;
   return { ...writtenOnce(profile, key, () => profileEmbed(profile, title, meta, options.locale, undefined, form)), components };
 }

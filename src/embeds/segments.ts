@@ -16,6 +16,7 @@ import { goButtons, pageControls, rows } from './controls.js';
 import { figure } from './figures.js';
 import { TITLE_COLORS, compactNumber, dataTime, describe, footerOf, formatValue, queueName, tenths, titleName, typedCode } from './format.js';
 import { careerLines, type Onward } from './profile.js';
+import { rankLines } from './form.js';
 import { embedReply, safeText, type Reply } from './reply.js';
 import { clip, withoutControls } from './text.js';
 
@@ -163,7 +164,10 @@ export function segmentsReply(answered: Segment[], ctx: SegmentsContext): Reply 
   const scope = scopeLabel(ctx.filter, ctx.locale);
   // The overview is one set of figures, not a list: read as a profile reads it, not as a table of
   // one row under its own clipped name (`Lifeti…`).
-  const career = info?.groupBy === 'overview' && segments.length === 1 && segments[0] ? careerLines(segments[0].stats, ctx.title, ctx.locale) : undefined;
+  const overview = info?.groupBy === 'overview' && segments.length === 1 ? segments[0] : undefined;
+  // Rank first, as on the profile: a season's or a queue's tier and its peak.
+  const rank = overview ? rankLines(overview.stats, ctx.title, ctx.locale) : null;
+  const career = overview ? careerLines(overview.stats, ctx.title, ctx.locale, rank ? ['rating', 'peakRating'] : ['peakRating']) : undefined;
   const valueOf = (s: Segment, f: Figure): number | undefined => {
     const stat = figure(s.stats, ctx.title, f);
     return stat?.value != null && Number.isFinite(stat.value) ? stat.value : undefined;
@@ -193,12 +197,14 @@ export function segmentsReply(answered: Segment[], ctx: SegmentsContext): Reply 
   const active = segments.find((s) => s.metadata.isActive === true);
   const body = career
     ? [
-        career.headline ? `### ${career.headline}` : null,
+        rank ? `### ${rank.heading}` : career.headline ? `### ${career.headline}` : null,
+        rank?.peak ?? null,
+        rank && career.headline ? `**${career.headline}**` : null,
         career.placeLine,
         career.played,
         career.totals,
         career.more.length > 0 ? `${career.headline || career.played || career.totals ? '\n' : ''}${career.more.join('\n')}` : null,
-        career.headline || career.played || career.totals || career.more.length > 0 ? null : say(ctx.locale, 'profile.noStats'),
+        rank || career.headline || career.played || career.totals || career.more.length > 0 ? null : say(ctx.locale, 'profile.noStats'),
       ]
     : [
         shown.length > 0

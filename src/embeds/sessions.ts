@@ -4,6 +4,7 @@ import type { LookupMeta } from '../lookup/client.js';
 import type { Session, Stat, Stats } from '../lookup/schemas.js';
 import { goButtons, pageControls, rows } from './controls.js';
 import { figure } from './figures.js';
+import { signed } from './form.js';
 import {
   TITLE_COLORS,
   answerTime,
@@ -90,11 +91,11 @@ function withCount(stats: Stats, count: number): Stats {
   return { ...stats, matchesPlayed: matches };
 }
 
-/** "+23" / "-8": the rating a session won or lost, when the answer says. */
-function ratingChange(s: Session): string | null {
-  const change = s.stats.rankScoreChange;
+/** "+23" / "−8": the rating a session won or lost, when the answer says, in the reader's format. */
+function ratingChange(s: Session, ctx: Pick<SessionsContext, 'title' | 'locale'>): string | null {
+  const change = figure(s.stats, ctx.title, 'ratingChange');
   if (!change) return null;
-  return change.value !== null && change.value > 0 ? `+${change.displayValue.replace(/^\+/, '')}` : change.displayValue;
+  return typeof change.value === 'number' && Number.isFinite(change.value) ? signed(change.value, ctx.locale) : change.displayValue;
 }
 
 const RATES: readonly Figure[] = ['kd', 'killsPerMatch', 'damagePerMatch'];
@@ -129,7 +130,7 @@ export function latest(s: Session, ctx: Pick<SessionsContext, 'title' | 'career'
   const live = s.metadata.isActive?.value === true;
   const length = sessionLength(s, ctx.locale);
   const played = characters(s);
-  const change = ratingChange(s);
+  const change = ratingChange(s, ctx);
   return [
     `### ${heading ?? say(ctx.locale, live ? 'sessions.playingNow' : 'sessions.latest')}`,
     bulleted([
@@ -160,7 +161,7 @@ function earlier(s: Session, ctx: SessionsContext): string {
   const { wins, count } = form(s);
   const start = startOf(s);
   const kd = figure(s.stats, ctx.title, 'kd');
-  const change = ratingChange(s);
+  const change = ratingChange(s, ctx);
   return bulleted([
     start ?? '—',
     count > 0 ? unbroken(say(ctx.locale, 'sessions.wonShort', { wins, count })) : null,

@@ -5,6 +5,7 @@ import type { Stats } from '../lookup/schemas.js';
 import { say, sayCount } from '../locales/index.js';
 import { figure } from './figures.js';
 import { formatValue, relativeTime } from './format.js';
+import { thenAndNow } from './history.js';
 
 /** The few figures a look keeps: enough to say what changed, small enough to keep for every user. */
 export interface ProfileSnapshot {
@@ -36,13 +37,6 @@ export function snapshotOf(stats: Stats, title: TitleSlug, account: { platform: 
   };
 }
 
-/** `1.42 → **1.48**`, or the one value when it did not move. */
-function then(before: number | undefined, now: number | undefined, write: (v: number) => string): string | null {
-  if (now === undefined) return null;
-  if (before === undefined || write(before) === write(now)) return `**${write(now)}**`;
-  return `${write(before)} → **${write(now)}**`;
-}
-
 /**
  * The lines under a linked player's own profile: nothing the first time but a promise, then the
  * matches and wins played since the last look and K/D and win rate then and now. A snapshot of
@@ -56,11 +50,11 @@ export function sinceLines(previous: ProfileSnapshot | undefined, current: Profi
   if (played === undefined) return [say(locale, 'since.noCount', { when })];
   if (played <= 0) return [say(locale, 'since.nothingNew', { when })];
   const wins = current.wins !== undefined && previous.wins !== undefined ? Math.max(0, current.wins - previous.wins) : undefined;
-  const kd = then(previous.kd, current.kd, (v) => formatValue(v, 'NumberPrecision2', locale));
+  const kd = thenAndNow(previous.kd, current.kd, (v) => formatValue(v, 'NumberPrecision2', locale));
   // A look kept before percentages sent as fractions were read on the scale of a hundred (0.548, now 55.0).
   const before =
     previous.winRate !== undefined && previous.winRate <= 1 && current.winRate !== undefined && current.winRate > 1 ? previous.winRate * 100 : previous.winRate;
-  const winRate = then(before, current.winRate, (v) => formatValue(v, 'NumberPercentage', locale));
+  const winRate = thenAndNow(before, current.winRate, (v) => formatValue(v, 'NumberPercentage', locale));
   return [
     say(locale, 'since.heading', { when }),
     `${sayCount(locale, 'since.matches', played, {}, formatValue(played, 'Number', locale))}${wins !== undefined ? ` · ${sayCount(locale, 'since.wins', wins, {}, formatValue(wins, 'Number', locale))}` : ''}`,

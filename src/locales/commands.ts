@@ -38,8 +38,8 @@ export function describedBy(description: string): { key: keyof typeof enCommands
   return undefined;
 }
 
-/** The texts a choice may be named after: figures (`K/D`, `Win rate`) and queues (`Ranked`). */
-const CHOICE_KEYS = Object.entries(en).filter(([k]) => k.startsWith('figure.') || k.startsWith('queue.'));
+/** The texts a choice may be named after: figures (`K/D`, `Win rate`), queues (`Ranked`) and periods (`Week`). */
+const CHOICE_KEYS = Object.entries(en).filter(([k]) => k.startsWith('figure.') || k.startsWith('queue.') || k.startsWith('period.'));
 
 function localized(of: (language: Exclude<Language, 'en'>) => string | undefined): Record<string, string> | undefined {
   const out: Record<string, string> = {};

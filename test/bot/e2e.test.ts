@@ -96,8 +96,8 @@ describe('the bot process against the Discord double', () => {
   it.each([
     ['/stats title_c profile', { group: 'title_c', subcommand: 'profile', options: { platform: 'console_a', player: 'Nova' } }, 500],
     ['/stats title_b sessions', { group: 'title_b', subcommand: 'sessions', options: { platform: 'pc_store_b', player: 'Wraithling' } }, 500],
-    // Seven figures compared: K/D, win rate, three of title_c's, matches and time played.
-    ['/compare', { command: 'compare', options: { title: 'title_c', player: 'Nova#2231', platform: 'pc_store_c', other: 'AtlasJr#6876' } }, compareHeight(7)],
+    // Eight figures compared: the rating, K/D, win rate, three of title_c's, matches and time played.
+    ['/compare', { command: 'compare', options: { title: 'title_c', player: 'Nova#2231', platform: 'pc_store_c', other: 'AtlasJr#6876' } }, compareHeight(8)],
   ] as const)('%s comes with its card: a PNG uploaded as card.png and shown as the embed image', async (_name, input, height) => {
     // The bot's first card starts its worker, which loads its fonts: on a busy machine that takes
     // longer than the answer may wait, and the text goes alone while the card is still drawn and

@@ -48,6 +48,20 @@ describe('bot stores on Redis', () => {
       await a.members.add('g1', 'u1');
       expect(await b.members.list('g1')).toEqual(['u2', 'u1']);
       expect(await a.members.list('g2')).toEqual([]);
+      // A player's history too, by identifier whatever its case, a day each; with a time to live in Redis.
+      await a.history.record('title_c', 'pc_store_c', 'Nova#2231', { day: '2026-11-19', matches: 40, kd: 1.4 });
+      await b.history.record('title_c', 'pc_store_c', 'nova#2231', { day: '2026-11-20', matches: 44, kd: 1.45, tier: 'Gold 2' });
+      await a.history.record('title_c', 'pc_store_c', 'NOVA#2231', { day: '2026-11-20', matches: 46, kd: 1.48, tier: 'Gold 1' });
+      expect(await b.history.days('title_c', 'pc_store_c', 'Nova#2231')).toEqual([
+        { day: '2026-11-19', matches: 40, kd: 1.4 },
+        { day: '2026-11-20', matches: 46, kd: 1.48, tier: 'Gold 1' },
+      ]);
+      expect(await a.history.days('title_c', 'console_a', 'Nova#2231')).toEqual([]);
+      const client = createClient({ url: 'redis://127.0.0.1:6379' });
+      await client.connect();
+      const [key] = await client.keys(`${namespace}-history*`);
+      expect(await client.pTTL(key!)).toBeGreaterThan(90 * 86_400_000);
+      client.destroy();
       // An interaction taken by one process is taken for the other: it runs once, whichever worker a copy reaches.
       expect(await a.interactions.take('1180000000000000901')).toBe(true);
       expect(await b.interactions.take('1180000000000000901')).toBe(false);
@@ -61,15 +75,20 @@ describe('bot stores on Redis', () => {
 });
 
 describe('bot stores in an SQLite file', () => {
-  it('keep snapshots and server members across a restart, members bounded per server', async () => {
+  it('keep snapshots, histories and server members across a restart, members bounded per server, a history to its last 90 days', async () => {
     const linksPath = join(mkdtempSync(join(tmpdir(), 'stores-')), 'links.sqlite');
     const a = await createBotStores({ namespace: 't', linksPath });
     await a.snapshots.set('u1', 'title_b', { at: '2026-11-20T10:00:00.000Z', platform: 'pc_store_b', identifier: 'Rift', matches: 3 });
+    const day = (i: number) => new Date(Date.parse('2026-06-01T00:00:00Z') + i * 86_400_000).toISOString().slice(0, 10);
+    for (let i = 0; i < 120; i++) await a.history.record('title_b', 'pc_store_b', 'Rift', { day: day(i), matches: i });
     for (let i = 0; i < MAX_MEMBERS_PER_SERVER + 5; i++) await a.members.add('g1', `m${i}`);
     await a.close();
     const b = await createBotStores({ namespace: 't', linksPath });
     try {
       expect(await b.snapshots.get('u1', 'title_b')).toMatchObject({ identifier: 'Rift', matches: 3 });
+      const days = await b.history.days('title_b', 'pc_store_b', 'Rift');
+      expect(days).toHaveLength(91);
+      expect([days[0]?.day, days.at(-1)?.day]).toEqual([day(29), day(119)]);
       const members = await b.members.list('g1');
       expect(members).toHaveLength(MAX_MEMBERS_PER_SERVER);
       expect(members.at(0)).toBe('m5');

@@ -40,7 +40,9 @@ const PROFILE: ProfileCardModel = {
   language: 'en',
   name: 'Nova Łódź Ωμέγα',
   subtitle: 'Title C · Console A · Main: Ana',
-  tier: 'Diamond 1',
+  rank: { tier: 'Diamond 1', mark: 'D1', fill: '#6aa8ff', edge: '#2a55b8', rating: '11,902', peak: null },
+  form: [],
+  trend: null,
   lead: [
     { label: 'K/D', value: '1.50', percentile: 67.5 },
     { label: 'Win rate', value: '49.5%', percentile: 55 },
@@ -135,7 +137,7 @@ describe('card models', () => {
 
   it('shows the rating tier when the answer names one', () => {
     const model = profileCard(StatsProfileSchema.parse(fullTitleBProfile()), 'title_b')!;
-    expect(model.tier).toBe('Diamond 1');
+    expect(model.rank).toMatchObject({ tier: 'Diamond 1', mark: 'D1', rating: '8,421' });
     expect(model.subtitle).toContain('Legend: Wraith');
   });
 

@@ -417,7 +417,7 @@ describe('embeds from the service’s payloads', () => {
       hasMore: false,
       stateId: 's2',
     });
-    expect(r.embeds[0]?.description).toMatch(/^🟩 \*\*Harbor · Team Deathmatch\*\*\u00a0· 14\/1\/3\u00a0· K\/D\u00a014\.00\u00a0· <t:\d+:R>/u);
+    expect(r.embeds[0]?.description).toMatch(/^🟩\u00a0W \*\*Harbor · Team Deathmatch\*\*\u00a0· 14\/1\/3\u00a0· K\/D\u00a014\.00\u00a0· <t:\d+:R>/u);
     const menu = r.components[0]?.components[0];
     expect(menu && 'options' in menu ? menu.options.map((o) => o.value) : []).toEqual(['a-3', 'a-2', 'a-1']);
     // Menus cannot show live times: no date beside the list's "4 days ago".

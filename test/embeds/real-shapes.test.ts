@@ -102,7 +102,7 @@ describe('segments and matches read by their type', () => {
       metadata: { next: null },
     });
     const r = matchesReply(list.matches, { title: 'title_a', platform: 'console_a', player: 'Nova', meta, page: 0, hasMore: false, stateId: 's' });
-    expect(description(r)).toBe('🟥 **Match**\u00a0· 3/6\u00a0· K/D\u00a00.50');
+    expect(description(r)).toBe('🟥\u00a0L **Match**\u00a0· 3/6\u00a0· K/D\u00a00.50');
     expect(matchLabel(list.matches[0]!, 'title_a').description).toBe('Loss · K/D/A 3/6 · K/D 0.50');
   });
 });
@@ -131,7 +131,7 @@ describe('dates worth showing', () => {
     });
     expect(
       description(matchesReply(list.matches, { title: 'title_a', platform: 'console_a', player: 'Nova', meta, page: 0, hasMore: false, stateId: 's' })),
-    ).toBe('🟩 **Match**');
+    ).toBe('🟩\u00a0W **Match**');
     const sessions = read(SessionListSchema, {
       items: [
         { metadata: { startDate: { value: '2024-12-31T20:00:00+00:00' } }, stats: {}, matches: [] },

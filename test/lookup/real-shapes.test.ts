@@ -219,7 +219,7 @@ describe('the other payloads in the real layouts', () => {
     expect(visible(reply)).not.toContain('Playing now');
     expect(latest).toMatch(/^### Latest session\n<t:\d+:R>\u00a0· 45m\u00a0· 2 matches\n🟥🟩 \*\*1\u00a0of\u00a02\u00a0won\*\*/);
     expect(latest).toContain('Played Wraith, Bangalore\u00a0· Rating\u00a0**+23**');
-    expect(reply.embeds[0]?.fields?.[0]?.value).toMatch(/^<t:\d+:R>\u00a0· 🏆\u00a00\/1\u00a0· Rating\u00a0-8$/u);
+    expect(reply.embeds[0]?.fields?.[0]?.value).toMatch(/^<t:\d+:R>\u00a0· 🏆\u00a00\/1\u00a0· Rating\u00a0−8$/u);
     expectSendable(reply);
   });
 
