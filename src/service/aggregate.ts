@@ -39,7 +39,7 @@ function addNumbers(totals: Totals, numbers: Record<string, number>): void {
     const value = numbers[key];
     if (typeof value !== 'number') continue;
     if (RATING_KEYS.has(key)) {
-      const ratings = (totals.ratings ??= new Map());
+      const ratings = (totals.ratings ??= new Map<string, { last: number; peak: number }>());
       const had = ratings.get(key);
       ratings.set(key, { last: value, peak: had ? Math.max(had.peak, value) : value });
     } else totals.sums.set(key, (totals.sums.get(key) ?? 0) + value);
