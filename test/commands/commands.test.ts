@@ -692,6 +692,54 @@ describe('since your last look', () => {
   });
 });
 
+describe('a linked player’s history', () => {
+  const days = (n: number) => new Date(Date.parse('2026-11-20T12:00:00Z') + n * 86_400_000);
+  const at = (now: Date) => ({ ...deps, history: stores.history, now: () => now });
+  const look = (userId: string, now: Date, options: Record<string, string> = {}) => stats.execute(input('title_c', 'profile', options, userId), at(now));
+
+  it('keeps a day of the viewer’s own linked player, then tells the week’s change and the week at a glance', async () => {
+    await stores.links.set('hist1', 'title_c', { platform: 'pc_store_c', identifier: 'Ember#4471', handle: 'Ember#4471' });
+    const none = await look('hist1', days(0), { period: 'week' });
+    expect(none.embeds[0]!.description).toContain('No history of this player yet');
+    const kept = await stores.history.days('title_c', 'pc_store_c', 'Ember#4471');
+    expect(kept.map((d) => d.day)).toEqual(['2026-11-20']);
+    // A week earlier they had played fewer matches with fewer kills.
+    const [today] = kept;
+    await stores.history.record('title_c', 'pc_store_c', 'Ember#4471', {
+      ...today!,
+      day: '2026-11-13',
+      matches: today!.matches! - 3,
+      wins: 0,
+      kills: today!.kills! - 30,
+      deaths: today!.deaths! - 10,
+      kd: 0.5,
+    });
+    const week = await look('hist1', days(0), { period: 'week' });
+    const text = week.embeds[0]!.description!.replace(/\u00a0/g, ' ');
+    expect(text).toContain('**Last week** · since 2026-11-13');
+    expect(text).toContain('+3 matches · 1 win · +30 Kills');
+    expect(text).toMatch(/K\/D 0\.50 → \*\*\d\.\d\d\*\* · in the period 3\.00/);
+    // The period replaces the lines since the last look; the week's glance stands under the rank, for a title without a match list.
+    expect(text).not.toMatch(/last look/);
+    expect(text).toContain('**since 2026-11-13** · +3 matches');
+  });
+
+  it('keeps another player’s day only once their history is kept, and never from a stale answer', async () => {
+    await look('hist2', days(0), { platform: 'pc_store_c', player: 'Embertide#1000' });
+    expect(await stores.history.days('title_c', 'pc_store_c', 'Embertide#1000')).toEqual([]);
+    await stores.history.record('title_c', 'pc_store_c', 'Embertide#1000', { day: '2026-11-10', matches: 1 });
+    await look('hist2', days(1), { platform: 'pc_store_c', player: 'embertide#1000' });
+    expect((await stores.history.days('title_c', 'pc_store_c', 'Embertide#1000')).map((d) => d.day)).toEqual(['2026-11-10', '2026-11-21']);
+  });
+
+  it('still shows the profile when the history store fails, and says so where a period was asked for', async () => {
+    const broken = { ...at(days(0)), history: { days: () => Promise.reject(new Error('store down')), record: () => Promise.reject(new Error('store down')) } };
+    const r = await stats.execute(input('title_c', 'profile', { platform: 'pc_store_c', player: 'Ember#4471', period: 'month' }, 'hist3'), broken);
+    expect(r.embeds[0]!.title).toBe('Ember#4471');
+    expect(r.embeds[0]!.description).toContain('history cannot be read right now');
+  });
+});
+
 describe('/leaderboard', () => {
   const board = findCommand('leaderboard')!;
   const run = (options: Record<string, string>, userId: string, guildId: string | null = 'g-board') =>
