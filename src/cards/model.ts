@@ -262,7 +262,7 @@ export function sessionCard(
       { label: figureLabel(f, locale), session: shown(mine.value), career: theirs && typeof theirs.value === 'number' ? shown(theirs.value) : null, better },
     ];
   });
-  const change = s.stats.rankScoreChange;
+  const change = figure(s.stats, title, 'ratingChange');
   return {
     kind: 'session',
     title,
@@ -275,7 +275,10 @@ export function sessionCard(
     kills: matches.map((m) => number(m.stats, title, 'kills')),
     damage: matches.map((m) => number(m.stats, title, 'damage')),
     versus,
-    ratingChange: change && change.value !== null && change.value !== 0 ? `${change.value > 0 ? '+' : '-'}${drawable(String(Math.abs(change.value)))}` : null,
+    ratingChange:
+      change && typeof change.value === 'number' && Math.round(change.value) !== 0
+        ? `${change.value > 0 ? '+' : '-'}${formatValue(Math.abs(Math.round(change.value)), 'Number', locale)}`
+        : null,
   };
 }
 

@@ -185,12 +185,14 @@ const distinct = (labels: readonly (string | null)[]): string[] =>
  */
 const playlistSays = (playlist: string | null, queue: string): boolean => [queue, queueName(queue)].some((q) => says(playlist, q));
 
-function playerLine(p: MatchChild, options: ReportOptions): string {
+function playerLine(p: MatchChild, options: ReportOptions & { title: TitleSlug }): string {
   const s = score(p.stats);
   // Held together ("3.360 Schaden" broke between the number and its word on a phone), the bullet kept with what it follows.
   const damage = p.stats.damage
     ? `\u00a0· ${unbroken(say(options.locale, 'report.damage', { value: statValue(p.stats.damage, options.locale, undefined, true) }))}`
     : '';
+  const change = figure(p.stats, options.title, 'ratingChange');
+  const rating = typeof change?.value === 'number' ? `\u00a0· **${signed(change.value, options.locale)}**` : '';
   const character = [p.metadata.hero, p.metadata.legend].find((c) => typeof c === 'string');
   const name = safeText(clip(p.metadata.name || '?', REPORT_NAME_SHOWN));
   const who = isHighlighted(p, options.highlight) ? `▶ **${name}**` : name;
@@ -199,7 +201,7 @@ function playerLine(p: MatchChild, options: ReportOptions): string {
   const others = s || damage ? [] : otherFigures(p.stats, options.locale);
   const figures =
     s || damage ? `${s ? ` — ${s}` : ''}${damage}` : others.length > 0 ? ` — ${others.join(' · ')}` : ` — ${say(options.locale, 'report.noStats')}`;
-  return `${who}${typeof character === 'string' ? ` (${safeText(character)})` : ''}${figures}`;
+  return `${who}${typeof character === 'string' ? ` (${safeText(character)})` : ''}${figures}${rating}`;
 }
 
 /** Both teams and every player of one match, best score first, the player looked up marked. */
@@ -212,13 +214,13 @@ export function matchReportReply(report: StatisticalObject, title: TitleSlug, me
     value:
       players
         .filter((p) => inTeam(p, team))
-        .map((p) => playerLine(p, options))
+        .map((p) => playerLine(p, { ...options, title }))
         .join('\n') || '—',
     inline: false,
   }));
   const teamless = players.filter((p) => !teams.some((t) => inTeam(p, t)));
   if (teamless.length > 0)
-    fields.push({ name: say(options.locale, 'report.players'), value: teamless.map((p) => playerLine(p, options)).join('\n'), inline: false });
+    fields.push({ name: say(options.locale, 'report.players'), value: teamless.map((p) => playerLine(p, { ...options, title })).join('\n'), inline: false });
   return embedReply(
     {
       color: TITLE_COLORS[title],
