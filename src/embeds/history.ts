@@ -33,6 +33,8 @@ const PERIOD_DAYS: Record<Exclude<Period, 'season'>, number> = { day: 1, week: 7
 
 const DAY_MS = 86_400_000;
 export const dayOf = (at: Date): string => at.toISOString().slice(0, 10);
+/** A kept day as Discord writes a date for each reader (`11/24/2026`, `24.11.2026`). */
+const dateOf = (day: string): string => `<t:${Math.floor(Date.parse(day) / 1000)}:d>`;
 
 const numberOf = (stats: Stats, title: TitleSlug, name: Parameters<typeof figure>[2]): number | undefined => {
   const v = figure(stats, title, name)?.value;
@@ -94,7 +96,7 @@ export function thenAndNow(before: number | undefined, now: number | undefined, 
 export function periodLines(days: readonly DaySnapshot[], today: DaySnapshot, period: Period, locale: string | undefined): string[] {
   const base = baseOf(days, period, today);
   if (!base) return [say(locale, 'history.none')];
-  const since = unbroken(say(locale, 'history.since', { date: base.day }));
+  const since = unbroken(say(locale, 'history.since', { date: dateOf(base.day) }));
   const heading = `**${say(locale, HEADINGS[period])}** · ${since}`;
   const delta = (k: 'matches' | 'wins' | 'kills' | 'deaths') => (today[k] !== undefined && base[k] !== undefined ? Math.max(0, today[k] - base[k]) : undefined);
   const played = delta('matches');
@@ -116,7 +118,7 @@ export function periodLines(days: readonly DaySnapshot[], today: DaySnapshot, pe
   const rating =
     today.rating !== undefined
       ? `${say(locale, 'figure.rating')} ${tierThen && tierNow && tierThen !== tierNow ? `${tierThen} → **${tierNow}**` : `**${tierNow ?? n(today.rating)}**`}${
-          base.rating !== undefined ? ` (${signed(today.rating - base.rating, locale)})` : ''
+          base.rating !== undefined ? `\u00a0(${signed(today.rating - base.rating, locale)})` : ''
         }`
       : null;
   return [
@@ -142,7 +144,7 @@ export function weekLines(days: readonly DaySnapshot[], today: DaySnapshot, loca
   const kills = today.kills !== undefined && base.kills !== undefined ? today.kills - base.kills : undefined;
   const deaths = today.deaths !== undefined && base.deaths !== undefined ? today.deaths - base.deaths : undefined;
   const kd = kills !== undefined && deaths !== undefined && kills + deaths > 0 ? (deaths === 0 ? kills : kills / deaths) : undefined;
-  const head = `**${say(locale, 'history.since', { date: base.day })}** · ${sayCount(locale, 'since.matches', played, {}, n(played))}${
+  const head = `**${say(locale, 'history.since', { date: dateOf(base.day) })}** · ${sayCount(locale, 'since.matches', played, {}, n(played))}${
     wins !== undefined && played > 0 ? ` · ${sayCount(locale, 'since.wins', wins, {}, n(wins))}` : ''
   }`;
   return kd !== undefined && played > 0

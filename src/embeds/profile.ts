@@ -135,7 +135,7 @@ export function profileReply(profile: StatsProfile, title: TitleSlug, meta: Look
   const { history, locale } = options;
   const form = options.recent
     ? formLines(options.recent, overviewOf(profile.segments)?.stats ?? {}, title, locale)
-    : history?.days
+    : history?.days && !history.period
       ? weekLines(history.days, history.today, locale)
       : null;
   const since = history?.period

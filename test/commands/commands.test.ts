@@ -716,12 +716,15 @@ describe('a linked player’s history', () => {
     });
     const week = await look('hist1', days(0), { period: 'week' });
     const text = week.embeds[0]!.description!.replace(/\u00a0/g, ' ');
-    expect(text).toContain('**Last week** · since 2026-11-13');
+    expect(text).toContain(`**Last week** · since <t:${Date.parse('2026-11-13') / 1000}:d>`);
     expect(text).toContain('+3 matches · 1 win · +30 Kills');
     expect(text).toMatch(/K\/D 0\.50 → \*\*\d\.\d\d\*\* · in the period 3\.00/);
-    // The period replaces the lines since the last look; the week's glance stands under the rank, for a title without a match list.
+    // The period replaces the lines since the last look.
     expect(text).not.toMatch(/last look/);
-    expect(text).toContain('**since 2026-11-13** · +3 matches');
+    // Without one, the week's glance stands under the rank, for a title without a match list.
+    const glance = (await look('hist1', days(0))).embeds[0]!.description!.replace(/\u00a0/g, ' ');
+    expect(glance).toContain(`**since <t:${Date.parse('2026-11-13') / 1000}:d>** · +3 matches`);
+    expect(glance).toMatch(/last look/);
   });
 
   it('keeps another player’s day only once their history is kept, and never from a stale answer', async () => {

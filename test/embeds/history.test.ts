@@ -26,13 +26,13 @@ describe('a player’s history', () => {
     const before = day('2026-11-13', { matches: 40, wins: 20, kills: 400, deaths: 300, kd: 1.33, winRate: 50, rating: 2400, tier: 'Platinum 2' });
     const today = day('2026-11-20', { matches: 52, wins: 28, kills: 550, deaths: 380, kd: 1.45, winRate: 53.8, rating: 2720, tier: 'Diamond 3' });
     expect(plain(periodLines([before], today, 'week', 'en'))).toEqual([
-      '**Last week** · since 2026-11-13',
+      `**Last week** · since <t:${Date.parse('2026-11-13') / 1000}:d>`,
       '+12 matches · 8 wins · +150 Kills',
       'K/D 1.33 → **1.45** · in the period 1.88',
       'Win rate 50.0% → **53.8%**',
       'Rating Platinum 2 → **Diamond 3** (+320)',
     ]);
-    expect(plain(periodLines([before], today, 'week', 'de'))?.[0]).toBe('**Letzte Woche** · seit 2026-11-13');
+    expect(plain(periodLines([before], today, 'week', 'de'))?.[0]).toBe(`**Letzte Woche** · seit <t:${Date.parse('2026-11-13') / 1000}:d>`);
     expect(periodLines([before], { ...today, matches: 40 }, 'week', 'en')[1]).toBe('No new matches.');
     expect(periodLines([], today, 'week', 'en')[0]).toMatch(/^-# No history of this player yet/);
   });
@@ -40,7 +40,10 @@ describe('a player’s history', () => {
   it('sums up the last week of a title without a match list, against the career', () => {
     const before = day('2026-11-13', { matches: 40, wins: 20, kills: 400, deaths: 300 });
     const today = day('2026-11-20', { matches: 46, wins: 24, kills: 460, deaths: 330, kd: 1.39 });
-    expect(plain(weekLines([before], today, 'en'))).toEqual(['**since 2026-11-13** · +6 matches · 4 wins', 'K/D 2.00 (career 1.39)']);
+    expect(plain(weekLines([before], today, 'en'))).toEqual([
+      `**since <t:${Date.parse('2026-11-13') / 1000}:d>** · +6 matches · 4 wins`,
+      'K/D 2.00 (career 1.39)',
+    ]);
     expect(weekLines([], today, 'en')).toBeNull();
   });
 
