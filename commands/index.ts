@@ -94,5 +94,5 @@ export type {
   View,
   ViewStore,
 } from './types.js';
-export { goFromView, openFromView, renderView } from './views.js';
+export { goFromView, openFromView, renderView, switchFromView } from './views.js';
 export { StoreUnavailableError } from './types.js';

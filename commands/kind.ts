@@ -22,6 +22,8 @@ export interface ViewHandler<V extends View = View> {
   render: (view: V, stateId: string, page: number, deps: Deps, locale?: string) => Promise<Reply>;
   /** Opens what was picked from the view's menu (a match report, a profile). */
   open?: (view: V, stateId: string, value: string, deps: Deps, locale?: string) => Promise<Reply>;
+  /** The view its switch menu's pick turns it into (another segment type, season or queue); undefined for a pick it does not know. */
+  switch?: (view: V, value: string) => V | undefined;
 }
 
 /** The platform option: autocompleted with the platforms this endpoint serves. */

@@ -1,5 +1,5 @@
 // /stats <title> segments: stats per map, weapon, mode, playlist, legend or hero, as a table.
-import { QUEUES, TITLES, type Queue, type TitleSlug } from '../src/catalog/index.js';
+import { QUEUES, TITLES, findEndpoint, type Queue, type TitleSlug } from '../src/catalog/index.js';
 import {
   code,
   errorReply,
@@ -11,6 +11,7 @@ import {
   segmentsReply,
   typedSegmentType,
   type Reply,
+  type SegmentsContext,
 } from '../src/embeds/index.js';
 import { within } from '../src/lookup/within.js';
 import { choice, matchesTyped } from './choices.js';
@@ -24,17 +25,65 @@ type SegmentsView = Extract<View, { kind: 'segments' }>;
 
 const call = { deadlineMs: COMMAND_DEADLINE_MS };
 
-async function render(view: SegmentsView, stateId: string, page: number, deps: Deps, locale?: string): Promise<Reply> {
-  const filter = { queue: view.queue, season: view.season };
-  const [r, player] = await Promise.all([
-    deps.lookup.segments(view.title, view.platform, view.player, view.type, filter, call),
-    shownName(view, deps, call.deadlineMs),
-  ]);
-  if (r.errors) return errorReply(r.errors[0]!, { title: view.title, platform: view.platform, player: view.handle ?? view.player, locale });
-  return segmentsReply(r.data, { ...view, player, filter, meta: r.meta, page, stateId, locale, onward: onwardOf(view, stateId, locale) });
+/**
+ * What a segments reply can switch to: the segment types the player's profile lists (with their
+ * seasons and queues on title_a), else every type of the title. The profile comes through the
+ * lookup cache (the player usually came from it); without it in time, only the types are offered.
+ */
+async function switchTargets(view: SegmentsView, deps: Deps): Promise<NonNullable<SegmentsContext['switchTo']>> {
+  const all = { types: TITLES[view.title].segmentTypes.map((t) => t.type), seasons: [] as number[], queues: [] as string[] };
+  if (!findEndpoint(view.title, 'profile')?.platforms.includes(view.platform)) return all;
+  const r = await deps.lookup.profile(view.title, view.platform, view.player, call);
+  const listed = r.data?.availableSegments ?? [];
+  if (listed.length === 0) return all;
+  const numbers = (v: unknown) => (Array.isArray(v) ? v.filter((n): n is number => Number.isInteger(n) && n > 0) : []);
+  const texts = (v: unknown) => (Array.isArray(v) ? v.filter((q): q is string => typeof q === 'string' && (QUEUES as readonly string[]).includes(q)) : []);
+  const known = new Set(all.types);
+  return {
+    types: listed.map((s) => s.type).filter((t) => known.has(t)),
+    seasons: [...new Set(listed.flatMap((s) => numbers(s.metadata.seasons)))],
+    queues: [...new Set(listed.flatMap((s) => texts(s.metadata.queues)))],
+  };
 }
 
-export const segmentsView: ViewHandler<SegmentsView> = { render };
+async function render(view: SegmentsView, stateId: string, page: number, deps: Deps, locale?: string): Promise<Reply> {
+  const filter = { queue: view.queue, season: view.season };
+  const [r, player, switchTo] = await Promise.all([
+    deps.lookup.segments(view.title, view.platform, view.player, view.type, filter, call),
+    shownName(view, deps, call.deadlineMs),
+    switchTargets(view, deps).catch((e: unknown) => {
+      deps.logger.warn({ err: (e as Error).message }, 'segments: no switch menu');
+      return undefined;
+    }),
+  ]);
+  if (r.errors) return errorReply(r.errors[0]!, { title: view.title, platform: view.platform, player: view.handle ?? view.player, locale });
+  return segmentsReply(r.data, { ...view, player, filter, meta: r.meta, page, stateId, locale, onward: onwardOf(view, stateId, locale), switchTo });
+}
+
+/** A switch menu's pick (`t:<type>`, `s:<season>`, `q:<queue>`; empty for lifetime or both queues) as the view it turns into. */
+function switchTo(view: SegmentsView, value: string): SegmentsView | undefined {
+  const [kind, rest = ''] = [value.slice(0, 2), value.slice(2)];
+  switch (kind) {
+    case 't:': {
+      if (!TITLES[view.title].segmentTypes.some((t) => t.type === rest)) return undefined;
+      // A type kept for the lifetime only refuses a season: it goes.
+      const lifetimeOnly = TITLES[view.title].lifetimeOnlySegmentTypes.includes(rest);
+      return { ...view, type: rest, ...(lifetimeOnly ? { season: undefined } : {}) };
+    }
+    case 's:': {
+      if (rest === '') return { ...view, season: undefined };
+      const season = Number(rest);
+      return Number.isInteger(season) && season >= 1 && season <= 10_000 ? { ...view, season } : undefined;
+    }
+    case 'q:':
+      if (rest === '') return { ...view, queue: undefined };
+      return (QUEUES as readonly string[]).includes(rest) ? { ...view, queue: rest as Queue } : undefined;
+    default:
+      return undefined;
+  }
+}
+
+export const segmentsView: ViewHandler<SegmentsView> = { render, switch: switchTo };
 
 /**
  * The segment types the player has data for (and how many of each), when the player can be told and

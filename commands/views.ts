@@ -38,3 +38,11 @@ export async function goFromView(view: View, to: string, ownerId: string, deps: 
   if (!next) return notice(say(locale, 'bot.nowhere'));
   return renderView(next, await deps.views.save(next), 0, deps, locale);
 }
+
+/** Turns a view into what its switch menu picked (`sw:<stateId>`), first page, kept for its own controls. */
+export async function switchFromView(view: View, value: string, ownerId: string, deps: Deps, locale?: string): Promise<Reply> {
+  const next = handlerOf(view).switch?.(view, value);
+  if (!next) return notice(say(locale, 'bot.nowhere'));
+  const owned = { ...next, ownerId };
+  return renderView(owned, await deps.views.save(owned), 0, deps, locale);
+}

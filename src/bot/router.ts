@@ -10,6 +10,7 @@ import {
   StoreUnavailableError,
   findCommand,
   goFromView,
+  switchFromView,
   openFromView,
   renderView,
   type AutocompleteInput,
@@ -386,6 +387,16 @@ export class Router {
         return { outcome: 'nothing picked' };
       }
       return this.answerComponent(answer, openFromView(view, action.stateId, value, deps, locale), 'reply', !owner, started, deferred);
+    }
+    // A switch turns the owner's message into the view picked; anyone else gets it privately.
+    if (action.kind === 'switch') {
+      const value = pressed.values?.[0];
+      if (!value) {
+        if (deferred === undefined) await answer.deferUpdate();
+        else if (deferred === 'reply') await answer.deleteOriginal();
+        return { outcome: 'nothing picked' };
+      }
+      return this.answerComponent(answer, switchFromView(view, value, pressed.userId, deps, locale), owner ? 'update' : 'reply', !owner, started, deferred);
     }
     // A way onward replaces the owner's message with the player's other view; anyone else gets it privately.
     if (action.kind === 'go')

@@ -7,7 +7,11 @@ import { say } from '../locales/index.js';
 import { LIMITS, type ActionRow } from './reply.js';
 import { clip, withoutControls } from './text.js';
 
-export type ControlAction = { kind: 'page'; stateId: string; page: number } | { kind: 'open'; stateId: string } | { kind: 'go'; stateId: string; to: string };
+export type ControlAction =
+  | { kind: 'page'; stateId: string; page: number }
+  | { kind: 'open'; stateId: string }
+  | { kind: 'switch'; stateId: string }
+  | { kind: 'go'; stateId: string; to: string };
 
 /** Reads a custom id this module made; null for anything else. */
 export function parseCustomId(customId: string): ControlAction | null {
@@ -15,6 +19,8 @@ export function parseCustomId(customId: string): ControlAction | null {
   if (page?.[1] && page[2]) return { kind: 'page', stateId: page[1], page: Number(page[2]) };
   const open = /^op:([\w-]{1,40})$/.exec(customId);
   if (open?.[1]) return { kind: 'open', stateId: open[1] };
+  const change = /^sw:([\w-]{1,40})$/.exec(customId);
+  if (change?.[1]) return { kind: 'switch', stateId: change[1] };
   const go = /^go:([\w-]{1,40}):(\w{1,20})$/.exec(customId);
   if (go?.[1] && go[2]) return { kind: 'go', stateId: go[1], to: go[2] };
   return null;
@@ -54,12 +60,21 @@ export function goButtons(stateId: string, targets: readonly { to: string; label
   };
 }
 
-/** A select menu that opens one of the listed items (a match report, a profile). */
+/** A select menu that opens one of the listed items (a match report, a profile) in a message of its own. */
 export function openSelect(stateId: string, placeholder: string, options: APISelectMenuOption[], disabled = false): ActionRow | null {
+  return selectMenu(`op:${stateId}`, stateId, placeholder, options, disabled);
+}
+
+/** A select menu that turns the reply into another of its kind in place (another segment type, season or queue). */
+export function switchSelect(stateId: string, placeholder: string, options: APISelectMenuOption[]): ActionRow | null {
+  return selectMenu(`sw:${stateId}`, stateId, placeholder, options, false);
+}
+
+function selectMenu(customId: string, stateId: string, placeholder: string, options: APISelectMenuOption[], disabled: boolean): ActionRow | null {
   if (options.length === 0 || !stateId) return null;
   const menu: APIStringSelectComponent = {
     type: ComponentType.StringSelect,
-    custom_id: `op:${stateId}`,
+    custom_id: customId,
     placeholder: clip(placeholder, 150),
     // An empty description is refused (1 to 100 characters), the whole message with it: left out.
     options: options.slice(0, LIMITS.selectOptions).map(({ description, ...o }) => ({

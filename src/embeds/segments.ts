@@ -12,7 +12,7 @@ import {
 import { en, inSentence, say, type TextKey } from '../locales/index.js';
 import type { LookupMeta } from '../lookup/client.js';
 import type { Segment } from '../lookup/schemas.js';
-import { goButtons, pageControls, rows } from './controls.js';
+import { goButtons, pageControls, rows, switchSelect } from './controls.js';
 import { figure } from './figures.js';
 import { TITLE_COLORS, compactNumber, dataTime, describe, footerOf, formatValue, queueName, tenths, titleName, typedCode } from './format.js';
 import { careerLines, type Onward } from './profile.js';
@@ -34,6 +34,46 @@ export interface SegmentsContext {
   stateId: string;
   locale?: string | undefined;
   onward?: Onward | undefined;
+  /**
+   * What the reply can switch to in place: the player's segment types (the title's all when their
+   * profile did not say), and title_a's seasons and queues they played.
+   */
+  switchTo?: { types: readonly string[]; seasons: readonly number[]; queues: readonly string[] } | undefined;
+}
+
+/** Options a switch menu holds at most (Discord's 25). */
+const SWITCH_OPTIONS = 25;
+
+/**
+ * The switch menu's options: the other segment types, then (title_a) lifetime and the other seasons,
+ * newest first, for a type kept by season, then the other queues. Values: `t:<type>`, `s:<n>` (`s:`
+ * the lifetime), `q:<queue>` (`q:` both).
+ */
+export function switchOptions(ctx: SegmentsContext): { label: string; value: string }[] {
+  const to = ctx.switchTo;
+  if (!to) return [];
+  const { locale, filter } = ctx;
+  const types = to.types.filter((t) => t !== ctx.type).map((t) => ({ label: segmentTypeName(t, locale) ?? t, value: `t:${t}` }));
+  const bySeason = !TITLES[ctx.title].lifetimeOnlySegmentTypes.includes(ctx.type);
+  const seasons = bySeason
+    ? [
+        ...(filter.season !== undefined ? [{ label: say(locale, 'segments.lifetime'), value: 's:' }] : []),
+        ...[...to.seasons]
+          .sort((a, b) => b - a)
+          .filter((n) => n !== filter.season)
+          .map((n) => ({ label: say(locale, 'report.season', { n }), value: `s:${n}` })),
+      ]
+    : [];
+  const queues =
+    to.queues.length > 0
+      ? [
+          ...(filter.queue !== undefined ? [{ label: say(locale, 'segments.allQueues'), value: 'q:' }] : []),
+          ...to.queues.filter((q) => q !== filter.queue).map((q) => ({ label: queueName(q, locale), value: `q:${q}` })),
+        ]
+      : [];
+  // Seasons give way first when there are too many: the types and queues stay whole.
+  const room = Math.max(0, SWITCH_OPTIONS - types.length - queues.length);
+  return [...types, ...seasons.slice(0, room), ...queues];
 }
 
 /** Column headings, short enough that a row fits a phone (TABLE_WIDTH: a name, then three columns of 5, each with its space). */
@@ -235,7 +275,15 @@ export function segmentsReply(answered: Segment[], ctx: SegmentsContext): Reply 
       footer: footerOf(ctx.title, ctx.platform),
       timestamp: dataTime(ctx.meta),
     },
-    rows(pageControls(ctx.stateId, page, pageCount, ctx.locale), ctx.onward ? goButtons(ctx.onward.stateId, ctx.onward.targets) : null),
+    rows(
+      switchSelect(
+        ctx.stateId,
+        say(ctx.locale, ctx.switchTo && (ctx.switchTo.seasons.length > 0 || ctx.switchTo.queues.length > 0) ? 'segments.switch' : 'segments.switchType'),
+        switchOptions(ctx),
+      ),
+      pageControls(ctx.stateId, page, pageCount, ctx.locale),
+      ctx.onward ? goButtons(ctx.onward.stateId, ctx.onward.targets) : null,
+    ),
     false,
     ctx.meta.source,
   );

@@ -281,6 +281,9 @@ export const en = {
   // Segments
   'segments.author': '{title} · {type}',
   'segments.lifetime': 'Lifetime',
+  'segments.switch': 'Switch to another segment, season or queue',
+  'segments.switchType': 'Switch to another kind of segment',
+  'segments.allQueues': 'Ranked and social',
   'segments.season': 'Season {n}',
   'segments.inUse': 'in use: **{name}**',
   'segments.none': 'No {type} on record for this player.',

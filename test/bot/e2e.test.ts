@@ -238,6 +238,20 @@ describe('the bot process against the Discord double', () => {
     expect(report.callback.data?.embeds?.[0]?.footer?.text).toContain(`Match ${matchId}`);
   });
 
+  it('switches a segments reply in place from its menu: the owner’s message is updated, anyone else gets their own', async () => {
+    const maps = await send(
+      chatInput({ group: 'title_a', subcommand: 'segments', options: { segment: 'map', platform: 'pc_store_a', player: 'novaplays' }, user: OWNER }),
+    );
+    const menu = maps.callback.data?.components?.flatMap((r) => r.components).find((c) => c.custom_id?.startsWith('sw:'));
+    expect(menu?.options?.map((o) => o.value)).toContain('t:weapon');
+    const weapons = await send(component({ customId: menu!.custom_id!, values: ['t:weapon'], user: OWNER }));
+    expect(weapons.callback.type).toBe(7);
+    expect(weapons.callback.data?.embeds?.[0]?.author?.name).toBe('Title A · Weapons');
+    const theirs = await send(component({ customId: menu!.custom_id!, values: ['q:ranked'] }));
+    expect(theirs.callback).toMatchObject({ type: 4, data: { flags: EPHEMERAL } });
+    expect(theirs.callback.data?.embeds?.[0]?.author?.name).toBe('Title A · Maps');
+  });
+
   it('says so when controls have expired', async () => {
     const stale = await send(component({ customId: 'pg:gone-state-id:2' }));
     expect(stale.callback).toMatchObject({ type: 4, data: { flags: EPHEMERAL } });

@@ -11,7 +11,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { StoreUnavailableError, commands, findCommand, goFromView, openFromView, stats, type Deps, type LinkStore } from '../../commands/index.js';
+import {
+  StoreUnavailableError,
+  commands,
+  findCommand,
+  goFromView,
+  openFromView,
+  stats,
+  switchFromView,
+  type Deps,
+  type LinkStore,
+} from '../../commands/index.js';
 import { matchesView } from '../../commands/matches.js';
 import { shownName } from '../../commands/onward.js';
 import { searchChoices } from '../../commands/choices.js';
@@ -435,6 +445,25 @@ describe('replies a player reads at a glance', () => {
     // title_b's segments serve other platforms than its profile: no button that would fail.
     const rift = await stats.execute(input('title_b', 'profile', { platform: 'pc_store_b', player: 'Rift' }), deps);
     expect(buttons(rift).map((b) => b.label)).toEqual(['Sessions']);
+  });
+
+  it('switches a segments reply in place to another segment type, season or queue, and back to the lifetime', async () => {
+    const maps = await stats.execute(input('title_a', 'segments', { segment: 'map', platform: 'pc_store_a', player: 'ashplays' }), deps);
+    const menu = maps.components.flatMap((row) => row.components).find((c) => 'custom_id' in c && c.custom_id.startsWith('sw:'));
+    expect(menu && 'options' in menu ? menu.options.map((o) => o.value) : []).toEqual(expect.arrayContaining(['t:weapon', 'q:ranked']));
+    const stateId = menu && 'custom_id' in menu ? (parseCustomId(menu.custom_id) as { kind: string; stateId: string }).stateId : '';
+    expect(parseCustomId(`sw:${stateId}`)).toEqual({ kind: 'switch', stateId });
+    const view = (await deps.views.load(stateId))!;
+    const ranked = await switchFromView(view, 'q:ranked', 'u1', deps);
+    expect(ranked.embeds[0]?.author?.name).toBe('Title A · Maps');
+    expect(ranked.embeds[0]?.description).toMatch(/Ranked/);
+    const weapons = await switchFromView(view, 't:weapon', 'u1', deps);
+    expect(weapons.embeds[0]?.author?.name).toBe('Title A · Weapons');
+    // A season on a type kept for the lifetime only is dropped, not refused.
+    const weaponsFromSeason = await switchFromView({ ...view, season: 1 } as typeof view, 't:weapon', 'u1', deps);
+    expect(weaponsFromSeason.embeds[0]?.description).not.toMatch(/Season 1/);
+    // What the menu never offers is told, not followed.
+    expect((await switchFromView(view, 't:nothing', 'u1', deps)).content).toMatch(/./);
   });
 
   it('opens the profile at once when a search finds one player', async () => {
