@@ -40,18 +40,15 @@ const PROFILE: ProfileCardModel = {
   language: 'en',
   name: 'Nova Łódź Ωμέγα',
   subtitle: 'Title C · Console A · Main: Ana',
-  rank: { tier: 'Diamond 1', mark: 'D1', fill: '#6aa8ff', edge: '#2a55b8', rating: '11,902', peak: null },
-  form: [],
-  trend: null,
+  rank: { tier: 'Diamond 1', mark: 'D1', fill: '#6aa8ff', edge: '#2a55b8', rating: '11,902', peak: 'Peak 12,400' },
+  form: ['win', 'loss', 'loss', 'win', 'win', 'other', 'win', 'loss', 'win', 'win'],
+  trend: { label: 'Rating', values: [11_640, 11_702, 11_655, 11_780, 11_850, 11_810, 11_902], from: '11,640', to: '11,902', rise: 1 },
   lead: [
     { label: 'K/D', value: '1.50', percentile: 67.5 },
     { label: 'Win rate', value: '49.5%', percentile: 55 },
   ],
-  figures: [
-    { label: 'Kills/match', value: '18.15', percentile: 75 },
-    { label: 'Damage/match', value: '9,928', percentile: 73.8 },
-    { label: 'Matches', value: '91', percentile: null },
-  ],
+  // The form and the trend take the figures' room (profileCard gives none then).
+  figures: [],
 };
 
 const SESSION: SessionCardModel = {
@@ -164,7 +161,7 @@ describe('card models', () => {
     const de = profileCard(profile, 'title_d', 'de')!;
     expect(en.figures.map((f) => f.value)).toEqual(['48.1%', '17.6%', '20.71']);
     expect(de.figures.map((f) => f.value)).toEqual(['48,1\u00a0%', '17,6\u00a0%', '20,71']);
-    const rating = (locale?: string) => profileCard(StatsProfileSchema.parse(fullTitleBProfile()), 'title_b', locale)!.figures[0]?.value;
+    const rating = (locale?: string) => profileCard(StatsProfileSchema.parse(fullTitleBProfile()), 'title_b', locale)!.rank?.rating;
     expect([rating(), rating('de')]).toEqual(['8,421', '8.421']);
     const overview = profile.segments.find((s) => s.type === 'overview')!;
     const kd = Object.entries(overview.stats).find(([k]) => /kd/i.test(k))![0];
@@ -180,6 +177,8 @@ describe('card models', () => {
     const node = JSON.stringify(
       cardLayout({
         ...PROFILE,
+        // Without a rank the headline leads in its own column, at its largest.
+        rank: null,
         lead: [
           { label: 'Win rate', value: '100.0%', percentile: null },
           { label: 'K/D', value: '1.48', percentile: null },

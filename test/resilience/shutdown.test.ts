@@ -41,16 +41,18 @@ describe('a stop while a deferred command waits on the stats service', () => {
 describe('an error nobody caught', () => {
   it('is one fatal line without the interaction token in it, then the bot stops and exits 1', async () => {
     // Loaded into the bot process before it starts: a rejection nobody handles, carrying a webhook
-    // URL as a DiscordAPIError does.
+    // URL as a DiscordAPIError does, made when the test says (SIGUSR2), once the bot is up: on a
+    // timer it could come before a slow start ended, and the start was then waited for in vain.
     const dir = mkdtempSync(join(tmpdir(), 'uncaught-'));
     const script = join(dir, 'reject.mjs');
     writeFileSync(
       script,
-      "setTimeout(() => Promise.reject(Object.assign(new Error('boom'), { url: 'http://127.0.0.1/api/v10/webhooks/1/SECRET-INTERACTION-TOKEN/messages/@original' })), 3000);\n",
+      "process.on('SIGUSR2', () => Promise.reject(Object.assign(new Error('boom'), { url: 'http://127.0.0.1/api/v10/webhooks/1/SECRET-INTERACTION-TOKEN/messages/@original' })));\n",
     );
     const other = await startStack({ NODE_OPTIONS: `--import=${script}` });
     try {
       const exited = new Promise<number | null>((resolve) => other.bot.child.once('exit', resolve));
+      other.bot.child.kill('SIGUSR2');
       expect(await exited).toBe(1);
       const output = other.bot.output();
       expect(output).toContain('"msg":"unhandled rejection: stopping"');
