@@ -159,8 +159,8 @@ const HOT = {
     ORDER BY handle_norm, id_norm LIMIT ?`,
   timeline: 'SELECT match_id, started_at, duration_s FROM match_players WHERE title = ? AND platform = ? AND player = ? ORDER BY started_at, match_id',
   rowsSince: `SELECT ${ROW_COLUMNS} FROM match_players WHERE title = ? AND platform = ? AND player = ? AND started_at >= ? ORDER BY started_at, match_id`,
-  ratings: `SELECT season, rating FROM (SELECT season, started_at, match_id, json_extract(stats, ?) AS rating FROM match_players
-    WHERE title = ? AND platform = ? AND player = ?) WHERE rating IS NOT NULL ORDER BY started_at DESC, match_id DESC`,
+  ratings: `SELECT season, json_extract(stats, ?) AS rating FROM match_players WHERE title = ? AND platform = ? AND player = ?
+    ORDER BY started_at DESC, match_id DESC`,
   newestFirst: `SELECT ${ROW_COLUMNS} FROM match_players WHERE title = ? AND platform = ? AND player = ? ORDER BY started_at DESC, match_id DESC LIMIT ?`,
   newestFirstBefore: `SELECT ${ROW_COLUMNS} FROM match_players WHERE title = ? AND platform = ? AND player = ? AND (started_at, match_id) < (?, ?)
     ORDER BY started_at DESC, match_id DESC LIMIT ?`,
@@ -716,7 +716,7 @@ export class StatsStore implements Store {
 
   ratings(player: PlayerRow, key: string): Promise<{ season: number | null; rating: number }[]> {
     const rows = this.s.ratings.all(`$."${key}"`, player.title, player.platform, player.id_norm) as { season: number | null; rating: unknown }[];
-    return Promise.resolve(rows.filter((r): r is { season: number | null; rating: number } => typeof r.rating === 'number'));
+    return Promise.resolve(rows.filter((r): r is { season: number | null; rating: number } => typeof r.rating === 'number' && Number.isFinite(r.rating)));
   }
 
   matchPage(player: PlayerRow, limit: number, before?: { startedAt: number; matchId: string }): Promise<MatchRow[]> {
