@@ -184,6 +184,7 @@ export const FIGURES = [
   'shotsHit',
   'healing',
   'healingPerMatch',
+  'score',
 ] as const;
 export type Figure = (typeof FIGURES)[number];
 
@@ -217,6 +218,7 @@ export const FIGURE_INFO: Readonly<Record<Figure, FigureInfo>> = {
   shotsHit: { label: 'Shots hit', displayType: 'Number' },
   healing: { label: 'Healing', displayType: 'Number' },
   healingPerMatch: { label: 'Healing/match', displayType: 'Number', higherIsBetter: true },
+  score: { label: 'Score', displayType: 'Number', higherIsBetter: true },
 };
 
 /** The keys each figure goes by in answers seen of any title. */
@@ -242,6 +244,7 @@ const COMMON_ALIASES: Readonly<Record<Figure, readonly string[]>> = {
   shotsHit: ['shotsHit', 'shotsLanded'],
   healing: ['healing', 'healingDone'],
   healingPerMatch: ['healingPerMatch', 'healingPerGame'],
+  score: ['score', 'combatScore', 'matchScore'],
 };
 
 const withFirst = (figure: Figure, ...first: string[]): Partial<Record<Figure, readonly string[]>> => ({
@@ -294,6 +297,18 @@ export const PROFILE_FIGURES: Readonly<Record<TitleSlug, readonly Figure[]>> = {
  * has), and all a profile shows when its answer has no rate to lead with.
  */
 export const PROFILE_TOTALS: readonly Figure[] = ['kills', 'wins', 'damage', 'healing', 'headshots', 'deaths', 'losses'];
+
+/**
+ * The figure that decides a match of each title, by which a match report orders its players and
+ * names the best (MVP): score where the title keeps one, kills in a battle royale and a tactical
+ * shooter, damage in a hero shooter (where kills are shared). A report without it orders by kills.
+ */
+export const DECIDING_FIGURE: Readonly<Record<TitleSlug, Figure>> = {
+  title_a: 'score',
+  title_b: 'kills',
+  title_c: 'damage',
+  title_d: 'kills',
+};
 
 /** Figures a segment row shows, by what the segment groups: a weapon says nothing of wins. */
 export const SEGMENT_FIGURES: Readonly<Record<'weapon' | 'other', readonly Figure[]>> = {

@@ -1,5 +1,5 @@
-import type { TitleSlug } from '../catalog/index.js';
-import { en, say, type TextKey } from '../locales/index.js';
+import { DECIDING_FIGURE, type Figure, type TitleSlug } from '../catalog/index.js';
+import { en, inSentence, say, type TextKey } from '../locales/index.js';
 import type { LookupMeta } from '../lookup/client.js';
 import type { MatchChild, MatchSummary, StatisticalObject, Stats } from '../lookup/schemas.js';
 import { goButtons, openSelect, pageControls, rows } from './controls.js';
@@ -13,6 +13,7 @@ import {
   dataTime,
   describe,
   duration,
+  figureLabel,
   footerOf,
   queueName,
   statValue,
@@ -132,7 +133,18 @@ export interface ReportOptions {
   onward?: Onward | undefined;
 }
 
-const scoreOf = (p: MatchChild) => num(p.stats, 'score') ?? num(p.stats, 'kills') ?? 0;
+/**
+ * What orders a report's players: the title's deciding figure (DECIDING_FIGURE) where any player has
+ * it, else kills, one figure for them all; null for a player without it.
+ */
+function decidingOf(title: TitleSlug, players: readonly MatchChild[]): { figure: Figure; of: (p: MatchChild) => number | null } {
+  const value = (p: MatchChild, f: Figure) => {
+    const v = figure(p.stats, title, f)?.value;
+    return typeof v === 'number' && Number.isFinite(v) ? v : null;
+  };
+  const deciding = players.some((p) => value(p, DECIDING_FIGURE[title]) !== null) ? DECIDING_FIGURE[title] : 'kills';
+  return { figure: deciding, of: (p) => value(p, deciding) };
+}
 
 /** An id to compare by: a team's `1` and a player's `teamId: "1"` name one team. */
 const idText = (id: unknown): string | null => (typeof id === 'string' || typeof id === 'number' ? String(id) : null);
@@ -185,42 +197,75 @@ const distinct = (labels: readonly (string | null)[]): string[] =>
  */
 const playlistSays = (playlist: string | null, queue: string): boolean => [queue, queueName(queue)].some((q) => says(playlist, q));
 
-function playerLine(p: MatchChild, options: ReportOptions & { title: TitleSlug }): string {
+function playerLine(p: MatchChild, options: ReportOptions & { title: TitleSlug; mvp: MatchChild | undefined }): string {
   const s = score(p.stats);
+  const kd = figure(p.stats, options.title, 'kd');
+  const kdText = kd && typeof kd.value === 'number' ? `K/D\u00a0${statValue(kd, options.locale, 'kd')}` : null;
   // Held together ("3.360 Schaden" broke between the number and its word on a phone), the bullet kept with what it follows.
-  const damage = p.stats.damage
-    ? `\u00a0· ${unbroken(say(options.locale, 'report.damage', { value: statValue(p.stats.damage, options.locale, undefined, true) }))}`
-    : '';
+  // The figure that decides the title's matches where it is not kills (title_a's score), else damage.
+  const decidingStat = DECIDING_FIGURE[options.title] === 'score' ? figure(p.stats, options.title, 'score') : undefined;
+  const damage = decidingStat
+    ? unbroken(`${figureLabel('score', options.locale)} ${statValue(decidingStat, options.locale, 'score', true)}`)
+    : p.stats.damage
+      ? unbroken(say(options.locale, 'report.damage', { value: statValue(p.stats.damage, options.locale, undefined, true) }))
+      : null;
   const change = figure(p.stats, options.title, 'ratingChange');
   const rating = typeof change?.value === 'number' ? `\u00a0· **${signed(change.value, options.locale)}**` : '';
   const character = [p.metadata.hero, p.metadata.legend].find((c) => typeof c === 'string');
   const name = safeText(clip(p.metadata.name || '?', REPORT_NAME_SHOWN));
-  const who = isHighlighted(p, options.highlight) ? `▶ **${name}**` : name;
+  const star = p === options.mvp ? '⭐ ' : '';
+  const who = isHighlighted(p, options.highlight) ? `▶ ${star}**${name}**` : `${star}${name}`;
   // Without kills and deaths (or a placement) nor damage, the first two figures the player has;
   // a player with none (one who keeps their stats private) says so rather than standing bare.
-  const others = s || damage ? [] : otherFigures(p.stats, options.locale);
+  const others = s || p.stats.damage ? [] : otherFigures(p.stats, options.locale);
   const figures =
-    s || damage ? `${s ? ` — ${s}` : ''}${damage}` : others.length > 0 ? ` — ${others.join(' · ')}` : ` — ${say(options.locale, 'report.noStats')}`;
+    s || p.stats.damage
+      ? ` — ${[s, kdText, damage].filter(Boolean).join('\u00a0· ')}`
+      : others.length > 0
+        ? ` — ${others.join(' · ')}`
+        : ` — ${say(options.locale, 'report.noStats')}`;
   return `${who}${typeof character === 'string' ? ` (${safeText(character)})` : ''}${figures}${rating}`;
 }
 
-/** Both teams and every player of one match, best score first, the player looked up marked. */
+/**
+ * Both teams and every player of one match: the winners first with their result and their total of
+ * the title's deciding figure, the players best first by it (said under the report), the best of
+ * the match starred, each with K/D, and the player looked up marked.
+ */
 export function matchReportReply(report: StatisticalObject, title: TitleSlug, meta: LookupMeta, options: ReportOptions = {}): Reply {
   const teams = report.children.filter((c) => c.type === 'team').sort((a, b) => Number(won(b)) - Number(won(a)));
-  const players = report.children.filter((c) => c.type === 'player').sort((a, b) => scoreOf(b) - scoreOf(a));
+  const listed = report.children.filter((c) => c.type === 'player');
+  const deciding = decidingOf(title, listed);
+  const players = listed.sort((a, b) => (deciding.of(b) ?? -Infinity) - (deciding.of(a) ?? -Infinity));
+  const [best, second] = players;
+  // One star, for a best that stands alone: none where nobody has the figure or two share it.
+  const bestValue = best ? deciding.of(best) : null;
+  const mvp = best && bestValue !== null && bestValue > 0 && (!second || deciding.of(second) !== bestValue) ? best : undefined;
+  const line = (p: MatchChild) => playerLine(p, { ...options, title, mvp });
+  const label = figureLabel(deciding.figure, options.locale);
   const m = report.metadata;
-  const fields = teams.map((team) => ({
-    name: `${won(team) ? '🏆 ' : ''}${safeText(teamName(team, options.locale))}${word(team.metadata.result, options.locale) ? ` · ${word(team.metadata.result, options.locale)}` : ''}`,
-    value:
-      players
-        .filter((p) => inTeam(p, team))
-        .map((p) => playerLine(p, { ...options, title }))
-        .join('\n') || '—',
-    inline: false,
-  }));
+  const fields = teams.map((team) => {
+    const total = figure(team.stats, title, deciding.figure);
+    return {
+      name: [
+        `${won(team) ? '🏆 ' : ''}${safeText(teamName(team, options.locale))}`,
+        word(team.metadata.result, options.locale),
+        total && typeof total.value === 'number' ? `${label} ${statValue(total, options.locale, deciding.figure)}` : null,
+      ]
+        .filter(Boolean)
+        .join(' · '),
+      value:
+        players
+          .filter((p) => inTeam(p, team))
+          .map(line)
+          .join('\n') || '—',
+      inline: false,
+    };
+  });
   const teamless = players.filter((p) => !teams.some((t) => inTeam(p, t)));
-  if (teamless.length > 0)
-    fields.push({ name: say(options.locale, 'report.players'), value: teamless.map((p) => playerLine(p, { ...options, title })).join('\n'), inline: false });
+  if (teamless.length > 0) fields.push({ name: say(options.locale, 'report.players'), value: teamless.map(line).join('\n'), inline: false });
+  // How the players are ordered, and what the star means, said once under them.
+  if (mvp) fields.push({ name: '\u200b', value: `-# ${say(options.locale, 'report.order', { figure: inSentence(options.locale, label) })}`, inline: false });
   return embedReply(
     {
       color: TITLE_COLORS[title],

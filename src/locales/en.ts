@@ -172,6 +172,7 @@ export const en = {
   'figure.shotsHit': 'Shots hit',
   'figure.healing': 'Healing',
   'figure.healingPerMatch': 'Healing/match',
+  'figure.score': 'Score',
   // Segment types: a list's name, and one of it (a table's first heading, at most 10 characters)
   'segment.overview': 'Overview',
   'segment.overview.one': 'Overview',
@@ -278,6 +279,7 @@ export const en = {
   'report.season': 'Season {n}',
   'report.damage': '{value} dmg',
   'report.noStats': 'no stats',
+  'report.order': 'Players by {figure}, best first · ⭐ the best of the match',
   // Segments
   'segments.author': '{title} · {type}',
   'segments.lifetime': 'Lifetime',

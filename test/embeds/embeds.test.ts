@@ -465,13 +465,16 @@ describe('embeds from the service’s payloads', () => {
     });
     expect(r.embeds[0]?.title).toBe('Foundry · Team Deathmatch');
     expect(r.embeds[0]?.fields?.map((f) => [f.name, f.value])).toEqual([
-      ['🏆 Red · Win', '▶ **Ash** — 10/5/2\u00a0· 1,000\u00a0dmg'],
-      ['Blue · Loss', 'Ashen Knight — 5/10/1\u00a0· 600\u00a0dmg'],
+      ['🏆 Red · Win · Kills 10', '▶ ⭐ **Ash** — 10/5/2\u00a0· K/D\u00a02.00\u00a0· 1,000\u00a0dmg'],
+      ['Blue · Loss · Kills 5', 'Ashen Knight — 5/10/1\u00a0· K/D\u00a00.50\u00a0· 600\u00a0dmg'],
+      // Without a score in the answer, the players are ordered by kills, and the report says so.
+      ['\u200b', '-# Players by kills, best first · ⭐ the best of the match'],
     ]);
     // The colours teams are named by, in the reader's language.
     expect(matchReportReply(fixtures.report!, 'title_a', network, { locale: 'de' }).embeds[0]?.fields?.map((f) => f.name)).toEqual([
-      '🏆 Rot · Sieg',
-      'Blau · Niederlage',
+      '🏆 Rot · Sieg · Kills 10',
+      'Blau · Niederlage · Kills 5',
+      '\u200b',
     ]);
     const back = r.components[0]?.components[0];
     expect(back && 'custom_id' in back ? parseCustomId(back.custom_id) : null).toEqual({ kind: 'go', stateId: 'm1', to: 'matches' });

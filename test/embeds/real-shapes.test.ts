@@ -280,8 +280,9 @@ describe('a match report as real answers give it', () => {
   it('keeps each player under their team when ids come as a number on one side and text on the other; the winner first', () => {
     const r = matchReportReply(report, 'title_a', meta, {});
     expect(r.embeds[0]?.fields?.map((f) => [f.name, f.value])).toEqual([
-      ['🏆 Red · Win', 'Nova — 10/5'],
-      ['Blue · Loss', 'Bob — 2/5'],
+      ['🏆 Red · Win', '⭐ Nova — 10/5\u00a0· K/D\u00a02.00'],
+      ['Blue · Loss', 'Bob — 2/5\u00a0· K/D\u00a00.40'],
+      ['\u200b', '-# Players by kills, best first · ⭐ the best of the match'],
     ]);
   });
 
@@ -492,8 +493,10 @@ describe('a match report’s other real shapes', () => {
 
   it('names numbered teams by their number, shows the figures a player has without kills, and says "no stats" only for none', () => {
     expect(r.embeds[0]?.fields?.map((f) => [f.name, f.value])).toEqual([
-      ['🏆 Team 1', 'Nova — 10/5'],
-      ['Team 2', 'Third — Deaths 3 · Score 120\nHidden — no stats'],
+      ['🏆 Team 1', 'Nova — 10/5\u00a0· K/D\u00a02.00'],
+      // Ordered by score, which only Third has: the others follow, and nobody else is starred.
+      ['Team 2', '⭐ Third — Deaths 3 · Score 120\nHidden — no stats'],
+      ['\u200b', '-# Players by score, best first · ⭐ the best of the match'],
     ]);
   });
 
