@@ -1,7 +1,7 @@
 // Two players side by side: a line a figure, left then right, the better of each pair bold and pointed at.
 import { FIGURE_INFO, PROFILE_FIGURES, type Figure, type TitleSlug } from '../catalog/index.js';
 import type { LookupMeta } from '../lookup/client.js';
-import { say, sayCount } from '../locales/index.js';
+import { languageOf, say, sayCount } from '../locales/index.js';
 import { overviewOf, type StatsProfile } from '../lookup/schemas.js';
 import { figure, ratingTier } from './figures.js';
 import { TITLE_COLORS, dataTime, describe, figureLabel, footerOf, platformName, statValue, titleName, unbroken } from './format.js';
@@ -9,6 +9,9 @@ import { embedReply, safeText, type Reply } from './reply.js';
 
 /** What the table compares: the headline, then the title's own figures, then the counts (not marked). */
 const LEAD: readonly Figure[] = ['kd', 'winRate'];
+/** The figures a verdict names, rank first: what decides who is the better player. */
+const KEY: readonly Figure[] = ['rating', 'kd', 'winRate'];
+const KEY_LABELS = (locale: string | undefined) => KEY.map((f) => figureLabel(f, locale));
 const COUNTS: readonly Figure[] = ['matchesPlayed', 'timePlayed'];
 export interface CompareSide {
   profile: StatsProfile;
@@ -75,12 +78,24 @@ export function compareReply(title: TitleSlug, left: CompareSide, right: Compare
     return `${r.label} · ${r.better === 'left' ? `**${left}**` : left} ${r.better ? ARROW[r.better] : say(locale, 'compare.vs')} ${r.better === 'right' ? `**${right}**` : right}`;
   });
   const { left: ahead, right: behind } = tallyOf(rows);
+  // Who leads on what matters (rank first, then K/D and win rate), by name: a count of figures
+  // weighed kills a match as much as K/D, and read "ahead on 3 of 5" beside a worse K/D.
+  const list = (labels: string[]) => new Intl.ListFormat(languageOf(locale), { type: 'conjunction' }).format(labels);
+  const leadsOn = (side: 'left' | 'right') => rows.filter((r) => KEY_LABELS(locale).includes(r.label) && r.better === side).map((r) => r.label);
+  const [leftLeads, rightLeads] = [leadsOn('left'), leadsOn('right')];
+  const verdict = [
+    leftLeads.length > 0 ? say(locale, 'compare.leads', { name: safeText(nameA), list: list(leftLeads) }) : null,
+    rightLeads.length > 0 ? say(locale, leftLeads.length > 0 ? 'compare.alsoLeads' : 'compare.leads', { name: safeText(nameB), list: list(rightLeads) }) : null,
+  ]
+    .filter(Boolean)
+    .join(' · ');
   const platforms =
     a.platformInfo.platformSlug === b.platformInfo.platformSlug
       ? null
       : `${platformName(a.platformInfo.platformSlug)} · ${platformName(b.platformInfo.platformSlug)}`;
-  const tally =
-    ahead + behind === 0
+  const tally = verdict
+    ? `${verdict}.`
+    : ahead + behind === 0
       ? null
       : ahead === behind
         ? sayCount(locale, 'compare.even', ahead)

@@ -310,6 +310,8 @@ export const de: Texts = {
   'compare.even.other': 'Gleichstand: je {n} Werte.',
   'compare.ahead.one': '**{name}** liegt bei {n} von {total} Werten vorn.',
   'compare.ahead.other': '**{name}** liegt bei {n} von {total} Werten vorn.',
+  'compare.leads': '**{name}** liegt vorn bei {list}',
+  'compare.alsoLeads': '**{name}** bei {list}',
   'compare.none': 'Keiner der beiden Spieler hat bisher Statistiken.',
   'compare.withWhom': '**{name}** mit wem vergleichen? Gib {other} an oder verknüpfe dein {title}-Konto mit {link}.',
   'compare.linkNotProfiled':

@@ -325,6 +325,8 @@ export const en = {
   'compare.even.other': 'Even: {n} figures each.',
   'compare.ahead.one': '**{name}** is ahead on {n} of {total} figures.',
   'compare.ahead.other': '**{name}** is ahead on {n} of {total} figures.',
+  'compare.leads': '**{name}** leads on {list}',
+  'compare.alsoLeads': '**{name}** on {list}',
   'compare.none': 'Neither player has stats on record yet.',
   'compare.withWhom': 'Compare **{name}** with whom? Type {other}, or link your {title} account with {link}.',
   'compare.linkNotProfiled': 'Compare **{name}** with whom? Your linked {title} account is on {linked}, where {title} has no profiles: type {other}.',

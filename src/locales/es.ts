@@ -308,6 +308,8 @@ export const es: Texts = {
   'compare.even.other': 'Empate: {n} datos cada uno.',
   'compare.ahead.one': '**{name}** va por delante en {n} de {total} datos.',
   'compare.ahead.other': '**{name}** va por delante en {n} de {total} datos.',
+  'compare.leads': '**{name}** va por delante en {list}',
+  'compare.alsoLeads': '**{name}** en {list}',
   'compare.none': 'Ninguno de los dos jugadores tiene estadísticas todavía.',
   'compare.withWhom': '¿Comparar a **{name}** con quién? Indica {other}, o vincula tu cuenta de {title} con {link}.',
   'compare.linkNotProfiled':

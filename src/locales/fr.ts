@@ -309,6 +309,8 @@ export const fr: Texts = {
   'compare.even.other': 'Égalité : {n} statistiques chacun.',
   'compare.ahead.one': '**{name}** mène sur {n} statistique sur {total}.',
   'compare.ahead.other': '**{name}** mène sur {n} statistiques sur {total}.',
+  'compare.leads': '**{name}** mène en {list}',
+  'compare.alsoLeads': '**{name}** en {list}',
   'compare.none': 'Aucun des deux joueurs n’a encore de statistiques.',
   'compare.withWhom': 'Comparer **{name}** avec qui ? Indique {other}, ou lie ton compte {title} avec {link}.',
   'compare.linkNotProfiled': 'Comparer **{name}** avec qui ? Ton compte {title} lié est sur {linked}, où {title} n’a pas de profils : indique {other}.',

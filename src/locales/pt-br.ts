@@ -306,6 +306,8 @@ export const ptBR: Texts = {
   'compare.even.other': 'Empate: {n} dados para cada um.',
   'compare.ahead.one': '**{name}** está à frente em {n} de {total} dados.',
   'compare.ahead.other': '**{name}** está à frente em {n} de {total} dados.',
+  'compare.leads': '**{name}** lidera em {list}',
+  'compare.alsoLeads': '**{name}** em {list}',
   'compare.none': 'Nenhum dos dois jogadores tem estatísticas ainda.',
   'compare.withWhom': 'Comparar **{name}** com quem? Informe {other}, ou vincule sua conta de {title} com {link}.',
   'compare.linkNotProfiled': 'Comparar **{name}** com quem? Sua conta vinculada de {title} está em {linked}, onde {title} não tem perfis: informe {other}.',

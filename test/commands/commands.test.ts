@@ -613,7 +613,8 @@ describe('/compare', () => {
     const kd = e.description!.split('\n').find((l) => l.startsWith('K/D · '))!;
     expect(kd).toMatch(/^K\/D · (\*\*[\d.]+\*\* ◂ [\d.]+|[\d.]+ ▸ \*\*[\d.]+\*\*|[\d.]+ = [\d.]+)$/);
     expect(e.description).toMatch(/^Matches · \d+ vs \d+$/m);
-    expect(e.description).toMatch(/is ahead on \d+ of \d+ figures|Even:/);
+    // The verdict names who leads on what decides (rank, K/D, win rate), not a count of figures.
+    expect(e.description).toMatch(/\*\*Ember(tide)?#\d+\*\* leads on ((Rating|K\/D|Win rate)(, | and |, and )?)+|Even:/);
     // A value of two words (a time played) is held together: a phone broke `8h 57m` between them.
     expect(e.description).toMatch(/^Time played · \**[^ ]+\** (◂|▸|vs|=) \**[^ ]+\**$/m);
   });

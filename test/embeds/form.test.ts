@@ -105,3 +105,26 @@ describe('rank first', () => {
     expect(card.trend).toMatchObject({ label: 'Rating', values: [11_862, 11_902], rise: 1 });
   });
 });
+
+describe('a comparison’s verdict', () => {
+  it('names who leads on rank, K/D and win rate, not how many figures each is ahead on', async () => {
+    const { compareReply } = await import('../../src/embeds/compare.js');
+    const side = (handle: string, values: Record<string, number>, tier: string) => {
+      const overview = stats(values);
+      overview.rankScore = stat(values.rankScore ?? 0, { rankName: tier });
+      return {
+        profile: StatsProfileSchema.parse({
+          platformInfo: { platformSlug: 'pc_store_b', platformUserHandle: handle },
+          segments: [{ type: 'overview', stats: overview }],
+        }),
+        meta,
+      };
+    };
+    // Nova plays far more and kills more a match; Vesper has the better rank and K/D.
+    const nova = side('Nova', { rankScore: 6000, kd: 1.2, winRate: 40, killsPerMatch: 5, damagePerMatch: 900, matchesPlayed: 900 }, 'Gold 3');
+    const vesper = side('Vesper', { rankScore: 9000, kd: 1.6, winRate: 38, killsPerMatch: 3, damagePerMatch: 600, matchesPlayed: 40 }, 'Platinum 4');
+    const text = compareReply('title_b', nova, vesper, 'en').embeds[0]!.description!;
+    expect(text).toContain('**Nova** leads on Win rate · **Vesper** on Rating and K/D.');
+    expect(text).toContain('Rating · Gold\u00a03 ▸ **Platinum\u00a04**');
+  });
+});
