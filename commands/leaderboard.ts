@@ -26,6 +26,8 @@ export const BOARD_FIGURES: readonly Figure[] = [
   'kills',
   'timePlayed',
 ];
+/** Matches a member needs to be ranked unless `min_matches` says otherwise: a figure of a few matches is luck. */
+export const BOARD_MIN_MATCHES = 10;
 /** Members a board looks up at most (the latest recorded); what one command may cost the service. */
 export const MAX_BOARD_LOOKUPS = 50;
 /** Lookups at once: a board shares the service with everyone else's commands. */
@@ -78,7 +80,12 @@ async function entryOf(
       .catch((e: unknown) => deps.logger.warn({ err: (e as Error).message }, 'history store failed: a board member’s day not kept'));
   const stat = figure(stats, title, f);
   const tier = ratingTier(figure(stats, title, 'rating'))?.name;
-  if (stat && typeof stat.value === 'number') return { entry: { ...base, stat, ...(tier ? { tier } : {}) }, fetchedAt: r.meta.fetchedAt };
+  const matches = figure(stats, title, 'matchesPlayed')?.value;
+  if (stat && typeof stat.value === 'number')
+    return {
+      entry: { ...base, stat, ...(tier ? { tier } : {}), ...(typeof matches === 'number' && Number.isFinite(matches) ? { matches } : {}) },
+      fetchedAt: r.meta.fetchedAt,
+    };
   // What the board could rank this profile by instead, for the notice when nobody has the figure.
   const has = BOARD_FIGURES.filter((g) => typeof figure(stats, title, g)?.value === 'number');
   return { entry: { ...base, missing: 'no_figure', has }, fetchedAt: r.meta.fetchedAt };
@@ -100,6 +107,9 @@ export const leaderboard = {
         .setName('stat')
         .setDescription('Rank by (default K/D)')
         .addChoices(...BOARD_FIGURES.map((f) => ({ name: FIGURE_INFO[f].label, value: f }))),
+    )
+    .addIntegerOption((o) =>
+      o.setName('min_matches').setDescription(`Fewest matches to be ranked (default ${BOARD_MIN_MATCHES})`).setMinValue(0).setMaxValue(100_000),
     )
     .toJSON(),
 
@@ -141,6 +151,7 @@ export const leaderboard = {
         title,
         figure: typed,
         invokerId: input.userId,
+        minMatches: typeof input.options.min_matches === 'number' ? input.options.min_matches : BOARD_MIN_MATCHES,
         notLookedUp: linked.length - looked.length,
         unread,
         oldestFetch: fetched.length > 0 ? Math.min(...fetched) : undefined,

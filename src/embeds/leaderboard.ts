@@ -1,10 +1,10 @@
 // A server's leaderboard: its linked members ranked by one figure, the top ten and the invoker's own
 // place, honest about those who could not be ranked.
 import type { Figure, TitleSlug } from '../catalog/index.js';
-import { commandLine, say, type TextKey } from '../locales/index.js';
+import { commandLine, say, sayCount, type TextKey } from '../locales/index.js';
 import type { LookupErrorKind } from '../lookup/errors.js';
 import type { Stat } from '../lookup/schemas.js';
-import { TITLE_COLORS, code, figureLabel, statValue, titleName, unbroken } from './format.js';
+import { TITLE_COLORS, code, figureLabel, formatValue, statValue, titleName, unbroken } from './format.js';
 import { embedReply, safeText, type Reply } from './reply.js';
 import { clip } from './text.js';
 
@@ -21,9 +21,10 @@ const TIER_SHOWN = 24;
 /** Why a member has no place: a lookup's failure, no such figure in their profile, or a link on a platform the title has no profiles on. */
 export type BoardMissing = LookupErrorKind | 'no_figure' | 'no_profile';
 /** `has`: for a profile without the figure, the figures a board can rank by that it has. */
-export type BoardEntry = { userId: string; handle: string } &
-  /** `tier`: the rank the profile names, shown beside the name whatever the board ranks by. */
-  ({ stat: Stat; tier?: string | undefined } | { stat?: undefined; missing: BoardMissing; has?: readonly Figure[] | undefined });
+/** A ranked entry's `tier` (the rank its profile names) and `matches` (its career's) are shown beside its figure. */
+export type BoardEntry = { userId: string; handle: string } & (
+  { stat: Stat; tier?: string | undefined; matches?: number | undefined } | { stat?: undefined; missing: BoardMissing; has?: readonly Figure[] | undefined }
+);
 
 export interface BoardContext {
   title: TitleSlug;
@@ -33,6 +34,8 @@ export interface BoardContext {
   notLookedUp: number;
   /** Members whose link was not read in time (a slow store): counted with those not looked up, not as linked. */
   unread?: number | undefined;
+  /** Matches a member needs to be ranked; one whose profile counts fewer is counted as not ranked. */
+  minMatches?: number | undefined;
   /** When the oldest answer on the board was fetched (epoch ms). */
   oldestFetch?: number | undefined;
   locale?: string | undefined;
@@ -63,7 +66,10 @@ export function rank(entries: readonly BoardEntry[]): (BoardEntry & { stat: Stat
  */
 export function leaderboardReply(entries: readonly BoardEntry[], ctx: BoardContext): Reply {
   const { figure: f, locale } = ctx;
-  const ranked = rank(entries);
+  const min = ctx.minMatches ?? 0;
+  // A figure of a handful of matches says little: below the minimum, a member is counted, not ranked.
+  const few = (e: BoardEntry) => e.stat !== undefined && e.matches !== undefined && e.matches < min;
+  const ranked = rank(entries.filter((e) => !few(e)));
   // Equal figures share a place (1, 1, 3): the order among them is only by name.
   const places: number[] = [];
   ranked.forEach((e, i) => places.push(i > 0 && e.stat.value === ranked[i - 1]!.stat.value ? places[i - 1]! : i + 1));
@@ -73,7 +79,10 @@ export function leaderboardReply(entries: readonly BoardEntry[], ctx: BoardConte
     const place = MEDALS[at - 1] ?? `\`${String(at).padStart(2)}\``;
     // The value held to its bullet and name's end: a phone left "40,4%" alone on the next line.
     const tier = e.tier ? `\u00a0·\u00a0${unbroken(safeText(clip(e.tier, TIER_SHOWN)))}` : '';
-    return `${place} ${mine ? '▶ ' : ''}**${safeText(clip(e.handle, NAME_SHOWN))}**\u00a0·\u00a0${statValue(e.stat, locale, f, true)}${tier}`;
+    const matches =
+      e.matches !== undefined ? `\u00a0·\u00a0${unbroken(sayCount(locale, 'board.matches', e.matches, {}, formatValue(e.matches, 'Number', locale)))}` : '';
+    // The member as a mention (which never pings from an embed), beside the game handle: who is who in the server.
+    return `${place} ${mine ? '▶ ' : ''}<@${e.userId}> **${safeText(clip(e.handle, NAME_SHOWN))}**\u00a0·\u00a0${statValue(e.stat, locale, f, true)}${tier}${matches}`;
   };
   const lines = ranked.slice(0, BOARD_SIZE).map(line);
   const mine = ranked.findIndex((e) => e.userId === ctx.invokerId);
@@ -87,8 +96,8 @@ export function leaderboardReply(entries: readonly BoardEntry[], ctx: BoardConte
           : `\n${say(locale, 'board.notOnBoard', { link: code(commandLine(locale, `/link title:${ctx.title}`)) })}`;
   const why = new Map<string, number>();
   for (const e of entries) {
-    if (e.stat !== undefined) continue;
-    const reason = say(locale, REASONS[e.missing] ?? 'board.why.other');
+    if (e.stat !== undefined && !few(e)) continue;
+    const reason = e.stat !== undefined ? say(locale, 'board.why.fewMatches', { n: min }) : say(locale, REASONS[e.missing] ?? 'board.why.other');
     why.set(reason, (why.get(reason) ?? 0) + 1);
   }
   const notLookedUp = ctx.notLookedUp + (ctx.unread ?? 0);

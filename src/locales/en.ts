@@ -35,6 +35,7 @@ export const enCommands = {
     other_platform: 'other_platform',
     stat: 'stat',
     period: 'period',
+    min_matches: 'min_matches',
   },
   /** Descriptions; `{list}`, `{title}`, `{forms}` are filled from the catalog. */
   descriptions: {
@@ -50,6 +51,7 @@ export const enCommands = {
     playerOption: 'Player (e.g. {forms}); leave out to use your linked account',
     cardOption: 'Attach the picture card (default yes); no: text only',
     periodOption: 'What changed over a day, a week, a month or the season',
+    minMatchesOption: 'Fewest matches to be ranked (default {n})',
     matchId: 'Match id (pick one of your recent matches)',
     segmentOption: 'Kind of segment: {list}',
     queueOption: 'Only ranked or only social matches',
@@ -350,6 +352,9 @@ export const en = {
   'board.why.unavailable': 'service down',
   'board.why.other': 'no answer',
   'board.why.notLookedUp': 'not looked up this time',
+  'board.why.fewMatches': 'with fewer than {n} matches',
+  'board.matches.one': '{n} match',
+  'board.matches.other': '{n} matches',
   'board.serverOnly': 'A leaderboard ranks the members of a server: use it in one.',
   'board.rankBy': 'Rank by one of: {list}.',
   // The session feed (/track)

@@ -478,7 +478,7 @@ describe('replies a player reads at a glance', () => {
     const menu = list.components[0]?.components[0];
     const stateId = menu && 'custom_id' in menu ? (parseCustomId(menu.custom_id) as { stateId: string }).stateId : '';
     const report = await openFromView((await deps.views.load(stateId))!, stateId, 'a-1', deps);
-    expect(JSON.stringify(report.embeds)).toContain('▶ **Ash**');
+    expect(JSON.stringify(report.embeds)).toMatch(/▶ (⭐ )?\*\*Ash\*\*/);
     expect(buttons(report).map((b) => b.label)).toEqual(['◀ Matches']);
   });
 
@@ -775,8 +775,9 @@ describe('a linked player’s history', () => {
 
 describe('/leaderboard', () => {
   const board = findCommand('leaderboard')!;
-  const run = (options: Record<string, string>, userId: string, guildId: string | null = 'g-board') =>
-    board.execute({ name: 'leaderboard', group: null, subcommand: null, options, userId, guildId }, deps);
+  // The small dataset's players have played a match or two: no minimum, unless a test sets one.
+  const run = (options: Record<string, string | number>, userId: string, guildId: string | null = 'g-board') =>
+    board.execute({ name: 'leaderboard', group: null, subcommand: null, options: { min_matches: 0, ...options }, userId, guildId }, deps);
   const link = findCommand('link')!;
   const linkIn = (userId: string, player: string, guildId = 'g-board') =>
     link.execute({ name: 'link', group: null, subcommand: null, options: { title: 'title_c', platform: 'pc_store_c', player }, userId, guildId }, deps);
@@ -793,9 +794,9 @@ describe('/leaderboard', () => {
     expect(messageErrors({ embeds: r.embeds, components: r.components })).toEqual([]);
     const rows = e.description!.split('\n').filter((l) => /^(🥇|🥈|🥉|`)/.test(l));
     expect(rows).toHaveLength(2);
-    const values = rows.map((l) => Number(/·\s([\d.]+)$/u.exec(l)![1]));
+    const values = rows.map((l) => Number(/\*\*\s·\s([\d.]+)/u.exec(l)![1]));
     expect(values[0]).toBeGreaterThanOrEqual(values[1]!);
-    expect(rows.filter((l) => l.includes('▶ **Embertide#1000**'))).toHaveLength(1);
+    expect(rows.filter((l) => l.includes('▶ <@b2> **Embertide#1000**'))).toHaveLength(1);
     expect(e.description).toContain('Not ranked: 1 private');
     expect(e.footer?.text).toBe('Title C · 2 ranked of 3 linked');
     // The invoker's command records them again, as the latest.
@@ -821,7 +822,7 @@ describe('/leaderboard', () => {
   it('ranks by another figure by meaning, and tells a member who has not linked how to get on it', async () => {
     const r = await run({ title: 'title_c', stat: 'winRate' }, 'b-nolink');
     expect(r.embeds[0]!.title).toBe('Win rate');
-    expect(r.embeds[0]!.description).toMatch(/·\s[\d.]+%$/mu);
+    expect(r.embeds[0]!.description).toMatch(/·\s[\d.]+%(\s·|$)/mu);
     expect(r.embeds[0]!.description).toContain('You are not on this board');
     expect(await stores.members.list('g-board')).toContain('b-nolink');
   });
@@ -866,14 +867,14 @@ describe('/leaderboard', () => {
     });
     const started = Date.now();
     const r = await board.execute(
-      { name: 'leaderboard', group: null, subcommand: null, options: { title: 'title_c' }, userId: 'many0', guildId: 'g-many' },
+      { name: 'leaderboard', group: null, subcommand: null, options: { title: 'title_c', min_matches: 0 }, userId: 'many0', guildId: 'g-many' },
       { ...deps, links: slowLinks, lookup: oneProfile },
     );
     expect(Date.now() - started).toBeLessThan(COMMAND_DEADLINE_MS);
     const description = r.embeds[0]!.description!;
     // The invoker, recorded as the latest, was read first and is on the board; the latest members'
     // links were read next (the others, not read in time, are counted as not looked up).
-    expect(description).toContain('▶ **Ember0**');
+    expect(description).toContain('▶ <@many0> **Ember0**');
     const others = [...description.matchAll(/\*\*Ember(\d+)\*\*/g)].map((m) => Number(m[1])).filter((n) => n !== 0);
     expect(others.length).toBeGreaterThan(0);
     expect(Math.min(...others)).toBeGreaterThanOrEqual(500);
@@ -893,7 +894,7 @@ describe('/leaderboard', () => {
     }
     const r = await run({ title: 'title_c' }, 'twin1', 'g-twins');
     const rows = r.embeds[0]!.description!.split('\n').filter((l) => /^(🥇|🥈|🥉|`)/.test(l));
-    expect(rows.filter((l) => l.includes('Ember#4471'))).toEqual([expect.stringContaining('▶ **Ember#4471**')]);
+    expect(rows.filter((l) => l.includes('Ember#4471'))).toEqual([expect.stringContaining('▶ <@twin1> **Ember#4471**')]);
     expect(rows).toHaveLength(2);
   });
 

@@ -63,18 +63,28 @@ describe('the leaderboard', () => {
   it('gives members with the same figure the same place, and the next one the place after them all', () => {
     const lines = board([entry('u1', 'Ash', 1.5), entry('u2', 'Bolt', 1.5), entry('u3', 'Cole', 1.2), entry('u4', 'Dune', 1.0)], 'u2');
     expect(lines.slice(0, 4)).toEqual([
-      '🥇 **Ash**\u00a0·\u00a01.50',
-      '🥇 ▶ **Bolt**\u00a0·\u00a01.50',
-      '🥉 **Cole**\u00a0·\u00a01.20',
-      '` 4` **Dune**\u00a0·\u00a01.00',
+      '🥇 <@u1> **Ash**\u00a0·\u00a01.50',
+      '🥇 ▶ <@u2> **Bolt**\u00a0·\u00a01.50',
+      '🥉 <@u3> **Cole**\u00a0·\u00a01.20',
+      '` 4` <@u4> **Dune**\u00a0·\u00a01.00',
     ]);
+  });
+
+  it('names each member beside their handle, with their tier and matches, and counts those under the minimum instead of ranking them', () => {
+    const ranked = { ...entry('u1', 'Ash', 1.5), tier: 'Gold 2', matches: 120 };
+    const fresh = { ...entry('u2', 'Bolt', 4.0), matches: 3 };
+    const r = leaderboardReply([ranked, fresh], { title: 'title_c', figure: 'kd', invokerId: 'u2', notLookedUp: 0, minMatches: 10, locale: 'en' });
+    const lines = r.embeds[0]!.description!.split('\n');
+    expect(lines[0]).toBe('🥇 <@u1> **Ash**\u00a0·\u00a01.50\u00a0·\u00a0Gold\u00a02\u00a0·\u00a0120\u00a0matches');
+    expect(lines).toContain('-# Not ranked: 1 with fewer than 10 matches');
+    expect(r.embeds[0]!.description).not.toContain('Bolt');
   });
 
   it('tells a member tied with the leader, but listed below the top ten, that they share first place', () => {
     const entries = Array.from({ length: 12 }, (_, i) => entry(`u${i}`, `Player${String(i).padStart(2, '0')}`, 2));
     const lines = board(entries, 'u11');
     expect(lines.slice(0, 10).every((l) => l.startsWith('🥇 '))).toBe(true);
-    expect(lines).toContain('🥇 ▶ **Player11**\u00a0·\u00a02.00');
+    expect(lines).toContain('🥇 ▶ <@u11> **Player11**\u00a0·\u00a02.00');
     expect(lines).toContain('You are **#1** of 12.');
   });
 });
