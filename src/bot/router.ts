@@ -377,7 +377,9 @@ export class Router {
     }
     const owner = pressed.userId === view.ownerId;
     const locale = pressed.locale;
-    if (action.kind === 'open') {
+    // A menu: `open` answers with what was picked in a message of its own; `switch` turns the
+    // owner's message into the pick (anyone else gets it privately).
+    if (action.kind === 'open' || action.kind === 'switch') {
       const value = pressed.values?.[0];
       if (!value) {
         // Acknowledged, the message left as it is: Discord would otherwise show the press as failed.
@@ -386,16 +388,8 @@ export class Router {
         else if (deferred === 'reply') await answer.deleteOriginal();
         return { outcome: 'nothing picked' };
       }
-      return this.answerComponent(answer, openFromView(view, action.stateId, value, deps, locale), 'reply', !owner, started, deferred);
-    }
-    // A switch turns the owner's message into the view picked; anyone else gets it privately.
-    if (action.kind === 'switch') {
-      const value = pressed.values?.[0];
-      if (!value) {
-        if (deferred === undefined) await answer.deferUpdate();
-        else if (deferred === 'reply') await answer.deleteOriginal();
-        return { outcome: 'nothing picked' };
-      }
+      if (action.kind === 'open')
+        return this.answerComponent(answer, openFromView(view, action.stateId, value, deps, locale), 'reply', !owner, started, deferred);
       return this.answerComponent(answer, switchFromView(view, value, pressed.userId, deps, locale), owner ? 'update' : 'reply', !owner, started, deferred);
     }
     // A way onward replaces the owner's message with the player's other view; anyone else gets it privately.

@@ -4,25 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { profileCard } from '../../src/cards/model.js';
 import { formLines, formOfMatches, formOfSessions, profileReply, rankLines, signed, type FormMatch } from '../../src/embeds/index.js';
 import type { LookupMeta } from '../../src/lookup/client.js';
-import { MatchResultSchema, SessionListSchema, StatsProfileSchema, type Stats } from '../../src/lookup/schemas.js';
+import { MatchResultSchema, SessionListSchema, StatsProfileSchema } from '../../src/lookup/schemas.js';
+import { plain, stat, stats } from '../helpers/stats.js';
 
 const meta: LookupMeta = { source: 'network', fetchedAt: Date.parse('2026-11-20T12:00:00Z'), ageMs: 0 };
-const stat = (value: number, metadata: Record<string, unknown> = {}) => ({
-  rank: null,
-  percentile: null,
-  displayName: '',
-  displayCategory: null,
-  category: null,
-  metadata,
-  value,
-  displayValue: String(value),
-  displayType: 'Number',
-});
-const stats = (values: Record<string, number>): Stats => Object.fromEntries(Object.entries(values).map(([k, v]) => [k, stat(v)]));
 const match = (outcome: FormMatch['outcome'], values: Record<string, number>): FormMatch => ({ outcome, stats: stats(values) });
 const career = stats({ kills: 100, deaths: 80 });
-/** No-break spaces (which hold a figure to its label on a phone) read as spaces. */
-const plain = (lines: readonly string[] | null | undefined) => lines?.map((l) => l.replace(/\u00a0/g, ' '));
 
 describe('form lines', () => {
   it('writes the last results as letters, oldest first, with K/D over them against the career’s, the streak and the rating won', () => {

@@ -2,8 +2,8 @@
 import { describe, expect, it } from 'vitest';
 
 import { baseOf, daySnapshotOf, periodLines, weekLines, withDay, type DaySnapshot } from '../../src/embeds/history.js';
+import { plain, stat } from '../helpers/stats.js';
 
-const plain = (lines: readonly string[] | null) => lines?.map((l) => l.replace(/\u00a0/g, ' '));
 const day = (d: string, extra: Partial<DaySnapshot> = {}): DaySnapshot => ({ day: d, ...extra });
 
 describe('a player’s history', () => {
@@ -48,17 +48,6 @@ describe('a player’s history', () => {
   });
 
   it('takes today’s snapshot of an overview by meaning, the rating’s tier and the season with it', () => {
-    const stat = (value: number, metadata: Record<string, unknown> = {}) => ({
-      rank: null,
-      percentile: null,
-      displayName: '',
-      displayCategory: null,
-      category: null,
-      metadata,
-      value,
-      displayValue: String(value),
-      displayType: 'Number',
-    });
     const snapshot = daySnapshotOf(
       { kills: stat(10), deaths: stat(5), wlPercentage: stat(55), rating: stat(2720, { tierName: 'Diamond 3' }) },
       'title_d',
