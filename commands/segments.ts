@@ -131,6 +131,31 @@ async function segmentChoices(title: TitleSlug, input: AutocompleteInput, deps: 
   });
 }
 
+/**
+ * The seasons the player has data for (their profile's list, for the segment type typed where it
+ * has one), newest first, those starting with what was typed; none when the player cannot be told
+ * in time (what was typed is still taken).
+ */
+async function seasonChoices(title: TitleSlug, input: AutocompleteInput, deps: Deps): Promise<Choice[]> {
+  const platform = await choosePlatform(input, endpointOf(title, 'segments'), deps);
+  const player = stringOption(input, 'player') ?? (await deps.links.get(input.userId, title))?.identifier;
+  if (typeof platform !== 'string' || !player || !endpointOf(title, 'profile').platforms.includes(platform)) return [];
+  const r = await deps.lookup.profile(title, platform, player, { deadlineMs: AUTOCOMPLETE_DEADLINE_MS });
+  const listed = r.data?.availableSegments ?? [];
+  const typedType = stringOption(input, 'segment');
+  const ofType = listed.filter((s) => s.type === typedType);
+  const seasons = new Set(
+    (ofType.length > 0 ? ofType : listed).flatMap((s) =>
+      Array.isArray(s.metadata.seasons) ? s.metadata.seasons.filter((n): n is number => Number.isInteger(n) && n > 0) : [],
+    ),
+  );
+  const typed = input.focused.value.trim();
+  return [...seasons]
+    .sort((a, b) => b - a)
+    .filter((n) => String(n).startsWith(typed))
+    .map((n) => choice(say(input.locale, 'report.season', { n }), String(n)));
+}
+
 export const segments = {
   kind: 'segments',
   description: 'Stats per map, weapon, mode, legend or hero',
@@ -152,7 +177,9 @@ export const segments = {
           .addChoices(...QUEUES.map((q) => ({ name: queueName(q), value: q }))),
       );
     if (endpoint.query.some((q) => q.name === 'season'))
-      sub.addIntegerOption((o) => o.setName('season').setDescription('Season number (leave out for lifetime)').setMinValue(1).setMaxValue(10_000));
+      sub.addIntegerOption((o) =>
+        o.setName('season').setDescription('Season number (leave out for lifetime)').setMinValue(1).setMaxValue(10_000).setAutocomplete(true),
+      );
   },
   async execute(title: TitleSlug, input, deps) {
     const typed = stringOption(input, 'segment') ?? '';
@@ -194,5 +221,6 @@ export const segments = {
     };
     return openView(view, deps, (v, id) => render(v, id, 0, deps, input.locale));
   },
-  autocomplete: async (title, input, deps) => (input.focused.name === 'segment' ? segmentChoices(title, input, deps) : undefined),
+  autocomplete: async (title, input, deps) =>
+    input.focused.name === 'segment' ? segmentChoices(title, input, deps) : input.focused.name === 'season' ? seasonChoices(title, input, deps) : undefined,
 } satisfies EndpointCommand;

@@ -31,7 +31,8 @@ export interface CommandInput {
 }
 
 export interface AutocompleteInput extends CommandInput {
-  focused: { name: string; value: string };
+  /** `numeric`: an integer option, whose choices Discord takes as numbers only. */
+  focused: { name: string; value: string; numeric?: boolean | undefined };
 }
 
 export interface Choice {

@@ -55,7 +55,7 @@ interface ReadOptions {
   group: string | null;
   subcommand: string | null;
   values: Record<string, OptionValue>;
-  focused?: { name: string; value: string };
+  focused?: { name: string; value: string; numeric?: boolean };
 }
 
 /** The leaf options, with the subcommand group and subcommand they sit under; undefined when malformed. */
@@ -76,7 +76,8 @@ function readOptions(options: unknown): ReadOptions | undefined {
       } else if (value !== undefined && value !== null) {
         if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') return false;
         out.values[o.name] = value;
-        if (focused) out.focused = { name: o.name, value: String(value) };
+        // An integer or number option (4, 10) takes choices whose values are numbers.
+        if (focused) out.focused = { name: o.name, value: String(value), ...(o.type === 4 || o.type === 10 ? { numeric: true } : {}) };
       }
     }
     return true;

@@ -83,13 +83,16 @@ const IGNORED_CODES = new Set([10062, 40060]);
  * `deferUpdate` and `choices` is the interaction's one acknowledgement (callback types 4, 7, 5, 6
  * and 8); `edit`, `followUp` and `deleteOriginal` work on the message after it.
  */
+/** A choice as Discord takes it: a number for an integer option. */
+export type SentChoice = { name: string; value: string | number };
+
 export interface Answer {
   reply(reply: Reply): Promise<void>;
   /** Replaces the message the pressed component is on. */
   update(reply: Reply): Promise<void>;
   defer(ephemeral: boolean): Promise<void>;
   deferUpdate(): Promise<void>;
-  choices(choices: Choice[]): Promise<void>;
+  choices(choices: SentChoice[]): Promise<void>;
   edit(reply: Reply): Promise<void>;
   followUp(reply: Reply): Promise<void>;
   deleteOriginal(): Promise<void>;
@@ -340,9 +343,13 @@ export class Router {
       .map((c) => ({ name: clip(withoutControls(c.name || c.value), LIMITS.choiceName), value: c.value }))
       .filter((c) => c.name.length > 0 && c.value.length > 0 && c.value.length <= LIMITS.choiceValue && !seen.has(c.value) && seen.add(c.value))
       .slice(0, LIMITS.choices);
+    // An integer option's choices are numbers, or Discord refuses the whole answer: those that are none go.
+    const sent: SentChoice[] = input.focused.numeric
+      ? clean.flatMap((c) => (/^-?\d{1,15}$/.test(c.value) ? [{ name: c.name, value: Number(c.value) }] : []))
+      : clean;
     log.sentAt = monotonicMs();
-    await answer.choices(clean);
-    return clean.length;
+    await answer.choices(sent);
+    return sent.length;
   }
 
   private async component(pressed: Extract<Action, { kind: 'component' }>, answer: Answer, started: number): Promise<Record<string, unknown>> {

@@ -4,10 +4,9 @@
 // follow-ups, deleting the original) through the interaction webhook, which needs the token only.
 import { Routes, type REST } from 'discord.js';
 
-import type { Choice } from '../../commands/index.js';
 import type { Reply } from '../embeds/index.js';
 import { ANSWER_DEADLINE_MS, withinDeadline } from './answer-deadline.js';
-import type { Answer } from './router.js';
+import type { Answer, SentChoice } from './router.js';
 
 const EPHEMERAL = 64;
 
@@ -125,7 +124,7 @@ export class WebhookAnswer implements Answer {
     return this.ack({ type: 6 });
   }
 
-  choices(choices: Choice[]): Promise<void> {
+  choices(choices: SentChoice[]): Promise<void> {
     return this.ack({ type: 8, data: { choices } });
   }
 

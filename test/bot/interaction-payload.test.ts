@@ -82,6 +82,15 @@ describe('the interaction payload', () => {
     });
   });
 
+  it('marks a focused integer option numeric: its choices must be numbers', () => {
+    const payload = {
+      ...command([{ name: 'title_a', type: 2, options: [{ name: 'segments', type: 1, options: [{ name: 'season', type: 4, value: '3', focused: true }] }] }]),
+      type: 4,
+      user: { id: USER },
+    };
+    expect(actionOf(readEnvelope(payload)!)).toMatchObject({ kind: 'autocomplete', input: { focused: { name: 'season', value: '3', numeric: true } } });
+  });
+
   it('reads a select menu’s picks and a button (no picks)', () => {
     const base = { id: ID, application_id: APP, token: 't', type: 3, user: { id: USER }, locale: 'fr' };
     expect(actionOf(readEnvelope({ ...base, data: { custom_id: 'open:abc', component_type: 3, values: ['map'] } })!)).toEqual({

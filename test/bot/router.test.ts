@@ -19,7 +19,7 @@ const OWNER = '1180000000000000401';
 interface Recorded {
   /** When each first answer went out (performance.now()). */
   firstAt: number[];
-  first: { type: number; data?: { content?: string; flags?: number; choices?: { name: string; value: string }[] } }[];
+  first: { type: number; data?: { content?: string; flags?: number; choices?: { name: string; value: string | number }[] } }[];
   rest: { method: string; route: string; body?: unknown }[];
 }
 
@@ -242,6 +242,19 @@ describe('the router', () => {
     // with nothing left to show is not offered (Discord would refuse every choice for it).
     expect(await choicesFor('Quil\u202Eregdab')).toEqual([{ name: 'Quilregdab', value: 'Quil\u202Eregdab' }]);
     expect(await choicesFor('\u202E\u2066')).toEqual([]);
+  });
+
+  it('sends an integer option’s choices as numbers, and none that is not one (Discord refuses the whole answer for it)', async () => {
+    const { logger } = memoryLog();
+    const choicesFor = async (value: string) => {
+      const { answer, seen } = answerRecorded();
+      await new Router({ logger } as unknown as Deps, logger).handle(
+        incoming({ kind: 'autocomplete', input: { ...input('nope'), focused: { name: 'season', value, numeric: true } } }, answer),
+      );
+      return seen.first[0]!.data?.choices;
+    };
+    expect(await choicesFor('3')).toEqual([{ name: '3', value: 3 }]);
+    expect(await choicesFor('three')).toEqual([]);
   });
 });
 

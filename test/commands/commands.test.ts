@@ -447,6 +447,16 @@ describe('replies a player reads at a glance', () => {
     expect(buttons(rift).map((b) => b.label)).toEqual(['Sessions']);
   });
 
+  it('autocompletes the seasons the player has data for, newest first', async () => {
+    const seasons = await stats.autocomplete(
+      focus('title_a', 'segments', { segment: 'map', platform: 'pc_store_a', player: 'ashplays', season: '' }, 'season'),
+      deps,
+    );
+    expect(seasons.length).toBeGreaterThan(0);
+    expect(seasons.every((c) => /^Season \d+$/.test(c.name) && /^\d+$/.test(c.value))).toBe(true);
+    expect(seasons.map((c) => Number(c.value))).toEqual([...seasons.map((c) => Number(c.value))].sort((a, b) => b - a));
+  });
+
   it('switches a segments reply in place to another segment type, season or queue, and back to the lifetime', async () => {
     const maps = await stats.execute(input('title_a', 'segments', { segment: 'map', platform: 'pc_store_a', player: 'ashplays' }), deps);
     const menu = maps.components.flatMap((row) => row.components).find((c) => 'custom_id' in c && c.custom_id.startsWith('sw:'));
