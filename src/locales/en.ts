@@ -285,8 +285,8 @@ export const en = {
   // Segments
   'segments.author': '{title} · {type}',
   'segments.lifetime': 'Lifetime',
-  'segments.switch': 'Switch to another segment, season or queue',
-  'segments.switchType': 'Switch to another kind of segment',
+  'segments.switch': 'Segment, season or queue',
+  'segments.switchType': 'Another kind of segment',
   'segments.allQueues': 'Ranked and social',
   'segments.season': 'Season {n}',
   'segments.inUse': 'in use: **{name}**',
