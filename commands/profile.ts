@@ -69,13 +69,16 @@ async function keptHistory(
   days: DaySnapshot[] | undefined,
   meta: LookupMeta,
   deps: Deps,
-): Promise<DaySnapshot[] | undefined> {
-  if (!deps.history || days === undefined) return days;
-  if ((own || days.length > 0) && meta.source !== 'stale')
-    await deps.history.record(view.title, view.platform, view.player, today).catch((e: unknown) => {
+): Promise<{ days: DaySnapshot[] | undefined; keeping: boolean }> {
+  if (!deps.history || days === undefined || !(own || days.length > 0) || meta.source === 'stale') return { days, keeping: false };
+  const keeping = await deps.history.record(view.title, view.platform, view.player, today).then(
+    () => true,
+    (e: unknown) => {
       deps.logger.warn({ err: (e as Error).message }, 'history store failed: today’s look not kept');
-    });
-  return days;
+      return false;
+    },
+  );
+  return { days, keeping };
 }
 
 /**
@@ -83,13 +86,14 @@ async function keptHistory(
  * from its sessions; none where it has neither on this platform. Looked up beside the profile, and
  * left out (not an error) when it fails: the profile stands without it.
  */
+const served = (view: ProfileView, kind: 'matches' | 'sessions') => findEndpoint(view.title, kind)?.platforms.includes(view.platform) === true;
+
 async function recentMatches(view: ProfileView, deps: Deps): Promise<FormMatch[] | undefined> {
-  const served = (kind: 'matches' | 'sessions') => findEndpoint(view.title, kind)?.platforms.includes(view.platform) === true;
-  if (served('matches')) {
+  if (served(view, 'matches')) {
     const r = await deps.lookup.matches(view.title, view.platform, view.player, undefined, call);
     return r.data ? formOfMatches(r.data.matches) : undefined;
   }
-  if (served('sessions')) {
+  if (served(view, 'sessions')) {
     const r = await deps.lookup.sessions(view.title, view.platform, view.player, call);
     return r.data ? formOfSessions(r.data) : undefined;
   }
@@ -112,8 +116,10 @@ async function render(view: ProfileView, stateId: string, deps: Deps, locale?: s
   const stats = overviewOf(r.data.segments)?.stats ?? {};
   const since = await sinceLastLook(view, stats, r.meta, deps, locale);
   const today = daySnapshotOf(stats, view.title, (deps.now ?? (() => new Date()))(), r.data.metadata.currentSeason);
-  const kept = await keptHistory(view, today, since.own, days, r.meta, deps);
-  const history = deps.history ? { days: kept, today, period: view.period } : undefined;
+  const { days: kept, keeping } = await keptHistory(view, today, since.own, days, r.meta, deps);
+  // Said only where the form comes from the history alone: elsewhere a failed match list costs the form today, not until tomorrow.
+  const formFromHistory = !served(view, 'matches') && !served(view, 'sessions');
+  const history = deps.history ? { days: kept, today, period: view.period, keeping: keeping && formFromHistory } : undefined;
   return withCard(
     profileReply(r.data, view.title, r.meta, {
       locale,

@@ -17,12 +17,12 @@ import { DiscordAPIError, Routes, type REST } from 'discord.js';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 
-import { type ChannelPoster, type FeedStore, type LinkedAccount, type LinkStore } from '../../commands/index.js';
+import { type ChannelPoster, type FeedStore, type HistoryStore, type LinkedAccount, type LinkStore } from '../../commands/index.js';
 import { followable } from '../../commands/track.js';
 import { FIGURE_ALIASES, FIGURE_INFO, findEndpoint, formatStatValue, type Figure, type TitleSlug } from '../catalog/index.js';
 import { sessionCard, withCard, type CardRenderer } from '../cards/index.js';
-import { feedPostReply, figure, type Reply } from '../embeds/index.js';
-import type { LookupClient } from '../lookup/client.js';
+import { daySnapshotOf, feedPostReply, figure, type Reply } from '../embeds/index.js';
+import type { ApiResponse, LookupClient } from '../lookup/client.js';
 import type { LookupError } from '../lookup/errors.js';
 import { within } from '../lookup/within.js';
 import { overviewOf, type Session, type Stat, type Stats, type StatsProfile } from '../lookup/schemas.js';
@@ -173,6 +173,8 @@ export interface FeedPollerOptions {
   lookup: LookupClient;
   poster: ChannelPoster;
   cards?: CardRenderer | undefined;
+  /** Where a followed player's day is kept (their `period` and form) from each career the poller reads; absent, not kept. */
+  history?: HistoryStore | undefined;
   logger: Logger;
   requestsPerMinute: number;
   /** The feed's clock (epoch ms): when sessions end, when players are due. */
@@ -409,6 +411,18 @@ export class FeedPoller {
     return true;
   }
 
+  /**
+   * A followed player's career read is also their day in the history (one a day, the latest standing
+   * for it), without holding the poll for it; a stale answer is not a day.
+   */
+  private keepDay(title: TitleSlug, account: LinkedAccount, r: ApiResponse<StatsProfile>, now: number): void {
+    if (!this.o.history || !r.data || r.meta.source === 'stale') return;
+    const stats = overviewOf(r.data.segments)?.stats ?? {};
+    this.o.history
+      .record(title, account.platform, account.identifier, daySnapshotOf(stats, title, new Date(now), r.data.metadata.currentSeason))
+      .catch((e: unknown) => this.o.logger.warn({ err: (e as Error).message }, 'history store failed: a followed player’s day not kept'));
+  }
+
   private spent(source: string): void {
     if (source === 'cache') this.budget.refund();
     else this.counts.requests++;
@@ -437,6 +451,7 @@ export class FeedPoller {
       const c = await this.o.lookup.profile(f.title, account.platform, account.identifier, { deadlineMs: LOOKUP_DEADLINE_MS });
       this.spent(c.meta.source);
       career = c.data;
+      this.keepDay(f.title, account, c, now);
     }
     return { state, finished, playing, career };
   }
@@ -446,6 +461,7 @@ export class FeedPoller {
     const r = await this.o.lookup.profile(f.title, account.platform, account.identifier, { deadlineMs: LOOKUP_DEADLINE_MS });
     this.spent(r.meta.source);
     if (r.errors) return { error: r.errors[0]! };
+    this.keepDay(f.title, account, r, now);
     const snap = snapOf(r.data, f.title, now);
     const finished: Finished[] = [];
     if (!snap) return { state, finished, playing: false, career: r.data };

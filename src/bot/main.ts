@@ -101,6 +101,7 @@ async function main(): Promise<void> {
     lookup: lookups.client,
     poster,
     cards,
+    history: stores.history,
     logger,
     requestsPerMinute: config.FEED_REQUESTS_PER_MINUTE,
     now: feedClock(config.FEED_CLOCK_FILE),

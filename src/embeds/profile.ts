@@ -28,7 +28,11 @@ export interface ProfileOptions {
    * The player's kept days (none where the store failed) and today's snapshot: what changed over
    * `period`, and the last week at a glance for a title without a match list.
    */
-  history?: { days: readonly DaySnapshot[] | undefined; today: DaySnapshot; period?: Period | undefined } | undefined;
+  /**
+   * The player's kept days before today and today's look; `keeping`: today's is kept (the form of a
+   * title without a match list starts from it tomorrow).
+   */
+  history?: { days: readonly DaySnapshot[] | undefined; today: DaySnapshot; period?: Period | undefined; keeping?: boolean | undefined } | undefined;
 }
 
 const MAX_FIGURES = 6;
@@ -136,7 +140,7 @@ export function profileReply(profile: StatsProfile, title: TitleSlug, meta: Look
   const form = options.recent
     ? formLines(options.recent, overviewOf(profile.segments)?.stats ?? {}, title, locale)
     : history?.days && !history.period
-      ? weekLines(history.days, history.today, locale)
+      ? (weekLines(history.days, history.today, locale) ?? (history.keeping ? [say(locale, 'history.formSoon')] : null))
       : null;
   const since = history?.period
     ? history.days

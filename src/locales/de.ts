@@ -234,6 +234,7 @@ export const de: Texts = {
   'history.since': 'seit {date}',
   'history.over': 'im Zeitraum {value}',
   'history.nothingNew': 'Keine neuen Spiele.',
+  'history.formSoon': '-# Form ab morgen: Der Bot hält täglich einen Stand fest.',
   'history.none':
     '-# Noch kein Verlauf für diesen Spieler: Der Bot hält täglich einen Stand der Karriere verknüpfter Spieler fest, wenn sie abgerufen wird. Schau morgen wieder vorbei.',
   'period.day': 'Tag',

@@ -245,6 +245,7 @@ export const en = {
   'history.since': 'since {date}',
   'history.over': 'in the period {value}',
   'history.nothingNew': 'No new matches.',
+  'history.formSoon': '-# Recent form from tomorrow on: a look a day is kept.',
   'history.none': '-# No history of this player yet: the bot keeps one snapshot a day of a linked player’s career when it is looked up. Look again tomorrow.',
   'period.day': 'Day',
   'period.week': 'Week',

@@ -232,6 +232,7 @@ export const es: Texts = {
   'history.since': 'desde {date}',
   'history.over': 'en el periodo {value}',
   'history.nothingNew': 'Sin partidas nuevas.',
+  'history.formSoon': '-# Forma reciente desde mañana: se guarda un registro al día.',
   'history.none':
     '-# Aún no hay historial de este jugador: el bot guarda una instantánea al día de la carrera de un jugador vinculado cuando se consulta. Vuelve mañana.',
   'period.day': 'Día',

@@ -233,6 +233,7 @@ export const fr: Texts = {
   'history.since': 'depuis le {date}',
   'history.over': 'sur la période {value}',
   'history.nothingNew': 'Aucun nouveau match.',
+  'history.formSoon': '-# Forme récente dès demain : un relevé par jour est gardé.',
   'history.none':
     '-# Pas encore d’historique pour ce joueur : le bot garde un instantané par jour de la carrière d’un joueur lié quand elle est consultée. Reviens demain.',
   'period.day': 'Jour',

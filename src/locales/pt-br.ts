@@ -230,6 +230,7 @@ export const ptBR: Texts = {
   'history.since': 'desde {date}',
   'history.over': 'no período {value}',
   'history.nothingNew': 'Nenhuma partida nova.',
+  'history.formSoon': '-# Fase recente a partir de amanhã: um registro por dia.',
   'history.none':
     '-# Ainda não há histórico deste jogador: o bot guarda um registro por dia da carreira de um jogador vinculado quando ela é consultada. Volte amanhã.',
   'period.day': 'Dia',

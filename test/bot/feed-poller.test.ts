@@ -353,3 +353,32 @@ describe('the session feed when the store blips right after a post', () => {
     }
   }, 30_000);
 });
+
+describe('the session feed and the history', () => {
+  it('keeps a followed player’s day from each career it reads, on the feed’s clock', async () => {
+    const { lookup, store, close } = await smallWorld();
+    const MEMBER = '1180000000000000406';
+    const now = Date.parse('2026-11-20T12:00:00Z');
+    await store.setGuild(GUILD, { channelId: '1180000000000000777', on: true });
+    await store.join({ guildId: GUILD, userId: MEMBER, title: 'title_c' });
+    let kept!: (day: unknown[]) => void;
+    const recorded = new Promise<unknown[]>((resolve) => (kept = resolve));
+    const history = { days: () => Promise.resolve([]), record: (...args: unknown[]) => (kept(args), Promise.resolve()) };
+    const poller = emberPoller(
+      store,
+      lookup,
+      () => Promise.resolve({ ok: true as const }),
+      () => now,
+      { history },
+    );
+    try {
+      poller.start();
+      const [title, platform, identifier, day] = await recorded;
+      expect([title, platform, identifier]).toEqual(['title_c', 'pc_store_c', 'Ember#4471']);
+      expect(day).toMatchObject({ day: '2026-11-20', matches: 1 });
+    } finally {
+      await poller.stop();
+      await close();
+    }
+  }, 30_000);
+});

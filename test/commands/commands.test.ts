@@ -743,6 +743,8 @@ describe('a linked player’s history', () => {
     expect(none.embeds[0]!.description).toContain('No history of this player yet');
     const kept = await stores.history.days('title_c', 'pc_store_c', 'Ember#4471');
     expect(kept.map((d) => d.day)).toEqual(['2026-11-20']);
+    // Without a period, the first day says when the form of a title without a match list comes.
+    expect((await look('hist1', days(0))).embeds[0]!.description).toContain('Recent form from tomorrow on');
     // A week earlier they had played fewer matches with fewer kills.
     const [today] = kept;
     await stores.history.record('title_c', 'pc_store_c', 'Ember#4471', {
