@@ -7,6 +7,7 @@ import { defineConfig } from 'vitest/config';
  */
 const UNIT = [
   'test/config.test.ts',
+  'test/verify/token-box.test.ts',
   'test/catalog/**/*.test.ts',
   'test/embeds/**/*.test.ts',
   'test/locales/**/*.test.ts',

@@ -26,6 +26,7 @@ import { search } from './search.js';
 import { segments } from './segments.js';
 import { sessions } from './sessions.js';
 import { track } from './track.js';
+import { settings } from './settings.js';
 import type { Command } from './types.js';
 import { installableCommand } from './installs.js';
 import { commandLine, localizeCommand, say } from '../src/locales/index.js';
@@ -69,7 +70,10 @@ export const stats = {
 } satisfies Command;
 
 /** Every command, its names and descriptions in each language the bot speaks (`src/locales/`). */
-export const commands: readonly Command[] = [stats, link, unlink, compare, leaderboard, track].map((c): Command => ({ ...c, data: localizeCommand(c.data) }));
+export const commands: readonly Command[] = [stats, link, unlink, compare, leaderboard, track, settings].map((c): Command => ({
+  ...c,
+  data: localizeCommand(c.data),
+}));
 
 export function findCommand(name: string): Command | undefined {
   return commands.find((c) => c.data.name === name);
@@ -91,6 +95,12 @@ export type {
   OptionValue,
   SnapshotStore,
   HistoryStore,
+  ServerSettings,
+  ServerSettingsStore,
+  StoredGrant,
+  Verification,
+  VerifyState,
+  VerifyStore,
   View,
   ViewStore,
 } from './types.js';

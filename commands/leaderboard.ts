@@ -7,7 +7,7 @@ import { daySnapshotOf, figure, figureLabel, leaderboardReply, namedSlug, notice
 import { overviewOf } from '../src/lookup/schemas.js';
 import { recordMember } from './link.js';
 import { stringOption, titleChoices, titleOf } from './resolve.js';
-import { COMMAND_DEADLINE_MS, type Command, type CommandInput, type Deps, type LinkedAccount } from './types.js';
+import { COMMAND_DEADLINE_MS, type Command, type CommandInput, type Deps, type LinkedAccount, type ServerSettings } from './types.js';
 import { installableCommand } from './installs.js';
 import { say } from '../src/locales/index.js';
 
@@ -64,7 +64,7 @@ async function entryOf(
   deadline: number,
   deps: Deps,
 ): Promise<{ entry: BoardEntry; fetchedAt?: number }> {
-  const base = { userId, handle: account.handle };
+  const base = { userId, handle: account.handle, ...(account.verified ? { verified: true } : {}) };
   if (!findEndpoint(title, 'profile')?.platforms.includes(account.platform)) return { entry: { ...base, missing: 'no_profile' } };
   // Past the deadline a member is not looked up: a floor on each lookup's time let a slow service
   // hold a board of 50 members seconds past it, the floor once for each round of lookups.
@@ -78,6 +78,7 @@ async function entryOf(
     void deps.history
       .record(title, account.platform, account.identifier, daySnapshotOf(stats, title, (deps.now ?? (() => new Date()))(), r.data.metadata.currentSeason))
       .catch((e: unknown) => deps.logger.warn({ err: (e as Error).message }, 'history store failed: a board member’s day not kept'));
+  if (r.meta.source !== 'stale') deps.verification?.seen(userId, title, stats);
   const stat = figure(stats, title, f);
   const tier = ratingTier(figure(stats, title, 'rating'))?.name;
   const matches = figure(stats, title, 'matchesPlayed')?.value;
@@ -89,6 +90,16 @@ async function entryOf(
   // What the board could rank this profile by instead, for the notice when nobody has the figure.
   const has = BOARD_FIGURES.filter((g) => typeof figure(stats, title, g)?.value === 'number');
   return { entry: { ...base, missing: 'no_figure', has }, fetchedAt: r.meta.fetchedAt };
+}
+
+/** The server's settings; a store that cannot say costs them for this board (the defaults), not the board, and is logged. */
+async function serverSettings(guildId: string, deps: Deps): Promise<ServerSettings> {
+  try {
+    return (await deps.servers?.get(guildId)) ?? {};
+  } catch (e) {
+    deps.logger.warn({ err: (e as Error).message, guildId }, 'server settings store failed: the board uses the defaults');
+    return {};
+  }
 }
 
 export const leaderboard = {
@@ -121,6 +132,7 @@ export const leaderboard = {
     if (!isBoardFigure(typed))
       return notice(say(input.locale, 'board.rankBy', { list: BOARD_FIGURES.map((f) => namedSlug(figureLabel(f, input.locale), f)).join(', ') }));
     await recordMember(input.guildId, input.userId, deps);
+    const settings = await serverSettings(input.guildId, deps);
     const started = Date.now();
     const deadline = started + COMMAND_DEADLINE_MS - 1_000;
     const members = await deps.members.list(input.guildId);
@@ -143,7 +155,14 @@ export const leaderboard = {
     const looked = linked.slice(-MAX_BOARD_LOOKUPS);
     const mine = linked.find((m) => m.userId === input.userId);
     if (mine && !looked.includes(mine)) looked[0] = mine;
-    const results = (await pooled(looked, CONCURRENCY, (m) => entryOf(title, typed, m.userId, m.account, deadline, deps))).filter((r) => r !== undefined);
+    // A board of verified accounts only counts the others, without looking them up.
+    const results = (
+      await pooled(looked, CONCURRENCY, (m) =>
+        settings.boardVerifiedOnly && !m.account.verified
+          ? Promise.resolve({ entry: { userId: m.userId, handle: m.account.handle, missing: 'not_verified' as const } })
+          : entryOf(title, typed, m.userId, m.account, deadline, deps),
+      )
+    ).filter((r) => r !== undefined);
     const fetched = results.flatMap((r) => (r.fetchedAt === undefined ? [] : [r.fetchedAt]));
     return leaderboardReply(
       results.map((r) => r.entry),
@@ -151,7 +170,7 @@ export const leaderboard = {
         title,
         figure: typed,
         invokerId: input.userId,
-        minMatches: typeof input.options.min_matches === 'number' ? input.options.min_matches : BOARD_MIN_MATCHES,
+        minMatches: typeof input.options.min_matches === 'number' ? input.options.min_matches : (settings.boardMinMatches ?? BOARD_MIN_MATCHES),
         notLookedUp: linked.length - looked.length,
         unread,
         oldestFetch: fetched.length > 0 ? Math.min(...fetched) : undefined,

@@ -12,6 +12,7 @@ import {
   safeText,
   titleName,
   unbroken,
+  type ActionRow,
   type Reply,
 } from '../src/embeds/index.js';
 import { searchChoices } from './choices.js';
@@ -21,11 +22,11 @@ import { installableCommand } from './installs.js';
 import { commandLine, optionName, say } from '../src/locales/index.js';
 
 /** Checks the account against the service: a profile where the title has one on that platform, else its segments. */
-async function check(
+export async function checkAccount(
   title: TitleSlug,
   platform: PlatformSlug,
   player: string,
-  deps: Deps,
+  deps: Pick<Deps, 'lookup'>,
   locale: string | undefined,
 ): Promise<{ handle: string; identifier: string; private?: true } | Reply> {
   const call = { deadlineMs: COMMAND_DEADLINE_MS };
@@ -70,6 +71,11 @@ async function previousLink(input: CommandInput, title: TitleSlug, deps: Deps): 
   }
 }
 
+/** A link button to the web side's `/verify`. */
+function verifyButton(url: string, locale: string | undefined): ActionRow {
+  return { type: 1, components: [{ type: 2, style: 5, label: say(locale, 'link.verifyButton'), url, emoji: { name: '✅' } }] };
+}
+
 export const link = {
   data: installableCommand()
     .setName('link')
@@ -93,9 +99,25 @@ export const link = {
     const player = stringOption(input, 'player');
     if (!player) return notice(say(input.locale, 'link.typePlayer'));
     // The account linked before is read while the service is asked (a store that does not answer costs its deadline once, not twice).
-    const [checked, before] = await Promise.all([check(title, platform, player, deps, input.locale), previousLink(input, title, deps)]);
+    const [checked, before] = await Promise.all([checkAccount(title, platform, player, deps, input.locale), previousLink(input, title, deps)]);
     if ('embeds' in checked) return checked;
-    await deps.links.set(input.userId, title, { platform, identifier: checked.identifier, handle: checked.handle });
+    // A verified account is not replaced by a typed one without the member's say (an /unlink first).
+    const sameAccount = before && before.platform === platform && before.identifier.toLowerCase() === checked.identifier.toLowerCase();
+    if (before?.verified && !sameAccount)
+      return notice(
+        say(input.locale, 'link.verifiedKept', {
+          title: titleName(title),
+          handle: safeText(before.handle),
+          platform: unbroken(PLATFORMS[before.platform].name),
+          unlink: code(commandLine(input.locale, `/unlink title:${title}`)),
+        }),
+      );
+    await deps.links.set(input.userId, title, {
+      platform,
+      identifier: checked.identifier,
+      handle: checked.handle,
+      ...(sameAccount && before.verified ? { verified: true } : {}),
+    });
     // Another account linked before is named, so that the user knows it is no longer the one used.
     const replaced = before && (before.platform !== platform || before.identifier.toLowerCase() !== checked.identifier.toLowerCase()) ? before : undefined;
     if (input.guildId) await recordMember(input.guildId, input.userId, deps);
@@ -118,9 +140,10 @@ export const link = {
           (checked.private ? `\n${say(input.locale, 'link.private')}` : '') +
           (replaced
             ? `\n${say(input.locale, 'link.replaced', { handle: safeText(replaced.handle ?? replaced.identifier), platform: unbroken(PLATFORMS[replaced.platform].name) })}`
-            : ''),
+            : '') +
+          (deps.verification && !before?.verified ? `\n${say(input.locale, 'link.verifyHint')}` : ''),
       },
-      [],
+      deps.verification && !before?.verified ? [verifyButton(deps.verification.url, input.locale)] : [],
       true,
     );
   },
@@ -155,7 +178,13 @@ export const unlink = {
   async execute(input: CommandInput, deps: Deps): Promise<Reply> {
     const title = titleOf(input);
     if (typeof title !== 'string') return title;
+    const before = await previousLink(input, title, deps);
     const removed = await deps.links.delete(input.userId, title);
+    // With no verified account left, the member's Discord grant goes, and their rank roles with it.
+    if (removed && before?.verified && deps.verification)
+      await deps.verification
+        .forget(input.userId)
+        .catch((e: unknown) => deps.logger.warn({ err: (e as Error).message }, 'unlink: the Discord grant was not forgotten'));
     return notice(say(input.locale, removed ? 'unlink.done' : 'unlink.none', { title: titleName(title) }));
   },
 } satisfies Command;

@@ -46,6 +46,8 @@ async function sinceLastLook(
     return { own: false, lines: undefined };
   }
   if (!linked || linked.platform !== view.platform || linked.identifier.toLowerCase() !== view.player.toLowerCase()) return { own: false, lines: undefined };
+  // One's own career seen: a verified member's role connection follows it.
+  if (meta.source !== 'stale') deps.verification?.seen(view.ownerId, view.title, stats);
   const current = snapshotOf(stats, view.title, linked, (deps.now ?? (() => new Date()))());
   try {
     const previous = await deps.snapshots.get(view.ownerId, view.title);

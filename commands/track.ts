@@ -87,6 +87,9 @@ async function join(input: CommandInput, guildId: string, store: FeedStore, deps
       }),
     );
   if (!followable(title, account.platform)) return notice(say(input.locale, 'track.notFollowable', { title: titleName(title) }));
+  // A server whose feed posts verified accounts only says so now, not by never posting.
+  if (!account.verified && (await deps.servers?.get(guildId))?.feedVerifiedOnly)
+    return notice(say(input.locale, 'track.verifiedOnly', { link: line(input.locale, `/link title:${title}`) }));
   const joined = await store.join({ guildId, userId: input.userId, title });
   if (joined === 'full') return notice(say(input.locale, 'track.full', { leave: line(input.locale, '/track leave') }));
   await recordMember(guildId, input.userId, deps);

@@ -8,6 +8,7 @@ import type { PlatformSlug, Queue, TitleSlug } from '../src/catalog/index.js';
 import type { CardRenderer } from '../src/cards/index.js';
 import type { DaySnapshot, Period, ProfileSnapshot, Reply } from '../src/embeds/index.js';
 import type { LookupClient } from '../src/lookup/client.js';
+import type { Stats } from '../src/lookup/schemas.js';
 import { en, type TextKey } from '../src/locales/index.js';
 
 export type OptionValue = string | number | boolean;
@@ -45,6 +46,8 @@ export interface LinkedAccount {
   platform: PlatformSlug;
   identifier: string;
   handle: string;
+  /** Linked through the member's own Discord connection (`/verify`), not typed by hand. */
+  verified?: boolean | undefined;
 }
 
 /**
@@ -67,6 +70,55 @@ export interface LinkStore {
   get(userId: string, title: TitleSlug): Promise<LinkedAccount | undefined>;
   set(userId: string, title: TitleSlug, account: LinkedAccount): Promise<void>;
   delete(userId: string, title: TitleSlug): Promise<boolean>;
+}
+
+/** What a server's managers set with `/settings`; what is not set takes the bot's default. */
+export interface ServerSettings {
+  /** Matches a member needs to be ranked on `/leaderboard` (BOARD_MIN_MATCHES unless set). */
+  boardMinMatches?: number | undefined;
+  /** `/leaderboard` ranks verified accounts only. */
+  boardVerifiedOnly?: boolean | undefined;
+  /** The session feed posts verified accounts' sessions only. */
+  feedVerifiedOnly?: boolean | undefined;
+}
+
+/** Servers' settings, kept where links are; failures throw `StoreUnavailableError`. */
+export interface ServerSettingsStore {
+  get(guildId: string): Promise<ServerSettings>;
+  set(guildId: string, settings: ServerSettings): Promise<void>;
+}
+
+/** A `/verify` under way: the browser that started it (a hash of its cookie), single-use, for 10 minutes. */
+export interface VerifyState {
+  browser: string;
+}
+
+/** A member's Discord grant, sealed (TOKEN_ENCRYPTION_KEY), and what their role connection carried last. */
+export interface StoredGrant {
+  sealed: string;
+  pushed?: Record<string, string> | undefined;
+  /** Epoch ms of the last push. */
+  pushedAt?: number | undefined;
+}
+
+/** Where verification keeps its states and grants (with the links: SQLite file or Redis). Failures throw `StoreUnavailableError`. */
+export interface VerifyStore {
+  putState(state: string, record: VerifyState): Promise<void>;
+  /** The state's record once: a second take of the same state, or one past its 10 minutes, finds none. */
+  takeState(state: string): Promise<VerifyState | undefined>;
+  grant(userId: string): Promise<StoredGrant | undefined>;
+  setGrant(userId: string, grant: StoredGrant): Promise<void>;
+  deleteGrant(userId: string): Promise<boolean>;
+}
+
+/** Verified accounts (Discord OAuth2 and Linked Roles); absent when the bot has no web side (PUBLIC_URL). */
+export interface Verification {
+  /** What a member opens to verify: `${PUBLIC_URL}/verify`. */
+  url: string;
+  /** After a verified account's /unlink: with no verified link left, the grant is revoked and the role connection cleared. */
+  forget(userId: string): Promise<void>;
+  /** A member's career seen (their own look, a board, the feed): their role connection follows it where it changed. */
+  seen(userId: string, title: TitleSlug, stats: Stats): void;
 }
 
 /** What a linked user's own profile kept from their last look, per title ("since your last look"). */
@@ -200,6 +252,10 @@ export interface Deps {
   feed?: FeedStore;
   /** Posts to a server's channel (the feed's check that it may post where it is told to). */
   poster?: ChannelPoster;
+  /** Verified accounts; absent, `/link` links by hand only. */
+  verification?: Verification;
+  /** Servers' settings (`/settings`); absent, every server has the defaults. */
+  servers?: ServerSettingsStore;
 }
 
 export interface Command {

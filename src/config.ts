@@ -108,6 +108,10 @@ const urlWith = (schemes: readonly string[], example: string) =>
       .optional(),
   );
 
+/** A port to listen on; 0 picks a free one. */
+const portNumber = () =>
+  z.coerce.number({ error: 'must be a port number' }).int('must be a port number').min(0, 'must be a port number').max(65_535, 'must be a port number');
+
 const milliseconds = (fallback: number) =>
   z.preprocess(
     blankAsUnset,
@@ -276,15 +280,7 @@ export const BotConfigSchema = LookupConfigSchema.extend({
   /** `gateway` (default): one WebSocket connection per shard. `http`: Discord POSTs interactions to INTERACTIONS_PORT. */
   INTERACTIONS_MODE: z.preprocess(blankAsUnset, z.enum(['gateway', 'http'], { error: 'must be gateway or http' }).default('gateway')),
   /** HTTP mode: the port Discord's Interactions Endpoint URL reaches (through a proxy or load balancer); 0 picks a free one. */
-  INTERACTIONS_PORT: z.preprocess(
-    blankAsUnset,
-    z.coerce
-      .number({ error: 'must be a port number' })
-      .int('must be a port number')
-      .min(0, 'must be a port number')
-      .max(65_535, 'must be a port number')
-      .default(8080),
-  ),
+  INTERACTIONS_PORT: z.preprocess(blankAsUnset, portNumber().default(8080)),
   /** HTTP mode: the address to listen on. */
   INTERACTIONS_HOST: z.preprocess(blankAsUnset, z.string().default('0.0.0.0')),
   /** HTTP mode: the application's public key (developer portal, General Information), 64 hex digits. */
@@ -323,6 +319,54 @@ export const BotConfigSchema = LookupConfigSchema.extend({
   ),
   /** Tests and demos: a file holding an ISO time that the session feed reads as "now"; unset: the real clock. */
   FEED_CLOCK_FILE: z.preprocess(blankAsUnset, z.string().optional()),
+  /**
+   * Verified accounts (Discord OAuth2 and Linked Roles) are on when this is set: the address members'
+   * browsers reach the bot's web side at (`/verify`), such as https://stats-bot.example.com.
+   */
+  PUBLIC_URL: urlWith(['http:', 'https:'], 'https://stats-bot.example.com').transform((v) => v?.replace(/\/+$/, '')),
+  /** The application's OAuth2 client secret (developer portal, OAuth2). Never logged. */
+  DISCORD_CLIENT_SECRET: z.preprocess(
+    blankAsUnset,
+    z
+      .string()
+      .trim()
+      .regex(/^[\w-]{16,128}$/, 'must be the OAuth2 client secret (developer portal, OAuth2 > Client Secret)')
+      .optional(),
+  ),
+  /** Where members are sent to consent; Discord's own page unless a test or proxy says otherwise. */
+  DISCORD_OAUTH_AUTHORIZE_URL: z.preprocess(
+    blankAsUnset,
+    z
+      .string()
+      .refine((v) => URL.canParse(v) && ['http:', 'https:'].includes(new URL(v).protocol), 'must be a URL such as https://discord.com/oauth2/authorize')
+      .default('https://discord.com/oauth2/authorize'),
+  ),
+  /** Gateway mode: the web side's port (`/verify`); unset: no web side. HTTP mode serves it beside interactions unless this is set. */
+  WEB_PORT: z.preprocess(blankAsUnset, portNumber().optional()),
+  /** The address the web side listens on. */
+  WEB_HOST: z.preprocess(blankAsUnset, z.string().default('0.0.0.0')),
+  /**
+   * Which Discord connection proves an account on which platform: `platform=connection type` pairs.
+   * Steam is matched by its id, the others by the connection's name.
+   */
+  VERIFY_CONNECTIONS: z.preprocess((v) => blankAsUnset(v) ?? 'pc_store_a=steam,console_a=xbox,console_b=playstation,pc_store_c=battlenet', pairs),
+  /** Seals stored OAuth2 tokens (AES-256-GCM): 32 random bytes as 64 hex digits or base64 (`openssl rand -hex 32`). Never logged. */
+  TOKEN_ENCRYPTION_KEY: z.preprocess(
+    blankAsUnset,
+    z
+      .string()
+      .trim()
+      .regex(/^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/_-]{43}=?)$/, 'must be 32 random bytes as 64 hex digits or base64 (openssl rand -hex 32)')
+      .optional(),
+  ),
+  /** The title whose rank, rating, K/D and wins verified members carry to Discord for Linked Roles; unset: no Linked Roles. */
+  LINKED_ROLES_TITLE: z.preprocess(
+    blankAsUnset,
+    z
+      .string()
+      .regex(/^[\w-]{1,32}$/, 'must be a title such as title_b')
+      .optional(),
+  ),
   /** How long the buttons and menus of a reply work; a press after that is told they expired. */
   CONTROLS_TTL_MS: z.preprocess(
     blankAsUnset,
@@ -373,6 +417,12 @@ export function loadBotConfig(env: Record<string, string | undefined> = process.
     throw new ConfigError(
       'Configuration: DISCORD_PUBLIC_KEY is required with INTERACTIONS_MODE=http (the application public key, developer portal, General Information)',
     );
+  if (config.PUBLIC_URL) {
+    const missing = (['DISCORD_CLIENT_SECRET', 'TOKEN_ENCRYPTION_KEY'] as const).find((name) => !config[name]);
+    if (missing) throw new ConfigError(`Configuration: ${missing} is required with PUBLIC_URL (verified accounts)`);
+    if (config.INTERACTIONS_MODE === 'gateway' && config.WEB_PORT === undefined)
+      throw new ConfigError('Configuration: WEB_PORT is required with PUBLIC_URL in gateway mode (where /verify is served)');
+  }
   if (config.SHARD_IDS && config.SHARD_COUNT === undefined)
     throw new ConfigError('Configuration: SHARD_IDS needs SHARD_COUNT (how many shards the bot runs in all)');
   const beyond = config.SHARD_IDS?.find((id) => id >= (config.SHARD_COUNT ?? 1));
@@ -394,7 +444,8 @@ const SETTINGS: ReadonlySet<string> = new Set([
   ...[ServiceConfigSchema, BotConfigSchema, PreviewConfigSchema].flatMap((schema) => Object.keys(schema.shape)),
 ]);
 /** Names shaped like this project's settings: one of them that no command reads is likely a typo. */
-const LOOKS_LIKE_A_SETTING = /^(DISCORD|LOOKUP|CACHE|SERVICE|STATS|FEED|METRICS|INTERACTIONS|SHARDS?|LINKS|CONTROLS|VIEWS|STORE|PREVIEW|LOG)(_|$)|^CARDS?$/;
+const LOOKS_LIKE_A_SETTING =
+  /^(DISCORD|LOOKUP|CACHE|SERVICE|STATS|FEED|METRICS|INTERACTIONS|SHARDS?|LINKS|LINKED|CONTROLS|VIEWS|STORE|PREVIEW|LOG|WEB|PUBLIC|VERIFY|TOKEN)(_|$)|^CARDS?$/;
 
 /** Edits (insert, delete, replace a character) from `a` to `b`: two rows of the usual table. */
 function editDistance(a: string, b: string): number {

@@ -1,12 +1,15 @@
 // `npm run deploy-commands`: registers the commands with Discord, globally (may take up to an hour
 // to show everywhere) or in the guild DISCORD_GUILD_ID names (at once); `-- --remove` takes them
 // away from there instead (the guild's copies after a move to global commands, which would
-// otherwise show every command twice in that guild).
+// otherwise show every command twice in that guild). With LINKED_ROLES_TITLE it also registers the
+// application's role connection metadata (Linked Roles) for that title.
 import { parseArgs } from 'node:util';
 
 import { DiscordAPIError, REST, Routes, type RESTGetCurrentApplicationResult } from 'discord.js';
 
 import { commands } from '../../commands/index.js';
+import { TITLES, TITLE_SLUGS, isTitle } from '../catalog/index.js';
+import { roleConnectionRecords } from '../verify/linked-roles.js';
 import { configOrExit, exitWith } from '../cli.js';
 import { loadBotConfig, loadDotEnv, type BotConfig } from '../config.js';
 
@@ -15,7 +18,7 @@ const USAGE = `Usage: npm run deploy-commands [-- --remove]
   --remove  takes them away from there instead
   --help    prints this
 Environment: DISCORD_TOKEN, DISCORD_APPLICATION_ID (read from Discord when unset), DISCORD_GUILD_ID,
-  DISCORD_API_URL (see .env.example).
+  DISCORD_API_URL, LINKED_ROLES_TITLE (registers the Linked Roles metadata too; see .env.example).
 Exits 0 when done, 1 when Discord refuses (the line names the setting to correct), 2 for a bad
 argument or setting.`;
 
@@ -33,6 +36,8 @@ async function main(): Promise<void> {
   const remove = values.remove === true;
   configOrExit(() => loadDotEnv());
   const config = configOrExit(loadBotConfig);
+  const rolesTitle = config.LINKED_ROLES_TITLE;
+  if (rolesTitle !== undefined && !isTitle(rolesTitle)) exitWith(`Configuration: LINKED_ROLES_TITLE ${rolesTitle} is not a title (${TITLE_SLUGS.join(', ')})`);
   const rest = new REST({ api: config.DISCORD_API_URL }).setToken(config.DISCORD_TOKEN);
   const body = remove ? [] : commands.map((c) => c.data);
   const where = config.DISCORD_GUILD_ID ? `in guild ${config.DISCORD_GUILD_ID}` : 'globally';
@@ -45,6 +50,13 @@ async function main(): Promise<void> {
         ? `Removed the commands ${where} for application ${applicationId}.\n`
         : `Registered ${registered.length} commands (${commands.map((c) => `/${c.data.name}`).join(', ')}) ${where} for application ${applicationId}.\n`,
     );
+    if (rolesTitle && !remove) {
+      const records = roleConnectionRecords(rolesTitle);
+      await rest.put(Routes.applicationRoleConnectionMetadata(applicationId), { body: records });
+      process.stdout.write(
+        `Registered the Linked Roles metadata of ${TITLES[rolesTitle].name} (${records.map((r) => r.key).join(', ')}) for application ${applicationId}.\n`,
+      );
+    }
   } catch (e) {
     const told = (await settingToCorrect(e, config, rest)) ?? (e as Error).message;
     exitWith(`Could not ${remove ? 'remove' : 'register'} the commands: ${told.split(config.DISCORD_TOKEN).join('[redacted]')}`, 1);

@@ -17,7 +17,15 @@ import { DiscordAPIError, Routes, type REST } from 'discord.js';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 
-import { type ChannelPoster, type FeedStore, type HistoryStore, type LinkedAccount, type LinkStore } from '../../commands/index.js';
+import {
+  type ChannelPoster,
+  type FeedStore,
+  type HistoryStore,
+  type LinkedAccount,
+  type LinkStore,
+  type ServerSettingsStore,
+  type Verification,
+} from '../../commands/index.js';
 import { followable } from '../../commands/track.js';
 import { FIGURE_ALIASES, FIGURE_INFO, findEndpoint, formatStatValue, type Figure, type TitleSlug } from '../catalog/index.js';
 import { sessionCard, withCard, type CardRenderer } from '../cards/index.js';
@@ -175,6 +183,10 @@ export interface FeedPollerOptions {
   cards?: CardRenderer | undefined;
   /** Where a followed player's day is kept (their `period` and form) from each career the poller reads; absent, not kept. */
   history?: HistoryStore | undefined;
+  /** Verified members' role connections follow the careers the poller reads. */
+  verification?: Verification | undefined;
+  /** Servers' settings: a server whose feed takes verified accounts only gets no post of another. */
+  servers?: ServerSettingsStore | undefined;
   logger: Logger;
   requestsPerMinute: number;
   /** The feed's clock (epoch ms): when sessions end, when players are due. */
@@ -413,13 +425,14 @@ export class FeedPoller {
 
   /**
    * A followed player's career read is also their day in the history (one a day, the latest standing
-   * for it), without holding the poll for it; a stale answer is not a day.
+   * for it) and their role connection's values, without holding the poll for either; a stale answer is neither.
    */
-  private keepDay(title: TitleSlug, account: LinkedAccount, r: ApiResponse<StatsProfile>, now: number): void {
-    if (!this.o.history || !r.data || r.meta.source === 'stale') return;
+  private keepDay(f: Followed, account: LinkedAccount, r: ApiResponse<StatsProfile>, now: number): void {
+    if (!r.data || r.meta.source === 'stale') return;
     const stats = overviewOf(r.data.segments)?.stats ?? {};
+    this.o.verification?.seen(f.userId, f.title, stats);
     this.o.history
-      .record(title, account.platform, account.identifier, daySnapshotOf(stats, title, new Date(now), r.data.metadata.currentSeason))
+      ?.record(f.title, account.platform, account.identifier, daySnapshotOf(stats, f.title, new Date(now), r.data.metadata.currentSeason))
       .catch((e: unknown) => this.o.logger.warn({ err: (e as Error).message }, 'history store failed: a followed player’s day not kept'));
   }
 
@@ -451,7 +464,7 @@ export class FeedPoller {
       const c = await this.o.lookup.profile(f.title, account.platform, account.identifier, { deadlineMs: LOOKUP_DEADLINE_MS });
       this.spent(c.meta.source);
       career = c.data;
-      this.keepDay(f.title, account, c, now);
+      this.keepDay(f, account, c, now);
     }
     return { state, finished, playing, career };
   }
@@ -461,7 +474,7 @@ export class FeedPoller {
     const r = await this.o.lookup.profile(f.title, account.platform, account.identifier, { deadlineMs: LOOKUP_DEADLINE_MS });
     this.spent(r.meta.source);
     if (r.errors) return { error: r.errors[0]! };
-    this.keepDay(f.title, account, r, now);
+    this.keepDay(f, account, r, now);
     const snap = snapOf(r.data, f.title, now);
     const finished: Finished[] = [];
     if (!snap) return { state, finished, playing: false, career: r.data };
@@ -490,6 +503,7 @@ export class FeedPoller {
     for (const guildId of f.guilds) {
       const feed = await this.o.store.guild(guildId);
       if (!feed?.on) continue;
+      if (!account.verified && (await this.o.servers?.get(guildId))?.feedVerifiedOnly) continue;
       const postKey = `${guildId}|${f.userId}|${f.title}|${account.platform}|${account.identifier}|${done.key}`;
       // Posted already, its record still to be made (recordPosts).
       if (this.unrecorded.has(postKey)) continue;

@@ -5,7 +5,6 @@
 // state in the process: several workers behind any load balancer answer alike when they share
 // Redis (CACHE_URL), since links and paged-reply controls live there.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 
 import type { REST } from 'discord.js';
 import type { Logger } from 'pino';
@@ -16,6 +15,8 @@ import { ed25519PublicKey, verifySignature } from './signature.js';
 import { WebhookAnswer, type FirstAnswer } from './webhook-answer.js';
 import { WarningThrottle } from '../lookup/warning-throttle.js';
 import { guardConnections } from '../observe/connection-guard.js';
+import { listenOn } from '../observe/listen.js';
+import type { WebHandler } from '../verify/web-server.js';
 
 /** Discord's interaction payloads are a few kilobytes (a component's carries its message): anything past this is refused with 413. */
 export const MAX_BODY_BYTES = 256 * 1024;
@@ -46,6 +47,8 @@ export interface InteractionsServerOptions {
   nowSeconds?: () => number;
   /** How long a request may take to arrive whole (REQUEST_TIMEOUT_MS); tests pass a shorter one. */
   requestTimeoutMs?: number;
+  /** The web side (`GET /verify`), served on this listener when it has no port of its own. */
+  web?: WebHandler | undefined;
 }
 
 /** A request, headers and body, arrives within this: Discord sends a whole one at once. */
@@ -132,6 +135,7 @@ export async function startInteractionsServer(options: InteractionsServerOptions
   };
 
   async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (req.method !== 'POST' && options.web && (await options.web(req, res))) return;
     if (req.method !== 'POST') return refuse(res, 405, 'only POST');
     // The headers are checked before the body is read: a request that cannot be Discord's holds no buffer.
     const signature = req.headers['x-signature-ed25519'];
@@ -202,14 +206,7 @@ export async function startInteractionsServer(options: InteractionsServerOptions
   server.keepAliveTimeout = KEEP_ALIVE_MS;
   // Each connection may hold a body being read; past this many, the oldest untrusted one makes room.
   const guard = guardConnections(server, { maxConnections: MAX_CONNECTIONS, logger });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
+  const port = await listenOn(server, options.port, options.host);
   return {
     port,
     server,

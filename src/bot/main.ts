@@ -18,6 +18,9 @@ import { startInteractionsServer } from './http-interactions.js';
 import { COMMAND_DEADLINE_MS } from '../../commands/types.js';
 import { Router } from './router.js';
 import { createBotStores } from './stores.js';
+import { webVerification } from './web-verification.js';
+import type { WebVerification } from '../verify/verify.js';
+import { startWebServer, type WebServer } from '../verify/web-server.js';
 
 /**
  * How long a stop waits for the interactions in flight: as long as a command may wait for its
@@ -45,6 +48,8 @@ async function main(): Promise<void> {
     config.LOOKUP_API_KEY,
     passwordOf(config.CACHE_URL),
     passwordOf(config.LOOKUP_BASE_URL),
+    config.DISCORD_CLIENT_SECRET,
+    config.TOKEN_ENCRYPTION_KEY,
   ]);
 
   // prom-client is loaded only when metrics are asked for.
@@ -75,6 +80,13 @@ async function main(): Promise<void> {
   // bot's token, in either mode: an HTTP worker has no gateway client, but the same token.
   const channelRest = new REST({ ...restOptions(config.DISCORD_API_URL), timeout: 10_000 }).setToken(config.DISCORD_TOKEN);
   const poster = restPoster(channelRest);
+  let verification: WebVerification | undefined;
+  try {
+    verification = webVerification(config, channelRest, stores, lookups.client, logger);
+  } catch (e) {
+    await Promise.allSettled([lookups.close(), stores.close(), cards?.close()]);
+    exitWith(`Could not start: ${(e as Error).message}`, 1);
+  }
   const router = new Router(
     {
       lookup: lookups.client,
@@ -84,9 +96,11 @@ async function main(): Promise<void> {
       history: stores.history,
       members: stores.members,
       feed: stores.feed,
+      servers: stores.servers,
       poster,
       logger,
       ...(cards ? { cards } : {}),
+      ...(verification ? { verification } : {}),
     },
     logger,
     metrics?.interactions,
@@ -102,6 +116,8 @@ async function main(): Promise<void> {
     poster,
     cards,
     history: stores.history,
+    verification,
+    servers: stores.servers,
     logger,
     requestsPerMinute: config.FEED_REQUESTS_PER_MINUTE,
     now: feedClock(config.FEED_CLOCK_FILE),
@@ -110,6 +126,7 @@ async function main(): Promise<void> {
   /** What stops the transport: the gateway connection, or the HTTP server. Set once it runs. */
   let closeTransport: () => Promise<void> = () => Promise.resolve();
   let health: HealthServer | undefined;
+  let web: WebServer | undefined;
   let stopping = false;
   /** Finishes the interactions in flight, closes everything and exits with `code`. */
   const stop = (signal: string, code = 0) => {
@@ -128,7 +145,7 @@ async function main(): Promise<void> {
       await router.drain(SHUTDOWN_GRACE_MS);
       await poller.stop();
       await (listenerClosed ?? closeTransport());
-      await Promise.allSettled([lookups.close(), stores.close(), cards?.close(), health?.close()]);
+      await Promise.allSettled([lookups.close(), stores.close(), cards?.close(), health?.close(), web?.close()]);
       logger.info('stopped');
       process.exit(code);
     })();
@@ -167,6 +184,17 @@ async function main(): Promise<void> {
       exitWith(`Could not start: METRICS_PORT ${config.METRICS_PORT} on ${config.METRICS_HOST} cannot be used (${(e as Error).message})`, 1);
     }
   };
+  /** The web side (`/verify`) on a port of its own: WEB_PORT, in gateway mode or when HTTP mode names one. */
+  const startWeb = async (): Promise<void> => {
+    if (!verification || config.WEB_PORT === undefined) return;
+    try {
+      web = await startWebServer({ host: config.WEB_HOST, port: config.WEB_PORT, handle: verification.handle, logger });
+      logger.info({ url: web.url, verify: verification.url }, 'web side listening (/verify)');
+    } catch (e) {
+      await Promise.allSettled([lookups.close(), stores.close(), cards?.close(), closeTransport(), health?.close()]);
+      exitWith(`Could not start: WEB_PORT ${config.WEB_PORT} on ${config.WEB_HOST} cannot be used (${(e as Error).message})`, 1);
+    }
+  };
   const ready = { lookups: lookups.embedded ? 'embedded service' : withoutCredentials(lookups.baseUrl), cache: config.CACHE_URL ? 'redis' : 'memory' };
 
   if (config.INTERACTIONS_MODE === 'http') {
@@ -180,6 +208,7 @@ async function main(): Promise<void> {
         router,
         rest,
         logger,
+        web: config.WEB_PORT === undefined ? verification?.handle : undefined,
       });
       closeTransport = () => server.close();
       readinessChecks.unshift({
@@ -194,6 +223,7 @@ async function main(): Promise<void> {
       process.exit(1);
     }
     await startHealth();
+    await startWeb();
     return;
   }
 
@@ -214,6 +244,7 @@ async function main(): Promise<void> {
     await callbacks.close();
   };
   await startHealth();
+  await startWeb();
   client.ws.on(GatewayDispatchEvents.InteractionCreate, (payload: unknown) => {
     const incoming = fromGateway(payload, callbacks, client.rest);
     if (typeof incoming === 'string') logger.debug({ reason: incoming }, 'interaction not answered');

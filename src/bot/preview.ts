@@ -92,6 +92,7 @@ async function main(): Promise<void> {
     history: stores.history,
     members: stores.members,
     feed: stores.feed,
+    servers: stores.servers,
     logger,
     ...(cards ? { cards } : {}),
   };

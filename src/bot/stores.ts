@@ -17,7 +17,9 @@ import {
   type HistoryStore,
   type LinkStore,
   type MemberStore,
+  type ServerSettingsStore,
   type SnapshotStore,
+  type VerifyStore,
   type View,
   type ViewStore,
 } from '../../commands/index.js';
@@ -52,7 +54,25 @@ export const DEFAULT_STORE_TIMEOUT_MS = 1_000;
 /** Members remembered per server, the latest kept: what a leaderboard can rank at most. */
 export const MAX_MEMBERS_PER_SERVER = 1_000;
 
-const LinkedAccountSchema = z.object({ platform: z.enum(PLATFORM_SLUGS), identifier: z.string().min(1), handle: z.string().min(1) });
+const LinkedAccountSchema = z.object({
+  platform: z.enum(PLATFORM_SLUGS),
+  identifier: z.string().min(1),
+  handle: z.string().min(1),
+  verified: z.boolean().optional(),
+});
+const GrantSchema = z.object({
+  sealed: z.string().min(1),
+  pushed: z.record(z.string(), z.string()).optional(),
+  pushedAt: z.number().optional(),
+});
+const StateSchema = z.object({ browser: z.string().min(1) });
+const ServerSettingsSchema = z.object({
+  boardMinMatches: z.number().int().min(0).optional(),
+  boardVerifiedOnly: z.boolean().optional(),
+  feedVerifiedOnly: z.boolean().optional(),
+});
+/** How long a `/verify` may take from its start to Discord's answer. */
+export const VERIFY_STATE_TTL_MS = 10 * 60_000;
 const SnapshotSchema = z.object({
   at: z.iso.datetime(),
   platform: z.string(),
@@ -98,6 +118,10 @@ export interface BotStores {
   members: MemberStore;
   /** The session feed's settings, opt-ins and poller state. */
   feed: FeedStore;
+  /** Verification's states and members' sealed grants. */
+  verify: VerifyStore;
+  /** Servers' settings (`/settings`). */
+  servers: ServerSettingsStore;
   /** The interactions taken already (each runs once): shared in Redis, else this process's memory (HTTP workers use it). */
   interactions: InteractionLedger;
   /** Resolves when the links and views stores each answer one read within the deadline (readiness). */
@@ -133,6 +157,9 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
   let snapshotsKeyv: Keyv;
   let historyKeyv: Keyv;
   let membersKeyv: Keyv;
+  let grantsKeyv: Keyv;
+  let statesKeyv: Keyv;
+  let serversKeyv: Keyv;
   let feed: FeedStore;
   let interactions: InteractionLedger;
   /** Reads the links file itself, past its read cache (which would answer a probe from memory once it had). */
@@ -142,8 +169,19 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
   const timeoutMs = options.operationTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
   if (options.redisUrl) {
     const { keyvOnRedis, notConnected, redisClient } = await import('../lookup/redis.js');
-    const opened = ['links', 'views', 'snapshots', 'members', 'history'].map((name) => keyvOnRedis(options.redisUrl!, `${options.namespace}-${name}`));
-    [linksKeyv, viewsKeyv, snapshotsKeyv, membersKeyv, historyKeyv] = opened.map((o) => o.keyv) as [Keyv, Keyv, Keyv, Keyv, Keyv];
+    const opened = ['links', 'views', 'snapshots', 'members', 'history', 'grants', 'verify-states', 'servers'].map((name) =>
+      keyvOnRedis(options.redisUrl!, `${options.namespace}-${name}`),
+    );
+    [linksKeyv, viewsKeyv, snapshotsKeyv, membersKeyv, historyKeyv, grantsKeyv, statesKeyv, serversKeyv] = opened.map((o) => o.keyv) as [
+      Keyv,
+      Keyv,
+      Keyv,
+      Keyv,
+      Keyv,
+      Keyv,
+      Keyv,
+      Keyv,
+    ];
     const redisFeed = await redisFeedStore(options.redisUrl, options.namespace, timeoutMs);
     feed = redisFeed;
     const ledger = redisClient(options.redisUrl);
@@ -190,7 +228,7 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
         await moveFileToRedis(
           options.linksPath,
           options.namespace,
-          { links: linksKeyv, snapshots: snapshotsKeyv, members: membersKeyv, history: historyKeyv },
+          { links: linksKeyv, snapshots: snapshotsKeyv, members: membersKeyv, history: historyKeyv, grants: grantsKeyv, servers: serversKeyv },
           timeoutMs,
           options.logger,
         );
@@ -230,6 +268,12 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
     membersKeyv.on('error', () => undefined);
     historyKeyv = new Keyv({ store: file, namespace: `${options.namespace}-history`, throwOnErrors: true });
     historyKeyv.on('error', () => undefined);
+    grantsKeyv = new Keyv({ store: file, namespace: `${options.namespace}-grants`, throwOnErrors: true });
+    grantsKeyv.on('error', () => undefined);
+    statesKeyv = new Keyv({ store: file, namespace: `${options.namespace}-verify-states`, throwOnErrors: true });
+    statesKeyv.on('error', () => undefined);
+    serversKeyv = new Keyv({ store: file, namespace: `${options.namespace}-servers`, throwOnErrors: true });
+    serversKeyv.on('error', () => undefined);
     interactions = interactionLedger();
     const fileFeed = sqliteFeedStore(options.linksPath, timeoutMs);
     feed = fileFeed;
@@ -302,6 +346,36 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
       },
     },
     feed,
+    verify: {
+      async putState(state, record) {
+        if (!(await guarded(() => statesKeyv.set(state, record, VERIFY_STATE_TTL_MS), 'store.verifyNotKept')))
+          throw new StoreUnavailableError('store.verifyNotKept');
+      },
+      // Read, then delete: only the caller whose delete removed it has the state (a replay finds it gone).
+      async takeState(state) {
+        const parsed = StateSchema.safeParse(await guarded<unknown>(() => statesKeyv.get(state), 'store.verifyUnreadable'));
+        if (!parsed.success) return undefined;
+        return (await guarded(() => statesKeyv.delete(state), 'store.verifyUnreadable')) ? parsed.data : undefined;
+      },
+      async grant(userId) {
+        const parsed = GrantSchema.safeParse(await guarded<unknown>(() => grantsKeyv.get(userId), 'store.verifyUnreadable'));
+        return parsed.success ? parsed.data : undefined;
+      },
+      async setGrant(userId, grant) {
+        if (!(await guarded(() => grantsKeyv.set(userId, grant), 'store.verifyNotKept'))) throw new StoreUnavailableError('store.verifyNotKept');
+      },
+      deleteGrant: (userId) => guarded(() => grantsKeyv.delete(userId), 'store.verifyNotKept', 'store.saveLate'),
+    },
+    servers: {
+      async get(guildId) {
+        const parsed = ServerSettingsSchema.safeParse(await guarded<unknown>(() => serversKeyv.get(guildId), 'store.settingsUnreadable'));
+        return parsed.success ? parsed.data : {};
+      },
+      async set(guildId, settings) {
+        if (!(await guarded(() => serversKeyv.set(guildId, settings), 'store.settingsNotSaved', 'store.saveLate')))
+          throw new StoreUnavailableError('store.settingsNotSaved');
+      },
+    },
     interactions,
     views: {
       async save(view) {
@@ -319,16 +393,23 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
       await withTimeout(Promise.all([links, viewsKeyv.get('readiness-probe')]), timeoutMs, 'the links and views stores');
     },
     close: async () => {
-      await Promise.allSettled([linksKeyv, viewsKeyv, snapshotsKeyv, membersKeyv, historyKeyv].map((k) => k.disconnect()));
+      await Promise.allSettled([linksKeyv, viewsKeyv, snapshotsKeyv, membersKeyv, historyKeyv, grantsKeyv, statesKeyv, serversKeyv].map((k) => k.disconnect()));
       for (const close of closers) await close();
     },
   };
 }
 
 /** What the SQLite file keeps per user or server besides the feed, each under `<namespace>-<kind>:`. */
-const KEPT = { links: LinkedAccountSchema, snapshots: SnapshotSchema, members: MembersSchema, history: HistorySchema } as const;
+const KEPT = {
+  links: LinkedAccountSchema,
+  snapshots: SnapshotSchema,
+  members: MembersSchema,
+  history: HistorySchema,
+  grants: GrantSchema,
+  servers: ServerSettingsSchema,
+} as const;
 type KeptKind = keyof typeof KEPT;
-const KEPT_KEY = /^(.*)-(links|snapshots|members|history):(.+)$/;
+const KEPT_KEY = /^(.*)-(links|snapshots|members|history|grants|servers):(.+)$/;
 
 /**
  * Moves the links, last looks (snapshots) and server members kept in the SQLite file into Redis,
@@ -345,7 +426,7 @@ async function moveFileToRedis(path: string, namespace: string, redis: Record<Ke
     logger?.warn({ file: path, reason: (e as Error).message }, 'LINKS_DB cannot be read: its links were not moved to Redis');
     return;
   }
-  const moved = { links: 0, snapshots: 0, members: 0, history: 0 };
+  const moved = { links: 0, snapshots: 0, members: 0, history: 0, grants: 0, servers: 0 };
   let kept = 0;
   const otherNamespaces = new Set<string>();
   const within = <T>(work: Promise<T>, what: string) => withTimeout(work, timeoutMs, what);
@@ -383,6 +464,8 @@ async function moveFileToRedis(path: string, namespace: string, redis: Record<Ke
       moved: moved.links,
       snapshots: moved.snapshots,
       histories: moved.history,
+      grants: moved.grants,
+      serverSettings: moved.servers,
       servers: moved.members,
       alreadyInRedis: kept,
       ...(otherNamespaces.size > 0 ? { otherNamespaces: [...otherNamespaces] } : {}),

@@ -14,15 +14,18 @@ export const BOARD_SIZE = 10;
  * markdown is escaped) passed the description's 4,096 and cut off the invoker's place and who is not ranked.
  */
 const NAME_SHOWN = 64;
+/** Beside a verified member's handle. */
+export const VERIFIED_MARK = '✅';
 /** A tier's name on the board (`Diamond 1`, `Grandmaster`): an answer's longer one is cut. */
 const TIER_SHOWN = 24;
 
 /** One linked member: their figure when their profile answered, else why not. */
 /** Why a member has no place: a lookup's failure, no such figure in their profile, or a link on a platform the title has no profiles on. */
-export type BoardMissing = LookupErrorKind | 'no_figure' | 'no_profile';
+export type BoardMissing = LookupErrorKind | 'no_figure' | 'no_profile' | 'not_verified';
 /** `has`: for a profile without the figure, the figures a board can rank by that it has. */
 /** A ranked entry's `tier` (the rank its profile names) and `matches` (its career's) are shown beside its figure. */
-export type BoardEntry = { userId: string; handle: string } & (
+/** `verified`: the member's account was linked through their Discord connection (`/verify`), marked ✅. */
+export type BoardEntry = { userId: string; handle: string; verified?: boolean | undefined } & (
   { stat: Stat; tier?: string | undefined; matches?: number | undefined } | { stat?: undefined; missing: BoardMissing; has?: readonly Figure[] | undefined }
 );
 
@@ -51,6 +54,7 @@ const REASONS: Partial<Record<BoardMissing, TextKey>> = {
   timeout: 'board.why.timeout',
   rate_limited: 'board.why.rate_limited',
   unavailable: 'board.why.unavailable',
+  not_verified: 'board.why.notVerified',
 };
 
 /** Entries with the figure, best first (ties by name, so that the order is the same each time; they share a place). */
@@ -82,10 +86,15 @@ export function leaderboardReply(entries: readonly BoardEntry[], ctx: BoardConte
     const matches =
       e.matches !== undefined ? `\u00a0·\u00a0${unbroken(sayCount(locale, 'board.matches', e.matches, {}, formatValue(e.matches, 'Number', locale)))}` : '';
     // The member as a mention (which never pings from an embed), beside the game handle: who is who in the server.
-    return `${place} ${mine ? '▶ ' : ''}<@${e.userId}> **${safeText(clip(e.handle, NAME_SHOWN))}**\u00a0·\u00a0${statValue(e.stat, locale, f, true)}${tier}${matches}`;
+    const check = e.verified ? `\u00a0${VERIFIED_MARK}` : '';
+    return `${place} ${mine ? '▶ ' : ''}<@${e.userId}> **${safeText(clip(e.handle, NAME_SHOWN))}**${check}\u00a0·\u00a0${statValue(e.stat, locale, f, true)}${tier}${matches}`;
   };
   const lines = ranked.slice(0, BOARD_SIZE).map(line);
   const mine = ranked.findIndex((e) => e.userId === ctx.invokerId);
+  const legend =
+    ranked.slice(0, BOARD_SIZE).some((e) => e.verified) || (mine >= BOARD_SIZE && ranked[mine]!.verified)
+      ? `-# ${VERIFIED_MARK} ${say(locale, 'board.verified')}`
+      : null;
   const own =
     mine >= BOARD_SIZE
       ? `\n${line(ranked[mine]!, mine)}\n${say(locale, 'board.yourPlace', { place: places[mine]!, n: ranked.length })}`
@@ -124,7 +133,7 @@ export function leaderboardReply(entries: readonly BoardEntry[], ctx: BoardConte
     color: TITLE_COLORS[ctx.title],
     author: { name: say(locale, 'board.author', { title: titleName(ctx.title) }) },
     title: figureLabel(f, locale),
-    description: [empty ?? noneHave ?? lines.join('\n'), noneHave || empty ? null : own, unranked]
+    description: [empty ?? noneHave ?? lines.join('\n'), noneHave || empty ? null : own, unranked, noneHave || empty ? null : legend]
       .filter((l): l is string => !!l)
       .join('\n')
       .replace(/^\n+/, ''),

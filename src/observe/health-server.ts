@@ -3,7 +3,6 @@
 // check answers within its deadline). One listener of its own (METRICS_PORT), shared by the bot and
 // the stats service; the service also answers `/healthz` and `/readyz` on its interface port.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -11,6 +10,7 @@ import type { Registry } from 'prom-client';
 import { WarningThrottle } from '../lookup/warning-throttle.js';
 import { withTimeout } from '../lookup/within.js';
 import { guardConnections } from './connection-guard.js';
+import { listenOn } from './listen.js';
 
 /**
  * One thing the process needs to do its work (the gateway, a store). `check` resolves when it is
@@ -135,14 +135,7 @@ export async function startHealthServer(options: HealthOptions & { port: number;
   server.setTimeout(30_000, (socket) => socket.destroy());
   guardConnections(server, { maxConnections: 64, logger: options.logger });
   const host = options.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
+  const port = await listenOn(server, options.port, host);
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     port,

@@ -304,7 +304,7 @@ describe('the bot process against the Discord double', () => {
 
   it('registered nothing by itself: commands come from deploy-commands', () => {
     expect(double.commands.global).toBeNull();
-    expect(commands.map((c) => c.data.name)).toEqual(['stats', 'link', 'unlink', 'compare', 'leaderboard', 'track']);
+    expect(commands.map((c) => c.data.name)).toEqual(['stats', 'link', 'unlink', 'compare', 'leaderboard', 'track', 'settings']);
   });
 
   it('resumes after the gateway drops and answers what arrives afterwards', async () => {

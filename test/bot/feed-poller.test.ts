@@ -382,3 +382,39 @@ describe('the session feed and the history', () => {
     }
   }, 30_000);
 });
+
+describe('the session feed of a server that takes verified accounts only', () => {
+  it('posts a verified member’s session there, and not one linked by hand', async () => {
+    const { lookup, store, close } = await smallWorld();
+    const [HAND, VERIFIED] = ['1180000000000000407', '1180000000000000408'];
+    const now = Date.parse('2026-11-20T12:00:00Z');
+    await store.setGuild(GUILD, { channelId: '1180000000000000777', on: true });
+    for (const member of [HAND, VERIFIED]) {
+      await store.join({ guildId: GUILD, userId: member, title: 'title_c' });
+      await endedSession(store, member, now);
+    }
+    const posted: string[] = [];
+    const poller = emberPoller(
+      store,
+      lookup,
+      (_channelId, reply) => (posted.push(/<@(\d+)>/.exec(reply.embeds[0]?.description ?? '')?.[1] ?? ''), Promise.resolve({ ok: true as const })),
+      () => now,
+      {
+        links: {
+          get: (userId: string) => Promise.resolve({ platform: 'pc_store_c', identifier: 'Ember#4471', handle: 'Ember#4471', verified: userId === VERIFIED }),
+        } as unknown as Deps['links'],
+        servers: { get: () => Promise.resolve({ feedVerifiedOnly: true }), set: () => Promise.resolve() },
+      },
+    );
+    try {
+      poller.start();
+      // Both members looked at, their sessions over: the verified one's posted, the other's not.
+      const seen = async (userId: string) => ((await store.player(`${userId}|title_c`)) as { start?: unknown } | undefined)?.start === undefined;
+      for (let i = 0; i < 300 && !(posted.length > 0 && (await seen(HAND)) && (await seen(VERIFIED))); i++) await sleep(20);
+      expect(posted).toEqual([VERIFIED]);
+    } finally {
+      await poller.stop();
+      await close();
+    }
+  }, 30_000);
+});

@@ -56,6 +56,24 @@ describe('npm run deploy-commands', () => {
     ).toBe('statistik');
   });
 
+  it('registers the Linked Roles metadata of LINKED_ROLES_TITLE too, and refuses a title that is not one', async () => {
+    const r = await run('src/bot/deploy.ts', { DISCORD_TOKEN: TOKEN, DISCORD_API_URL: double.apiUrl, LINKED_ROLES_TITLE: 'title_b' });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain(
+      `Registered the Linked Roles metadata of Title B (tier, rating, kd_x100, wins, verified) for application ${double.applicationId}.`,
+    );
+    expect(double.oauth.metadata().map((m) => [m.key, m.type])).toEqual([
+      ['tier', 2],
+      ['rating', 2],
+      ['kd_x100', 2],
+      ['wins', 2],
+      ['verified', 7],
+    ]);
+    const wrong = await run('src/bot/deploy.ts', { DISCORD_TOKEN: TOKEN, DISCORD_API_URL: double.apiUrl, LINKED_ROLES_TITLE: 'title_z' });
+    expect(wrong.status).toBe(2);
+    expect(wrong.stderr).toContain('LINKED_ROLES_TITLE title_z is not a title');
+  });
+
   it('registers them in one guild when DISCORD_GUILD_ID is set', async () => {
     const r = await run('src/bot/deploy.ts', {
       DISCORD_TOKEN: TOKEN,

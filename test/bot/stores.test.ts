@@ -74,6 +74,38 @@ describe('bot stores on Redis', () => {
   });
 });
 
+describe('verification’s states and grants, and servers’ settings', () => {
+  it('take a state once across processes on Redis, and keep grants and settings where links are, in Redis or the file', async () => {
+    const namespace = `stores-${randomUUID()}`;
+    const options = { redisUrl: 'redis://127.0.0.1:6379', namespace, linksPath: ':memory:' };
+    const [a, b] = [await createBotStores(options), await createBotStores(options)];
+    const path = join(mkdtempSync(join(tmpdir(), 'links-')), 'links.sqlite');
+    try {
+      await a.verify.putState('s1', { browser: 'hash' });
+      // Two workers take the same state at once (a replay racing the first): one of them has it.
+      const taken = await Promise.all([a.verify.takeState('s1'), b.verify.takeState('s1')]);
+      expect(taken.filter((t) => t !== undefined)).toEqual([{ browser: 'hash' }]);
+      expect(await a.verify.takeState('s1')).toBeUndefined();
+      await a.verify.setGrant('u1', { sealed: 'v1.x.y.z' });
+      expect(await b.verify.grant('u1')).toEqual({ sealed: 'v1.x.y.z' });
+      await a.servers.set('g1', { boardVerifiedOnly: true });
+      expect(await b.servers.get('g1')).toEqual({ boardVerifiedOnly: true });
+      // In the file: the same, kept across a restart, and moved to Redis with the links.
+      const file = await createBotStores({ namespace, linksPath: path });
+      await file.verify.setGrant('u2', { sealed: 'v1.f.i.le' });
+      await file.servers.set('g2', { boardMinMatches: 3 });
+      await file.close();
+      const moved = await createBotStores({ ...options, linksPath: path });
+      expect(await moved.verify.grant('u2')).toEqual({ sealed: 'v1.f.i.le' });
+      expect(await moved.servers.get('g2')).toEqual({ boardMinMatches: 3 });
+      await moved.close();
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+      await dropNamespace(namespace);
+    }
+  });
+});
+
 describe('bot stores in an SQLite file', () => {
   it('keep snapshots, histories and server members across a restart, members bounded per server, a history to its last 90 days', async () => {
     const linksPath = join(mkdtempSync(join(tmpdir(), 'stores-')), 'links.sqlite');

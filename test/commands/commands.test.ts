@@ -94,7 +94,7 @@ describe('the command tree', () => {
       title_c: ['profile', 'segments', 'search'],
       title_d: ['profile', 'segments', 'search'],
     });
-    expect(commands.map((c) => c.data.name)).toEqual(['stats', 'link', 'unlink', 'compare', 'leaderboard', 'track']);
+    expect(commands.map((c) => c.data.name)).toEqual(['stats', 'link', 'unlink', 'compare', 'leaderboard', 'track', 'settings']);
   });
 
   it('is registered for server and user installs, usable in servers, the bot’s DMs and group DMs', () => {
@@ -302,6 +302,31 @@ describe('handlers', () => {
     expect(other.embeds[0]?.description).toMatch(/\nIt replaces \*\*Shade#0001\*\* on PC\u00a0Store\u00a0C\.$/);
     // The same account again (in another case) replaces nothing.
     expect((await linkAs('ember#4471')).embeds[0]?.description).not.toContain('replaces');
+  });
+
+  it('offers "Verify with Discord" where the bot has verified accounts, and never lets a typed link replace a verified one silently', async () => {
+    const link = findCommand('link')!;
+    const unlink = findCommand('unlink')!;
+    const forgotten: string[] = [];
+    const verification = { url: 'https://bot.example.com/verify', forget: (u: string) => (forgotten.push(u), Promise.resolve()), seen: () => undefined };
+    const withVerify = { ...deps, verification };
+    const linkAs = (player: string) =>
+      link.execute({ name: 'link', group: null, subcommand: null, options: { title: 'title_c', platform: 'pc_store_c', player }, userId: 'u-ver' }, withVerify);
+    const typed = await linkAs('Embertide#1000');
+    expect(typed.components[0]?.components[0]).toMatchObject({ type: 2, style: 5, url: 'https://bot.example.com/verify', label: 'Verify with Discord' });
+    // Verified through Discord since: a typed link to another account is refused, saying how to replace it.
+    await stores.links.set('u-ver', 'title_c', { platform: 'pc_store_c', identifier: 'Ember#4471', handle: 'Ember#4471', verified: true });
+    const refused = await linkAs('Embertide#1000');
+    expect(refused.content).toContain('verified through Discord');
+    expect(refused.content).toContain('/unlink title:title_c');
+    expect((await stores.links.get('u-ver', 'title_c'))?.identifier).toBe('Ember#4471');
+    // The same account typed again keeps its mark, and offers no verification.
+    const same = await linkAs('ember#4471');
+    expect(same.components).toEqual([]);
+    expect((await stores.links.get('u-ver', 'title_c'))?.verified).toBe(true);
+    // Unlinking a verified account lets the verification forget the member's grant.
+    await unlink.execute({ name: 'unlink', group: null, subcommand: null, options: { title: 'title_c' }, userId: 'u-ver' }, withVerify);
+    expect(forgotten).toEqual(['u-ver']);
   });
 
   it('names a player as typed, and tells the operator, when looking up their handle throws', async () => {
@@ -813,6 +838,37 @@ describe('/leaderboard', () => {
     expect(e.footer?.text).toBe('Title C · 2 ranked of 3 linked');
     // The invoker's command records them again, as the latest.
     expect(await stores.members.list('g-board')).toEqual(['b1', 'b3', 'b2']);
+  });
+
+  it('takes the server’s own minimum and verified-only rule from /settings, which only a manager changes', async () => {
+    const settings = findCommand('settings')!;
+    const set = (options: Record<string, number | boolean>, userId: string, canManageServer: boolean) =>
+      settings.execute(
+        { name: 'settings', group: null, subcommand: null, options, userId, guildId: 'g-set', canManageServer },
+        { ...deps, servers: stores.servers },
+      );
+    const shown = await set({}, 'v1', false);
+    expect(shown.content).toContain('Leaderboard: ranks members with at least **10** matches');
+    expect(shown.content).toContain('Session feed: posts every member who follows it');
+    expect((await set({ board_verified_only: true }, 'v1', false)).content).toBe('Only members who can manage the server change its settings.');
+    const saved = await set({ min_matches: 0, board_verified_only: true }, 'v1', true);
+    expect(saved.content).toContain('Leaderboard: ranks **verified accounts only**');
+    // No verified accounts set up on this bot: the manager hears what "verified only" then means.
+    expect(saved.content).toContain('ranks and posts nobody');
+    expect(await stores.servers.get('g-set')).toEqual({ boardMinMatches: 0, boardVerifiedOnly: true });
+    // Two members: one verified (through Discord), one linked by hand.
+    await stores.links.set('v1', 'title_c', { platform: 'pc_store_c', identifier: 'Ember#4471', handle: 'Ember#4471', verified: true });
+    await stores.links.set('v2', 'title_c', { platform: 'pc_store_c', identifier: 'Embertide#1000', handle: 'Embertide#1000' });
+    for (const m of ['v1', 'v2']) await stores.members.add('g-set', m);
+    const r = await board.execute(
+      { name: 'leaderboard', group: null, subcommand: null, options: { title: 'title_c' }, userId: 'v2', guildId: 'g-set' },
+      { ...deps, servers: stores.servers },
+    );
+    const text = r.embeds[0]!.description!;
+    expect(text).toMatch(/🥇 <@v1> \*\*Ember#4471\*\*\u00a0✅/u);
+    expect(text).not.toContain('Embertide');
+    expect(text).toContain('Not ranked: 1 not verified');
+    expect(text).toContain('✅ verified through Discord');
   });
 
   it('says why a member linked on a platform without profiles is not ranked, not that their figure is still to come', async () => {

@@ -26,11 +26,13 @@ import { Turns } from '../../src/bot/turns.js';
 import { BodyError, readBody, type UploadedFile } from './body.js';
 import { APPLICATION_ID, BOT_USER, BOT_USER_ID, DEFAULT_TOKEN, GUILD_ID, botMessage, interactionToken, snowflake } from './ids.js';
 import type { APIInteractionLike } from './interactions.js';
+import { createOAuthDouble, type OAuthDouble } from './oauth.js';
 import { choicesErrors, commandListErrors, invalidFormBody, isEmptyMessage, messageErrors, nonceProblems, type DiscordError } from './validate.js';
 
 export * from './interactions.js';
 export { APPLICATION_ID, BOT_USER, BOT_USER_ID, DEFAULT_TOKEN, DEFAULT_USER, GUILD_CHANNEL_ID, GUILD_ID, DM_CHANNEL_ID, snowflake } from './ids.js';
 export type { UploadedFile } from './body.js';
+export type { DoubleConnection, DoubleMember, OAuthDouble, RoleConnection } from './oauth.js';
 
 export interface RestCall {
   method: string;
@@ -108,6 +110,8 @@ export interface DiscordDouble {
   botUserId: string;
   /** Every REST call received, in order. */
   restCalls: RestCall[];
+  /** OAuth2 and Linked Roles: members, their connections and consent, tokens, role connections. */
+  oauth: OAuthDouble;
   /** Commands registered with PUT /applications/{app}/commands (global) and PUT /applications/{app}/guilds/{guild}/commands, as answered (with ids). */
   commands: { global: unknown[] | null; guilds: Map<string, unknown[]> };
   /** The `d` of every IDENTIFY received (intents, properties, shard, ...). */
@@ -235,6 +239,8 @@ function isRecord(v: unknown): v is Json {
 interface Outcome {
   status: number;
   body?: unknown;
+  /** A page (the OAuth2 authorize page), sent as HTML. */
+  html?: string;
   headers?: Record<string, string>;
   interaction?: Tracked;
 }
@@ -361,6 +367,9 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
   const publicKey = Buffer.from(keys.publicKey.export({ format: 'jwk' }).x ?? '', 'base64url').toString('hex');
   const interactionTimeoutMs = options.interactionTimeoutMs ?? 3000;
   const memberOf = new Set(options.guilds ?? [GUILD_ID]);
+  // Its base is known once the server listens (below).
+  let base = '';
+  const oauth = createOAuthDouble(() => base);
 
   const restCalls: RestCall[] = [];
   const identifies: unknown[] = [];
@@ -716,6 +725,7 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
       if (call.method === 'GET') return { status: 200, body: commands.global ?? [] };
       return methodNotAllowed();
     }
+    if (rest.length === 2 && rest[0] === 'role-connections' && rest[1] === 'metadata') return oauth.metadataRoute(call);
     const [guilds, guildId, what, ...extra] = rest;
     if (guilds === 'guilds' && guildId !== undefined && what === 'commands' && extra.length === 0) {
       if (!memberOf.has(guildId)) return fail(403, 50001, 'Missing Access');
@@ -786,6 +796,9 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
     if (head === 'webhooks' && a !== undefined && b !== undefined) {
       return interactionWebhook(call, a, b, segments.slice(3));
     }
+    // OAuth2's token calls authenticate as the client; a member's own calls with their bearer token.
+    const theirs = oauth.rest(call, segments);
+    if (theirs) return theirs;
     if (call.headers.authorization !== `Bot ${token}`) return fail(401, 0, '401: Unauthorized');
     const get = (body: unknown): Outcome => (call.method === 'GET' ? { status: 200, body } : methodNotAllowed());
     if (head === 'gateway' && a === undefined) return get({ url: gatewayUrl });
@@ -845,14 +858,15 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
       // Discord takes an HTTP interaction's answer before any webhook call for it.
       const pending = segments[0] === 'webhooks' ? byToken.get(segments[2] ?? '')?.httpPending : undefined;
       if (pending) await pending;
-      outcome = versioned ? route(call, segments) : notFound();
+      outcome = versioned ? route(call, segments) : pathname.startsWith('/oauth2/authorize') ? oauth.page(call, pathname) : notFound();
     } catch (error) {
       outcome = error instanceof BodyError ? fail(error.status, error.code, error.message) : fail(500, 0, '500: Internal Server Error');
     }
     call.status = outcome.status;
     restCalls.push(call);
     outcome.interaction?.calls.push(call);
-    if (outcome.body === undefined) res.writeHead(outcome.status, outcome.headers).end();
+    if (outcome.html !== undefined) res.writeHead(outcome.status, { ...outcome.headers, 'content-type': 'text/html; charset=utf-8' }).end(outcome.html);
+    else if (outcome.body === undefined) res.writeHead(outcome.status, outcome.headers).end();
     else res.writeHead(outcome.status, { ...outcome.headers, 'content-type': 'application/json' }).end(JSON.stringify(outcome.body));
     notify(outcome.interaction);
   }
@@ -1024,6 +1038,7 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
   });
   const { port } = server.address() as AddressInfo;
   const gatewayUrl = `ws://127.0.0.1:${port}/gateway`;
+  base = `http://127.0.0.1:${port}`;
 
   function liveConn(shard = 0): Conn | undefined {
     const session = current.get(shard);
@@ -1128,6 +1143,7 @@ export async function startDiscordDouble(options: DoubleOptions = {}): Promise<D
 
   return {
     apiUrl: `http://127.0.0.1:${port}/api`,
+    oauth,
     gatewayUrl,
     token,
     applicationId: APPLICATION_ID,

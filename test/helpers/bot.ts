@@ -19,7 +19,10 @@ export const NO_SETTINGS = 'test/no-settings.env';
 /** The environment without the project's own settings, and without the checkout's `.env`. */
 export function cleanEnv(): Record<string, string | undefined> {
   const kept = Object.entries(process.env).filter(
-    ([k]) => !/^(LOOKUP_|CACHE_|STATS_DATASET|STATS_STORE|DISCORD_|LINKS_DB|PREVIEW_DB|CONTROLS_|METRICS_|INTERACTIONS_|SHARD_)/.test(k),
+    ([k]) =>
+      !/^(LOOKUP_|CACHE_|STATS_DATASET|STATS_STORE|DISCORD_|LINKS_DB|PREVIEW_DB|CONTROLS_|METRICS_|INTERACTIONS_|SHARD_|WEB_|PUBLIC_URL|VERIFY_|TOKEN_ENCRYPTION_KEY|LINKED_ROLES_)/.test(
+        k,
+      ),
   );
   return { ...Object.fromEntries(kept), ENV_FILE: NO_SETTINGS };
 }
