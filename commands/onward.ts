@@ -8,8 +8,8 @@ import { say } from '../src/locales/index.js';
 import { isReply, resolveTarget } from './resolve.js';
 import type { CommandInput, Deps, View, ViewKind } from './types.js';
 
-/** The kinds a button can go to. */
-export const GO_KINDS = ['profile', 'segments', 'matches', 'sessions'] as const;
+/** The kinds a button can go to (`search`: from an empty profile, the players of that name). */
+export const GO_KINDS = ['profile', 'segments', 'matches', 'sessions', 'search'] as const;
 export type GoKind = (typeof GO_KINDS)[number];
 export const isGoKind = (value: string): value is GoKind => (GO_KINDS as readonly string[]).includes(value);
 
@@ -49,7 +49,20 @@ function label(title: TitleSlug, to: GoKind, back: boolean, locale: string | und
       return back ? say(locale, 'go.back', { label: say(locale, 'go.matches') }) : say(locale, 'go.matches');
     case 'sessions':
       return say(locale, 'go.sessions');
+    case 'search':
+      return say(locale, 'go.search');
   }
+}
+
+/**
+ * From a profile with nothing played (a namesake picked from a search, an account that never played
+ * the title): the search for players of that name, where the title has one, and nothing else, since
+ * its segments and matches would be as empty.
+ */
+export function emptyProfileOnward(view: Extract<View, { kind: 'profile' }>, stateId: string, locale?: string): Onward | undefined {
+  return findEndpoint(view.title, 'search') && stateId
+    ? { stateId, targets: [{ to: 'search', label: label(view.title, 'search', false, locale) }] }
+    : undefined;
 }
 
 /** Where a view of a player can go: the profile's siblings from a profile, the profile from the others. */
@@ -86,6 +99,11 @@ export async function openView<V extends View>(view: V, deps: Deps, render: (vie
 /** The view a button goes to, from the view it is on: same player, new owner, first page. */
 export function viewFor(from: View, to: GoKind, ownerId: string): View | undefined {
   if (from.kind === 'search') return undefined;
+  if (to === 'search') {
+    const served = findEndpoint(from.title, 'search')?.platforms ?? [];
+    const platform = served.find((p) => p === from.platform) ?? served[0];
+    return platform ? { kind: 'search', title: from.title, platform, query: from.handle ?? from.player, ownerId } : undefined;
+  }
   const player = { title: from.title, platform: from.platform, player: from.player, handle: from.handle, ownerId };
   if (to === 'segments') return { kind: 'segments', ...player, type: defaultSegmentType(from.title) };
   return { kind: to, ...player } satisfies View & { kind: Exclude<ViewKind, 'segments' | 'search'> };

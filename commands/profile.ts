@@ -5,6 +5,7 @@ import {
   PERIODS,
   daySnapshotOf,
   errorReply,
+  figure,
   formOfMatches,
   formOfSessions,
   profileReply,
@@ -18,7 +19,7 @@ import {
 import type { LookupMeta } from '../src/lookup/client.js';
 import { overviewOf, type Stats } from '../src/lookup/schemas.js';
 import { cardOption, playerOptions, type EndpointCommand, type ViewHandler } from './kind.js';
-import { onwardOf, onwardTargets, openForPlayer, openView } from './onward.js';
+import { emptyProfileOnward, onwardOf, onwardTargets, openForPlayer, openView } from './onward.js';
 import { COMMAND_DEADLINE_MS, type Deps, type View } from './types.js';
 import { en, say } from '../src/locales/index.js';
 
@@ -122,10 +123,13 @@ async function render(view: ProfileView, stateId: string, deps: Deps, locale?: s
   // Said only where the form comes from the history alone: elsewhere a failed match list costs the form today, not until tomorrow.
   const formFromHistory = !served(view, 'matches') && !served(view, 'sessions');
   const history = deps.history ? { days: kept, today, period: view.period, keeping: keeping && formFromHistory } : undefined;
+  // Nothing played: its segments and matches would be as empty, and the player meant may be a namesake.
+  const played = figure(stats, view.title, 'matchesPlayed')?.value;
+  const empty = played === 0 || Object.keys(stats).length === 0;
   return withCard(
     profileReply(r.data, view.title, r.meta, {
       locale,
-      onward: onwardOf(view, stateId, locale),
+      onward: empty ? emptyProfileOnward(view, stateId, locale) : onwardOf(view, stateId, locale),
       // A period asked for replaces the lines since the last look, which are the default of one's own profile.
       since: view.period ? undefined : since.lines,
       recent,

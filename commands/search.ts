@@ -1,6 +1,7 @@
 // /stats <title> search: players by name or id; one result opens their profile at once.
-import { PLATFORM_SLUGS, type PlatformSlug, type TitleSlug } from '../src/catalog/index.js';
-import { errorReply, notice, searchReply, type Reply } from '../src/embeds/index.js';
+import { PLATFORM_SLUGS, findEndpoint, type PlatformSlug, type TitleSlug } from '../src/catalog/index.js';
+import { RESULTS_PER_PAGE, errorReply, figure, notice, searchReply, type Reply } from '../src/embeds/index.js';
+import { overviewOf, type SearchResult } from '../src/lookup/schemas.js';
 import { platformOption, type EndpointCommand, type ViewHandler } from './kind.js';
 import { openView } from './onward.js';
 import { showProfile } from './profile.js';
@@ -12,10 +13,35 @@ type SearchView = Extract<View, { kind: 'search' }>;
 
 const call = { deadlineMs: COMMAND_DEADLINE_MS };
 
+/** How long the list waits for the shown players' match counts: a count not in by then is left out, not waited for. */
+const PLAYED_DEADLINE_MS = 1_500;
+
+/**
+ * The matches each shown result has played in the title (0 for an account the service has no
+ * profile of), so that a namesake who never played it is not picked blind. Profiles come through
+ * the cache (opening one next is then instant); one not answered in time is left out.
+ */
+async function playedOf(view: SearchView, results: readonly SearchResult[], deps: Deps): Promise<Map<string, number>> {
+  const played = new Map<string, number>();
+  const served = findEndpoint(view.title, 'profile')?.platforms ?? [];
+  await Promise.all(
+    results.map(async (result) => {
+      const platform = served.find((p) => p === (result.platformSlug ?? view.platform));
+      if (!platform) return;
+      const r = await deps.lookup.profile(view.title, platform, result.platformUserIdentifier, { deadlineMs: PLAYED_DEADLINE_MS }).catch(() => undefined);
+      if (r?.errors?.[0]?.kind === 'not_found') played.set(result.platformUserIdentifier, 0);
+      const n = r?.data ? figure(overviewOf(r.data.segments)?.stats ?? {}, view.title, 'matchesPlayed')?.value : undefined;
+      if (typeof n === 'number') played.set(result.platformUserIdentifier, n);
+    }),
+  );
+  return played;
+}
+
 async function render(view: SearchView, stateId: string, page: number, deps: Deps, locale?: string): Promise<Reply> {
   const r = await deps.lookup.search(view.title, view.platform, view.query, call);
   if (r.errors) return errorReply(r.errors[0]!, { title: view.title, platform: view.platform, player: view.query, locale });
-  return searchReply(r.data, { ...view, meta: r.meta, page, stateId, locale });
+  const shown = r.data.slice(page * RESULTS_PER_PAGE, (page + 1) * RESULTS_PER_PAGE);
+  return searchReply(r.data, { ...view, meta: r.meta, page, stateId, locale, played: await playedOf(view, shown, deps) });
 }
 
 /**

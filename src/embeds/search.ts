@@ -3,7 +3,7 @@ import { say, sayCount } from '../locales/index.js';
 import type { LookupMeta } from '../lookup/client.js';
 import type { SearchResult } from '../lookup/schemas.js';
 import { openSelect, pageControls, rows } from './controls.js';
-import { TITLE_COLORS, code, dataTime, describe, footerOf, platformName, titleName } from './format.js';
+import { TITLE_COLORS, code, dataTime, describe, footerOf, formatValue, platformName, titleName, unbroken } from './format.js';
 import { LIMITS, embedReply, safeText, type Reply } from './reply.js';
 import { clip } from './text.js';
 
@@ -17,6 +17,8 @@ export interface SearchContext {
   page: number;
   stateId: string;
   locale?: string | undefined;
+  /** Matches each result (by identifier) has played in the title, where known: `no matches` is said in the list. */
+  played?: ReadonlyMap<string, number> | undefined;
 }
 
 /**
@@ -35,9 +37,16 @@ export function searchReply(results: SearchResult[], ctx: SearchContext): Reply 
   const page = Math.min(Math.max(0, ctx.page), pageCount - 1);
   const shown = results.slice(page * RESULTS_PER_PAGE, (page + 1) * RESULTS_PER_PAGE);
   const ids = idsOf(shown);
+  const playedText = (r: SearchResult): string | null => {
+    const n = ctx.played?.get(r.platformUserIdentifier);
+    if (n === undefined) return null;
+    return n === 0 ? say(ctx.locale, 'search.noMatches') : sayCount(ctx.locale, 'board.matches', n, {}, formatValue(n, 'Number', ctx.locale));
+  };
   const lines = shown.map((r, i) => {
     const id = ids[i] ?? r.platformUserIdentifier;
-    return `${page * RESULTS_PER_PAGE + i + 1}. **${safeText(r.platformUserHandle)}**${r.platformUserHandle !== id ? ` · ${code(id)}` : ''}`;
+    // The count before the id, held together: at phone width the long id is what goes to the next line.
+    const played = playedText(r);
+    return `${page * RESULTS_PER_PAGE + i + 1}. **${safeText(r.platformUserHandle)}**${played ? ` · ${unbroken(played)}` : ''}${r.platformUserHandle !== id ? ` · ${code(id)}` : ''}`;
   });
   // One option a player: Discord refuses two options of one value (the whole message with them).
   const seen = new Set<string>();
@@ -48,7 +57,8 @@ export function searchReply(results: SearchResult[], ctx: SearchContext): Reply 
     // A result without a platform is one of the platform searched; its id said where it is not its
     // name (two players called Blaze were two identical options).
     const platform = platformName(r.platformSlug ?? ctx.platform);
-    return [{ label: r.platformUserHandle, value, description: r.platformUserHandle !== value ? `${platform} · ${value}` : platform }];
+    const where = r.platformUserHandle !== value ? `${platform} · ${value}` : platform;
+    return [{ label: r.platformUserHandle, value, description: [where, playedText(r)].filter(Boolean).join(' · ') }];
   });
   return embedReply(
     {

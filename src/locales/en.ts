@@ -214,6 +214,7 @@ export const en = {
   'go.profile': 'Profile',
   'go.matches': 'Matches',
   'go.sessions': 'Sessions',
+  'go.search': 'Search this name',
   'go.back': '◀ {label}',
   // Profile
   // Picture cards' own words
@@ -368,6 +369,7 @@ export const en = {
   // Search
   'search.author': '{title} · Search on {platform}',
   'search.none': 'No players found. Check the spelling, or type the exact id.',
+  'search.noMatches': 'no matches',
   'search.found.one': '{n} found',
   'search.found.other': '{n} found',
   'search.open': 'Open a profile',

@@ -472,6 +472,31 @@ describe('replies a player reads at a glance', () => {
     expect(buttons(rift).map((b) => b.label)).toEqual(['Sessions']);
   });
 
+  it('offers the search for that name, not empty segments, from a profile with nothing played', async () => {
+    // A namesake picked from a search: the service knows the account, which never played the title.
+    const empty = Object.assign(Object.create(deps.lookup) as Deps['lookup'], {
+      profile: async (...args: Parameters<Deps['lookup']['profile']>) => {
+        const r = await deps.lookup.profile(...args);
+        return r.data
+          ? {
+              ...r,
+              data: {
+                ...r.data,
+                segments: r.data.segments.map((g) => ({ ...g, stats: { matchesPlayed: { ...g.stats.matchesPlayed!, value: 0, displayValue: '0' } } })),
+              },
+            }
+          : r;
+      },
+    });
+    const profile = await stats.execute(input('title_c', 'profile', { platform: 'pc_store_c', player: 'Ember#4471' }), { ...deps, lookup: empty });
+    const onward = buttons(profile);
+    expect(onward.map((b) => b.label)).toEqual(['Search this name']);
+    const go = onward[0]!.action as { kind: 'go'; stateId: string; to: string };
+    const found = await goFromView((await deps.views.load(go.stateId))!, go.to, 'u1', deps);
+    expect(found.embeds[0]?.author?.name).toContain('Search on PC Store C');
+    expect(found.embeds[0]?.description).toContain('Ember#4471');
+  });
+
   it('autocompletes the seasons the player has data for, newest first', async () => {
     const seasons = await stats.autocomplete(
       focus('title_a', 'segments', { segment: 'map', platform: 'pc_store_a', player: 'ashplays', season: '' }, 'season'),
@@ -506,6 +531,16 @@ describe('replies a player reads at a glance', () => {
     expect(one.embeds[0]?.author?.name).toBe('Title D · Career');
     const two = await stats.execute(input('title_c', 'search', { platform: 'pc_store_c', query: 'ember' }), deps);
     expect(two.embeds[0]?.author?.name).toBe('Title C · Search on PC Store C');
+    // Each result says how many matches it has played, and a namesake the service has no profile of, none.
+    expect(two.embeds[0]?.description).toMatch(/\*\*Ember#4471\*\* · 1\u00a0match/);
+    const unknown = Object.assign(Object.create(deps.lookup) as Deps['lookup'], {
+      profile: (title: TitleSlug, platform: PlatformSlug, player: string, options?: { deadlineMs?: number }) =>
+        player === 'Embertide#1000'
+          ? Promise.resolve({ errors: [lookupError('not_found', 'No such player.')], meta: { source: 'network' as const, fetchedAt: Date.now(), ageMs: 0 } })
+          : deps.lookup.profile(title, platform, player, options),
+    });
+    const namesake = await stats.execute(input('title_c', 'search', { platform: 'pc_store_c', query: 'ember' }), { ...deps, lookup: unknown });
+    expect(namesake.embeds[0]?.description).toMatch(/\*\*Embertide#1000\*\* · no\u00a0matches/);
   });
 
   it('marks the looked-up player in a report opened from the match list, with a way back', async () => {
