@@ -5,7 +5,9 @@ import { TITLES, findEndpoint, type TitleSlug } from '../src/catalog/index.js';
 import type { Onward, Reply } from '../src/embeds/index.js';
 import { segmentTypeName } from '../src/embeds/index.js';
 import { say } from '../src/locales/index.js';
-import { isReply, resolveTarget } from './resolve.js';
+import { defaultSegmentType, isReply, resolveTarget } from './resolve.js';
+
+export { defaultSegmentType };
 import type { CommandInput, Deps, View, ViewKind } from './types.js';
 
 /** The kinds a button can go to (`search`: from an empty profile, the players of that name). */
@@ -29,12 +31,6 @@ export async function shownName(view: Extract<View, { player: string }>, deps: D
     deps.logger.warn({ err: (e as Error).message, title: view.title }, 'a player’s handle could not be looked up: shown as typed');
     return view.player;
   }
-}
-
-/** The segment type a button opens: maps where the title has them, else its first kind. */
-export function defaultSegmentType(title: TitleSlug): string {
-  const types = TITLES[title].segmentTypes.filter((s) => s.groupBy !== 'overview');
-  return (types.find((s) => s.groupBy === 'map') ?? types[0])?.type ?? 'overview';
 }
 
 function label(title: TitleSlug, to: GoKind, back: boolean, locale: string | undefined): string {

@@ -12,8 +12,20 @@ import {
   type PlatformSlug,
   type TitleSlug,
 } from '../src/catalog/index.js';
-import { code, notice, platformList, platformOf, safeText, titleList, typedPlatform, withoutControls, type Reply } from '../src/embeds/index.js';
-import type { CommandInput, Deps } from './types.js';
+import {
+  code,
+  notice,
+  platformList,
+  platformOf,
+  rows,
+  safeText,
+  switchSelect,
+  titleList,
+  typedPlatform,
+  withoutControls,
+  type Reply,
+} from '../src/embeds/index.js';
+import type { CommandInput, Deps, View } from './types.js';
 import { commandLine, optionName, say, sayCount } from '../src/locales/index.js';
 
 export interface Target {
@@ -95,7 +107,11 @@ export async function resolveTarget(input: CommandInput, title: TitleSlug, kind:
   let platform: PlatformSlug | undefined;
   if (typedPlatform) {
     const checked = checkPlatform(endpoint, typedPlatform, input.locale);
-    if (typeof checked !== 'string') return checked;
+    if (typeof checked !== 'string') {
+      // A platform the title has, but not for this view: the player is offered where it is served.
+      const player = typedPlayer ?? (await deps.links.get(input.userId, title).catch(() => undefined))?.identifier;
+      return platformOf(typedPlatform) && player ? offerPlatforms(checked, input, title, kind, endpoint, player, deps) : checked;
+    }
     platform = checked;
   }
   if (typedPlayer) {
@@ -119,15 +135,61 @@ export async function resolveTarget(input: CommandInput, title: TitleSlug, kind:
       say(input.locale, 'resolve.linkedElsewhere', { title: TITLES[title].name, linked: PLATFORMS[linked.platform].name, platform: PLATFORMS[platform].name }),
     );
   if (!endpoint.platforms.includes(linked.platform))
-    return notice(
-      say(input.locale, 'resolve.linkedNotCovered', {
-        linked: PLATFORMS[linked.platform].name,
-        title: TITLES[title].name,
-        kind: say(input.locale, `kind.${kind}`),
-        list: platformList(endpoint.platforms),
-      }),
+    return offerPlatforms(
+      notice(
+        say(input.locale, 'resolve.linkedNotCovered', {
+          linked: PLATFORMS[linked.platform].name,
+          title: TITLES[title].name,
+          kind: say(input.locale, `kind.${kind}`),
+          list: platformList(endpoint.platforms),
+        }),
+      ),
+      input,
+      title,
+      kind,
+      endpoint,
+      linked.identifier,
+      deps,
+      linked.handle,
     );
   return { endpoint, platform: linked.platform, player: linked.identifier, handle: linked.handle };
+}
+
+/** The segment type a view opens on: maps where the title has them, else its first kind. */
+export function defaultSegmentType(title: TitleSlug): string {
+  const types = TITLES[title].segmentTypes.filter((s) => s.groupBy !== 'overview');
+  return (types.find((s) => s.groupBy === 'map') ?? types[0])?.type ?? 'overview';
+}
+
+/**
+ * A refusal of a platform the view is not served on, with a menu of the platforms it is served on
+ * that opens the view there for the same player (`sw:`, `p:<platform>`). Without a view store, the
+ * refusal alone.
+ */
+async function offerPlatforms(
+  told: Reply,
+  input: CommandInput,
+  title: TitleSlug,
+  kind: EndpointKind,
+  endpoint: Endpoint,
+  player: string,
+  deps: Deps,
+  handle?: string,
+): Promise<Reply> {
+  if (kind !== 'profile' && kind !== 'segments' && kind !== 'matches' && kind !== 'sessions') return told;
+  const first = endpoint.platforms[0]!;
+  const typed = stringOption(input, 'segment');
+  const type = typed && TITLES[title].segmentTypes.some((s) => s.type === typed) ? typed : defaultSegmentType(title);
+  const base = { title, platform: first, player, handle, ownerId: input.userId };
+  const view: View = kind === 'segments' ? { kind, ...base, type } : { kind, ...base };
+  let stateId: string;
+  try {
+    stateId = await deps.views.save(view);
+  } catch {
+    return told;
+  }
+  const options = endpoint.platforms.map((p) => ({ label: PLATFORMS[p].name, value: `p:${p}`, description: safeText(handle ?? player).slice(0, 100) }));
+  return { ...told, components: rows(switchSelect(stateId, say(input.locale, 'resolve.openOn'), options)) };
 }
 
 export const isReply = (value: unknown): value is Reply => typeof value === 'object' && value !== null && 'embeds' in value && 'ephemeral' in value;

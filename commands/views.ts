@@ -1,6 +1,7 @@
 // Replies with controls: drawing page N of a view again (its buttons), opening what its menu picked,
 // and going on to another view of the same player. Each kind's module owns its view; this is the
 // table that finds it.
+import { findEndpoint } from '../src/catalog/index.js';
 import { notice, type Reply } from '../src/embeds/index.js';
 import type { ViewHandler } from './kind.js';
 import { matchesView } from './matches.js';
@@ -39,9 +40,16 @@ export async function goFromView(view: View, to: string, ownerId: string, deps: 
   return renderView(next, await deps.views.save(next), 0, deps, locale);
 }
 
+/** The same view on another platform (`p:<platform>`), where the title serves that view there. */
+function onPlatform(view: View, platform: string): View | undefined {
+  if (view.kind === 'search') return undefined;
+  const served = findEndpoint(view.title, view.kind)?.platforms.find((p) => p === platform);
+  return served ? { ...view, platform: served } : undefined;
+}
+
 /** Turns a view into what its switch menu picked (`sw:<stateId>`), first page, kept for its own controls. */
 export async function switchFromView(view: View, value: string, ownerId: string, deps: Deps, locale?: string): Promise<Reply> {
-  const next = handlerOf(view).switch?.(view, value);
+  const next = value.startsWith('p:') ? onPlatform(view, value.slice(2)) : handlerOf(view).switch?.(view, value);
   if (!next) return notice(say(locale, 'bot.nowhere'));
   const owned = { ...next, ownerId };
   return renderView(owned, await deps.views.save(owned), 0, deps, locale);

@@ -139,6 +139,7 @@ export const de: Texts = {
   'placeholder.name': 'Name',
   'resolve.notOnPlatform.one': '{kind} von {title} gibt es nicht auf {platform}, nur auf {list}.',
   'resolve.notOnPlatform.other': '{kind} von {title} gibt es nicht auf {platform}. Wähle eine davon: {list}.',
+  'resolve.openOn': 'Auf einer anderen Plattform öffnen',
   'resolve.choosePlatform': 'Wähle eine Plattform: {list}.',
   'resolve.choosePlatformFor': 'Wähle eine Plattform für **{player}**: {list}.',
   'resolve.whichPlayer': 'Welcher Spieler? Gib einen mit {option} an, oder verknüpfe dein {title}-Konto einmal mit {link} und lass {player} ab dann weg.',

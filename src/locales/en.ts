@@ -141,6 +141,7 @@ export const en = {
   'placeholder.name': 'name',
   'resolve.notOnPlatform.one': '{title} has no {kind} on {platform}, only on {list}.',
   'resolve.notOnPlatform.other': '{title} has no {kind} on {platform}. Choose one of: {list}.',
+  'resolve.openOn': 'Open it on another platform',
   'resolve.choosePlatform': 'Choose a platform: {list}.',
   'resolve.choosePlatformFor': 'Choose a platform for **{player}**: {list}.',
   'resolve.whichPlayer': 'Which player? Type one with {option}, or link your {title} account once with {link} and leave {player} out from then on.',

@@ -137,6 +137,7 @@ export const es: Texts = {
   'placeholder.name': 'nombre',
   'resolve.notOnPlatform.one': '{title} ({kind}) no está disponible en {platform}, solo en {list}.',
   'resolve.notOnPlatform.other': '{title} ({kind}) no está disponible en {platform}. Elige uno de: {list}.',
+  'resolve.openOn': 'Abrir en otra plataforma',
   'resolve.choosePlatform': 'Elige una plataforma: {list}.',
   'resolve.choosePlatformFor': 'Elige una plataforma para **{player}**: {list}.',
   'resolve.whichPlayer': '¿Qué jugador? Indícalo con {option}, o vincula una vez tu cuenta de {title} con {link} y a partir de entonces omite {player}.',

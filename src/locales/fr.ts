@@ -137,6 +137,7 @@ export const fr: Texts = {
   'placeholder.name': 'nom',
   'resolve.notOnPlatform.one': '{title} ({kind}) n’est pas disponible sur {platform}, seulement sur {list}.',
   'resolve.notOnPlatform.other': '{title} ({kind}) n’est pas disponible sur {platform}. Choisis parmi : {list}.',
+  'resolve.openOn': 'Ouvrir sur une autre plateforme',
   'resolve.choosePlatform': 'Choisis une plateforme : {list}.',
   'resolve.choosePlatformFor': 'Choisis une plateforme pour **{player}** : {list}.',
   'resolve.whichPlayer': 'Quel joueur ? Indique-le avec {option}, ou lie une fois ton compte {title} avec {link} et omets {player} ensuite.',

@@ -135,6 +135,7 @@ export const ptBR: Texts = {
   'placeholder.name': 'nome',
   'resolve.notOnPlatform.one': '{title} ({kind}) não está disponível em {platform}, só em {list}.',
   'resolve.notOnPlatform.other': '{title} ({kind}) não está disponível em {platform}. Escolha um destes: {list}.',
+  'resolve.openOn': 'Abrir em outra plataforma',
   'resolve.choosePlatform': 'Escolha uma plataforma: {list}.',
   'resolve.choosePlatformFor': 'Escolha uma plataforma para **{player}**: {list}.',
   'resolve.whichPlayer': 'Qual jogador? Informe com {option}, ou vincule sua conta de {title} uma vez com {link} e omita {player} daí em diante.',

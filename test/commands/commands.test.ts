@@ -472,6 +472,17 @@ describe('replies a player reads at a glance', () => {
     expect(buttons(rift).map((b) => b.label)).toEqual(['Sessions']);
   });
 
+  it('offers a view on the platforms it is served on, for the same player, when asked on one it is not', async () => {
+    const refused = await stats.execute(input('title_b', 'segments', { segment: 'legend', platform: 'pc_store_b', player: 'Rift#0042' }), deps);
+    expect(refused.content).toMatch(/^Title B has no segments on PC.Store.B\./);
+    const menu = refused.components[0]?.components[0];
+    expect(menu && 'options' in menu ? menu.options.map((o) => o.value) : []).toEqual(['p:pc_store_c', 'p:console_b', 'p:console_a']);
+    const stateId = menu && 'custom_id' in menu ? (parseCustomId(menu.custom_id) as { stateId: string }).stateId : '';
+    const legends = await switchFromView((await deps.views.load(stateId))!, 'p:pc_store_c', 'u1', deps);
+    expect(legends.embeds[0]?.author?.name).toContain('Legends');
+    expect(legends.embeds[0]?.footer?.text).toContain('PC Store C');
+  });
+
   it('offers the search for that name, not empty segments, from a profile with nothing played', async () => {
     // A namesake picked from a search: the service knows the account, which never played the title.
     const empty = Object.assign(Object.create(deps.lookup) as Deps['lookup'], {
