@@ -4,7 +4,7 @@ import type { LookupMeta } from '../lookup/client.js';
 import type { Session, Stat, Stats } from '../lookup/schemas.js';
 import { goButtons, pageControls, rows } from './controls.js';
 import { figure } from './figures.js';
-import { signed } from './form.js';
+import { FORM_LETTERS, signed } from './form.js';
 import {
   TITLE_COLORS,
   answerTime,
@@ -21,7 +21,7 @@ import {
 } from './format.js';
 import type { Onward } from './profile.js';
 import { embedReply, safeText, type Reply } from './reply.js';
-import { outcomeMark, outcomeOf } from './results.js';
+import { outcomeOf } from './results.js';
 
 /** Earlier sessions listed a page, under the latest. */
 export const SESSIONS_PER_PAGE = 8;
@@ -65,11 +65,19 @@ export function sessionTally(s: Session): { wins: number; count: number; stats: 
 /** Matches a session's strip shows at most: its newest. */
 const STRIP_MATCHES = 20;
 
-/** 🟩🟩🟥, oldest match first (a longer session's newest, "…" standing for the older), and the session's tally. */
-function form(s: Session): { strip: string; wins: number; count: number } {
-  const results = [...s.matches].reverse().map((m) => m.metadata.result?.value);
-  const shown = results.slice(-STRIP_MATCHES).map(outcomeMark).join('');
-  const strip = results.length > STRIP_MATCHES ? `…${shown}` : shown;
+/**
+ * `WWLW` in a code span, oldest match first, as the profile's form writes them (letters, not colour
+ * alone; S and N in German; `·` for a result that is none of the three); a longer session's newest,
+ * "…" standing for the older. And the session's tally.
+ */
+function form(s: Session, locale: string | undefined): { strip: string; wins: number; count: number } {
+  const results = [...s.matches].reverse().map((m) => outcomeOf(m.metadata.result?.value));
+  if (results.every((o) => o === null)) return { strip: '', ...sessionTally(s) };
+  const shown = results
+    .slice(-STRIP_MATCHES)
+    .map((o) => (o ? say(locale, FORM_LETTERS[o]) : '·'))
+    .join('');
+  const strip = `\`${results.length > STRIP_MATCHES ? '…' : ''}${shown}\``;
   const { wins, count } = sessionTally(s);
   return { strip, wins, count };
 }
@@ -125,7 +133,7 @@ const startOf = (s: Session) => answerTime(s.metadata.startDate?.value) ?? answe
 
 /** The latest session, in full: when, how long, its form, its rates against the career. */
 export function latest(s: Session, ctx: Pick<SessionsContext, 'title' | 'career' | 'locale'>, heading?: string): string {
-  const { strip, wins, count } = form(s);
+  const { strip, wins, count } = form(s, ctx.locale);
   const start = startOf(s);
   const live = s.metadata.isActive?.value === true;
   const length = sessionLength(s, ctx.locale);
@@ -158,7 +166,7 @@ export function latest(s: Session, ctx: Pick<SessionsContext, 'title' | 'career'
  * and leave room for a longer relative time ("vor einem Monat").
  */
 function earlier(s: Session, ctx: SessionsContext): string {
-  const { wins, count } = form(s);
+  const { wins, count } = sessionTally(s);
   const start = startOf(s);
   const kd = figure(s.stats, ctx.title, 'kd');
   const change = ratingChange(s, ctx);

@@ -503,7 +503,7 @@ describe('embeds from the service’s payloads', () => {
     expect(d).toContain('### Latest session');
     // Each bullet held to what it follows: a phone began lines with "· K/D 4.25".
     expect(d).toMatch(/<t:\d+:R>\u00a0· 20m\u00a0· 1 match/);
-    expect(d).toContain('🟩 **1\u00a0of\u00a01\u00a0won**');
+    expect(d).toContain('`W` **1\u00a0of\u00a01\u00a0won**');
     expect(d).toContain('Kills/match **5.00** (career\u00a010.00)');
     // A line each, the career's figure held to its word: side by side a phone broke them mid-figure.
     const rates = d.split('\n').filter((l) => l.includes('(career'));
@@ -529,7 +529,7 @@ describe('embeds from the service’s payloads', () => {
       stateId: 's3',
     });
     const d = r.embeds[0]?.description ?? '';
-    expect(d).toContain(`…${'🟩'.repeat(20)} **20\u00a0of\u00a023\u00a0won**`);
+    expect(d).toContain(`\`…${'W'.repeat(20)}\` **20\u00a0of\u00a023\u00a0won**`);
     expect(d).not.toContain('🟥');
   });
 

@@ -231,7 +231,7 @@ describe('results however they are worded', () => {
       items: [{ metadata: { startDate: { value: '2024-12-31T21:00:00+00:00' } }, stats: {}, matches: [m('a', 'Victory'), m('b', 'Defeat'), m('c', 'Won')] }],
     });
     const text = description(sessionsReply(sessions.items, { title: 'title_b', platform: 'console_a', player: 'Nova', meta, page: 0, stateId: 's' }));
-    expect(text).toContain('🟩🟥🟩 **2\u00a0of\u00a03\u00a0won**');
+    expect(text).toContain('`WLW` **2\u00a0of\u00a03\u00a0won**');
     expect(sessionCard(sessions.items, 'title_b', 'console_a', 'Nova')?.results.filter((x) => x === 'win')).toHaveLength(2);
   });
 
