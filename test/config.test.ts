@@ -176,6 +176,36 @@ describe('bot configuration', () => {
     expect(() => loadBotConfig({ DISCORD_TOKEN: TOKEN, INTERACTIONS_PORT: '70000' })).toThrow('Configuration: INTERACTIONS_PORT must be a port number');
   });
 
+  it('turns verified accounts on with PUBLIC_URL, which then needs the client secret, the token key and, in gateway mode, WEB_PORT', () => {
+    const key = 'ab'.repeat(32);
+    expect(loadBotConfig({ DISCORD_TOKEN: TOKEN }).PUBLIC_URL).toBeUndefined();
+    expect(loadBotConfig({ DISCORD_TOKEN: TOKEN })).toMatchObject({
+      VERIFY_CONNECTIONS: { pc_store_a: 'steam', console_a: 'xbox', console_b: 'playstation', pc_store_c: 'battlenet' },
+      DISCORD_OAUTH_AUTHORIZE_URL: 'https://discord.com/oauth2/authorize',
+    });
+    const web = {
+      DISCORD_TOKEN: TOKEN,
+      PUBLIC_URL: 'https://stats-bot.example.com/',
+      DISCORD_CLIENT_SECRET: 'a-client-secret-of-32-characters',
+      TOKEN_ENCRYPTION_KEY: key,
+    };
+    expect(() => loadBotConfig({ ...web, DISCORD_CLIENT_SECRET: '' })).toThrow('DISCORD_CLIENT_SECRET is required with PUBLIC_URL');
+    expect(() => loadBotConfig({ ...web, TOKEN_ENCRYPTION_KEY: '' })).toThrow('TOKEN_ENCRYPTION_KEY is required with PUBLIC_URL');
+    expect(() => loadBotConfig(web)).toThrow('WEB_PORT is required with PUBLIC_URL in gateway mode');
+    expect(loadBotConfig({ ...web, WEB_PORT: '8081' })).toMatchObject({ PUBLIC_URL: 'https://stats-bot.example.com', WEB_PORT: 8081 });
+    // HTTP mode serves /verify on the interactions listener.
+    expect(loadBotConfig({ ...web, INTERACTIONS_MODE: 'http', DISCORD_PUBLIC_KEY: 'a'.repeat(64) }).WEB_PORT).toBeUndefined();
+    // A key that is not 32 bytes is refused, never echoed.
+    let told = '';
+    try {
+      loadBotConfig({ ...web, WEB_PORT: '8081', TOKEN_ENCRYPTION_KEY: 'secret-but-short' });
+    } catch (e) {
+      told = (e as Error).message;
+    }
+    expect(told).toContain('TOKEN_ENCRYPTION_KEY must be 32 random bytes');
+    expect(told).not.toContain('secret-but-short');
+  });
+
   it('reads the shards a process runs as numbers and ranges of SHARD_COUNT', () => {
     expect(loadBotConfig({ DISCORD_TOKEN: TOKEN, SHARD_COUNT: '8', SHARD_IDS: '4-6,0,5' })).toMatchObject({ SHARD_COUNT: 8, SHARD_IDS: [0, 4, 5, 6] });
     expect(loadBotConfig({ DISCORD_TOKEN: TOKEN, SHARD_COUNT: '2' }).SHARD_IDS).toBeUndefined();
