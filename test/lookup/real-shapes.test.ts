@@ -217,7 +217,7 @@ describe('the other payloads in the real layouts', () => {
     const reply = sessionsReply(r.data!.items, { title: 'title_b', platform: 'pc_store_b', player: 'Wraithling', meta, page: 0, stateId: 's' });
     const latest = reply.embeds[0]?.description ?? '';
     expect(visible(reply)).not.toContain('Playing now');
-    expect(latest).toMatch(/^### Latest session\n<t:\d+:R>\u00a0· 45m\u00a0· 2 matches\n🟥🟩 \*\*1\u00a0of\u00a02\u00a0won\*\*/);
+    expect(latest).toMatch(/^### Latest session\n<t:\d+:R>\u00a0· 45m\u00a0· 2 matches\n`LW` \*\*1\u00a0of\u00a02\u00a0won\*\*/);
     expect(latest).toContain('Played Wraith, Bangalore\u00a0· Rating\u00a0**+23**');
     expect(reply.embeds[0]?.fields?.[0]?.value).toMatch(/^<t:\d+:R>\u00a0· 🏆\u00a00\/1\u00a0· Rating\u00a0−8$/u);
     expectSendable(reply);
