@@ -3,7 +3,7 @@ import { languageOf, say, type TextKey } from '../locales/index.js';
 import type { LookupMeta } from '../lookup/client.js';
 import { overviewOf, type Stats, type StatsProfile } from '../lookup/schemas.js';
 import { goButtons, rows } from './controls.js';
-import { figure, figures, saysNothing } from './figures.js';
+import { figure, figures, ratingTier, saysNothing } from './figures.js';
 import { formLines, rankLines, type FormMatch } from './form.js';
 import { periodLines, weekLines, type DaySnapshot, type Period } from './history.js';
 import { TITLE_COLORS, answerTime, bulleted, capitalised, dataTime, describe, figureLabel, footerOf, place, statValue, titleName, unbroken } from './format.js';
@@ -179,11 +179,14 @@ function profileEmbed(
   // Said only when the overview has nothing to show (a legend named, or when they last played, is not a stat).
   const empty = !headline && !played && !sums && !rank && more.length === 0;
   const avatar = profile.platformInfo.avatarUrl;
+  // A real answer's rank emblem (`iconUrl` beside its `rankName`), small at the side; ours have none.
+  const emblem = rank ? ratingTier(figure(stats, title, 'rating'))?.iconUrl : null;
   return embedReply(
     {
       color: TITLE_COLORS[title],
       // One avatar, small, beside the game's name: the description keeps the full width on a phone.
       author: { name: say(locale, 'profile.author', { title: titleName(title) }), ...(avatar ? { icon_url: avatar } : {}) },
+      ...(emblem ? { thumbnail: { url: emblem } } : {}),
       title: handle,
       description: describe(
         meta,

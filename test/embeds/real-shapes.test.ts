@@ -401,6 +401,8 @@ describe('figures an answer marks as missing', () => {
     const en = description(profileReply(p, 'title_b', meta));
     expect(en).toContain('Kills\u00a0**7,349** · Damage\u00a0**2,351,118** · Headshots\u00a0**1,102**');
     expect(en).toContain('Diamond 1');
+    // The answer's own emblem, small at the side.
+    expect(profileReply(p, 'title_b', meta).embeds[0]?.thumbnail).toEqual({ url: 'https://ranks.example.com/diamond1.png' });
     expect(en).toMatch(/Headshots \*\*13\.3%\*\*/);
     expect(description(profileReply(p, 'title_b', meta, { locale: 'de' }))).toContain('**7.349**');
   });
