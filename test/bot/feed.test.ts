@@ -105,11 +105,11 @@ async function ask(double: DiscordDouble, payload: Parameters<typeof chatInput>[
 }
 
 /** The poller's record of a player, read from the links file as the bot left it. */
-function playerState(linksDb: string, userId: string, title: string): { start?: unknown } | undefined {
+function playerState(linksDb: string, userId: string, title: string): { start?: unknown; nextAt?: number } | undefined {
   const db = new Database(linksDb, { readonly: true, fileMustExist: true });
   try {
     const text = db.prepare('SELECT value FROM feed_players WHERE key = ?').pluck().get(`${userId}|${title}`) as string | undefined;
-    return text === undefined ? undefined : (JSON.parse(text) as { start?: unknown });
+    return text === undefined ? undefined : (JSON.parse(text) as { start?: unknown; nextAt?: number });
   } finally {
     db.close();
   }
@@ -127,6 +127,12 @@ describe('the session feed, one bot process on SQLite', () => {
   const linksDb = tempLinksDb();
   const setClock = (minutes: number) => writeFileSync(clockFile, at(minutes));
   const state = (userId: string, title: string) => playerState(linksDb, userId, title);
+  /**
+   * Resolves once the poller has looked at the player at feed time `minutes` (or later) and posted
+   * what that look found: its record, written after the posts, then says when it is due next, past it.
+   */
+  const lookedAt = (userId: string, title: string, minutes: number) =>
+    waitFor(() => (state(userId, title)?.nextAt ?? 0) > T0 + minutes * 60_000, 20_000, `a look at ${title} of ${userId} at ${minutes} minutes`);
   const env = () => ({
     DISCORD_TOKEN: TOKEN,
     DISCORD_API_URL: double.apiUrl,
@@ -204,8 +210,9 @@ describe('the session feed, one bot process on SQLite', () => {
     const joined = await ask(double, { command: 'track', subcommand: 'join', options: { title: 'title_b' }, user: users.runner });
     expect(joined.text).toContain('Following your Title B sessions');
     await waitFor(() => seen('/Runner/sessions') > 0, 15_000, 'the first look at Runner');
+    // Half an hour on the session goes on (its last match ended 10 minutes before the start): a look, no post.
     setClock(30);
-    await sleep(3_000);
+    await lookedAt(users.runner.id, 'title_b', 30);
     expect(posts()).toHaveLength(1);
     setClock(40);
     const [, post] = await double.waitForChannelMessages(FEED_CHANNEL, 2, 20_000);
@@ -220,7 +227,8 @@ describe('the session feed, one bot process on SQLite', () => {
     expect(post!.message.mentions).toEqual([]);
     // Posted with a nonce of its own (25 characters), which the double, as Discord, enforces.
     expect(post!.message.nonce).toMatch(/^[\w-]{25}$/);
-    await sleep(4_000);
+    // The look that posted it is recorded (the player next due after it): posted once.
+    await lookedAt(users.runner.id, 'title_b', 40);
     expect(posts()).toHaveLength(2);
   }, 60_000);
 
@@ -247,7 +255,7 @@ describe('the session feed, one bot process on SQLite', () => {
     expect(embed?.author?.name).toBe('Title C · Session feed');
     expect(embed?.description).toContain('**1\u00a0of\u00a02\u00a0won**');
     expect(embed?.description).toMatch(/K\/D \*\*2(\.00)?\*\*/);
-    await sleep(3_000);
+    await lookedAt(users.ember.id, 'title_c', 140);
     expect(posts()).toHaveLength(3);
   }, 90_000);
 
@@ -281,9 +289,7 @@ describe('the session feed, one bot process on SQLite', () => {
     // Everyone due again: the sessions already posted (and the one refused) stay unposted.
     setClock(300);
     await waitFor(() => bot.output().includes('this process polls'), 20_000, 'the poller');
-    const looked = seen('/sessions');
-    await waitFor(() => seen('/sessions') >= looked + 2, 20_000, 'looks after the restart');
-    await sleep(2_000);
+    await Promise.all([lookedAt(users.runner.id, 'title_b', 300), lookedAt(users.second.id, 'title_b', 300), lookedAt(users.ember.id, 'title_c', 300)]);
     expect(posts()).toHaveLength(4);
   }, 90_000);
 });
@@ -340,7 +346,17 @@ describe('the session feed, two bot processes sharing Redis', () => {
     await waitFor(() => seen('/Runner/sessions') > 0, 20_000, 'the first look at Runner');
     writeFileSync(clockFile, at(40));
     await double.waitForChannelMessages(FEED_CHANNEL, 2, 20_000);
-    await sleep(4_000);
+    // The look that posted it is recorded in Redis (the player next due after it), whichever process made it: posted once.
+    const redis = createClient({ url: 'redis://127.0.0.1:6379' });
+    await redis.connect();
+    try {
+      const nextAt = async () =>
+        (JSON.parse((await redis.get(`${namespace}-feed:player:${users.runner.id}|title_b`)) ?? '{}') as { nextAt?: number }).nextAt ?? 0;
+      for (let i = 0; i < 200 && (await nextAt()) <= T0 + 40 * 60_000; i++) await sleep(100);
+      expect(await nextAt()).toBeGreaterThan(T0 + 40 * 60_000);
+    } finally {
+      redis.destroy();
+    }
     expect(posts()).toHaveLength(2);
     const polling = bots.filter((b) => b.output().includes('session feed: this process polls'));
     expect(polling).toHaveLength(1);
@@ -399,7 +415,8 @@ describe('the session feed on the demo data', () => {
     const [, post] = await double.waitForChannelMessages(FEED_CHANNEL, 2, 20_000);
     expect(embedOf(post!)?.title).toBe('Wraithling');
     expect(embedOf(post!)?.description).toMatch(/### Session over\n.*\n.* \*\*\d+\u00a0of\u00a0\d+\u00a0won\*\*/);
-    await sleep(3_000);
+    // The look that posted it is recorded: posted once.
+    await waitFor(() => (playerState(linksDb, users.runner.id, 'title_b')?.nextAt ?? 0) > end + 50 * 60_000, 20_000, 'the look that posted');
     expect(double.channelMessages(FEED_CHANNEL)).toHaveLength(2);
   }, 60_000);
 
