@@ -72,10 +72,11 @@ export function compareReply(title: TitleSlug, left: CompareSide, right: Compare
   const nameA = a.platformInfo.platformUserHandle;
   const nameB = b.platformInfo.platformUserHandle;
   const rows = compareRows(title, a, b, locale);
-  // Each value held together: a phone broke `8h 57m` between its hours and minutes.
+  // Each pair held together, the arrow with it: a phone broke `8h 57m` between its hours and minutes,
+  // and `Platinum 5 ◂ Gold 4` at its arrow. A line too long for it moves the pair whole under its label.
   const lines = rows.map((r) => {
     const [left, right] = [unbroken(r.left), unbroken(r.right)];
-    return `${r.label} · ${r.better === 'left' ? `**${left}**` : left} ${r.better ? ARROW[r.better] : say(locale, 'compare.vs')} ${r.better === 'right' ? `**${right}**` : right}`;
+    return `${r.label} · ${r.better === 'left' ? `**${left}**` : left}\u00a0${r.better ? ARROW[r.better] : unbroken(say(locale, 'compare.vs'))}\u00a0${r.better === 'right' ? `**${right}**` : right}`;
   });
   const { left: ahead, right: behind } = tallyOf(rows);
   // Who leads on what matters (rank first, then K/D and win rate), by name: a count of figures

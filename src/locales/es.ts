@@ -155,7 +155,7 @@ export const es: Texts = {
   'stale.unavailable': '⚠️ **El servicio de estadísticas no está disponible.** Estas estadísticas son de {when} y pueden no estar al día.',
   'place.top': 'top {share}',
   'figure.kd': 'K/D',
-  'figure.winRate': 'Victorias %',
+  'figure.winRate': 'Tasa de victorias',
   'figure.headshotRate': 'Disparos a la cabeza',
   'figure.accuracy': 'Precisión',
   'figure.killsPerMatch': 'Bajas/partida',

@@ -156,7 +156,7 @@ export const fr: Texts = {
   'stale.unavailable': '⚠️ **Le service de statistiques est indisponible.** Ces statistiques datent de {when} et ne sont peut-être plus à jour.',
   'place.top': 'top {share}',
   'figure.kd': 'K/D',
-  'figure.winRate': 'Victoires %',
+  'figure.winRate': 'Taux de victoire',
   'figure.headshotRate': 'Tirs à la tête',
   'figure.accuracy': 'Précision',
   'figure.killsPerMatch': 'Kills/partie',

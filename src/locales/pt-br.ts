@@ -153,7 +153,7 @@ export const ptBR: Texts = {
   'stale.unavailable': '⚠️ **O serviço de estatísticas está fora do ar.** Estas estatísticas são de {when} e podem estar desatualizadas.',
   'place.top': 'top {share}',
   'figure.kd': 'K/D',
-  'figure.winRate': 'Vitórias %',
+  'figure.winRate': 'Taxa de vitória',
   'figure.headshotRate': 'Tiros na cabeça',
   'figure.accuracy': 'Precisão',
   'figure.killsPerMatch': 'Abates/partida',

@@ -692,12 +692,12 @@ describe('/compare', () => {
     expect(e.title).toBe('Ember#4471 vs Embertide#1000');
     expect(messageErrors({ embeds: r.embeds, components: r.components })).toEqual([]);
     const kd = e.description!.split('\n').find((l) => l.startsWith('K/D · '))!;
-    expect(kd).toMatch(/^K\/D · (\*\*[\d.]+\*\* ◂ [\d.]+|[\d.]+ ▸ \*\*[\d.]+\*\*|[\d.]+ = [\d.]+)$/);
-    expect(e.description).toMatch(/^Matches · \d+ vs \d+$/m);
+    expect(kd).toMatch(/^K\/D · (\*\*[\d.]+\*\*\u00a0◂\u00a0[\d.]+|[\d.]+\u00a0▸\u00a0\*\*[\d.]+\*\*|[\d.]+\u00a0=\u00a0[\d.]+)$/);
+    expect(e.description).toMatch(/^Matches · \d+\u00a0vs\u00a0\d+$/m);
     // The verdict names who leads on what decides (rank, K/D, win rate), not a count of figures.
     expect(e.description).toMatch(/\*\*Ember(tide)?#\d+\*\* leads on ((Rating|K\/D|Win rate)(, | and |, and )?)+|Even:/);
     // A value of two words (a time played) is held together: a phone broke `8h 57m` between them.
-    expect(e.description).toMatch(/^Time played · \**[^ ]+\** (◂|▸|vs|=) \**[^ ]+\**$/m);
+    expect(e.description).toMatch(/^Time played · \**[^ ]+\**\u00a0(◂|▸|vs|=)\u00a0\**[^ ]+\**$/m);
   });
 
   it('takes the invoker’s linked account as the other player, and says what to do without one', async () => {

@@ -112,6 +112,6 @@ describe('a comparison’s verdict', () => {
     const vesper = side('Vesper', { rankScore: 9000, kd: 1.6, winRate: 38, killsPerMatch: 3, damagePerMatch: 600, matchesPlayed: 40 }, 'Platinum 4');
     const text = compareReply('title_b', nova, vesper, 'en').embeds[0]!.description!;
     expect(text).toContain('**Nova** leads on Win rate · **Vesper** on Rating and K/D.');
-    expect(text).toContain('Rating · Gold\u00a03 ▸ **Platinum\u00a04**');
+    expect(text).toContain('Rating · Gold\u00a03\u00a0▸\u00a0**Platinum\u00a04**');
   });
 });

@@ -528,6 +528,6 @@ describe('a comparison on a phone', () => {
         segments: [{ type: 'overview', stats: { timePlayed: { value: seconds, displayValue: String(seconds) } } }],
       });
     const d = description(compareReply('title_c', { profile: p('A', 39_120), meta }, { profile: p('B', 32_220), meta }));
-    expect(d).toContain('Time played · 10h\u00a052m vs 8h\u00a057m');
+    expect(d).toContain('Time played · 10h\u00a052m\u00a0vs\u00a08h\u00a057m');
   });
 });
