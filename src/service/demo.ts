@@ -355,6 +355,15 @@ export function* demoRecords(options: DemoOptions = {}): Generator<DatasetRecord
         }
       }
     });
+    // title_a's team with the higher score wins, as in its modes a team's points are its players'
+    // (a winner drawn apart from them headed a report "Win · Score 7,578" over "Loss · Score 8,258").
+    // The draw above still happens, so that the rest of the demo's sequence stays as it was.
+    if (title === 'title_a') {
+      const totals = new Map<string, number>();
+      for (const p of players) totals.set(p.team ?? '', (totals.get(p.team ?? '') ?? 0) + (p.stats.score ?? 0));
+      const best = [...totals].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]?.[0];
+      for (const p of players) p.result = p.team === best ? 'win' : 'loss';
+    }
     const record: MatchRecord = {
       type: 'match',
       title,
