@@ -51,6 +51,8 @@ export class SqliteKeyvStore {
       delete: this.db.prepare('DELETE FROM keyv WHERE key = ?'),
       clear: this.db.prepare('DELETE FROM keyv'),
       all: this.db.prepare('SELECT key, value FROM keyv').raw(),
+      expired: this.db.prepare("SELECT key FROM keyv WHERE key >= ? AND key < ? AND json_extract(value, '$.expires') < ?").pluck(),
+      count: this.db.prepare('SELECT count(*) FROM keyv WHERE key >= ? AND key < ?').pluck(),
     };
   }
 
@@ -80,6 +82,17 @@ export class SqliteKeyvStore {
   clear(): void {
     this.read.clear();
     this.s.clear.run();
+  }
+
+  /**
+   * Deletes the rows under `prefix` whose time (Keyv's `expires`, in the stored text) has passed,
+   * and says how many are left under it. Keyv drops an expired value only when it is read: keys
+   * never read again (a verification started and left) would otherwise stay in the file for good.
+   */
+  sweep(prefix: string, now: number): number {
+    const [from, to] = [prefix, `${prefix}\uffff`];
+    for (const key of this.s.expired.all(from, to, now) as string[]) this.delete(key);
+    return this.s.count.get(from, to) as number;
   }
 
   /** Every key and its stored text. */

@@ -73,6 +73,11 @@ const ServerSettingsSchema = z.object({
 });
 /** How long a `/verify` may take from its start to Discord's answer. */
 export const VERIFY_STATE_TTL_MS = 10 * 60_000;
+/**
+ * Verifications under way at most in the SQLite file: anyone can open `/verify`, and each opening
+ * is a row until it expires. Past this, a new one is refused (the member hears to try again).
+ */
+export const MAX_VERIFY_STATES = 10_000;
 const SnapshotSchema = z.object({
   at: z.iso.datetime(),
   platform: z.string(),
@@ -164,6 +169,8 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
   let interactions: InteractionLedger;
   /** Reads the links file itself, past its read cache (which would answer a probe from memory once it had). */
   let probeFile: (() => void) | undefined;
+  /** In the file: deletes the verification states past their time, and says how many are left (Redis expires its own). */
+  let sweepStates: (() => number) | undefined;
   const closers: (() => unknown)[] = [];
   const viewTtlMs = options.viewTtlMs ?? VIEW_TTL_MS;
   const timeoutMs = options.operationTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
@@ -272,6 +279,7 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
     grantsKeyv.on('error', () => undefined);
     statesKeyv = new Keyv({ store: file, namespace: `${options.namespace}-verify-states`, throwOnErrors: true });
     statesKeyv.on('error', () => undefined);
+    sweepStates = () => file.sweep(`${options.namespace}-verify-states:`, Date.now());
     serversKeyv = new Keyv({ store: file, namespace: `${options.namespace}-servers`, throwOnErrors: true });
     serversKeyv.on('error', () => undefined);
     interactions = interactionLedger();
@@ -348,6 +356,7 @@ export async function createBotStores(options: StoreOptions & { connectTimeoutMs
     feed,
     verify: {
       async putState(state, record) {
+        if (sweepStates && (await guarded(sweepStates, 'store.verifyNotKept')) >= MAX_VERIFY_STATES) throw new StoreUnavailableError('store.verifyNotKept');
         if (!(await guarded(() => statesKeyv.set(state, record, VERIFY_STATE_TTL_MS), 'store.verifyNotKept')))
           throw new StoreUnavailableError('store.verifyNotKept');
       },

@@ -9,7 +9,10 @@ import { createClient } from '@keyv/redis';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 
-import { MAX_MEMBERS_PER_SERVER, createBotStores } from '../../src/bot/stores.js';
+import Database from 'better-sqlite3';
+
+import { StoreUnavailableError } from '../../commands/index.js';
+import { MAX_MEMBERS_PER_SERVER, MAX_VERIFY_STATES, createBotStores } from '../../src/bot/stores.js';
 
 /** Takes a test's keys out of the shared Redis. */
 async function dropNamespace(namespace: string): Promise<void> {
@@ -102,6 +105,33 @@ describe('verification’s states and grants, and servers’ settings', () => {
     } finally {
       await Promise.all([a.close(), b.close()]);
       await dropNamespace(namespace);
+    }
+  });
+});
+
+describe('verifications under way in the SQLite file', () => {
+  it('are swept once past their time, and bounded: anyone can open /verify', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'links-')), 'links.sqlite');
+    const namespace = 'bounded';
+    const stores = await createBotStores({ namespace, linksPath: path });
+    const db = new Database(path);
+    const row = db.prepare('INSERT INTO keyv (key, value) VALUES (?, ?)');
+    try {
+      // A verification started an hour ago and left: its row goes at the next start.
+      row.run(`${namespace}-verify-states:left`, JSON.stringify({ value: { browser: 'x' }, expires: Date.now() - 3_600_000 }));
+      await stores.verify.putState('new', { browser: 'y' });
+      const keys = () => db.prepare("SELECT key FROM keyv WHERE key LIKE '%verify-states:%'").pluck().all();
+      expect(keys()).toEqual([`${namespace}-verify-states:new`]);
+      // As many under way as it keeps: the next is refused, nothing written.
+      db.transaction(() => {
+        for (let i = 0; i < MAX_VERIFY_STATES; i++)
+          row.run(`${namespace}-verify-states:s${i}`, JSON.stringify({ value: { browser: 'z' }, expires: Date.now() + 600_000 }));
+      })();
+      await expect(stores.verify.putState('one-more', { browser: 'w' })).rejects.toThrow(StoreUnavailableError);
+      expect(keys()).not.toContain(`${namespace}-verify-states:one-more`);
+    } finally {
+      db.close();
+      await stores.close();
     }
   });
 });
