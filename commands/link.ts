@@ -61,12 +61,15 @@ function linkPlatform(input: CommandInput, title: TitleSlug): PlatformSlug | und
   return known && platformsOfTitle(title).includes(known) ? known : undefined;
 }
 
-/** The account linked before this /link, if any: a store that cannot say costs the note, not the link (and is logged). */
+/**
+ * The account linked before this /link or /unlink, if any: a store that cannot say costs what
+ * depends on it (the note of what a link replaces, an unlinked grant's revocation), not the command (and is logged).
+ */
 async function previousLink(input: CommandInput, title: TitleSlug, deps: Deps): Promise<LinkedAccount | undefined> {
   try {
     return await deps.links.get(input.userId, title);
   } catch (e) {
-    deps.logger.warn({ err: (e as Error).message }, 'link store failed reading the link before /link: the reply does not say what it replaces');
+    deps.logger.warn({ err: (e as Error).message }, 'link store failed reading the account linked before: the command goes on without it');
     return undefined;
   }
 }

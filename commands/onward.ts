@@ -6,8 +6,6 @@ import type { Onward, Reply } from '../src/embeds/index.js';
 import { segmentTypeName } from '../src/embeds/index.js';
 import { say } from '../src/locales/index.js';
 import { defaultSegmentType, isReply, resolveTarget } from './resolve.js';
-
-export { defaultSegmentType };
 import type { CommandInput, Deps, View, ViewKind } from './types.js';
 
 /** The kinds a button can go to (`search`: from an empty profile, the players of that name). */

@@ -67,6 +67,11 @@ export const integerOption = (input: CommandInput, name: string): number | undef
   return typeof value === 'number' ? value : undefined;
 };
 
+export const booleanOption = (input: CommandInput, name: string): boolean | undefined => {
+  const value = input.options[name];
+  return typeof value === 'boolean' ? value : undefined;
+};
+
 /** The platform option checked against the endpoint: a value typed past autocomplete may be anything. */
 export function checkPlatform(endpoint: Endpoint, value: string, locale?: string): PlatformSlug | Reply {
   const known = platformOf(value);

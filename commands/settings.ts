@@ -5,7 +5,7 @@ import { notice, type Reply } from '../src/embeds/index.js';
 import { say } from '../src/locales/index.js';
 import { installableCommand } from './installs.js';
 import { BOARD_MIN_MATCHES } from './leaderboard.js';
-import { integerOption } from './resolve.js';
+import { booleanOption, integerOption } from './resolve.js';
 import type { Command, CommandInput, Deps, ServerSettings } from './types.js';
 
 /** How a server's settings stand, a line each, in the reader's language. */
@@ -16,11 +16,6 @@ function settingsLines(settings: ServerSettings, locale: string | undefined): st
     say(locale, settings.feedVerifiedOnly ? 'settings.feedVerified' : 'settings.feedEveryone'),
   ];
 }
-
-const boolean = (input: CommandInput, name: string) => {
-  const value = input.options[name];
-  return typeof value === 'boolean' ? value : undefined;
-};
 
 export const settings = {
   data: installableCommand()
@@ -37,8 +32,8 @@ export const settings = {
     if (!input.guildId || !deps.servers) return notice(say(input.locale, 'settings.serverOnly'));
     const asked: ServerSettings = {
       boardMinMatches: integerOption(input, 'min_matches'),
-      boardVerifiedOnly: boolean(input, 'board_verified_only'),
-      feedVerifiedOnly: boolean(input, 'feed_verified_only'),
+      boardVerifiedOnly: booleanOption(input, 'board_verified_only'),
+      feedVerifiedOnly: booleanOption(input, 'feed_verified_only'),
     };
     const changes = Object.fromEntries(Object.entries(asked).filter(([, v]) => v !== undefined)) as ServerSettings;
     const current = await deps.servers.get(input.guildId);

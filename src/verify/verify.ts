@@ -163,9 +163,11 @@ export function createVerification(o: VerifyOptions): WebVerification {
     return { found, notLinked };
   }
 
+  const grantOf = (sealed: string) => JSON.parse(o.box.open(sealed)) as Grant;
+
   /** A usable access token from a stored grant: refreshed (and kept) when it has expired, or `refresh` says so. */
   async function accessOf(userId: string, sealed: string, refresh = false): Promise<string> {
-    const grant = JSON.parse(o.box.open(sealed)) as Grant;
+    const grant = grantOf(sealed);
     if (!refresh && grant.expiresAt - now() > 60_000) return grant.accessToken;
     const fresh = await o.oauth.refresh(grant.refreshToken);
     const stored = await o.store.grant(userId);
@@ -318,13 +320,15 @@ export function createVerification(o: VerifyOptions): WebVerification {
       if (!stored) return;
       const keep = links.some((l) => l.link?.verified);
       const rolesGone = o.rolesTitle !== undefined && !links.some((l) => l.title === o.rolesTitle && l.link?.verified);
+      // The grant as it stands now: a refresh on the way keeps a new one.
+      const current = async () => ((await o.store.grant(userId)) ?? stored).sealed;
       try {
         if (rolesGone && stored.pushed) {
           await withAccess(userId, stored.sealed, (access) => o.oauth.putRoleConnection(access, EMPTY_ROLE_CONNECTION));
-          const latest = (await o.store.grant(userId)) ?? stored;
-          if (keep) await o.store.setGrant(userId, { sealed: latest.sealed });
+          // Nothing pushed any more: the next verification pushes anew.
+          if (keep) await o.store.setGrant(userId, { sealed: await current() });
         }
-        if (!keep) await o.oauth.revoke((JSON.parse(o.box.open(((await o.store.grant(userId)) ?? stored).sealed)) as Grant).refreshToken);
+        if (!keep) await o.oauth.revoke(grantOf(await current()).refreshToken);
       } catch (e) {
         o.logger.warn({ err: (e as Error).message, user: userId }, 'unlink: Discord did not take the role connection cleared or the grant revoked');
       }
