@@ -76,7 +76,7 @@ export function switchOptions(ctx: SegmentsContext): { label: string; value: str
   return [...types, ...seasons.slice(0, room), ...queues];
 }
 
-/** Column headings, short enough that a row fits a phone (TABLE_WIDTH: a name, then three columns of 5, each with its space). */
+/** Column headings, short enough that a row fits a phone (TABLE_WIDTH: a name, then three columns, each with its space). */
 const heading = (f: Figure, locale: string | undefined): string => {
   const key = `column.${f}`;
   return key in en ? say(locale, key as TextKey) : f;
@@ -116,8 +116,6 @@ export function typedSegmentType(typed: string, locale: string | undefined): str
  * row in two (`Dunes  5  80` over `1.32`).
  */
 export const TABLE_WIDTH = 22;
-/** Characters of a column's figures, where they allow. */
-const CELL_WIDTH = 4;
 /** The fewest characters a name's column keeps when wide headings or figures take the room. */
 const NAME_MIN = 6;
 
@@ -165,24 +163,33 @@ export function scopeLabel(filter: SegmentsContext['filter'], locale?: string): 
 
 /**
  * A table's lines, the heading line first: names on the left, in what the columns leave of
- * TABLE_WIDTH, each column right-aligned with a space before it on every row. A name longer than
- * its column has a line of its own (clipped only past TABLE_WIDTH), its figures on the next line
- * under the headings: `Monolith` and `World's Edge` stay whole on a phone, where a clipped
- * `Monoli…` or `World'…` would not say which map they were. The first heading may
- * be one letter wider than its figures (`Games` over `100`): it stands over the space before its
- * column, and the heading line's first word keeps a space from it (`Overvi… Games`). Any other
- * heading wider than four, like figures wider than four (`1,2 mil` in Spanish), widens its column
- * rather than running into its neighbour (`SpielSieg%`).
+ * TABLE_WIDTH, each column right-aligned with a space before it on every row. Columns are as narrow
+ * as their figures and headings allow, the first heading standing over the names where its figures
+ * are narrower (`Spiel` over `5`), so names get the room: German's `Citadel` and `Monolith` stay on
+ * their row. A name longer than its column still has a line of its own (clipped only past
+ * TABLE_WIDTH), its figures on the next line under the headings: `World's Edge` stays whole on a
+ * phone, where a clipped `World'…` would not say which map it was. A heading or figure wider than
+ * its neighbours (`1,2 mil` in Spanish) widens its column rather than running into the next
+ * (`SpielSieg%`).
  */
 function segmentTable(oneName: string, headings: readonly string[], rows: readonly { name: string; cells: readonly string[] }[]): string[] {
-  const widths = headings.map((h, k) => Math.max(CELL_WIDTH, k === 0 ? h.length - 1 : h.length, ...rows.map((r) => r.cells[k]?.length ?? 0)));
+  // A column is as wide as its figures; any heading but the first as wide as itself, the first
+  // standing over the names' column where its figures are narrower (`Spiel` over `5`).
+  const widths = headings.map((h, k) => Math.max(k === 0 ? 1 : h.length, ...rows.map((r) => r.cells[k]?.length ?? 0)));
   const nameWidth = Math.max(NAME_MIN, TABLE_WIDTH - widths.reduce((sum, w) => sum + 1 + w, 0));
-  const over = (headings[0]?.length ?? 0) > (widths[0] ?? 0);
   const line = (name: string, cells: readonly string[]) => fit(name, nameWidth) + widths.map((w, k) => ` ${(cells[k] ?? '').padStart(w)}`).join('');
-  // The type's name over the names where it fits whole; else nothing (the author line names the type
-  // already, and a clipped `Playl…` or `Lege…` read as a defect).
-  const room = over ? nameWidth - 1 : nameWidth;
-  const header = (oneName.length <= room ? oneName : '').padEnd(nameWidth) + widths.map((w, k) => headings[k]!.padStart(w + 1)).join('');
+  const first = headings[0] ?? '';
+  const firstEnd = nameWidth + 1 + (widths[0] ?? 0);
+  // The type's name over the names where it fits whole, a space before the first heading; else
+  // nothing (the author line names the type already, and a clipped `Playl…` read as a defect).
+  const room = firstEnd - first.length - 1;
+  const header =
+    (oneName.length <= room ? oneName : '').padEnd(firstEnd - first.length) +
+    first +
+    widths
+      .slice(1)
+      .map((w, k) => headings[k + 1]!.padStart(w + 1))
+      .join('');
   return [header, ...rows.flatMap((r) => (r.name.length > nameWidth ? [clip(r.name, TABLE_WIDTH), line('', r.cells)] : [line(r.name, r.cells)]))];
 }
 

@@ -369,12 +369,21 @@ describe('embeds from the service’s payloads', () => {
       { kills: 172, matchesPlayed: 91, wins: 40, kd: 1.32, winRate: 66.7, accuracy: 27.7, headshotPct: 17.4 },
       'Citadel',
     )) {
-      // One line, or the name alone above its figures where the columns leave it fewer than seven letters (German's `Spiel Sieg%`).
-      expect(lines.length === 2 || (lines.length === 3 && lines[1] === 'Citadel'), `${where}: ${lines.join(' / ')}`).toBe(true);
+      // Columns as narrow as their figures leave a name of seven letters its row, German's `Spiel Sieg%` too.
+      expect(lines, where).toHaveLength(2);
+      expect(lines[1], where).toMatch(/^Citadel /);
       for (const line of lines) expect(line.length, `${where}: ${line}`).toBeLessThanOrEqual(TABLE_WIDTH);
-      // A name of seven letters stays whole where at most the first heading has five letters (`Games`, `Kills`).
-      const headings = lines[0]!.trim().split(/ +/).slice(-3);
-      if (headings.slice(1).every((h) => h.length <= 4)) expect(lines[1], where).toMatch(/^Citadel /);
+    }
+    // A map played a few times (the first heading standing over its one digit): eight letters keep their row.
+    for (const { where, lines } of everyTable({ matchesPlayed: 5, wins: 3, kd: 1.32, winRate: 60 }, 'Monolith').filter((t) => t.type === 'map')) {
+      expect(lines, where).toHaveLength(2);
+      expect(lines[1], where).toMatch(/^Monolith +5 +60 +1[.,]32$/);
+      expect(lines[0]!.length, where).toBeLessThanOrEqual(TABLE_WIDTH);
+    }
+    // A name longer than its column has a line of its own, its figures under the headings on the next.
+    for (const { where, lines } of everyTable({ matchesPlayed: 1234, wins: 40, kd: 1.32, winRate: 66.7 }, "World's Edge").filter((t) => t.type === 'map')) {
+      expect(lines[1], where).toBe("World's Edge");
+      expect(lines[2], where).toMatch(/^ +1[.,]?2/);
     }
   });
 
