@@ -120,7 +120,11 @@ function participantsSql(players: number): string {
 }
 for (let n = 1; n <= PREPARED_PARTICIPANTS; n++) PREPARED.set(participantsSql(n), `participants${n}`);
 
-const IMPORT_LOCK = "SELECT pg_advisory_xact_lock(hashtext('player-stats import'))";
+/**
+ * Taken by each batch of an import, in its transaction (its schema appended to the key): importers of
+ * one store take turns, while stores in other schemas of the database import side by side.
+ */
+export const IMPORT_LOCK = 'player-stats import ';
 /** Held shared by each process while it imports into a store (its schema appended to the key). */
 const IMPORTER_LOCK = 'player-stats importer ';
 const NEXT_GENERATION = `INSERT INTO meta (key, value) VALUES ('generation', '1')
@@ -315,10 +319,10 @@ export class PgStore implements Store {
     if (this.importing || (await this.getMeta('importing')) === undefined) return;
     const settled = await this.transaction(async (c) => {
       // Neither lock waited for: a batch being written (or a live importer) means another look later.
-      const { rows } = await c.query<{ free: boolean }>(
-        "SELECT pg_try_advisory_xact_lock(hashtext($1)) AND pg_try_advisory_xact_lock(hashtext('player-stats import')) AS free",
-        [IMPORTER_LOCK + this.schema],
-      );
+      const { rows } = await c.query<{ free: boolean }>('SELECT pg_try_advisory_xact_lock(hashtext($1)) AND pg_try_advisory_xact_lock(hashtext($2)) AS free', [
+        IMPORTER_LOCK + this.schema,
+        IMPORT_LOCK + this.schema,
+      ]);
       if (!rows[0]?.free) return false;
       if ((await c.query("SELECT 1 FROM meta WHERE key = 'importing'")).rowCount === 0) return false;
       await this.settle(
@@ -432,7 +436,7 @@ export class PgStore implements Store {
     await this.holdImport();
     await this.transaction(async (c) => {
       // Batches of importers in several processes take turns: each reads the totals it updates.
-      await c.query(IMPORT_LOCK);
+      await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [IMPORT_LOCK + this.schema]);
       const flag = await c.query("INSERT INTO meta (key, value) VALUES ('importing', '1') ON CONFLICT (key) DO NOTHING");
       // The flag was already there when this import began: an earlier one stopped before its ranks
       // were rebuilt (its batches, totals included, are whole), so every title's are rebuilt.
@@ -615,7 +619,7 @@ export class PgStore implements Store {
       : [...this.touchedTitles];
     try {
       await this.transaction(async (c) => {
-        await c.query(IMPORT_LOCK);
+        await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [IMPORT_LOCK + this.schema]);
         await this.settle(c, titles);
       });
     } finally {

@@ -8,7 +8,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { importLines } from '../../src/service/import.js';
-import { PgStore, unavailable } from '../../src/service/pg-store.js';
+import { IMPORT_LOCK, PgStore, unavailable } from '../../src/service/pg-store.js';
 import { startStatsServer } from '../../src/service/server.js';
 import { TEST_PG_URL, TEST_STORE } from '../helpers/service.js';
 
@@ -268,6 +268,20 @@ describe.runIf(TEST_STORE === 'postgres')('PostgreSQL failing under the store', 
     }
   });
 
+  it("imports beside a store of another schema whose import holds its lock: the locks are each store's own", async () => {
+    const busy = schemaName('busy');
+    const free = schemaName('free');
+    const store = await PgStore.open({ url: TEST_PG_URL, schema: free, poolSize: 1 });
+    await admin.query('SELECT pg_advisory_lock(hashtext($1))', [IMPORT_LOCK + busy]);
+    try {
+      await importLines(store, [playerLine('nova'), matchLine(1)]);
+      expect(await store.playerById('title_a', 'pc_store_a', 'nova')).toMatchObject({ id: 'nova' });
+    } finally {
+      await admin.query('SELECT pg_advisory_unlock_all()');
+      await store.close();
+    }
+  });
+
   it('fails an import whose connection is terminated half-way, goes on living, and still answers lookups', async () => {
     const schema = schemaName('import');
     const store = await PgStore.open({ url: urlOf(schema), schema, poolSize: 2 });
@@ -277,7 +291,7 @@ describe.runIf(TEST_STORE === 'postgres')('PostgreSQL failing under the store', 
       // turns with), so that it is surely in its transaction when its backend is terminated.
       const lines = async function* () {
         for (let i = 0; i < matches; i++) {
-          if (i === 1_000) await admin.query("SELECT pg_advisory_lock(hashtext('player-stats import'))");
+          if (i === 1_000) await admin.query('SELECT pg_advisory_lock(hashtext($1))', [IMPORT_LOCK + schema]);
           yield matchLine(i);
         }
       };
