@@ -26,6 +26,9 @@ export default defineConfig({
     // a start alone has taken 17 s. The tests wait for events, never for time, so headroom costs nothing.
     testTimeout: 60_000,
     hookTimeout: 30_000,
+    // Most files wait on the processes they start rather than compute: three at once keep two cores
+    // busy (one, vitest's default here, left them idle half the time).
+    maxWorkers: 3,
     // What the tests start reads this file of no settings, not the checkout's .env (test/helpers/bot.ts: NO_SETTINGS).
     env: { ENV_FILE: 'test/no-settings.env' },
     benchmark: { include: ['bench/**/*.bench.ts'] },

@@ -19,28 +19,47 @@ import { searchChoices } from './choices.js';
 import { stringOption, titleChoices, titleOf } from './resolve.js';
 import { COMMAND_DEADLINE_MS, type AutocompleteInput, type Choice, type Command, type CommandInput, type Deps, type LinkedAccount } from './types.js';
 import { installableCommand } from './installs.js';
+import type { LookupError } from '../src/lookup/errors.js';
 import { commandLine, optionName, say } from '../src/locales/index.js';
 
-/** Checks the account against the service: a profile where the title has one on that platform, else its segments. */
+/** An account as the service knows it. */
+export type FoundAccount = { handle: string; identifier: string; private?: true };
+
+/**
+ * Looks the account up: a profile where the title has one on that platform, else its segments. The
+ * service's error as it came when there is no account to show (a private profile is one, as typed).
+ */
+export async function findAccount(
+  title: TitleSlug,
+  platform: PlatformSlug,
+  player: string,
+  deps: Pick<Deps, 'lookup'>,
+): Promise<{ account: FoundAccount } | { error: LookupError }> {
+  const call = { deadlineMs: COMMAND_DEADLINE_MS };
+  if (findEndpoint(title, 'profile')?.platforms.includes(platform)) {
+    const r = await deps.lookup.profile(title, platform, player, call);
+    // An empty identifier or handle (a compatible service may send one) would make a link that reads back as none.
+    if (r.data)
+      return { account: { handle: r.data.platformInfo.platformUserHandle || player, identifier: r.data.platformInfo.platformUserIdentifier || player } };
+    const error = r.errors[0]!;
+    // Linked as typed (a private profile is not shown, its spelling neither), and told it is private.
+    return error.kind === 'private' ? { account: { handle: player, identifier: player, private: true } } : { error };
+  }
+  const type = TITLES[title].segmentTypes[0]?.type ?? '';
+  const r = await deps.lookup.segments(title, platform, player, type, {}, call);
+  return r.errors ? { error: r.errors[0]! } : { account: { handle: player, identifier: player } };
+}
+
+/** The account checked against the service, or the reply that says why it cannot be linked. */
 export async function checkAccount(
   title: TitleSlug,
   platform: PlatformSlug,
   player: string,
   deps: Pick<Deps, 'lookup'>,
   locale: string | undefined,
-): Promise<{ handle: string; identifier: string; private?: true } | Reply> {
-  const call = { deadlineMs: COMMAND_DEADLINE_MS };
-  if (findEndpoint(title, 'profile')?.platforms.includes(platform)) {
-    const r = await deps.lookup.profile(title, platform, player, call);
-    // An empty identifier or handle (a compatible service may send one) would make a link that reads back as none.
-    if (r.data) return { handle: r.data.platformInfo.platformUserHandle || player, identifier: r.data.platformInfo.platformUserIdentifier || player };
-    const error = r.errors[0]!;
-    // Linked as typed (a private profile is not shown, its spelling neither), and told it is private.
-    return error.kind === 'private' ? { handle: player, identifier: player, private: true } : errorReply(error, { title, platform, player, locale });
-  }
-  const type = TITLES[title].segmentTypes[0]?.type ?? '';
-  const r = await deps.lookup.segments(title, platform, player, type, {}, call);
-  return r.errors ? errorReply(r.errors[0]!, { title, platform, player, locale }) : { handle: player, identifier: player };
+): Promise<FoundAccount | Reply> {
+  const found = await findAccount(title, platform, player, deps);
+  return 'account' in found ? found.account : errorReply(found.error, { title, platform, player, locale });
 }
 
 /**

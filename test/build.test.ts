@@ -28,6 +28,7 @@ beforeAll(async () => {
     'dist/src/bot/main.js',
   );
   await double.waitForReady(30_000);
+  await bot.storeLoaded();
 }, 240_000);
 
 afterAll(async () => {

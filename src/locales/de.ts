@@ -253,6 +253,8 @@ export const de: Texts = {
   'verify.replacedLine': '{title}: {handle} auf {platform}, statt {old} (von Hand verknüpft)',
   'verify.notVerified': '{connection} „{name}“: auf Discord nicht verifiziert',
   'verify.noPlayer': '{connection} „{name}“: kein Spieler dieses Namens auf {platform}, in keinem Titel',
+  'verify.notChecked':
+    '{connection} „{name}“: konnte auf {platform} gerade nicht geprüft werden (der Statistikdienst hat nicht geantwortet); verifiziere es gleich noch einmal',
   'verify.nothingLead': 'Nichts wurde verknüpft: Keine deiner Discord-Verbindungen ist ein verifiziertes Konto eines Spielers, den der Bot kennt.',
   'verify.noConnections':
     'Dein Discord-Konto hat keine Verbindung, die der Bot verifizieren kann ({list}). Füge eine in Discord hinzu (Benutzereinstellungen > Verbindungen) und verifiziere dann erneut.',

@@ -264,6 +264,7 @@ export const en = {
   'verify.replacedLine': '{title}: {handle} on {platform}, in place of {old} (linked by hand)',
   'verify.notVerified': '{connection} “{name}”: not verified on Discord',
   'verify.noPlayer': '{connection} “{name}”: no player of that name on {platform} in any title',
+  'verify.notChecked': '{connection} “{name}”: could not be checked on {platform} just now (the stats service did not answer); verify again in a moment',
   'verify.nothingLead': 'Nothing was linked: none of your Discord connections is a verified account of a player the bot knows.',
   'verify.noConnections':
     'Your Discord account has no connection the bot can verify ({list}). Add one in Discord (User Settings > Connections), then verify again.',

@@ -251,6 +251,8 @@ export const es: Texts = {
   'verify.replacedLine': '{title}: {handle} en {platform}, en lugar de {old} (vinculada a mano)',
   'verify.notVerified': '{connection} «{name}»: no verificada en Discord',
   'verify.noPlayer': '{connection} «{name}»: ningún jugador con ese nombre en {platform}, en ningún título',
+  'verify.notChecked':
+    '{connection} «{name}»: no se pudo comprobar en {platform} ahora mismo (el servicio de estadísticas no respondió); verifica de nuevo en un momento',
   'verify.nothingLead': 'No se vinculó nada: ninguna de tus conexiones de Discord es una cuenta verificada de un jugador que el bot conozca.',
   'verify.noConnections':
     'Tu cuenta de Discord no tiene ninguna conexión que el bot pueda verificar ({list}). Añade una en Discord (Ajustes de usuario > Conexiones) y vuelve a verificar.',

@@ -252,6 +252,8 @@ export const fr: Texts = {
   'verify.replacedLine': '{title} : {handle} sur {platform}, à la place de {old} (lié à la main)',
   'verify.notVerified': '{connection} « {name} » : non vérifié sur Discord',
   'verify.noPlayer': '{connection} « {name} » : aucun joueur de ce nom sur {platform}, dans aucun titre',
+  'verify.notChecked':
+    '{connection} « {name} » : impossible de le vérifier sur {platform} pour l’instant (le service de statistiques n’a pas répondu) ; vérifiez à nouveau dans un instant',
   'verify.nothingLead': 'Rien n’a été lié : aucune de tes connexions Discord n’est un compte vérifié d’un joueur que le bot connaît.',
   'verify.noConnections':
     'Ton compte Discord n’a aucune connexion que le bot peut vérifier ({list}). Ajoutes-en une dans Discord (Paramètres utilisateur > Connexions), puis vérifie de nouveau.',

@@ -249,6 +249,8 @@ export const ptBR: Texts = {
   'verify.replacedLine': '{title}: {handle} em {platform}, no lugar de {old} (vinculada à mão)',
   'verify.notVerified': '{connection} “{name}”: não verificada no Discord',
   'verify.noPlayer': '{connection} “{name}”: nenhum jogador com esse nome em {platform}, em nenhum título',
+  'verify.notChecked':
+    '{connection} “{name}”: não foi possível verificar em {platform} agora (o serviço de estatísticas não respondeu); verifique de novo em instantes',
   'verify.nothingLead': 'Nada foi vinculado: nenhuma das suas conexões do Discord é uma conta verificada de um jogador que o bot conhece.',
   'verify.noConnections':
     'Sua conta do Discord não tem nenhuma conexão que o bot possa verificar ({list}). Adicione uma no Discord (Configurações de usuário > Conexões) e verifique de novo.',

@@ -9,7 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DiscordAPIError } from 'discord.js';
 import type { Logger } from 'pino';
 
-import { checkAccount } from '../../commands/link.js';
+import { findAccount } from '../../commands/link.js';
 import type { LinkedAccount, LinkStore, Verification, VerifyStore } from '../../commands/index.js';
 import { PLATFORMS, TITLES, TITLE_SLUGS, platformsOfTitle, type PlatformSlug, type TitleSlug } from '../catalog/index.js';
 import { overviewOf, type Stats } from '../lookup/schemas.js';
@@ -140,8 +140,10 @@ export function createVerification(o: VerifyOptions): WebVerification {
     );
     const checked = await Promise.all(
       candidates.map(async (c) => {
-        const r = await checkAccount(c.title, c.platform, c.player, { lookup: o.lookup }, locale).catch(() => undefined);
-        return { ...c, account: r && !('embeds' in r) ? r : undefined };
+        const r = await findAccount(c.title, c.platform, c.player, { lookup: o.lookup }).catch((e: unknown) => ({
+          error: { kind: 'unknown', message: (e as Error).message },
+        }));
+        return { ...c, account: 'account' in r ? r.account : undefined, unanswered: 'error' in r && r.error.kind !== 'not_found' };
       }),
     );
     const found: Proven[] = [];
@@ -157,9 +159,13 @@ export function createVerification(o: VerifyOptions): WebVerification {
         before && (before.platform !== account.platform || before.identifier.toLowerCase() !== account.identifier.toLowerCase()) ? before : undefined;
       found.push({ title, account, replaces });
     }
-    for (const c of verified)
-      if (!checked.some((k) => k.connection === c && k.account))
-        notLinked.push(say(locale, 'verify.noPlayer', { connection: connectionName(c.type), name: c.name, platform: PLATFORMS[o.connections[c.type]!].name }));
+    for (const c of verified) {
+      if (checked.some((k) => k.connection === c && k.account)) continue;
+      // "No such player" only where the service said so for every title: a lookup that failed (a
+      // timeout, the service down) proves nothing either way, and the member is told to try again.
+      const key = checked.some((k) => k.connection === c && k.unanswered) ? 'verify.notChecked' : 'verify.noPlayer';
+      notLinked.push(say(locale, key, { connection: connectionName(c.type), name: c.name, platform: PLATFORMS[o.connections[c.type]!].name }));
+    }
     return { found, notLinked };
   }
 

@@ -25,6 +25,7 @@ beforeAll(async () => {
   double = await startDiscordDouble({ token: TOKEN });
   running = startBot({ DISCORD_TOKEN: TOKEN, DISCORD_API_URL: double.apiUrl });
   await double.waitForReady(30_000);
+  await running.storeLoaded();
 }, 40_000);
 
 afterAll(async () => {

@@ -9,6 +9,7 @@ import { commands } from '../../commands/index.js';
 import { autocomplete, chatInput, component, startDiscordDouble, type DiscordDouble } from '../discord-double/index.js';
 import { cleanEnv, startBot, tempLinksDb, type BotProcess } from '../helpers/bot.js';
 import { startFaultServer, type FaultServer } from '../helpers/fault-server.js';
+import { finalAnswer } from '../helpers/interactions.js';
 
 const TOKEN = 'MTE4MDAwMDAwMDAwMDAwMDAwMQ.Zx9aBQ.process-token-abcdefghijklmnopqrstu';
 const GUILD = '1180000000000000100';
@@ -263,21 +264,21 @@ describe('controls', () => {
       DISCORD_API_URL: quick.apiUrl,
       STATS_DATASET: 'examples/small-dataset.jsonl',
       CONTROLS_TTL_MS: '1000',
-      LOG_LEVEL: 'warn',
     });
     try {
       await quick.waitForReady(30_000);
+      await bot.storeLoaded();
       const handle = quick.dispatchInteraction(chatInput({ group: 'title_a', subcommand: 'matches', options: { platform: 'pc_store_a', player: 'ashplays' } }));
-      const [reply] = await handle.waitForResponses(1, 5_000);
-      const rows = (reply?.body as { data: { components: { components: { custom_id?: string; disabled?: boolean }[] }[] } }).data.components;
+      const reply = await finalAnswer(handle);
+      const answered = handle.responses().length;
+      const rows = (reply.data as { components: { components: { custom_id?: string; disabled?: boolean }[] }[] }).components;
       const menu = rows.flatMap((r) => r.components).find((c) => c.custom_id?.startsWith('op:'));
       expect(menu).toBeDefined();
       await new Promise((r) => setTimeout(r, 1_300));
       const press = quick.dispatchInteraction(component({ customId: menu!.custom_id!, values: ['a-1'] }));
-      const [answer] = await press.waitForResponses(1, 5_000);
-      expect(answer?.body).toMatchObject({ type: 4, data: { flags: 64, content: 'These controls have expired. Run the command again.' } });
+      expect(await finalAnswer(press)).toMatchObject({ type: 4, data: { flags: 64, content: 'These controls have expired. Run the command again.' } });
       // Switching them off costs no edit of the message: nothing but the press's answer went out.
-      expect(handle.responses()).toHaveLength(1);
+      expect(handle.responses()).toHaveLength(answered);
     } finally {
       bot.child.kill('SIGKILL');
       await quick.close();

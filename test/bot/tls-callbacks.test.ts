@@ -65,6 +65,7 @@ beforeAll(async () => {
   const port = (tls.address() as AddressInfo).port;
   bot = startBot({ DISCORD_TOKEN: TOKEN, DISCORD_API_URL: `https://127.0.0.1:${port}${upstream.pathname}`, NODE_EXTRA_CA_CERTS: cert });
   await double.waitForReady(30_000);
+  await bot.storeLoaded();
 }, 40_000);
 
 afterAll(async () => {
@@ -87,7 +88,8 @@ describe('Discord’s REST API over TLS', () => {
       15_000,
       null,
     );
-    expect((ran[0]?.body as { type: number }).type).toBe(4);
+    // A reply, or a deferral where a busy machine spent the budget for one: a callback either way.
+    expect([4, 5]).toContain((ran[0]?.body as { type: number }).type);
     // Both callbacks came over TLS; neither failed on its own connection and went through the REST queue.
     expect(overTls.filter((p) => p.endsWith('/callback'))).toHaveLength(2);
     expect(bot.output()).not.toContain('failed on its own connection');

@@ -39,6 +39,13 @@ export interface BotProcess {
    * pipe (pino writes off the main thread): it may arrive a moment after the reply it goes with.
    */
   printed(text: string, timeoutMs?: number): Promise<string>;
+  /**
+   * Resolves once its embedded stats service has loaded its data (LOG_LEVEL info or lower). The bot
+   * goes online after a 10 s wait for it at most, and the import runs at a lower priority than the
+   * bot: on a busy machine the gateway is up before the data, and lookups meanwhile say "still
+   * loading". A test of answers waits for this; one of the loading itself does not.
+   */
+  storeLoaded(timeoutMs?: number): Promise<void>;
 }
 
 /** `script`: the sources through tsx by default, or the built bot (`dist/src/bot/main.js`, what `npm start` runs). */
@@ -54,5 +61,9 @@ export function startBot(env: Record<string, string>, script = 'src/bot/main.ts'
     for (const until = Date.now() + timeoutMs; !output.includes(text) && Date.now() < until;) await new Promise((r) => setTimeout(r, 25));
     return output;
   };
-  return { child, output: () => output, printed };
+  const storeLoaded = async (timeoutMs = 60_000): Promise<void> => {
+    if (!(await printed('embedded stats service loaded', timeoutMs)).includes('embedded stats service loaded'))
+      throw new Error(`the embedded stats service did not load within ${timeoutMs} ms:\n${output.slice(-2_000)}`);
+  };
+  return { child, output: () => output, printed, storeLoaded };
 }

@@ -36,3 +36,26 @@ export async function allSettled(handles: InteractionHandle[], timeoutMs: number
   }
   return open;
 }
+
+/** An interaction's answer as the member ends up seeing it (see finalAnswer). */
+export interface FinalAnswer {
+  /** 4 a reply, 7 an update of the message pressed, 8 autocomplete's choices: what came, or what a deferral stood for. */
+  type: number;
+  data?: Record<string, unknown>;
+  /** Whether it came after a deferral (the budget for a direct answer spent, on a busy machine too). */
+  deferred: boolean;
+}
+
+/**
+ * The answer an interaction ends with, however it went out: straight away, or deferred (5, 6) and
+ * then the edit or follow-up that carries it, read as if it had come at once. A test of what a
+ * reply says uses this, so that a machine slow enough to spend the direct-answer budget still
+ * passes; a test of the deferral itself reads the calls.
+ */
+export async function finalAnswer(handle: InteractionHandle, timeoutMs = 15_000): Promise<FinalAnswer> {
+  const calls = await settled(handle, timeoutMs, null);
+  const first = calls[0]!.body as { type: number; data?: Record<string, unknown> };
+  if (!DEFERRALS.includes(first.type)) return { ...first, deferred: false };
+  const carrying = calls.find((c) => c.method === 'PATCH' || (c.method === 'POST' && !c.path.endsWith('/callback')))!;
+  return { type: first.type === 6 ? 7 : 4, data: carrying.body as Record<string, unknown>, deferred: true };
+}

@@ -80,6 +80,7 @@ beforeAll(async () => {
   });
   await double.waitForReady(30_000);
   await bot.printed('web side listening', 30_000);
+  await bot.storeLoaded();
   // What deploy-commands registers (its own test runs it): the records a role connection may carry.
   await fetch(`${double.apiUrl}/v10/applications/${double.applicationId}/role-connections/metadata`, {
     method: 'PUT',

@@ -218,6 +218,40 @@ describe('/verify', () => {
     expect(discord.oauth.revoked().length).toBeGreaterThan(0);
   });
 
+  it('says a connection could not be checked, not that there is no such player, when the stats service does not answer', async () => {
+    const member = '1180000000000000781';
+    discord.oauth.addMember({ id: member, username: 'unlucky', connections: [{ id: ATLAS_STEAM, name: 'AtlasMain', type: 'steam', verified: true }] });
+    discord.oauth.signIn(member);
+    const unanswered = { kind: 'timeout', status: null, message: 'The stats service did not answer in time.' };
+    const silent = { profile: () => Promise.resolve({ errors: [unanswered] }), segments: () => Promise.resolve({ errors: [unanswered] }) };
+    let handle: WebVerification['handle'] = () => Promise.resolve(false);
+    const quiet = pino({ level: 'silent' });
+    const other = await startWebServer({ host: '127.0.0.1', port: 0, handle: (req, res) => handle(req, res), logger: quiet });
+    try {
+      const rest = new REST({ ...restOptions(discord.apiUrl), timeout: 10_000 });
+      const clientId = () => Promise.resolve(APPLICATION_ID);
+      handle = createVerification({
+        publicUrl: other.url,
+        authorizeUrl: discord.oauth.authorizeUrl,
+        clientId,
+        oauth: discordOAuth(rest, clientId, discord.oauth.clientSecret),
+        box: tokenBox(randomBytes(32)),
+        store: stores.verify,
+        links: stores.links,
+        lookup: silent as unknown as LookupClient,
+        connections: { steam: 'pc_store_a' },
+        logger: quiet,
+      }).handle;
+      const page = await browse(`${other.url}/verify`);
+      expect(page.text).toContain('Nothing was linked');
+      expect(page.text).toContain('Steam “AtlasMain”: could not be checked on PC Store A just now (the stats service did not answer)');
+      expect(page.text).not.toContain('no player of that name');
+      expect(await stores.links.get(member, 'title_d')).toBeUndefined();
+    } finally {
+      await other.close();
+    }
+  });
+
   it('refreshes an expired access token to follow a member’s stats, and clears the role connection and revokes the grant at /unlink', async () => {
     discord.oauth.signIn(MEMBER);
     await browse(`${web.url}/verify`);
