@@ -1,7 +1,6 @@
 // The docs' promises: every example request they show answers as it says (`$B` ones on the demo
 // data, `$M` ones on the example dataset), every preview line runs, the README's reply is what the
 // preview prints today, every setting is documented, and every link between the pages leads somewhere.
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -10,7 +9,7 @@ import { parseEnv } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { smallLines } from './fixtures/small-dataset.js';
-import { cleanEnv } from './helpers/bot.js';
+import { runPreview } from './helpers/preview.js';
 import { startService, type TestService } from './helpers/service.js';
 
 const read = (path: string) => readFileSync(new URL(`../${path}`, import.meta.url), 'utf8');
@@ -61,18 +60,16 @@ const previews = read('docs/server-owners.md')
 describe('the preview examples', () => {
   it(
     'runs each in order, printing an embed or choices (errors are plain notices)',
-    () => {
+    async () => {
       expect(previews.length).toBeGreaterThanOrEqual(5);
       const previewDb = join(mkdtempSync(join(tmpdir(), 'readme-preview-')), 'preview.sqlite');
       const cards = mkdtempSync(join(tmpdir(), 'readme-cards-'));
       for (const { flags, command } of previews) {
         // A card is written where the test says, not in the checkout.
         const args = flags.map((f, i) => (flags[i - 1] === '--card' ? join(cards, f) : f));
-        const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/bot/preview.ts', ...args, command], {
-          env: { ...cleanEnv(), PREVIEW_DB: previewDb, LOG_LEVEL: 'warn' },
-          encoding: 'utf8',
-          timeout: 30_000,
-        });
+        // Looked up from the demo service this file runs rather than one embedded in each preview:
+        // the same data, without building it again for every example (the next test runs one embedded).
+        const run = await runPreview([...args, command], { PREVIEW_DB: previewDb, LOOKUP_BASE_URL: services.B!.url });
         expect(run.status, `${command}: ${run.stderr}`).toBe(0);
         expect(run.stdout.trim().length, command).toBeGreaterThan(0);
         if (flags.includes('--autocomplete')) expect(run.stdout, command).toMatch(/→/);
@@ -84,23 +81,19 @@ describe('the preview examples', () => {
       }
       // Every kind of line the README shows is run: flags and all.
       expect(previews.filter((p) => p.flags.length > 0).length).toBeGreaterThanOrEqual(10);
-      // Each example starts a process that builds the demo data: seconds each on a busy machine.
     },
     20_000 * Math.max(6, previews.length),
   );
 });
 
 describe('README reply shown', () => {
-  it('is what the preview prints for the first example today', () => {
+  it('is what the preview prints for the first example today', async () => {
     const shown = /The profile above reads:\n\n```\n([\s\S]*?)\n```/.exec(readme)?.[1];
     expect(shown).toBeDefined();
     const first = previews[0]!;
     const previewDb = join(mkdtempSync(join(tmpdir(), 'readme-shown-')), 'preview.sqlite');
-    const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/bot/preview.ts', first.command], {
-      env: { ...cleanEnv(), PREVIEW_DB: previewDb, LOG_LEVEL: 'warn' },
-      encoding: 'utf8',
-      timeout: 30_000,
-    });
+    // As a reader runs it: the embedded service on the demo data.
+    const run = await runPreview([first.command], { PREVIEW_DB: previewDb });
     const normalise = (text: string) =>
       text
         .split('\n')

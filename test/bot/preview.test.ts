@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,25 +5,34 @@ import { join } from 'node:path';
 
 import { createClient } from '@keyv/redis';
 import { PNG } from 'pngjs';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { CommandLineError, parseCommandLine } from '../../src/bot/command-line.js';
 import { renderText } from '../../src/bot/render-text.js';
 import { notice, pageControls } from '../../src/embeds/index.js';
-import { cleanEnv } from '../helpers/bot.js';
+import { runPreview } from '../helpers/preview.js';
+import { startService, type TestService } from '../helpers/service.js';
 
-function preview(...args: string[]) {
+/**
+ * The preview with `args` (`$DIR` a directory of its own), looking up from the demo service this
+ * file runs: the same data as the embedded service, without building it for every run.
+ */
+async function preview(...args: string[]) {
   const dir = mkdtempSync(join(tmpdir(), 'preview-card-'));
-  const env = { ...cleanEnv(), PREVIEW_DB: join(dir, 'preview.sqlite'), LOG_LEVEL: 'warn' };
-  return {
-    dir,
-    run: spawnSync(process.execPath, ['--import', 'tsx', 'src/bot/preview.ts', ...args.map((a) => a.replace('$DIR', dir))], {
-      env,
-      encoding: 'utf8',
-      timeout: 30_000,
-    }),
-  };
+  const run = await runPreview(
+    args.map((a) => a.replace('$DIR', dir)),
+    { PREVIEW_DB: join(dir, 'preview.sqlite'), LOOKUP_BASE_URL: demo.url },
+  );
+  return { dir, run };
 }
+
+let demo: TestService;
+beforeAll(async () => {
+  demo = await startService();
+});
+afterAll(async () => {
+  await demo?.close();
+});
 
 describe('reading a typed command', () => {
   it('reads group, subcommand and options, with quoted values and numbers', () => {
@@ -81,8 +89,8 @@ describe('reading a typed command', () => {
 describe('the preview command line', () => {
   const FLAGS = ['--autocomplete', '--json', '--card', '--user', '--server', '--admin', '--locale'];
 
-  it('prints its usage with --help, naming every flag on the usage line and below it, and exits 0', () => {
-    const { run } = preview('--help');
+  it('prints its usage with --help, naming every flag on the usage line and below it, and exits 0', async () => {
+    const { run } = await preview('--help');
     expect(run.status, run.stderr).toBe(0);
     const [usage = '', ...below] = run.stdout.split('\n');
     expect(usage).toMatch(/^Usage: npm run preview -- /);
@@ -96,8 +104,8 @@ describe('the preview command line', () => {
     expect(below.some((l) => l.startsWith('  --help '))).toBe(true);
   });
 
-  it('tells an unknown option with the options the subcommand has, and exits 2', () => {
-    const { run } = preview('/stats title_a match platform:pc_store_a match:a-00743');
+  it('tells an unknown option with the options the subcommand has, and exits 2', async () => {
+    const { run } = await preview('/stats title_a match platform:pc_store_a match:a-00743');
     expect(run.status).toBe(2);
     expect(run.stderr.split('\n')[0]).toBe('"/stats title_a match" has no option "match": its options are id, platform');
     expect(run.stdout).toBe('');
@@ -134,8 +142,8 @@ describe('printing a reply', () => {
 });
 
 describe('--json', () => {
-  it('prints the message JSON the bot sends: a private reply with flags 64, no mentions', () => {
-    const { run } = preview('--json', '/stats title_c profile platform:pc_store_c player:nobody#0000');
+  it('prints the message JSON the bot sends: a private reply with flags 64, no mentions', async () => {
+    const { run } = await preview('--json', '/stats title_c profile platform:pc_store_c player:nobody#0000');
     expect(run.status, run.stderr).toBe(0);
     const { reply } = JSON.parse(run.stdout) as { reply: Record<string, unknown> };
     expect(reply).toMatchObject({ flags: 64, allowed_mentions: { parse: [] }, attachments: [] });
@@ -144,8 +152,8 @@ describe('--json', () => {
 });
 
 describe('--card', () => {
-  it('writes the card a command attaches, and the JSON names it as the message sends it', () => {
-    const { dir, run } = preview('--json', '--card', '$DIR/card.png', '/stats title_b sessions platform:pc_store_b player:Wraithling');
+  it('writes the card a command attaches, and the JSON names it as the message sends it', async () => {
+    const { dir, run } = await preview('--json', '--card', '$DIR/card.png', '/stats title_b sessions platform:pc_store_b player:Wraithling');
     expect(run.status, run.stderr).toBe(0);
     const png = PNG.sync.read(readFileSync(join(dir, 'card.png')));
     expect([png.width, png.height]).toEqual([640, 500]);
@@ -154,12 +162,12 @@ describe('--card', () => {
     expect(reply.files).toEqual([{ name: 'card.png', bytes: expect.any(Number) as unknown }]);
   }, 40_000);
 
-  it('says so when the reply has no card (card:false, or a reply without one)', () => {
+  it('says so when the reply has no card (card:false, or a reply without one)', async () => {
     for (const command of [
       '/stats title_c profile platform:console_a player:Nova card:false',
       '/stats title_c segments segment:hero platform:pc_store_c player:Nova#2231',
     ]) {
-      const { run } = preview('--card', '$DIR/card.png', command);
+      const { run } = await preview('--card', '$DIR/card.png', command);
       expect(run.status, command).toBe(1);
       expect(run.stderr).toContain('This reply has no card');
     }
@@ -172,9 +180,8 @@ describe("the preview's own store", () => {
     const namespace = `preview-${randomUUID()}`;
     const linksDb = join(dir, 'links.sqlite');
     const previewDb = join(dir, 'preview.sqlite');
-    const env = { ...cleanEnv(), LINKS_DB: linksDb, CACHE_URL: 'redis://127.0.0.1:6379', CACHE_NAMESPACE: namespace, PREVIEW_DB: previewDb, LOG_LEVEL: 'warn' };
-    const run = (...args: string[]) =>
-      spawnSync(process.execPath, ['--import', 'tsx', 'src/bot/preview.ts', ...args], { env, encoding: 'utf8', timeout: 30_000 });
+    const env = { LINKS_DB: linksDb, CACHE_URL: 'redis://127.0.0.1:6379', CACHE_NAMESPACE: namespace, PREVIEW_DB: previewDb, LOOKUP_BASE_URL: demo.url };
+    const run = (...args: string[]) => runPreview(args, env);
     const redis = createClient({ url: 'redis://127.0.0.1:6379' });
     await redis.connect();
     try {
@@ -183,7 +190,7 @@ describe("the preview's own store", () => {
         ['--admin', '/track channel channel:1180000000000000777'],
         ['/track join title:title_c'],
       ]) {
-        const r = run(...args);
+        const r = await run(...args);
         expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(0);
       }
       expect(existsSync(linksDb)).toBe(false);
@@ -191,10 +198,10 @@ describe("the preview's own store", () => {
       // The stores' keys are `<namespace>-links::…`, `<namespace>-feed:…` and the like; the lookup cache's `<namespace>::…`.
       expect(await redis.keys(`${namespace}-*`)).toEqual([]);
       expect((await redis.keys(`${namespace}::*`)).length).toBeGreaterThan(0);
-      const profile = run('/stats title_c profile');
+      const profile = await run('/stats title_c profile');
       expect(profile.status, profile.stderr).toBe(0);
       expect(profile.stdout).toContain('│ Nova');
-      const status = run('/track status');
+      const status = await run('/track status');
       expect(status.status, status.stderr).toBe(0);
       expect(status.stdout).toContain('1180000000000000777');
       expect(existsSync(linksDb)).toBe(false);
@@ -204,12 +211,11 @@ describe("the preview's own store", () => {
     }
   }, 120_000);
 
-  it("refuses a PREVIEW_DB that is the bot's LINKS_DB, naming it", () => {
+  it("refuses a PREVIEW_DB that is the bot's LINKS_DB, naming it", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'preview-same-'));
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/bot/preview.ts', '/link title:title_c platform:pc_store_c player:Nova#2231'], {
-      env: { ...cleanEnv(), LINKS_DB: join(dir, 'links.sqlite'), PREVIEW_DB: `${dir}/./links.sqlite`, LOG_LEVEL: 'warn' },
-      encoding: 'utf8',
-      timeout: 30_000,
+    const r = await runPreview(['/link title:title_c platform:pc_store_c player:Nova#2231'], {
+      LINKS_DB: join(dir, 'links.sqlite'),
+      PREVIEW_DB: `${dir}/./links.sqlite`,
     });
     expect(r.status).toBe(2);
     expect(r.stderr.trim()).toBe(
