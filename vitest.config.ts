@@ -22,8 +22,8 @@ const UNIT = [
 
 export default defineConfig({
   test: {
-    // Many tests start real processes (the bot, the service, redis-server); on a busy shared machine
-    // a start alone has taken 17 s. The tests wait for events, never for time, so headroom costs nothing.
+    // Many tests start real processes (the bot, the service, redis-server), which a busy machine
+    // slows many times over. The tests wait for events, never for time, so headroom costs nothing.
     testTimeout: 60_000,
     hookTimeout: 30_000,
     // Most files wait on the processes they start rather than compute: three at once keep two cores

@@ -2,7 +2,7 @@
 // service unless LOOKUP_BASE_URL is set), connects to Discord's gateway (its shards SHARD_IDS of
 // SHARD_COUNT) or, with INTERACTIONS_MODE=http, listens for Discord's signed interaction requests,
 // and answers interactions until SIGINT/SIGTERM, then finishes what is in flight and exits.
-import { Events, GatewayDispatchEvents, REST } from 'discord.js';
+import { REST } from 'discord.js';
 
 import { createCardRenderer } from '../cards/index.js';
 import { configOrExit, exitWith } from '../cli.js';
@@ -10,10 +10,10 @@ import { openLookupsOrExit } from '../compose.js';
 import { loadBotConfig, loadDotEnv } from '../config.js';
 import { startHealthServer, type HealthServer, type ReadinessCheck } from '../observe/health-server.js';
 import { createLogger, passwordOf, withoutCredentials } from '../observe/logger.js';
-import { createDiscordClient, createInteractionsRest, restOptions } from './client.js';
+import { createGatewayRest, createInteractionsRest, restOptions } from './client.js';
 import { createCallbackSender } from './direct-callbacks.js';
 import { FeedPoller, feedClock, restPoster } from './feed.js';
-import { fromGateway } from './gateway.js';
+import { FATAL_CLOSES, fromGateway, openGateway } from './gateway.js';
 import { startInteractionsServer } from './http-interactions.js';
 import { COMMAND_DEADLINE_MS } from '../../commands/types.js';
 import { Router } from './router.js';
@@ -29,16 +29,6 @@ import { startWebServer, type WebServer } from '../verify/web-server.js';
 const SHUTDOWN_GRACE_MS = COMMAND_DEADLINE_MS;
 /** How long the start waits for the embedded service's store before logging in without it. */
 const EMBEDDED_STORE_WAIT_MS = 10_000;
-
-/** What Discord's fatal gateway close codes mean for whoever runs the bot. */
-const FATAL_CLOSES: Record<number, string> = {
-  4004: 'the token was refused (reset in the developer portal?): set DISCORD_TOKEN',
-  4010: 'invalid shard',
-  4011: 'sharding required: the bot is in too many guilds for one connection',
-  4012: 'invalid gateway API version',
-  4013: 'invalid intents',
-  4014: 'disallowed intents: a privileged intent is not enabled for this application',
-};
 
 async function main(): Promise<void> {
   configOrExit(() => loadDotEnv());
@@ -227,52 +217,46 @@ async function main(): Promise<void> {
     return;
   }
 
-  const client = createDiscordClient(
-    config.DISCORD_API_URL,
-    config.SHARD_COUNT === undefined ? undefined : { count: config.SHARD_COUNT, ids: config.SHARD_IDS },
-  );
-  const shardsDown = new Set<number>();
-  const gatewayUp = () => client.isReady() && shardsDown.size === 0;
-  client.on(Events.ShardReconnecting, (id) => shardsDown.add(id));
-  client.on(Events.ShardReady, (id) => shardsDown.delete(id));
-  client.on(Events.ShardResume, (id) => shardsDown.delete(id));
-  readinessChecks.unshift({ name: 'gateway', check: () => (gatewayUp() ? undefined : Promise.reject(new Error('the Discord gateway is not connected'))) });
-  metrics?.watchGateway(client, gatewayUp);
-  const callbacks = createCallbackSender(client.rest, metrics?.watchRest(client.rest, channelRest), logger);
+  const rest = createGatewayRest(config.DISCORD_API_URL, config.DISCORD_TOKEN);
+  const callbacks = createCallbackSender(rest, metrics?.watchRest(rest, channelRest), logger);
+  const gateway = openGateway({
+    token: config.DISCORD_TOKEN,
+    rest,
+    shards: config.SHARD_COUNT === undefined ? undefined : { count: config.SHARD_COUNT, ids: config.SHARD_IDS },
+    logger,
+    onInteraction: (payload) => {
+      const incoming = fromGateway(payload, callbacks, rest);
+      if (typeof incoming === 'string') logger.debug({ reason: incoming }, 'interaction not answered');
+      else void router.handle(incoming);
+    },
+    onReady: (user, shards) => {
+      logger.info({ user, ...ready, mode: 'gateway', shards, shardCount: config.SHARD_COUNT ?? 1 }, 'ready');
+      poller.start();
+    },
+    // A close Discord will not reconnect after (4004 token refused, 4014 intents not allowed, ...):
+    // a process left running would be deaf. One fatal line and a non-zero exit, so that a process
+    // manager restarts it or tells someone.
+    onFatalClose: (shard, code) => {
+      logger.fatal({ shard, code, reason: FATAL_CLOSES[code] }, 'Discord closed the gateway and will not take this bot back: exiting');
+      stop(`gateway close ${code}`, 1);
+    },
+  });
+  readinessChecks.unshift({ name: 'gateway', check: () => (gateway.up() ? undefined : Promise.reject(new Error('the Discord gateway is not connected'))) });
+  metrics?.watchGateway(gateway);
   closeTransport = async () => {
-    await client.destroy();
+    await gateway.destroy();
     await callbacks.close();
   };
   await startHealth();
   await startWeb();
-  client.ws.on(GatewayDispatchEvents.InteractionCreate, (payload: unknown) => {
-    const incoming = fromGateway(payload, callbacks, client.rest);
-    if (typeof incoming === 'string') logger.debug({ reason: incoming }, 'interaction not answered');
-    else void router.handle(incoming);
-  });
-  client.once(Events.ClientReady, (c) => {
-    logger.info({ user: c.user.tag, ...ready, mode: 'gateway', shards: c.ws.shards.map((shard) => shard.id), shardCount: config.SHARD_COUNT ?? 1 }, 'ready');
-    poller.start();
-  });
-  client.on(Events.Error, (e) => logger.error({ err: e.message }, 'discord client error'));
-  client.on(Events.ShardReady, (id) => logger.info({ shard: id }, 'gateway shard ready'));
-  client.on(Events.ShardResume, (id, replayed) => logger.info({ shard: id, replayed }, 'gateway resumed'));
-  // discord.js emits this only for a close it will not reconnect after (4004 token refused, 4014
-  // intents not allowed, ...): a process left running would be deaf. One fatal line and a non-zero
-  // exit, so that a process manager restarts it or tells someone.
-  client.on(Events.ShardDisconnect, (event, id) => {
-    logger.fatal(
-      { shard: id, code: event.code, reason: FATAL_CLOSES[event.code] ?? 'Discord closed the gateway for good' },
-      'Discord closed the gateway and will not take this bot back: exiting',
-    );
-    stop(`gateway close ${event.code}`, 1);
-  });
 
   try {
-    await client.login(config.DISCORD_TOKEN);
+    await gateway.connect();
   } catch (e) {
-    // discord.js names the problem ("An invalid token was provided."); never the token itself.
-    logger.fatal({ err: (e as Error).message.split(config.DISCORD_TOKEN).join('[redacted]') }, 'could not connect to Discord');
+    // What Discord said ("401: Unauthorized" for a refused token); never the token itself.
+    const status = (e as { status?: number }).status;
+    const err = (e as Error).message.split(config.DISCORD_TOKEN).join('[redacted]');
+    logger.fatal({ err, ...(status === 401 ? { reason: FATAL_CLOSES[4004] } : {}) }, 'could not connect to Discord');
     await Promise.allSettled([lookups.close(), stores.close(), cards?.close(), health?.close()]);
     process.exit(1);
   }

@@ -3,13 +3,14 @@
 // service by outcome (from the lookup client's one cache-aside path), Discord REST requests waiting
 // or in flight, cards, and Node's own (memory, event loop delay, GC). Every label comes from a fixed
 // set: never a player name, a command's text or an id, or the series would grow for weeks.
-import type { Client, REST } from 'discord.js';
+import type { REST } from 'discord.js';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 import type { CardRenderer } from '../cards/index.js';
 import type { EndpointKind } from '../catalog/index.js';
 import type { LookupObserver } from '../lookup/client.js';
 import type { LookupErrorKind } from '../lookup/errors.js';
+import type { Gateway } from './gateway.js';
 
 export const INTERACTION_KINDS = ['command', 'autocomplete', 'component'] as const;
 export type InteractionKind = (typeof INTERACTION_KINDS)[number];
@@ -59,7 +60,7 @@ export interface BotMetrics {
    */
   watchRest(...rests: REST[]): (ok: boolean) => void;
   /** Follows the gateway connection: up or not, its heartbeat round trip (gateway mode). */
-  watchGateway(client: Client, gatewayUp: () => boolean): void;
+  watchGateway(gateway: Pick<Gateway, 'up' | 'ping'>): void;
   /** Follows the card renderer's counts. */
   watchCards(cards: CardRenderer): void;
 }
@@ -178,13 +179,13 @@ export function createBotMetrics(): BotMetrics {
       }
       return (sent) => (sent ? ok : failed).inc();
     },
-    watchGateway(client, gatewayUp) {
+    watchGateway(gateway) {
       new Gauge({
         name: 'bot_gateway_up',
         help: '1 while the gateway connection is ready, 0 otherwise.',
         registers: [registry],
         collect() {
-          this.set(gatewayUp() ? 1 : 0);
+          this.set(gateway.up() ? 1 : 0);
         },
       });
       new Gauge({
@@ -192,7 +193,7 @@ export function createBotMetrics(): BotMetrics {
         help: 'The gateway heartbeat round trip.',
         registers: [registry],
         collect() {
-          if (client.ws.ping >= 0) this.set(client.ws.ping / 1000);
+          if (gateway.ping() >= 0) this.set(gateway.ping() / 1000);
         },
       });
     },

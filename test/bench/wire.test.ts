@@ -99,8 +99,8 @@ describe('the bench timing interactions on the wire', () => {
       const [frame, callback] = [times.frames.get(ID), times.callbacks.get(ID)];
       expect(frame).toBeDefined();
       expect(callback).toBeGreaterThanOrEqual(frame ?? Infinity);
-      // The POST's time, not the GET's 300 ms before it.
-      expect(Math.abs((callback ?? 0) - sent)).toBeLessThan(150);
+      // The POST's time, not the GET's 300 ms or more before it (a busy machine only makes it later).
+      expect(callback ?? 0).toBeGreaterThan(sent - 150);
     } finally {
       server.close();
     }

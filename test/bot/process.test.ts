@@ -27,7 +27,7 @@ function run(script: string, env: Record<string, string>, args: string[] = []): 
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 50_000);
     child.on('exit', (status) => {
       clearTimeout(timer);
       resolve({ status, stdout, stderr });
@@ -194,7 +194,14 @@ describe('npm start with bad configuration', () => {
 
   it('exits 1 without printing the token when Discord refuses it', async () => {
     const wrong = 'MTE4MDAwMDAwMDAwMDAwMDAwMQ.Zx9aBQ.refused-token-abcdefghijklmnopqrst';
-    const r = await run('src/bot/main.ts', { DISCORD_TOKEN: wrong, DISCORD_API_URL: double.apiUrl, LINKS_DB: links(), LOG_LEVEL: 'info' });
+    // A service of its own address, none there: the refusal comes before any lookup, and no embedded store is loaded first.
+    const r = await run('src/bot/main.ts', {
+      DISCORD_TOKEN: wrong,
+      DISCORD_API_URL: double.apiUrl,
+      LINKS_DB: links(),
+      LOG_LEVEL: 'info',
+      LOOKUP_BASE_URL: 'http://127.0.0.1:9',
+    });
     expect(r.status).toBe(1);
     expect(r.stdout).toContain('could not connect to Discord');
     expect(r.stdout + r.stderr).not.toContain(wrong);
