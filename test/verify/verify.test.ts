@@ -59,30 +59,43 @@ async function browse(url: string, jar = new Map<string, string>()): Promise<{ s
   throw new Error('too many redirects');
 }
 
-beforeAll(async () => {
-  [discord, service] = await Promise.all([startDiscordDouble(), startService()]);
-  lookup = new LookupClient({ baseUrl: service.url, cache: await createLookupCache() });
-  stores = await createBotStores({ namespace: `verify-${randomBytes(4).toString('hex')}`, linksPath: ':memory:' });
+/**
+ * A web side of its own: the verification served on an ephemeral port, looking players up with
+ * `lookup`, against the double's OAuth2 and this file's stores.
+ */
+async function webSide(
+  o: Pick<Parameters<typeof createVerification>[0], 'lookup' | 'connections' | 'logger'> & { rolesTitle?: 'title_d' },
+): Promise<{ web: WebServer; verification: WebVerification }> {
   const rest = new REST({ ...restOptions(discord.apiUrl), timeout: 10_000 });
   const clientId = () => Promise.resolve(APPLICATION_ID);
-  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
   // The web side's address is known once it listens; the verification is made for it.
   let handle: WebVerification['handle'] = () => Promise.resolve(false);
-  web = await startWebServer({ host: '127.0.0.1', port: 0, handle: (req, res) => handle(req, res), logger });
-  verification = createVerification({
-    publicUrl: web.url,
+  const server = await startWebServer({ host: '127.0.0.1', port: 0, handle: (req, res) => handle(req, res), logger: o.logger });
+  const made = createVerification({
+    ...o,
+    publicUrl: server.url,
     authorizeUrl: discord.oauth.authorizeUrl,
     clientId,
     oauth: discordOAuth(rest, clientId, discord.oauth.clientSecret),
     box: tokenBox(randomBytes(32)),
     store: stores.verify,
     links: stores.links,
+  });
+  handle = made.handle;
+  return { web: server, verification: made };
+}
+
+beforeAll(async () => {
+  [discord, service] = await Promise.all([startDiscordDouble(), startService()]);
+  lookup = new LookupClient({ baseUrl: service.url, cache: await createLookupCache() });
+  stores = await createBotStores({ namespace: `verify-${randomBytes(4).toString('hex')}`, linksPath: ':memory:' });
+  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+  ({ web, verification } = await webSide({
     lookup,
     connections: { steam: 'pc_store_a', xbox: 'console_a', playstation: 'console_b', battlenet: 'pc_store_c' },
     rolesTitle: 'title_d',
     logger,
-  });
-  handle = verification.handle;
+  }));
   discord.oauth.addMember({
     id: MEMBER,
     username: 'atlas',
@@ -94,7 +107,9 @@ beforeAll(async () => {
     ],
   });
   // The metadata deploy-commands registers.
-  await rest.setToken(discord.token).put(`/applications/${APPLICATION_ID}/role-connections/metadata`, { body: roleConnectionRecords('title_d') });
+  await new REST(restOptions(discord.apiUrl))
+    .setToken(discord.token)
+    .put(`/applications/${APPLICATION_ID}/role-connections/metadata`, { body: roleConnectionRecords('title_d') });
 }, 60_000);
 
 afterAll(async () => {
@@ -224,24 +239,12 @@ describe('/verify', () => {
     discord.oauth.signIn(member);
     const unanswered = { kind: 'timeout', status: null, message: 'The stats service did not answer in time.' };
     const silent = { profile: () => Promise.resolve({ errors: [unanswered] }), segments: () => Promise.resolve({ errors: [unanswered] }) };
-    let handle: WebVerification['handle'] = () => Promise.resolve(false);
-    const quiet = pino({ level: 'silent' });
-    const other = await startWebServer({ host: '127.0.0.1', port: 0, handle: (req, res) => handle(req, res), logger: quiet });
+    const { web: other } = await webSide({
+      lookup: silent as unknown as LookupClient,
+      connections: { steam: 'pc_store_a' },
+      logger: pino({ level: 'silent' }),
+    });
     try {
-      const rest = new REST({ ...restOptions(discord.apiUrl), timeout: 10_000 });
-      const clientId = () => Promise.resolve(APPLICATION_ID);
-      handle = createVerification({
-        publicUrl: other.url,
-        authorizeUrl: discord.oauth.authorizeUrl,
-        clientId,
-        oauth: discordOAuth(rest, clientId, discord.oauth.clientSecret),
-        box: tokenBox(randomBytes(32)),
-        store: stores.verify,
-        links: stores.links,
-        lookup: silent as unknown as LookupClient,
-        connections: { steam: 'pc_store_a' },
-        logger: quiet,
-      }).handle;
       const page = await browse(`${other.url}/verify`);
       expect(page.text).toContain('Nothing was linked');
       expect(page.text).toContain('Steam “AtlasMain”: could not be checked on PC Store A just now (the stats service did not answer)');
