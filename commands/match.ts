@@ -1,10 +1,11 @@
 // /stats <title> match: the report of one match, the player looked up marked.
-import { LIMITS, agoText, errorReply, matchLabel, matchReportReply, notice, type Onward, type Reply } from '../src/embeds/index.js';
+import { LIMITS, agoText, errorReply, matchLabel, matchReportReply, notice, playerPicked, type Onward, type Reply } from '../src/embeds/index.js';
 import type { PlatformSlug, TitleSlug } from '../src/catalog/index.js';
 import { choice, matchesTyped } from './choices.js';
-import { platformOption, type EndpointCommand } from './kind.js';
+import { platformOption, type EndpointCommand, type ViewHandler } from './kind.js';
+import { showProfile } from './profile.js';
 import { choosePlatform, endpointOf, isReply, stringOption } from './resolve.js';
-import { AUTOCOMPLETE_DEADLINE_MS, COMMAND_DEADLINE_MS, type AutocompleteInput, type Choice, type Deps } from './types.js';
+import { AUTOCOMPLETE_DEADLINE_MS, COMMAND_DEADLINE_MS, type AutocompleteInput, type Choice, type Deps, type View } from './types.js';
 import { say } from '../src/locales/index.js';
 
 const call = { deadlineMs: COMMAND_DEADLINE_MS };
@@ -14,14 +15,29 @@ export interface ReportFor {
   highlight?: readonly (string | null | undefined)[] | undefined;
   /** The way back, when the report was opened from a list. */
   onward?: Onward | undefined;
+  /** A kept match view's state id: a menu opens each player's profile (a report asked by its id leads on that way). */
+  playersStateId?: string | undefined;
   locale?: string | undefined;
 }
 
 export async function showReport(title: TitleSlug, platform: PlatformSlug, id: string, deps: Deps, options: ReportFor = {}): Promise<Reply> {
   const r = await deps.lookup.match(title, platform, id, call);
   if (r.errors) return errorReply(r.errors[0]!, { title, platform, locale: options.locale });
-  return matchReportReply(r.data, title, r.meta, options);
+  return matchReportReply(r.data, title, r.meta, { ...options, platform });
 }
+
+type MatchView = Extract<View, { kind: 'match' }>;
+
+/** A report asked by its id: drawn again for its menu, which opens the profile of the player picked. */
+export const matchView: ViewHandler<MatchView> = {
+  render: (view, stateId, _page, deps, locale) => showReport(view.title, view.platform, view.id, deps, { playersStateId: stateId, locale }),
+  async open(view, _stateId, value, deps, locale) {
+    const picked = playerPicked(value);
+    const platform = endpointOf(view.title, 'profile').platforms.find((p) => p === picked?.platform);
+    if (!picked || !platform) return notice(say(locale, 'bot.nowhere'));
+    return showProfile({ kind: 'profile', title: view.title, platform, player: picked.identifier, ownerId: view.ownerId }, deps, locale);
+  },
+};
 
 /** Your recent matches (of your linked account), those matching what was typed, then the text itself. */
 async function matchChoices(title: TitleSlug, input: AutocompleteInput, deps: Deps): Promise<Choice[]> {
@@ -58,7 +74,10 @@ export const match = {
     const platform = await choosePlatform(input, endpointOf(title, 'match'), deps);
     if (isReply(platform)) return platform;
     const linked = await deps.links.get(input.userId, title);
-    return showReport(title, platform, id, deps, { highlight: [linked?.identifier, linked?.handle], locale: input.locale });
+    // Kept so that its menu can open each player's profile: a report asked by id leads on from there.
+    const view: MatchView = { kind: 'match', title, platform, id, ownerId: input.userId };
+    const stateId = await deps.views.save(view).catch(() => undefined);
+    return showReport(title, platform, id, deps, { highlight: [linked?.identifier, linked?.handle], playersStateId: stateId, locale: input.locale });
   },
   autocomplete: async (title, input, deps) => (input.focused.name === 'id' ? matchChoices(title, input, deps) : undefined),
 } satisfies EndpointCommand;

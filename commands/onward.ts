@@ -92,7 +92,7 @@ export async function openView<V extends View>(view: V, deps: Deps, render: (vie
 
 /** The view a button goes to, from the view it is on: same player, new owner, first page. */
 export function viewFor(from: View, to: GoKind, ownerId: string): View | undefined {
-  if (from.kind === 'search') return undefined;
+  if (from.kind === 'search' || from.kind === 'match') return undefined;
   if (to === 'search') {
     const served = findEndpoint(from.title, 'search')?.platforms ?? [];
     const platform = served.find((p) => p === from.platform) ?? served[0];

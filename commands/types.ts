@@ -224,7 +224,8 @@ export type View =
   | (PlayerView & { kind: 'segments'; type: string; queue?: Queue | undefined; season?: number | undefined })
   | (PlayerView & { kind: 'matches' })
   | (PlayerView & { kind: 'sessions' })
-  | { kind: 'search'; title: TitleSlug; platform: PlatformSlug; query: string; ownerId: string };
+  | { kind: 'search'; title: TitleSlug; platform: PlatformSlug; query: string; ownerId: string }
+  | { kind: 'match'; title: TitleSlug; platform: PlatformSlug; id: string; ownerId: string };
 export type ViewKind = View['kind'];
 
 /** Where views are kept between a reply and the clicks on its controls; failures throw `StoreUnavailableError`. */

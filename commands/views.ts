@@ -4,6 +4,7 @@
 import { findEndpoint } from '../src/catalog/index.js';
 import { notice, type Reply } from '../src/embeds/index.js';
 import type { ViewHandler } from './kind.js';
+import { matchView } from './match.js';
 import { matchesView } from './matches.js';
 import { isGoKind, viewFor } from './onward.js';
 import { profileView } from './profile.js';
@@ -19,6 +20,7 @@ const VIEWS: { [K in ViewKind]: ViewHandler<Extract<View, { kind: K }>> } = {
   matches: matchesView,
   sessions: sessionsView,
   search: searchView,
+  match: matchView,
 };
 
 const handlerOf = <V extends View>(view: V) => VIEWS[view.kind] as unknown as ViewHandler<V>;
@@ -42,7 +44,7 @@ export async function goFromView(view: View, to: string, ownerId: string, deps: 
 
 /** The same view on another platform (`p:<platform>`), where the title serves that view there. */
 function onPlatform(view: View, platform: string): View | undefined {
-  if (view.kind === 'search') return undefined;
+  if (view.kind === 'search' || view.kind === 'match') return undefined;
   const served = findEndpoint(view.title, view.kind)?.platforms.find((p) => p === platform);
   return served ? { ...view, platform: served } : undefined;
 }

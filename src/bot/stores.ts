@@ -108,7 +108,7 @@ const HistorySchema = z
 const HISTORY_TTL_MS = (HISTORY_DAYS + 1) * 86_400_000;
 const ViewSchema = z
   .object({
-    kind: z.enum(['profile', 'segments', 'matches', 'sessions', 'search']),
+    kind: z.enum(['profile', 'segments', 'matches', 'sessions', 'search', 'match']),
     title: z.enum(TITLE_SLUGS),
     platform: z.enum(PLATFORM_SLUGS),
     ownerId: z.string(),

@@ -131,6 +131,23 @@ export interface ReportOptions {
   /** The player looked up, by any of their names (identifier, id, handle), marked in the report. */
   highlight?: readonly (string | null | undefined)[] | undefined;
   onward?: Onward | undefined;
+  /** The state id of a kept match view: the report offers a menu that opens each player's profile. */
+  playersStateId?: string | undefined;
+  /** The platform the report was asked on: a player's, where the answer does not name theirs. */
+  platform?: string | undefined;
+}
+
+/** The value a report's player menu sends for a player: `<platform>:<identifier>` (see playerPicked). */
+const playerValue = (p: MatchChild, platform: string): string | undefined => {
+  const id = [p.attributes.platformUserIdentifier, p.attributes.platformUserId].find((v): v is string => typeof v === 'string' && v !== '');
+  const on = typeof p.attributes.platformSlug === 'string' && p.attributes.platformSlug ? p.attributes.platformSlug : platform;
+  return id ? `${on}:${id}` : undefined;
+};
+
+/** What a report's player menu picked: the platform and the player, or undefined for a value it did not make. */
+export function playerPicked(value: string): { platform: string; identifier: string } | undefined {
+  const cut = value.indexOf(':');
+  return cut > 0 && cut < value.length - 1 ? { platform: value.slice(0, cut), identifier: value.slice(cut + 1) } : undefined;
 }
 
 /**
@@ -291,7 +308,20 @@ export function matchReportReply(report: StatisticalObject, title: TitleSlug, me
       footer: footerOf(title, null, say(options.locale, 'report.match', { id: report.attributes.id })),
       timestamp: dataTime(meta),
     },
-    rows(options.onward ? goButtons(options.onward.stateId, options.onward.targets) : null),
+    rows(
+      options.playersStateId
+        ? openSelect(
+            options.playersStateId,
+            say(options.locale, 'report.openPlayer'),
+            players.flatMap((p) => {
+              const value = playerValue(p, options.platform ?? '');
+              // Discord takes a value of 100 characters at most.
+              return value && value.length <= 100 ? [{ label: clip(p.metadata.name || '?', 100), value }] : [];
+            }),
+          )
+        : null,
+      options.onward ? goButtons(options.onward.stateId, options.onward.targets) : null,
+    ),
     false,
     meta.source,
   );

@@ -329,6 +329,7 @@ export const de: Texts = {
   'report.damage': '{value} Schaden',
   'report.noStats': 'keine Werte',
   'report.order': 'Spieler nach {figure}, die Besten zuerst · ⭐ der Beste des Spiels',
+  'report.openPlayer': 'Profil eines Spielers öffnen',
   'segments.author': '{title} · {type}',
   'segments.lifetime': 'Karriere',
   'segments.switch': 'Segment, Saison, Modus',

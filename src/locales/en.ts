@@ -337,6 +337,7 @@ export const en = {
   'report.damage': '{value} dmg',
   'report.noStats': 'no stats',
   'report.order': 'Players by {figure}, best first · ⭐ the best of the match',
+  'report.openPlayer': 'Open a player’s profile',
   // Segments
   'segments.author': '{title} · {type}',
   'segments.lifetime': 'Lifetime',

@@ -326,6 +326,7 @@ export const es: Texts = {
   'report.damage': '{value} de daño',
   'report.noStats': 'sin estadísticas',
   'report.order': 'Jugadores por {figure}, el mejor primero · ⭐ el mejor de la partida',
+  'report.openPlayer': 'Abrir el perfil de un jugador',
   'segments.author': '{title} · {type}',
   'segments.lifetime': 'Carrera',
   'segments.switch': 'Segmento, temporada o cola',

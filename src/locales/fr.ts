@@ -327,6 +327,7 @@ export const fr: Texts = {
   'report.damage': '{value} dégâts',
   'report.noStats': 'pas de stats',
   'report.order': 'Joueurs par {figure}, le meilleur d’abord · ⭐ le meilleur du match',
+  'report.openPlayer': 'Ouvrir le profil d’un joueur',
   'segments.author': '{title} · {type}',
   'segments.lifetime': 'Carrière',
   'segments.switch': 'Segment, saison ou file',

@@ -324,6 +324,7 @@ export const ptBR: Texts = {
   'report.damage': '{value} de dano',
   'report.noStats': 'sem estatísticas',
   'report.order': 'Jogadores por {figure}, o melhor primeiro · ⭐ o melhor da partida',
+  'report.openPlayer': 'Abrir o perfil de um jogador',
   'segments.author': '{title} · {type}',
   'segments.lifetime': 'Carreira',
   'segments.switch': 'Segmento, temporada ou fila',

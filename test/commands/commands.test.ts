@@ -17,6 +17,7 @@ import {
   findCommand,
   goFromView,
   openFromView,
+  renderView,
   stats,
   switchFromView,
   type Deps,
@@ -561,6 +562,25 @@ describe('replies a player reads at a glance', () => {
     const report = await openFromView((await deps.views.load(stateId))!, stateId, 'a-1', deps);
     expect(JSON.stringify(report.embeds)).toMatch(/▶ (⭐ )?\*\*Ash\*\*/);
     expect(buttons(report).map((b) => b.label)).toEqual(['◀ Matches']);
+  });
+
+  it('leads on from a report asked by its id: a menu of its players opens the profile of the one picked', async () => {
+    const report = await stats.execute(input('title_a', 'match', { platform: 'pc_store_a', id: 'a-1' }), deps);
+    const menu = report.components[0]?.components[0] as { custom_id: string; placeholder: string; options: { label: string; value: string }[] } | undefined;
+    expect(menu?.placeholder).toBe('Open a player’s profile');
+    const ash = menu?.options.find((o) => o.label === 'Ash');
+    expect(ash?.value).toMatch(/^pc_store_a:/);
+    const stateId = (parseCustomId(menu!.custom_id) as { stateId: string }).stateId;
+    const profile = await openFromView((await deps.views.load(stateId))!, stateId, ash!.value, deps);
+    expect(profile.embeds[0]?.author?.name).toBe('Title A · Career');
+    expect(profile.embeds[0]?.title).toBe('Ash');
+    // A value the menu did not make, or a platform the title has no profiles on, is told, not looked up.
+    expect((await openFromView((await deps.views.load(stateId))!, stateId, 'nonsense', deps)).content).toBe(
+      (await openFromView((await deps.views.load(stateId))!, stateId, 'elsewhere:Ash', deps)).content,
+    );
+    // Drawn again (a page press, a restart), it keeps its menu.
+    const again = await renderView((await deps.views.load(stateId))!, stateId, 0, deps);
+    expect(again.components).toEqual(report.components);
   });
 
   it('keeps field names short enough for a phone and every reply within Discord’s limits', async () => {
