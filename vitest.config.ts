@@ -30,7 +30,9 @@ export default defineConfig({
     // busy (one, vitest's default here, left them idle half the time).
     maxWorkers: 3,
     // What the tests start reads this file of no settings, not the checkout's .env (test/helpers/bot.ts: NO_SETTINGS).
-    env: { ENV_FILE: 'test/no-settings.env' },
+    // The embedded import at the bot's own priority: at 10 it waits on anything else the machine runs
+    // (two busy loops starve it for minutes), and the tests wait for the data it loads.
+    env: { ENV_FILE: 'test/no-settings.env', STATS_IMPORT_NICE: '0' },
     benchmark: { include: ['bench/**/*.bench.ts'] },
     projects: [
       { extends: true, test: { name: 'sqlite', include: ['test/**/*.test.ts'] } },

@@ -215,6 +215,14 @@ export const LookupConfigSchema = z.object({
   STATS_DATASET: z.preprocess(blankAsUnset, z.string().optional()),
   /** The embedded service's SQLite file, kept across restarts; unset: a temporary file each start. */
   STATS_STORE: z.preprocess(blankAsUnset, z.string().optional()),
+  /**
+   * The nice value of the embedded service's import (a child process): 10 lets the bot's answers go
+   * first while a dataset loads; 0 loads it as fast as the bot runs, on a machine busy with other work too.
+   */
+  STATS_IMPORT_NICE: z.preprocess(
+    blankAsUnset,
+    z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(0, 'must be 0 to 19').max(19, 'must be 0 to 19').default(10),
+  ),
   LOG_LEVEL: logLevel,
 });
 export type LookupConfig = z.infer<typeof LookupConfigSchema>;

@@ -17,8 +17,12 @@ describe('configuration', () => {
       CACHE_NAMESPACE: 'player-stats',
       LOOKUP_PATH_VALUES: {},
       CACHE_MAX_MB: 32,
+      STATS_IMPORT_NICE: 10,
       LOG_LEVEL: 'info',
     });
+    // The embedded import's priority: 0 (as fast as the bot) to 19.
+    expect(loadLookupConfig({ STATS_IMPORT_NICE: '0' }).STATS_IMPORT_NICE).toBe(0);
+    expect(() => loadLookupConfig({ STATS_IMPORT_NICE: '20' })).toThrow(/STATS_IMPORT_NICE.*0 to 19/);
     expect(loadLookupConfig({ LOOKUP_PATH_VALUES: ' title_b=apex, pc_store_b=origin ' }).LOOKUP_PATH_VALUES).toEqual({ title_b: 'apex', pc_store_b: 'origin' });
     expect(
       loadLookupConfig({
