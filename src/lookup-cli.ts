@@ -23,8 +23,8 @@ Prints each envelope ({ data, meta } or { errors, meta }) on stdout. Exits 0 whe
 answered data; 1 when one carries errors (not found, private, unauthorized, unavailable, ...:
 printed all the same) or the lookups cannot start; 2 for a bad argument or setting.
 Environment (see .env.example): LOOKUP_BASE_URL, LOOKUP_API_KEY, LOOKUP_TIMEOUT_MS, LOOKUP_PATH_VALUES,
-  CACHE_URL, CACHE_NAMESPACE, CACHE_MAX_MB, STATS_DATASET, STATS_STORE, LOG_LEVEL; ENV_FILE for
-  another file than .env.`;
+  CACHE_URL, CACHE_NAMESPACE, CACHE_MAX_MB, STATS_DATASET, STATS_STORE, STATS_IMPORT_NICE, LOG_LEVEL;
+  ENV_FILE for another file than .env.`;
 
 async function main(): Promise<void> {
   let parsed;
