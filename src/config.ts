@@ -227,6 +227,11 @@ export const LookupConfigSchema = z.object({
 });
 export type LookupConfig = z.infer<typeof LookupConfigSchema>;
 
+/** STATS_IMPORT_NICE as the embedded import's child process reads it (its parent checked it already). */
+export function importNice(env: Record<string, string | undefined> = process.env): number {
+  return LookupConfigSchema.shape.STATS_IMPORT_NICE.parse(env.STATS_IMPORT_NICE);
+}
+
 const snowflake = (what: string) =>
   z.preprocess(
     blankAsUnset,

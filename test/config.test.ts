@@ -7,7 +7,7 @@ import { join } from 'node:path';
 
 import { getHeapStatistics } from 'node:v8';
 
-import { ConfigError, loadBotConfig, loadDotEnv, loadLookupConfig, loadPreviewConfig, loadServiceConfig, unknownSettings } from '../src/config.js';
+import { ConfigError, importNice, loadBotConfig, loadDotEnv, loadLookupConfig, loadPreviewConfig, loadServiceConfig, unknownSettings } from '../src/config.js';
 import { NO_SETTINGS, cleanEnv } from './helpers/bot.js';
 
 describe('configuration', () => {
@@ -23,6 +23,7 @@ describe('configuration', () => {
     // The embedded import's priority: 0 (as fast as the bot) to 19.
     expect(loadLookupConfig({ STATS_IMPORT_NICE: '0' }).STATS_IMPORT_NICE).toBe(0);
     expect(() => loadLookupConfig({ STATS_IMPORT_NICE: '20' })).toThrow(/STATS_IMPORT_NICE.*0 to 19/);
+    expect([importNice({}), importNice({ STATS_IMPORT_NICE: '3' })]).toEqual([10, 3]);
     expect(loadLookupConfig({ LOOKUP_PATH_VALUES: ' title_b=apex, pc_store_b=origin ' }).LOOKUP_PATH_VALUES).toEqual({ title_b: 'apex', pc_store_b: 'origin' });
     expect(
       loadLookupConfig({

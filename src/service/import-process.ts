@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, renameSync, rmSync } from 'node:fs';
 import { setPriority } from 'node:os';
 
-import { LookupConfigSchema } from '../config.js';
+import { importNice } from '../config.js';
 import { demoLines } from './demo.js';
 import { CHANGED_WHILE_READ } from './file-lines.js';
 import { retryWhileChanging, showingRefusals } from './import.js';
@@ -35,9 +35,8 @@ const removeFiles = (path: string) => {
 
 // The import gives way to the process it serves (the bot answering its users) when both want the
 // CPU: threads started from here on (the parse worker, SQLite's sorters) inherit this priority.
-// STATS_IMPORT_NICE (checked by the process that starts this one) says how much.
 try {
-  setPriority(LookupConfigSchema.shape.STATS_IMPORT_NICE.parse(process.env.STATS_IMPORT_NICE));
+  setPriority(importNice());
 } catch {
   // Not allowed here: the import runs at the usual priority.
 }
