@@ -227,7 +227,8 @@ function playerLine(p: MatchChild, options: ReportOptions & { title: TitleSlug; 
       ? unbroken(say(options.locale, 'report.damage', { value: statValue(p.stats.damage, options.locale, undefined, true) }))
       : null;
   const change = figure(p.stats, options.title, 'ratingChange');
-  const rating = typeof change?.value === 'number' ? `\u00a0· **${signed(change.value, options.locale)}**` : '';
+  // Held to the figure before it: on a phone a bare `−30` on a line of its own read as nobody's.
+  const rating = typeof change?.value === 'number' ? `\u00a0·\u00a0**${signed(change.value, options.locale)}**` : '';
   const character = [p.metadata.hero, p.metadata.legend].find((c) => typeof c === 'string');
   const name = safeText(clip(p.metadata.name || '?', REPORT_NAME_SHOWN));
   const star = p === options.mvp ? '⭐ ' : '';

@@ -467,6 +467,14 @@ describe('embeds from the service’s payloads', () => {
     expect(label(0, false)).toBeUndefined();
   });
 
+  it('holds a player’s rating change to the figure before it, so that a phone never leaves it on a line alone', () => {
+    const report = structuredClone(fixtures.report!);
+    const ash = report.children.find((c) => c.type === 'player' && c.metadata.name === 'Ash')!;
+    ash.stats.ratingChange = { ...ash.stats.kills!, value: 24, displayValue: '24' };
+    const line = matchReportReply(report, 'title_a', network, {}).embeds[0]?.fields?.[0]?.value ?? '';
+    expect(line).toMatch(/1,000\u00a0dmg\u00a0·\u00a0\*\*\+24\*\*$/);
+  });
+
   it('shows a match report: winners first, players by score, the player looked up marked, team names capitalised, a way back', () => {
     const r = matchReportReply(fixtures.report!, 'title_a', network, {
       highlight: ['76561198000000042'],
