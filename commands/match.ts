@@ -3,6 +3,7 @@ import { LIMITS, agoText, errorReply, matchLabel, matchReportReply, notice, play
 import type { PlatformSlug, TitleSlug } from '../src/catalog/index.js';
 import { choice, matchesTyped } from './choices.js';
 import { platformOption, type EndpointCommand, type ViewHandler } from './kind.js';
+import { openView } from './onward.js';
 import { showProfile } from './profile.js';
 import { choosePlatform, endpointOf, isReply, stringOption } from './resolve.js';
 import { AUTOCOMPLETE_DEADLINE_MS, COMMAND_DEADLINE_MS, type AutocompleteInput, type Choice, type Deps, type View } from './types.js';
@@ -76,8 +77,9 @@ export const match = {
     const linked = await deps.links.get(input.userId, title);
     // Kept so that its menu can open each player's profile: a report asked by id leads on from there.
     const view: MatchView = { kind: 'match', title, platform, id, ownerId: input.userId };
-    const stateId = await deps.views.save(view).catch(() => undefined);
-    return showReport(title, platform, id, deps, { highlight: [linked?.identifier, linked?.handle], playersStateId: stateId, locale: input.locale });
+    return openView(view, deps, (_, stateId) =>
+      showReport(title, platform, id, deps, { highlight: [linked?.identifier, linked?.handle], playersStateId: stateId, locale: input.locale }),
+    );
   },
   autocomplete: async (title, input, deps) => (input.focused.name === 'id' ? matchChoices(title, input, deps) : undefined),
 } satisfies EndpointCommand;

@@ -140,10 +140,9 @@ export function createVerification(o: VerifyOptions): WebVerification {
     );
     const checked = await Promise.all(
       candidates.map(async (c) => {
-        const r = await findAccount(c.title, c.platform, c.player, { lookup: o.lookup }).catch((e: unknown) => ({
-          error: { kind: 'unknown', message: (e as Error).message },
-        }));
-        return { ...c, account: 'account' in r ? r.account : undefined, unanswered: 'error' in r && r.error.kind !== 'not_found' };
+        const r = await findAccount(c.title, c.platform, c.player, { lookup: o.lookup }).catch(() => undefined);
+        // Anything but the service's "not found" (a timeout, the service down, a throw) proves nothing.
+        return { ...c, account: r && 'account' in r ? r.account : undefined, unanswered: !r || ('error' in r && r.error.kind !== 'not_found') };
       }),
     );
     const found: Proven[] = [];
