@@ -1,7 +1,13 @@
 // A deterministic generator of large datasets in the service's own format, for the scale bench:
 // `matches` matches spread evenly over the four titles, 10 players a match drawn by Zipf activity
 // (a few very busy players, a long tail of occasional ones), a year of start times. Nothing is
-// committed: the same arguments give the same lines on every machine.
+// committed: the same arguments give the same lines on every machine. Three shapes, so that the
+// import is measured on data it was not written for:
+// - `current`: about 20 matches a player, the roster first;
+// - `long-tail`: about 2 matches a player (several hundred thousand players in 100,000 matches),
+//   drawn nearly evenly, the roster first, with ids as long as a real platform's;
+// - `corrections`: `current` with one match in fifty sent again later with other numbers (the
+//   same id), as a dataset that corrects what it sent.
 import { LADDERS, platformsOfTitle, TITLE_SLUGS, type TitleSlug } from '../src/catalog/index.js';
 import { random } from '../src/service/demo.js';
 
@@ -11,26 +17,30 @@ const ZIPF_S = 0.9;
 const YEAR_MS = 365 * 86_400_000;
 const T0 = Date.parse('2025-11-20T00:00:00Z');
 
-/** Players in each title's pool: on average 20 matches each. */
-export function poolSize(matches: number): number {
-  return Math.max(200, Math.ceil(((matches / TITLE_SLUGS.length) * PLAYERS_PER_MATCH) / 20));
+export const SHAPES = ['current', 'long-tail', 'corrections'] as const;
+export type Shape = (typeof SHAPES)[number];
+
+/** Players in each title's pool: on average 20 matches each (2 in the long tail). */
+export function poolSize(matches: number, shape: Shape = 'current'): number {
+  return Math.max(200, Math.ceil(((matches / TITLE_SLUGS.length) * PLAYERS_PER_MATCH) / (shape === 'long-tail' ? 2 : 20)));
 }
 
 /** The identifier of the player at activity rank `rank` (0 = busiest) of a title. */
-export function scalePlayer(title: TitleSlug, rank: number): { platform: string; id: string } {
+export function scalePlayer(title: TitleSlug, rank: number, shape: Shape = 'current'): { platform: string; id: string } {
   const platforms = platformsOfTitle(title);
-  return { platform: platforms[rank % platforms.length] ?? 'pc_store_a', id: `${title.slice(-1)}p${rank}` };
+  const id = shape === 'long-tail' ? `${title.slice(-1)}-7656119${String(8_000_000_000 + rank * 7919)}` : `${title.slice(-1)}p${rank}`;
+  return { platform: platforms[rank % platforms.length] ?? 'pc_store_a', id };
 }
 
 /** Activity ranks the bench looks up: the busiest player, and a typical one (the pool's median). */
-export function benchPlayers(matches: number): { heavy: number; typical: number } {
-  return { heavy: 0, typical: Math.floor(poolSize(matches) / 8) };
+export function benchPlayers(matches: number, shape: Shape = 'current'): { heavy: number; typical: number } {
+  return { heavy: 0, typical: Math.floor(poolSize(matches, shape) / 8) };
 }
 
-function zipfDraw(n: number, rnd: () => number): () => number {
+function zipfDraw(n: number, rnd: () => number, s = ZIPF_S): () => number {
   const cdf = new Float64Array(n);
   let sum = 0;
-  for (let k = 0; k < n; k++) cdf[k] = sum += 1 / (k + 1) ** ZIPF_S;
+  for (let k = 0; k < n; k++) cdf[k] = sum += 1 / (k + 1) ** s;
   return () => {
     const x = rnd() * sum;
     let lo = 0;
@@ -51,11 +61,11 @@ const HEROES = ['Tracer', 'Reinhardt', 'Mercy', 'Genji', 'Ana', 'Winston', 'Kiri
 const WEAPONS = ['Carbine', 'SMG', 'Shotgun', 'Sniper', 'Pistol'];
 
 /** The dataset's lines: every title's player records first, then the matches in time order. */
-export function* scaleLines(matches: number, seed = 11): Generator<string> {
-  const pool = poolSize(matches);
+export function* scaleLines(matches: number, seed = 11, shape: Shape = 'current'): Generator<string> {
+  const pool = poolSize(matches, shape);
   for (const title of TITLE_SLUGS)
     for (let rank = 0; rank < pool; rank++) {
-      const p = scalePlayer(title, rank);
+      const p = scalePlayer(title, rank, shape);
       yield JSON.stringify({
         type: 'player',
         title,
@@ -65,7 +75,9 @@ export function* scaleLines(matches: number, seed = 11): Generator<string> {
       });
     }
   const rnd = random(seed);
-  const draw = zipfDraw(pool, rnd);
+  const draw = zipfDraw(pool, rnd, shape === 'long-tail' ? 0.2 : ZIPF_S);
+  /** The last matches, for the corrections to send again. */
+  const recent: string[] = [];
   const pick = (list: readonly string[]) => list[Math.floor(rnd() * list.length)] ?? null;
   const int = (n: number) => Math.floor(rnd() * n);
   // Ranked play in every title: every other match (title_a's ranked queue) moves its players'
@@ -89,7 +101,7 @@ export function* scaleLines(matches: number, seed = 11): Generator<string> {
         rating = { [ladder.key]: after, [ladder.changeKey]: after - before };
       }
       return {
-        ...scalePlayer(title, rank),
+        ...scalePlayer(title, rank, shape),
         team: won ? 'red' : 'blue',
         result: won ? 'win' : 'loss',
         ...(title === 'title_b' ? { legend: pick(LEGENDS) } : {}),
@@ -101,7 +113,7 @@ export function* scaleLines(matches: number, seed = 11): Generator<string> {
       };
     });
     const first = players[0] ?? { platform: 'pc_store_a' };
-    yield JSON.stringify({
+    const line = JSON.stringify({
       type: 'match',
       title,
       platform: first.platform,
@@ -112,5 +124,11 @@ export function* scaleLines(matches: number, seed = 11): Generator<string> {
       ...(title === 'title_a' ? { playlist: 'Unranked', queue: i % 5 === 0 ? 'ranked' : 'social', season: 1 + Math.floor((i / matches) * 4) } : {}),
       players,
     });
+    yield line;
+    if (shape !== 'corrections') continue;
+    recent[i % 64] = line;
+    // One match in fifty sent again, 25 matches later, its kills one higher.
+    const again = i % 50 === 49 ? recent[(i - 25) % 64] : undefined;
+    if (again) yield again.replace(/"kills":(\d+)/g, (_, k: string) => `"kills":${Number(k) + 1}`);
   }
 }

@@ -1,15 +1,12 @@
-// A dataset file's lines, a chunk at a time. A million-match file is 2 GB: readline (or decoding
-// large chunks and cutting the text) cost about 12 µs a line here, as much as parsing it; cutting
-// the bytes at each \n and decoding line by line costs about 3. Lines end as readline ends them
-// (crlfDelay Infinity): at \n, \r\n or a lone \r. A line longer than MAX_LINE_BYTES is skipped
-// without being held: a 600 MB line was once gathered whole (by copying, again and again) until it
-// was too long for a string and the import failed.
+// A dataset file's lines, a chunk at a time: the bytes are cut at each \n and decoded a line at a
+// time, which costs a fraction of readline's decoding and cutting of large texts. Lines end as
+// readline ends them (crlfDelay Infinity): at \n, \r\n or a lone \r. A line longer than
+// MAX_LINE_BYTES is skipped without being held, so that no line can run the import out of memory.
 //
 // An import reads a file through one descriptor opened when it begins (a FileSnapshot), up to the
 // size it had then: a file renamed over it meanwhile is not seen, and one written to in place is
-// found out at the end (`checkUnchanged`) instead of imported half old, half new. Two parse workers
-// once read a file that was rewritten under them as two different files: they disagreed on its
-// chunks and the import never ended.
+// found out at the end (`checkUnchanged`) instead of imported half old, half new, and every worker
+// reading it cuts the same chunks.
 import { closeSync, fstatSync, openSync, read } from 'node:fs';
 import { promisify } from 'node:util';
 
@@ -84,14 +81,11 @@ export function checkUnchanged(snapshot: FileSnapshot, bytesRead = snapshot.size
  * file's last line, if nothing ends it, is a chunk of its own after the last), with its place in the
  * file.
  */
-export interface LineChunk<L extends string | Buffer = string> {
+export interface LineChunk {
   /** The chunk's number, from 0. */
   index: number;
-  /**
-   * Its lines, decoded, or as their bytes when asked (views of the buffer the file is read into,
-   * valid until the next chunk is asked for); a long one as a LongLine.
-   */
-  lines: (L | LongLine)[];
+  /** Its lines, decoded; a long one as a LongLine. */
+  lines: (string | LongLine)[];
   /** How many lines end in this chunk. */
   count: number;
   /** No line ends before this chunk: its first line, if it has one, is the file's first. */
@@ -102,47 +96,26 @@ export interface LineChunk<L extends string | Buffer = string> {
 
 /**
  * The file's lines in order, a chunk at a time (of a snapshot: up to its size). With `keep`, only
- * the chunks it says yes to, the others not even read (a parse worker parses every other chunk:
- * reading the whole file to count the others' lines was a tenth of its reading, a copy of the file
- * by the kernel and a count of its lines); the line that runs into a chunk from those before is
- * found by reading back from the chunk's start to its beginning. Lines are numbered by who reads
- * every chunk (the import's writer, from their counts). `as` 'bytes': each line's bytes instead of
- * its text, for a reader that decodes only what it must (src/service/match-line.ts).
+ * the chunks it says yes to, the others not even read (each of an import's workers reads its own
+ * share of the chunks); the line that runs into a chunk from those before is found by reading back
+ * from the chunk's start to its beginning. Lines are numbered by who reads every chunk's count.
  */
-export function fileLineChunks(source: string | FileSnapshot, chunkBytes?: number, keep?: (index: number) => boolean): AsyncGenerator<LineChunk>;
-export function fileLineChunks(
-  source: string | FileSnapshot,
-  chunkBytes: number,
-  keep: (index: number) => boolean,
-  as: 'bytes',
-): AsyncGenerator<LineChunk<Buffer>>;
-export function fileLineChunks(
-  source: string | FileSnapshot,
-  chunkBytes = CHUNK_BYTES,
-  keep?: (index: number) => boolean,
-  as: 'text' | 'bytes' = 'text',
-): AsyncGenerator<LineChunk<string | Buffer>> {
-  return lineChunks(source, chunkBytes, keep, as);
+export function fileLineChunks(source: string | FileSnapshot, chunkBytes = CHUNK_BYTES, keep?: (index: number) => boolean): AsyncGenerator<LineChunk> {
+  return lineChunks(source, chunkBytes, keep);
 }
 
-async function* lineChunks(
-  source: string | FileSnapshot,
-  chunkBytes: number,
-  keep: ((index: number) => boolean) | undefined,
-  as: 'text' | 'bytes',
-): AsyncGenerator<LineChunk<string | Buffer>> {
+async function* lineChunks(source: string | FileSnapshot, chunkBytes: number, keep: ((index: number) => boolean) | undefined): AsyncGenerator<LineChunk> {
   if (keep && typeof source === 'string') {
     // Chunks are skipped by their place in the file: read as it is now.
     const snapshot = openSnapshot(source);
     try {
-      yield* lineChunks(snapshot, chunkBytes, keep, as);
+      yield* lineChunks(snapshot, chunkBytes, keep);
     } finally {
       closeSnapshot(snapshot);
     }
     return;
   }
-  const bytes = as === 'bytes';
-  const straddling = new StraddlingLine(bytes);
+  const straddling = new StraddlingLine();
   /** Where the file was read up to (what straddling holds is the line under way there). */
   let at = 0;
   /** Some line ended before `at`. */
@@ -150,7 +123,7 @@ async function* lineChunks(
   for await (const { index, buf, position } of fileChunks(source, chunkBytes, keep)) {
     if (position > at && typeof source !== 'string') ended = (await straddling.skip(source.fd, at, position)) || ended;
     at = position + buf.length;
-    const out: LineChunk<string | Buffer> = { index, lines: [], count: 0, first: !ended, bytesRead: at };
+    const out: LineChunk = { index, lines: [], count: 0, first: !ended, bytesRead: at };
     let start = 0;
     // A \n byte is never part of a longer UTF-8 sequence: cutting there never splits a character.
     // The line that straddles two chunks is gathered on its own (copying whole chunks to join it
@@ -160,12 +133,8 @@ async function* lineChunks(
       straddling.feed(buf, 0, nl === -1 ? buf.length : nl, nl !== -1, out);
       start = nl === -1 ? buf.length : nl + 1;
     }
-    // The next \r (bytes only): searched once a chunk, not once a line to the chunk's end.
-    let r = bytes ? buf.indexOf(RETURN, start) : -1;
     for (let nl = buf.indexOf(NEWLINE, start); nl !== -1; nl = buf.indexOf(NEWLINE, start)) {
-      if (r !== -1 && r < start) r = buf.indexOf(RETURN, start);
       if (nl - start > MAX_LINE_BYTES) straddling.feed(buf, start, nl, true, out);
-      else if (bytes) r = cutBytes(buf, start, nl, r, out);
       else out.count += cut(buf.toString('utf8', start, nl), out.lines);
       start = nl + 1;
     }
@@ -178,7 +147,7 @@ async function* lineChunks(
   const index = Math.ceil(size / chunkBytes);
   if (keep && !keep(index)) return;
   if (size > at && typeof source !== 'string') ended = (await straddling.skip(source.fd, at, size)) || ended;
-  const out: LineChunk<string | Buffer> = { index, lines: [], count: 0, first: !ended, bytesRead: size };
+  const out: LineChunk = { index, lines: [], count: 0, first: !ended, bytesRead: size };
   straddling.end(out);
   yield out;
 }
@@ -186,9 +155,8 @@ async function* lineChunks(
 /**
  * The file's bytes, `chunkBytes` at a time (the last chunk shorter), each read into the same buffer:
  * a chunk's lines are decoded, and the line straddling it copied (StraddlingLine), before the next is
- * read. A new buffer a chunk (as a read stream makes) had the kernel give the process fresh memory
- * for much of each read: about 200,000 page faults in a million-match import's two parse workers,
- * each about 13 µs on the machines measured. A snapshot is read by positions (its readers do not
+ * read: a new buffer a chunk (as a read stream makes) has the kernel give the process fresh memory
+ * for each read, a page fault a page. A snapshot is read by positions (its readers do not
  * move each other) up to its size then, every chunk filled whole, so that every reader of a snapshot
  * cuts it into the same chunks; with `keep`, only the chunks it says yes to. A file that has less
  * than its snapshot's size is one changed since: FileChangedError.
@@ -230,7 +198,7 @@ async function readFully(fd: number, buffer: Buffer, want: number, position: num
 }
 
 /** A line up to a \n: a \r before it ends it, one inside it ends a line of its own. Returns the lines added. */
-function cut(line: string, into: LineChunk<string | Buffer>['lines']): number {
+function cut(line: string, into: LineChunk['lines']): number {
   if (!line.includes('\r')) {
     into.push(line);
     return 1;
@@ -241,34 +209,11 @@ function cut(line: string, into: LineChunk<string | Buffer>['lines']): number {
 }
 
 /**
- * As cut, the line's bytes from `start` to `end` (its \n), given the first \r at or after `start`
- * (-1: none in the chunk); returns the first after `end`.
- */
-function cutBytes(buf: Buffer, start: number, end: number, r: number, out: LineChunk<string | Buffer>): number {
-  let from = start;
-  let next = r;
-  for (; next !== -1 && next < end; next = buf.indexOf(RETURN, next + 1)) {
-    out.lines.push(buf.subarray(from, next));
-    out.count++;
-    from = next + 1;
-  }
-  // A \r right before the \n ended the line with it; otherwise what follows the last \r is a line.
-  if (from === start || from < end) {
-    out.lines.push(buf.subarray(from, end));
-    out.count++;
-  }
-  return next;
-}
-
-/**
  * The line being read where a chunk's whole lines end (the one that goes on into the next chunk,
  * or one too long to cut as a whole): its bytes so far, up to MAX_LINE_BYTES; past that only
  * their count. It ends lines as cut does: at \n, \r\n or a lone \r.
  */
 class StraddlingLine {
-  /** `bytes`: lines are given as their bytes (a copy), not decoded. */
-  constructor(private readonly bytes: boolean) {}
-
   private parts: Buffer[] = [];
   private size = 0;
   /** Bytes of a line found too long (its bytes dropped); 0 when it is not. */
@@ -287,7 +232,7 @@ class StraddlingLine {
    * Reads `buf` from `from` to `to` (no \n in it), which `ended` says a \n follows; lines that end
    * go to `out`.
    */
-  feed(buf: Buffer, from: number, to: number, ended: boolean, out: LineChunk<string | Buffer>): void {
+  feed(buf: Buffer, from: number, to: number, ended: boolean, out: LineChunk): void {
     let i = from;
     if (this.afterReturn) {
       if (i === to && !ended) return;
@@ -359,7 +304,7 @@ class StraddlingLine {
   }
 
   /** The end of the file: the line read so far, if any, is the last. */
-  end(out: LineChunk<string | Buffer>): void {
+  end(out: LineChunk): void {
     if (this.size > 0 || this.long > 0) this.emit(out);
     this.afterReturn = false;
   }
@@ -383,10 +328,10 @@ class StraddlingLine {
     this.size = 0;
   }
 
-  private emit(out: LineChunk<string | Buffer>): void {
+  private emit(out: LineChunk): void {
     out.count++;
     const line = this.long > 0 ? undefined : Buffer.concat(this.parts, this.size);
-    out.lines.push(line === undefined ? { longLine: this.long } : this.bytes ? line : line.toString('utf8'));
+    out.lines.push(line === undefined ? { longLine: this.long } : line.toString('utf8'));
     this.parts = [];
     this.size = 0;
     this.long = 0;

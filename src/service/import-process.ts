@@ -17,10 +17,7 @@ import { demoLines } from './demo.js';
 import { CHANGED_WHILE_READ } from './file-lines.js';
 import { retryWhileChanging, showingRefusals } from './import.js';
 import { loadStore } from './open-store.js';
-import { StatsStore } from './store.js';
-
-/** Bumped when the store's layout changes, so that an older file is imported again. */
-const STORE_LAYOUT = 5;
+import { STORE_LAYOUT, StatsStore } from './store.js';
 
 async function fingerprint(data: string | undefined): Promise<string> {
   const hash = createHash('sha256').update(`layout ${STORE_LAYOUT}\n`);
@@ -50,9 +47,17 @@ const fresh = `${db}.${process.pid}.importing`;
 try {
   const mark = await fingerprint(data);
   if (existsSync(db)) {
-    const existing = new StatsStore(db);
-    const kept = await existing.getMeta('dataset');
-    await existing.close();
+    // A file of an earlier layout (or one whose first import stopped half-way) is refused: imported again.
+    const kept = await (async () => {
+      try {
+        const existing = new StatsStore(db);
+        const value = await existing.getMeta('dataset');
+        await existing.close();
+        return value;
+      } catch {
+        return undefined;
+      }
+    })();
     if (kept === mark) {
       process.stdout.write('null');
       process.exit(0);

@@ -23,8 +23,7 @@ const REQUEST_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0
 
 /** The store's reads and writes, timed; anything else (its kind, its generation) passes as it is. */
 const TIMED_OPERATIONS = new Set([
-  'writeBatch',
-  'finishImport',
+  'importStages',
   'playerById',
   'playerByVanity',
   'playersByHandlePrefix',

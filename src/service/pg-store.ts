@@ -10,9 +10,8 @@ import type { Logger } from 'pino';
 
 import type { PlatformSlug, SegmentDimension, TitleSlug } from '../catalog/index.js';
 import type { AggregateRow, MatchRow } from './aggregate.js';
-import type { MatchRecord, PlayerRecord } from './dataset.js';
 import { normalizeIdentifier } from './identifiers.js';
-import { addValues, buildRankChunks, placeInChunk } from './ranks.js';
+import { placeInChunk } from './ranks.js';
 import {
   StoreUnavailableError,
   type MatchFilter,
@@ -23,8 +22,9 @@ import {
   type StoredMatch,
   type StoredMatchPlayer,
 } from './store-api.js';
-import { MAX_CHAR, aggregateSql, keyCountsSql, matchColumns, matchDigest, orderParticipants, summaryOf, type SummaryRow } from './store.js';
-import { TotalsDeltas, storedValues, type TotalsRow } from './totals.js';
+import { takeStagesPg } from './pg-import.js';
+import { MAX_CHAR, aggregateSql, keyCountsSql, orderParticipants, summaryOf, type SummaryRow } from './store.js';
+import { storedValues } from './totals.js';
 
 const T = 'TEXT COLLATE "C"';
 const SCHEMA = `
@@ -41,7 +41,7 @@ CREATE TABLE IF NOT EXISTS matches (
   title ${T} NOT NULL, id ${T} NOT NULL, platform ${T} NOT NULL,
   started_at BIGINT NOT NULL, duration_s INTEGER NOT NULL,
   map ${T}, mode ${T}, playlist ${T}, queue ${T}, season INTEGER,
-  players ${T} NOT NULL DEFAULT '[]', digest ${T} NOT NULL DEFAULT '',
+  players ${T} NOT NULL,
   PRIMARY KEY (title, id)
 );
 CREATE TABLE IF NOT EXISTS match_players (
@@ -65,8 +65,6 @@ CREATE TABLE IF NOT EXISTS meta (key ${T} PRIMARY KEY, value ${T} NOT NULL);
 `;
 
 const ROW_COLUMNS = 'match_id, started_at, duration_s, result, hero, legend, map, mode, playlist, queue, season, stats, weapons';
-const MP_COLUMNS = 'title, platform, player, started_at, match_id, duration_s, team, result, hero, legend, map, mode, playlist, queue, season, stats, weapons';
-const MP_TYPES = ['text', 'text', 'text', 'int8', 'text', 'int4', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'int4', 'text', 'text'];
 
 /** A player record's columns, named: a prepared statement's columns must not change under it (`*` would, with a column added). */
 const PLAYER_COLUMNS = 'title, platform, id_norm, id, handle, handle_norm, avatar_url, vanity, vanity_norm, private, declared';
@@ -120,13 +118,8 @@ function participantsSql(players: number): string {
 }
 for (let n = 1; n <= PREPARED_PARTICIPANTS; n++) PREPARED.set(participantsSql(n), `participants${n}`);
 
-/**
- * Taken by each batch of an import, in its transaction (its schema appended to the key): importers of
- * one store take turns, while stores in other schemas of the database import side by side.
- */
+/** Taken by an import's transaction (its schema appended to the key): importers of one store take turns. */
 export const IMPORT_LOCK = 'player-stats import ';
-/** Held shared by each process while it imports into a store (its schema appended to the key). */
-const IMPORTER_LOCK = 'player-stats importer ';
 const NEXT_GENERATION = `INSERT INTO meta (key, value) VALUES ('generation', '1')
   ON CONFLICT (key) DO UPDATE SET value = (meta.value::bigint + 1)::text`;
 
@@ -178,20 +171,10 @@ export class PgStore implements Store {
   readonly kind = 'postgres';
   generation = 0;
   private readonly pool: pg.Pool;
-  private readonly deltas = new TotalsDeltas();
-  private readonly touchedTitles = new Set<string>();
-  private recovering = false;
-  private importing = false;
   private poll: NodeJS.Timeout | undefined;
 
   /** Whether the last check of the import generation failed (told once when it starts failing, once when it is back). */
   private generationFailing = false;
-
-  /**
-   * While this process imports: a connection of its own holding the store's import lock shared
-   * (IMPORTER_LOCK), so that another process can tell a live import from one that died half-way.
-   */
-  private importer: pg.Client | undefined;
 
   private constructor(
     pool: pg.Pool,
@@ -201,8 +184,6 @@ export class PgStore implements Store {
      */
     private readonly readTimeoutMs: number,
     private readonly logger: PgStoreOptions['logger'],
-    /** A connection like the pool's, for the importer's lock. */
-    private readonly connect: () => pg.Client,
     /** The store's schema ('' for the connection's search path): the import locks are the store's own. */
     private readonly schema: string,
   ) {
@@ -227,11 +208,10 @@ export class PgStore implements Store {
     const pool = new pg.Pool({ ...connection, max: options.poolSize ?? 8, idleTimeoutMillis: 30_000 });
     // An idle client's error (the server restarted) would otherwise end the process; the pool drops that client.
     pool.on('error', (e) => options.logger?.warn({ err: e.message }, 'an idle PostgreSQL connection failed; the pool drops it'));
-    const store = new PgStore(pool, statementTimeoutMs + 2_000, options.logger, () => new pg.Client(connection), schema ?? '');
+    const store = new PgStore(pool, statementTimeoutMs + 2_000, options.logger, schema ?? '');
     try {
       await store.createTables(schema);
       await store.readGeneration();
-      await store.settleDeadImport();
     } catch (e) {
       await pool.end();
       throw e;
@@ -284,7 +264,6 @@ export class PgStore implements Store {
   private async followGeneration(): Promise<void> {
     try {
       await this.readGeneration();
-      await this.settleDeadImport();
       if (this.generationFailing) this.logger?.info("PostgreSQL answers again: other processes' imports are seen again");
       this.generationFailing = false;
     } catch (e) {
@@ -305,69 +284,7 @@ export class PgStore implements Store {
 
   async close(): Promise<void> {
     clearInterval(this.poll);
-    await this.letGoOfImport();
     await this.pool.end();
-  }
-
-  /**
-   * Finishes an import that stopped half-way in a process that is gone (or failed in this one): its
-   * batches are whole, but the flag says importing and the ranks are of before it. Taken only when
-   * no live importer holds the import lock (they hold it shared; this asks for it alone, without
-   * waiting); then every title's ranks are rebuilt and the generation moves on.
-   */
-  private async settleDeadImport(): Promise<void> {
-    if (this.importing || (await this.getMeta('importing')) === undefined) return;
-    const settled = await this.transaction(async (c) => {
-      // Neither lock waited for: a batch being written (or a live importer) means another look later.
-      const { rows } = await c.query<{ free: boolean }>('SELECT pg_try_advisory_xact_lock(hashtext($1)) AND pg_try_advisory_xact_lock(hashtext($2)) AS free', [
-        IMPORTER_LOCK + this.schema,
-        IMPORT_LOCK + this.schema,
-      ]);
-      if (!rows[0]?.free) return false;
-      if ((await c.query("SELECT 1 FROM meta WHERE key = 'importing'")).rowCount === 0) return false;
-      await this.settle(
-        c,
-        (await c.query<{ title: string }>('SELECT DISTINCT title FROM player_totals')).rows.map((r) => r.title),
-      );
-      return true;
-    });
-    if (!settled) return;
-    this.logger?.warn('an import stopped half-way (its process ended or failed): the batches it wrote are served, and the ranks were rebuilt to match');
-    await this.readGeneration();
-  }
-
-  /** Rebuilds the ranks of `titles`, clears the import flag and moves the generation on: what the end of an import does. */
-  private async settle(c: pg.PoolClient, titles: readonly string[]): Promise<void> {
-    for (const title of titles) await this.rebuildRanks(c, title);
-    await c.query("DELETE FROM meta WHERE key = 'importing'");
-    await c.query(NEXT_GENERATION);
-  }
-
-  /** Takes the import lock shared for this process's import, on a connection of its own, unless it holds it. */
-  private async holdImport(): Promise<void> {
-    if (this.importer) return;
-    const client = this.connect();
-    // A lost connection lets go of the lock (the import's own statements fail on theirs): told, never thrown.
-    client.on('error', (e) => this.logger?.warn({ err: e.message }, 'the connection holding the import lock failed'));
-    await client.connect();
-    await client.query('SELECT pg_advisory_lock_shared(hashtext($1))', [IMPORTER_LOCK + this.schema]);
-    this.importer = client;
-  }
-
-  async abandonImport(): Promise<void> {
-    this.importing = false;
-    this.deltas.drain(() => undefined);
-    await this.letGoOfImport();
-    // Not settled now (PostgreSQL gone with the import, say): the next look of any process settles it.
-    await this.settleDeadImport().catch((e: unknown) =>
-      this.logger?.warn({ err: (e as Error).message }, 'could not settle the import that failed; the next look at the store (every 2 s) tries again'),
-    );
-  }
-
-  private async letGoOfImport(): Promise<void> {
-    const client = this.importer;
-    this.importer = undefined;
-    await client?.end().catch(() => undefined);
   }
 
   /**
@@ -418,233 +335,16 @@ export class PgStore implements Store {
     });
   }
 
-  async writeBatch(players: readonly PlayerRecord[], matches: readonly MatchRecord[], digests?: readonly string[]): Promise<void> {
-    // A match id twice in one batch: the later one is written in a batch of its own, after.
-    const seen = new Set<string>();
-    const now: { m: MatchRecord; digest: string }[] = [];
-    const later: MatchRecord[] = [];
-    const laterDigests: string[] = [];
-    for (const [n, m] of matches.entries()) {
-      const k = `${m.title}\u0000${m.id}`;
-      const digest = digests?.[n] ?? matchDigest(m);
-      if (seen.has(k)) {
-        later.push(m);
-        laterDigests.push(digest);
-      } else now.push({ m, digest });
-      seen.add(k);
-    }
-    await this.holdImport();
+  async importStages(files: readonly string[]): Promise<void> {
     await this.transaction(async (c) => {
-      // Batches of importers in several processes take turns: each reads the totals it updates.
       await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [IMPORT_LOCK + this.schema]);
-      const flag = await c.query("INSERT INTO meta (key, value) VALUES ('importing', '1') ON CONFLICT (key) DO NOTHING");
-      // The flag was already there when this import began: an earlier one stopped before its ranks
-      // were rebuilt (its batches, totals included, are whole), so every title's are rebuilt.
-      if (!this.importing && flag.rowCount === 0) this.recovering = true;
-      this.importing = true;
-      await this.writePlayers(c, players);
-      await this.writeMatches(c, now);
-      await this.flushTotals(c);
-      // Other processes drop what they computed before this batch (their memo follows the
-      // generation): otherwise they answered from before the import until its end, a profile's
-      // matches disagreeing with its segments read since.
+      await takeStagesPg(c, files);
+      // Other processes drop what they computed before (their memo follows the generation).
       await c.query(NEXT_GENERATION);
-    }).catch(async (e: unknown) => {
-      // The batch was rolled back: its totals' changes must not reach the next one. The import is
-      // over: the lock goes, so that this process or another settles what it wrote.
-      this.deltas.drain(() => undefined);
-      this.importing = false;
-      await this.letGoOfImport();
-      throw e;
     });
-    if (later.length > 0) await this.writeBatch([], later, laterDigests);
-  }
-
-  private async writePlayers(c: pg.PoolClient, players: readonly PlayerRecord[]): Promise<void> {
-    const byKey = new Map<string, PlayerRecord>();
-    for (const p of players) byKey.set(`${p.title}\u0000${p.platform}\u0000${normalizeIdentifier(p.id)}`, p);
-    if (byKey.size === 0) return;
-    const list = [...byKey.values()];
-    await c.query(
-      `INSERT INTO players (title, platform, id_norm, id, handle, handle_norm, avatar_url, vanity, vanity_norm, private, declared)
-       SELECT *, 1 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::int4[])
-       ON CONFLICT (title, platform, id_norm) DO UPDATE SET id = excluded.id, handle = excluded.handle, handle_norm = excluded.handle_norm,
-         avatar_url = excluded.avatar_url, vanity = excluded.vanity, vanity_norm = excluded.vanity_norm, private = excluded.private, declared = 1`,
-      [
-        list.map((p) => p.title),
-        list.map((p) => p.platform),
-        list.map((p) => normalizeIdentifier(p.id)),
-        list.map((p) => p.id),
-        list.map((p) => p.handle),
-        list.map((p) => normalizeIdentifier(p.handle)),
-        list.map((p) => p.avatarUrl ?? null),
-        list.map((p) => p.vanity ?? null),
-        list.map((p) => (p.vanity ? normalizeIdentifier(p.vanity) : null)),
-        list.map((p) => (p.private ? 1 : 0)),
-      ],
-    );
-  }
-
-  private async writeMatches(c: pg.PoolClient, matches: readonly { m: MatchRecord; digest: string }[]): Promise<void> {
-    if (matches.length === 0) return;
-    const stored = new Map<string, { started_at: number; players: string; digest: string }>();
-    const { rows } = await c.query<{ title: string; id: string; started_at: number; players: string; digest: string }>(
-      'SELECT m.title, m.id, m.started_at, m.players, m.digest FROM unnest($1::text[], $2::text[]) AS k(title, id) JOIN matches m USING (title, id)',
-      [matches.map(({ m }) => m.title), matches.map(({ m }) => m.id)],
-    );
-    for (const r of rows) stored.set(`${r.title}\u0000${r.id}`, r);
-    const fresh: { m: MatchRecord; digest: string; keys: [string, string][] }[] = [];
-    const oldKeys: (string | number)[][] = [[], [], [], [], []];
-    for (const { m, digest } of matches) {
-      const old = stored.get(`${m.title}\u0000${m.id}`);
-      if (old?.digest === digest) continue;
-      this.touchedTitles.add(m.title);
-      if (old)
-        for (const [platform, player] of JSON.parse(old.players) as [string, string][])
-          [m.title, platform, player, old.started_at, m.id].forEach((v, i) => oldKeys[i]?.push(v));
-      fresh.push({ m, digest, keys: m.players.map((p) => [p.platform, normalizeIdentifier(p.id)]) });
-    }
-    if (oldKeys[0]?.length) {
-      const gone = await c.query<TotalsRow & { title: string; platform: string; player: string }>(
-        `DELETE FROM match_players mp USING unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::text[]) AS k(title, platform, player, started_at, match_id)
-         WHERE mp.title = k.title AND mp.platform = k.platform AND mp.player = k.player AND mp.started_at = k.started_at AND mp.match_id = k.match_id
-         RETURNING mp.title, mp.platform, mp.player, mp.result, mp.duration_s, mp.stats`,
-        oldKeys,
-      );
-      for (const o of gone.rows) this.deltas.add(o.title, o.platform, o.player, o, -1);
-    }
-    if (fresh.length === 0) return;
-    const mc: unknown[][] = Array.from({ length: 12 }, () => []);
-    const pc: unknown[][] = MP_TYPES.map(() => []);
-    const implicit: string[][] = [[], [], [], []];
-    for (const { m, digest, keys } of fresh) {
-      const col = matchColumns(m);
-      [
-        m.title,
-        m.id,
-        m.platform,
-        col.started_at,
-        m.durationSeconds,
-        col.map,
-        col.mode,
-        col.playlist,
-        col.queue,
-        col.season,
-        JSON.stringify(keys),
-        digest,
-      ].forEach((v, i) => mc[i]?.push(v));
-      m.players.forEach((p, i) => {
-        const player = keys[i]?.[1] ?? normalizeIdentifier(p.id);
-        [
-          m.title,
-          p.platform,
-          player,
-          col.started_at,
-          m.id,
-          m.durationSeconds,
-          p.team ?? null,
-          p.result ?? null,
-          p.hero ?? null,
-          p.legend ?? null,
-          col.map,
-          col.mode,
-          col.playlist,
-          col.queue,
-          col.season,
-          JSON.stringify(p.stats),
-          p.weapons ? JSON.stringify(p.weapons) : null,
-        ].forEach((v, j) => pc[j]?.push(v));
-        if (this.deltas.add(m.title, p.platform, player, { result: p.result ?? null, duration_s: m.durationSeconds, stats: p.stats }, 1))
-          [m.title, p.platform, player, p.id].forEach((v, j) => implicit[j]?.push(v));
-      });
-    }
-    await c.query(
-      `INSERT INTO matches (title, id, platform, started_at, duration_s, map, mode, playlist, queue, season, players, digest)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::int4[], $6::text[], $7::text[], $8::text[], $9::text[], $10::int4[], $11::text[], $12::text[])
-       ON CONFLICT (title, id) DO UPDATE SET platform = excluded.platform, started_at = excluded.started_at, duration_s = excluded.duration_s,
-         map = excluded.map, mode = excluded.mode, playlist = excluded.playlist, queue = excluded.queue, season = excluded.season,
-         players = excluded.players, digest = excluded.digest`,
-      mc,
-    );
-    await c.query(
-      `INSERT INTO players (title, platform, id_norm, id, handle, handle_norm, declared)
-       SELECT DISTINCT ON (t, pf, n) t, pf, n, i, i, n, 0 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS k(t, pf, n, i)
-       ON CONFLICT DO NOTHING`,
-      implicit,
-    );
-    await c.query(`INSERT INTO match_players (${MP_COLUMNS}) SELECT * FROM unnest(${MP_TYPES.map((t, i) => `$${i + 1}::${t}[]`).join(', ')})`, pc);
-  }
-
-  private async flushTotals(c: pg.PoolClient): Promise<void> {
-    if (this.deltas.size === 0) return;
-    const keys: string[][] = [[], [], []];
-    const merges: ((stored: string | undefined) => string | null)[] = [];
-    this.deltas.drain((title, platform, player, merge) => {
-      keys[0]?.push(title);
-      keys[1]?.push(platform);
-      keys[2]?.push(player);
-      merges.push(merge);
-    });
-    const { rows } = await c.query<{ title: string; platform: string; player: string; totals: string }>(
-      `SELECT t.title, t.platform, t.player, t.totals FROM unnest($1::text[], $2::text[], $3::text[]) AS k(title, platform, player)
-       JOIN player_totals t USING (title, platform, player)`,
-      keys,
-    );
-    const stored = new Map(rows.map((r) => [`${r.title}\u0000${r.platform}\u0000${r.player}`, r.totals]));
-    const put: (string | null)[][] = [[], [], [], []];
-    const drop: string[][] = [[], [], []];
-    merges.forEach((merge, i) => {
-      const k = [keys[0]?.[i] ?? '', keys[1]?.[i] ?? '', keys[2]?.[i] ?? ''];
-      const next = merge(stored.get(k.join('\u0000')));
-      if (next === null) k.forEach((v, j) => drop[j]?.push(v));
-      else [...k, next].forEach((v, j) => put[j]?.push(v));
-    });
-    if (put[0]?.length)
-      await c.query(
-        `INSERT INTO player_totals (title, platform, player, totals) SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
-         ON CONFLICT (title, platform, player) DO UPDATE SET totals = excluded.totals`,
-        put,
-      );
-    if (drop[0]?.length)
-      await c.query(
-        `DELETE FROM player_totals t USING unnest($1::text[], $2::text[], $3::text[]) AS k(title, platform, player)
-         WHERE t.title = k.title AND t.platform = k.platform AND t.player = k.player`,
-        drop,
-      );
-  }
-
-  async finishImport(): Promise<void> {
-    const titles = this.recovering
-      ? (await this.pool.query<{ title: string }>('SELECT DISTINCT title FROM player_totals')).rows.map((r) => r.title)
-      : [...this.touchedTitles];
-    try {
-      await this.transaction(async (c) => {
-        await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [IMPORT_LOCK + this.schema]);
-        await this.settle(c, titles);
-      });
-    } finally {
-      await this.letGoOfImport();
-    }
-    this.touchedTitles.clear();
-    this.recovering = false;
-    this.importing = false;
     // The store's own tables only: a database shared through ?schema= holds others' too.
     await this.pool.query(`ANALYZE ${STORE_TABLES.join(', ')}`);
     await this.readGeneration();
-  }
-
-  private async rebuildRanks(c: pg.PoolClient, title: string): Promise<void> {
-    const byKey = new Map<string, number[]>();
-    const { rows } = await c.query<{ totals: string }>('SELECT totals FROM player_totals WHERE title = $1', [title]);
-    for (const { totals } of rows) addValues(byKey, storedValues(totals));
-    await c.query('DELETE FROM rank_chunks WHERE title = $1', [title]);
-    const chunks = buildRankChunks(byKey);
-    if (chunks.length === 0) return;
-    await c.query(
-      `INSERT INTO rank_chunks (title, key, lo, below, population, data)
-       SELECT $1, * FROM unnest($2::text[], $3::float8[], $4::int4[], $5::int4[], $6::bytea[])`,
-      [title, chunks.map((x) => x.key), chunks.map((x) => x.lo), chunks.map((x) => x.below), chunks.map((x) => x.population), chunks.map((x) => x.data)],
-    );
   }
 
   private async rows<R>(sql: string, params: unknown[], arrays = false): Promise<R[]> {

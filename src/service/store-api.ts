@@ -3,7 +3,6 @@
 // read is a promise so that both fit; lookups never see SQL.
 import type { PlatformSlug, SegmentDimension, TitleSlug } from '../catalog/index.js';
 import type { AggregateRow, MatchRow } from './aggregate.js';
-import type { MatchRecord, PlayerRecord } from './dataset.js';
 
 /**
  * The store did not answer (its server down or unreachable, a connection lost, a statement over
@@ -77,21 +76,12 @@ export interface Store {
   /** Changes whenever the data does (an import, here or, for PostgreSQL, in another process); caches key on it. */
   readonly generation: number;
   /**
-   * Writes a batch of records. A match id is a key: importing a match again replaces it (its old
-   * rows leave the totals first), and a match identical to the stored one is skipped, so importing
-   * the same file twice changes nothing. `digests[i]`, when given, is the fingerprint of the line
-   * `matches[i]` was read from (textDigest), else the record's own is taken. Totals and ranks are
-   * complete after `finishImport`.
+   * Takes an import's stages (SQLite files: src/service/import-stage.ts) in one transaction. A match
+   * id is a key: a match imported again replaces the stored one, the later of one given twice in an
+   * import wins, and a player record replaces the one before. Totals and ranks are complete when it
+   * resolves; until then lookups see the store as it was.
    */
-  writeBatch(players: readonly PlayerRecord[], matches: readonly MatchRecord[], digests?: readonly string[]): Promise<void>;
-  /** Writes the remaining totals, rebuilds the rank material of the titles touched, gathers planner statistics. */
-  finishImport(): Promise<void>;
-  /**
-   * An import that failed after some of its batches were written (its source could not be read
-   * further): what a store shared by several processes does to settle what was written, so that
-   * other processes need not wait for this one to end. SQLite's own open repairs it.
-   */
-  abandonImport?(): Promise<void>;
+  importStages(files: readonly string[]): Promise<void>;
   /** Looks a player up by exact identifier (case-insensitive). */
   playerById(title: TitleSlug, platform: PlatformSlug, identifier: string): Promise<PlayerRow | undefined>;
   playerByVanity(title: TitleSlug, platform: PlatformSlug, vanity: string): Promise<PlayerRow | undefined>;

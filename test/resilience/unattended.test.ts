@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { embedReply } from '../../src/embeds/index.js';
 import { startStatsServer } from '../../src/service/server.js';
+import { importLines } from '../../src/service/import.js';
 import { StatsStore } from '../../src/service/store.js';
 import { chatInput, component, snowflake, startDiscordDouble, type InteractionHandle, type RestCall } from '../discord-double/index.js';
 import { startBot, tempLinksDb } from '../helpers/bot.js';
@@ -233,27 +234,22 @@ describe('an avatar URL Discord would refuse', () => {
 
   it('never costs the player their reply: the embed goes without it', async () => {
     const store = new StatsStore();
-    // Another service (or an old store) may hold what this project's import now refuses.
-    await store.writeBatch([{ type: 'player', title: 'title_c', platform: 'pc_store_c', id: 'Bad#1', handle: 'Bad#1', avatarUrl: 'javascript:alert(1)' }], []);
-    await store.writeBatch(
-      [{ type: 'player', title: 'title_c', platform: 'pc_store_c', id: 'Spaced#1', handle: 'Spaced#1', avatarUrl: 'https://cdn.example.com/a b.png' }],
-      [],
-    );
     const played = (id: string) => ({ id, platform: 'pc_store_c' as const, result: 'win' as const, hero: 'Sol', stats: { kills: 5, deaths: 2 } });
-    await store.writeBatch(
-      [],
-      [
-        {
-          type: 'match',
-          title: 'title_c',
-          platform: 'pc_store_c',
-          id: 'c-avatar',
-          startedAt: '2026-11-20T18:00:00Z',
-          durationSeconds: 600,
-          players: [played('Bad#1'), played('Spaced#1')],
-        },
-      ],
-    );
+    await importLines(store, [
+      JSON.stringify({
+        type: 'match',
+        title: 'title_c',
+        platform: 'pc_store_c',
+        id: 'c-avatar',
+        startedAt: '2026-11-20T18:00:00Z',
+        durationSeconds: 600,
+        players: [played('Bad#1'), played('Spaced#1')],
+      }),
+    ]);
+    // Another service (or an old store) may hold what this project's import refuses.
+    const avatar = store.db.prepare('UPDATE players SET avatar_url = ? WHERE id = ?');
+    avatar.run('javascript:alert(1)', 'Bad#1');
+    avatar.run('https://cdn.example.com/a b.png', 'Spaced#1');
     const service = await startStatsServer({ store });
     const double = await startDiscordDouble({ token: STACK_TOKEN });
     const bot = startBot({ DISCORD_TOKEN: STACK_TOKEN, DISCORD_API_URL: double.apiUrl, LOOKUP_BASE_URL: service.url, LOG_LEVEL: 'warn' });

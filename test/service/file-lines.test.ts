@@ -7,14 +7,6 @@ import { describe, expect, it } from 'vitest';
 
 import { MAX_LINE_BYTES, fileLineChunks, type LongLine } from '../../src/service/file-lines.js';
 
-/** The lines of a file read as bytes, decoded as they come (before the next chunk is read into the same buffer). */
-async function bytesLines(path: string, size: number): Promise<(string | LongLine)[]> {
-  const lines: (string | LongLine)[] = [];
-  for await (const chunk of fileLineChunks(path, size, () => true, 'bytes'))
-    for (const line of chunk.lines) lines.push(Buffer.isBuffer(line) ? line.toString('utf8') : line);
-  return lines;
-}
-
 async function readlineLines(path: string): Promise<string[]> {
   const lines: string[] = [];
   for await (const line of createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity })) lines.push(line);
@@ -36,20 +28,7 @@ describe('reading a dataset file a chunk at a time', () => {
       }
       expect(lines, `chunks of ${size} bytes`).toEqual(expected);
       expect(bytes).toBe(Buffer.byteLength(text));
-      expect(await bytesLines(path, size), `chunks of ${size} bytes, as bytes`).toEqual(expected);
     }
-  });
-
-  it('gives each line as its bytes when asked: a view of the buffer the next chunk is read into, a line across chunks copied', async () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'file-lines-')), 'data.jsonl');
-    writeFileSync(path, 'one\ntwo\nthree\n');
-    const seen: Buffer[] = [];
-    for await (const chunk of fileLineChunks(path, 4, () => true, 'bytes')) for (const line of chunk.lines) if (Buffer.isBuffer(line)) seen.push(line);
-    // Lines read in place are views of the one buffer every chunk is read into; the line across two chunks is a copy.
-    expect(seen.map((b) => b.length)).toEqual([3, 3, 5]);
-    expect(seen[0]?.buffer).toBe(seen[1]?.buffer);
-    expect(seen[2]?.buffer).not.toBe(seen[0]?.buffer);
-    expect(seen[1]?.toString()).not.toBe('two');
   });
 
   it('gives readers sharing a file only their own chunks, which put back in order are every line once, and says which chunk holds the first line', async () => {
@@ -114,7 +93,6 @@ describe('reading a dataset file a chunk at a time', () => {
       const lines: (string | LongLine)[] = [];
       for await (const chunk of fileLineChunks(path, size)) lines.push(...chunk.lines);
       expect(lines, `chunks of ${size} bytes`).toEqual(expected);
-      expect(await bytesLines(path, size), `chunks of ${size} bytes, as bytes`).toEqual(expected);
       // Readers that share the file, each reading only its own chunks, have every line between them.
       for (const readers of [2, 3]) {
         const chunks: { index: number; lines: (string | LongLine)[] }[] = [];

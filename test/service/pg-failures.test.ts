@@ -59,9 +59,15 @@ async function existingStore(schema: string): Promise<void> {
  * table's lock too, and ending one of those failed the import before its first batch was written.
  */
 async function terminateWaiting(name: string): Promise<void> {
+  return waitingOnLock(name, true);
+}
+
+/** Waits for a session of `name` to wait on an advisory lock (the one the test holds); ends it when asked. */
+async function waitingOnLock(name: string, terminate = false): Promise<void> {
   for (let i = 0; i < 300; i++) {
     const { rows } = await admin.query<{ done: boolean }>(
-      "SELECT pg_terminate_backend(pid) AS done FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock' AND wait_event = 'advisory'",
+      `SELECT ${terminate ? 'pg_terminate_backend(pid)' : 'true'} AS done FROM pg_stat_activity
+       WHERE application_name = $1 AND wait_event_type = 'Lock' AND wait_event = 'advisory'`,
       [name],
     );
     if (rows.some((r) => r.done)) return;
@@ -184,11 +190,11 @@ describe.runIf(TEST_STORE === 'postgres')('PostgreSQL failing under the store', 
     expect(await analysed(other, 't')).toBeNull();
   });
 
-  it('settles an import that stopped half-way: another process serves its batches as they come and rebuilds the ranks once it is gone', async () => {
-    const schema = schemaName('dead');
+  it('serves the store as it was while another process imports, then the whole import; a failed import changes nothing', async () => {
+    const schema = schemaName('serving');
     await existingStore(schema);
     const serving = await PgStore.open({ url: TEST_PG_URL, schema, poolSize: 2 });
-    const importing = await PgStore.open({ url: TEST_PG_URL, schema, poolSize: 2 });
+    const importing = await PgStore.open({ url: urlOf(`${schema}-importing`), schema, poolSize: 2 });
     const service = await startStatsServer({ store: serving });
     const profile = async (id: string) =>
       (await (await fetch(`${service.url}/v2/title_a/standard/profile/pc_store_a/${id}`)).json()) as {
@@ -210,61 +216,29 @@ describe.runIf(TEST_STORE === 'postgres')('PostgreSQL failing under the store', 
         durationSeconds: 600,
         players: [{ id: 'nova', platform: 'pc_store_a', result: 'win', stats: { kills: 3, deaths: 1 } }],
       });
-      let stop = false;
-      const lines = async function* () {
+      // A source that fails half-way: nothing of it is taken.
+      const failing = async function* () {
         yield novaPlays;
-        yield matchLine(0);
-        while (!stop) await sleep(20);
+        await sleep(10);
         throw new Error('the dataset could not be read further');
       };
-      const outcome = importLines(importing, lines(), { batchSize: 1 }).then(
-        () => undefined,
-        (e: unknown) => e as Error,
-      );
-      // The batches written reach the serving process before the import ends: what it remembered is dropped (the generation moved on).
+      await expect(importLines(importing, failing())).rejects.toThrow('the dataset could not be read further');
+      expect(await serving.counts()).toEqual({ players: 1, matches: 0 });
+      // An import held in its transaction (the lock importers take turns with): the store is served as it was.
+      await admin.query('SELECT pg_advisory_lock(hashtext($1))', [IMPORT_LOCK + schema]);
+      const outcome = importLines(importing, [novaPlays, matchLine(0)]);
+      await waitingOnLock(`${schema}-importing`);
+      expect((await profile('nova')).data?.segments[0]?.stats.matchesPlayed?.value ?? 0).toBe(0);
+      await admin.query('SELECT pg_advisory_unlock_all()');
+      await outcome;
+      // Then the whole of it, ranked: what the serving process remembered is dropped (the generation moved on).
       expect(await until(async () => (await profile('nova')).data?.segments[0]?.stats.matchesPlayed?.value === 1)).toBe(true);
-      // While the import lives its ranks are not rebuilt, and nobody settles it.
-      expect(await serving.getMeta('importing')).toBe('1');
-      stop = true;
-      expect((await outcome)?.message).toBe('the dataset could not be read further');
-      // Abandoned, it is settled: the flag cleared, the ranks rebuilt with p1 among them.
-      expect(await serving.getMeta('importing')).toBeUndefined();
-      expect(await until(async () => (await profile('p1')).data?.segments[0]?.stats.kills?.rank != null)).toBe(true);
+      expect((await profile('p1')).data?.segments[0]?.stats.kills?.rank).not.toBeNull();
     } finally {
+      await admin.query('SELECT pg_advisory_unlock_all()');
       await service.close();
       await importing.close();
       await serving.close();
-    }
-  });
-
-  it('settles an import whose process died, when another process opens the store', async () => {
-    const schema = schemaName('died');
-    await existingStore(schema);
-    const dying = await PgStore.open({ url: urlOf(`${schema}-dying`), schema, poolSize: 2 });
-    let stop = false;
-    const lines = async function* () {
-      yield matchLine(0);
-      while (!stop) await sleep(20);
-    };
-    const outcome = importLines(dying, lines(), { batchSize: 1 }).catch((e: unknown) => e as Error);
-    try {
-      for (let i = 0; i < 100 && (await dying.getMeta('importing')) === undefined; i++) await sleep(50);
-      // The process dies: its sessions end, the import lock with them.
-      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [`${schema}-dying`]);
-      const reopened = await PgStore.open({ url: TEST_PG_URL, schema, poolSize: 1 });
-      try {
-        expect(await reopened.getMeta('importing')).toBeUndefined();
-        // Its batch is served, ranked.
-        const p1 = await reopened.playerById('title_a', 'pc_store_a', 'p1');
-        expect(p1).toBeDefined();
-        expect((await reopened.places('title_a', await reopened.totalsOf(p1!))).size).toBeGreaterThan(0);
-      } finally {
-        await reopened.close();
-      }
-    } finally {
-      stop = true;
-      await outcome;
-      await dying.close();
     }
   });
 
@@ -282,29 +256,31 @@ describe.runIf(TEST_STORE === 'postgres')('PostgreSQL failing under the store', 
     }
   });
 
-  it('fails an import whose connection is terminated half-way, goes on living, and still answers lookups', async () => {
+  it('fails an import whose connection is terminated in its transaction, changes nothing, goes on living, and answers lookups', async () => {
     const schema = schemaName('import');
     const store = await PgStore.open({ url: urlOf(schema), schema, poolSize: 2 });
     try {
       const matches = 3_000;
-      // After two batches are written, the next one is made to wait (on the lock importers take
-      // turns with), so that it is surely in its transaction when its backend is terminated.
+      // The import is made to wait in its transaction (on the lock importers take turns with), so
+      // that it is surely there when its backend is terminated.
       const lines = async function* () {
         for (let i = 0; i < matches; i++) {
           if (i === 1_000) await admin.query('SELECT pg_advisory_lock(hashtext($1))', [IMPORT_LOCK + schema]);
           yield matchLine(i);
         }
       };
-      const outcome = importLines(store, lines(), { batchSize: 500 }).then(
+      const outcome = importLines(store, lines()).then(
         () => undefined,
         (e: unknown) => e as Error,
       );
       await terminateWaiting(schema);
       const error = await outcome;
       expect(error?.message).toMatch(/^lost the connection to PostgreSQL: /);
-      // The two batches before are whole; the pool replaced the dead connection.
-      expect(await store.counts()).toEqual({ players: 500, matches: 1_000 });
-      expect(await store.playerById('title_a', 'pc_store_a', 'p7')).toMatchObject({ id: 'p7' });
+      // Nothing of it is taken; the pool replaced the dead connection, and the next import goes through.
+      expect(await store.counts()).toEqual({ players: 0, matches: 0 });
+      await admin.query('SELECT pg_advisory_unlock_all()');
+      await importLines(store, [matchLine(1)]);
+      expect(await store.playerById('title_a', 'pc_store_a', 'p3')).toMatchObject({ id: 'p3' });
     } finally {
       await admin.query('SELECT pg_advisory_unlock_all()');
       await store.close();

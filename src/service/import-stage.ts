@@ -1,0 +1,180 @@
+// The first half of an import: dataset lines checked against the schema (src/service/dataset.ts)
+// and written, as rows, to a stage: an SQLite file of the import's own. A file is staged by several
+// worker threads at once (src/service/import-worker.ts), each into a stage of its own, so that more
+// cores stage faster; a store then takes every stage in one transaction (src/service/sqlite-import.ts,
+// src/service/pg-import.ts), where SQL does the set work: the latest of a match given twice, the
+// rows in key order, the totals by GROUP BY.
+//
+// Each line has an order (`ord`): its chunk of the file times CHUNK_LINES, plus its place in the
+// chunk. Stages read chunks out of file order, so a line's number is only known once every chunk's
+// lines are counted (import.ts); its order is known at once and sorts as the lines do.
+import Database from 'better-sqlite3';
+
+import { MAX_STAT_NAMES, parseDatasetLine, type MatchRecord, type PlayerRecord } from './dataset.js';
+import { normalizeIdentifier } from './identifiers.js';
+
+/** More lines than a chunk of the file can hold (a line has at least its end, one byte). */
+export const CHUNK_LINES = 2 ** 23;
+
+/** Refused lines a stage keeps (the import reports the first few of all, and counts the rest). */
+export const REFUSED_KEPT = 100;
+
+/** The stage's tables: what the store's tables take, with each line's order. */
+const SCHEMA = `
+CREATE TABLE players (ord INTEGER NOT NULL, title TEXT, platform TEXT, id_norm TEXT, id TEXT, handle TEXT, handle_norm TEXT,
+  avatar_url TEXT, vanity TEXT, vanity_norm TEXT, private INTEGER);
+CREATE TABLE matches (ord INTEGER NOT NULL, title TEXT, id TEXT, platform TEXT, started_at INTEGER, duration_s INTEGER,
+  map TEXT, mode TEXT, playlist TEXT, queue TEXT, season INTEGER, players TEXT);
+-- player_id: the player's id as the line gives it, for a player without a record of their own.
+CREATE TABLE rows (ord INTEGER NOT NULL, title TEXT, platform TEXT, player TEXT, started_at INTEGER, match_id TEXT, duration_s INTEGER,
+  team TEXT, result TEXT, hero TEXT, legend TEXT, map TEXT, mode TEXT, playlist TEXT, queue TEXT, season INTEGER, stats TEXT, weapons TEXT,
+  player_id TEXT);
+`;
+
+/** The columns of a match row the store keeps, in its table's order. */
+export const ROW_COLUMNS =
+  'title, platform, player, started_at, match_id, duration_s, team, result, hero, legend, map, mode, playlist, queue, season, stats, weapons';
+export const MATCH_COLUMNS = 'title, id, platform, started_at, duration_s, map, mode, playlist, queue, season, players';
+export const PLAYER_COLUMNS = 'title, platform, id_norm, id, handle, handle_norm, avatar_url, vanity, vanity_norm, private';
+
+/** A refused line by its order. */
+export interface StagedRefusal {
+  ord: number;
+  reason: string;
+}
+
+/** What a stage tells the import when it is done. */
+export interface StageReport {
+  /** The first REFUSED_KEPT refused lines, in order, and how many in all. */
+  refused: StagedRefusal[];
+  refusedCount: number;
+  players: number;
+  matches: number;
+  /** Per title, each stat name this stage took with the order of the line it first came in. */
+  names: Record<string, [name: string, ord: number][]>;
+}
+
+/** Lines checked and written to a stage file; `add` them in order, then `close`. */
+export class Stage {
+  private readonly db: Database.Database;
+  private readonly insert;
+  private readonly report: StageReport = { refused: [], refusedCount: 0, players: 0, matches: 0, names: {} };
+  private readonly names = new Map<string, Map<string, number>>();
+  private open = false;
+
+  constructor(readonly file: string) {
+    this.db = new Database(file);
+    // A stage is thrown away after the import, and a failed import starts over: nothing to keep safe.
+    this.db.pragma('journal_mode = OFF');
+    this.db.pragma('synchronous = OFF');
+    this.db.exec(SCHEMA);
+    const insert = (table: string, n: number) => this.db.prepare(`INSERT INTO ${table} VALUES (${Array(n).fill('?').join(', ')})`);
+    this.insert = { player: insert('players', 11), match: insert('matches', 12), row: insert('rows', 19) };
+  }
+
+  /** Checks one line (its text, or why it was not read) and stages what it gives. */
+  add(ord: number, text: string | { reason: string }): void {
+    if (typeof text !== 'string') return this.refuse(ord, text.reason);
+    if (text.trim().length === 0) return;
+    const parsed = parseDatasetLine(text);
+    if ('reason' in parsed) return this.refuse(ord, parsed.reason);
+    if (!this.open) {
+      this.db.exec('BEGIN');
+      this.open = true;
+    }
+    if (parsed.record.type === 'player') this.player(ord, parsed.record);
+    else this.match(ord, parsed.record);
+  }
+
+  /** Ends a transaction of the stage (a chunk's lines): what was staged is on disk for the store to read. */
+  commit(): void {
+    if (this.open) this.db.exec('COMMIT');
+    this.open = false;
+  }
+
+  close(): StageReport {
+    this.commit();
+    this.db.close();
+    for (const [title, names] of this.names) this.report.names[title] = [...names];
+    return this.report;
+  }
+
+  private refuse(ord: number, reason: string): void {
+    if (this.report.refused.length < REFUSED_KEPT) this.report.refused.push({ ord, reason });
+    this.report.refusedCount++;
+  }
+
+  private player(ord: number, p: PlayerRecord): void {
+    const vanity = p.vanity ?? null;
+    this.insert.player.run(
+      ord,
+      p.title,
+      p.platform,
+      normalizeIdentifier(p.id),
+      p.id,
+      p.handle,
+      normalizeIdentifier(p.handle),
+      p.avatarUrl ?? null,
+      vanity,
+      vanity && normalizeIdentifier(vanity),
+      p.private ? 1 : 0,
+    );
+    this.report.players++;
+  }
+
+  private match(ord: number, m: MatchRecord): void {
+    const refusal = this.takeNames(ord, m);
+    if (refusal) return this.refuse(ord, refusal);
+    const startedAt = Date.parse(m.startedAt);
+    const [map, mode, playlist, queue, season] = [m.map ?? null, m.mode ?? null, m.playlist ?? null, m.queue ?? null, m.season ?? null];
+    const keys: [string, string][] = [];
+    for (const p of m.players) {
+      const player = normalizeIdentifier(p.id);
+      keys.push([p.platform, player]);
+      this.insert.row.run(
+        ord,
+        m.title,
+        p.platform,
+        player,
+        startedAt,
+        m.id,
+        m.durationSeconds,
+        p.team ?? null,
+        p.result ?? null,
+        p.hero ?? null,
+        p.legend ?? null,
+        map,
+        mode,
+        playlist,
+        queue,
+        season,
+        JSON.stringify(p.stats),
+        p.weapons ? JSON.stringify(p.weapons) : null,
+        p.id,
+      );
+    }
+    this.insert.match.run(ord, m.title, m.id, m.platform, startedAt, m.durationSeconds, map, mode, playlist, queue, season, JSON.stringify(keys));
+    this.report.matches++;
+  }
+
+  /**
+   * Takes the match's stat names, or says why it is refused: a name past the first MAX_STAT_NAMES
+   * of its title in this stage is past them in the file too (the import settles the rest across
+   * stages: src/service/import.ts).
+   */
+  private takeNames(ord: number, m: MatchRecord): string | undefined {
+    let names = this.names.get(m.title);
+    if (!names) this.names.set(m.title, (names = new Map<string, number>()));
+    for (const [i, p] of m.players.entries())
+      for (const key in p.stats) {
+        if (names.has(key)) continue;
+        if (names.size >= MAX_STAT_NAMES) return tooManyNames(m.title, i, key);
+        names.set(key, ord);
+      }
+    return undefined;
+  }
+}
+
+/** Why a match with a stat name past its title's first MAX_STAT_NAMES is refused. */
+export const tooManyNames = (title: string, player: number, name: string): string =>
+  `players.${player}.stats.${name}: more than ${MAX_STAT_NAMES} distinct stat names for ${title} in one import`;
