@@ -5,7 +5,7 @@
 // import is measured on data it was not written for:
 // - `current`: about 20 matches a player, the roster first;
 // - `long-tail`: about 2 matches a player (several hundred thousand players in 100,000 matches),
-//   drawn nearly evenly, the roster first, with ids as long as a real platform's;
+//   drawn nearly evenly, the roster first, with ids as long as a real platform's and in no order;
 // - `corrections`: `current` with one match in fifty sent again later with other numbers (the
 //   same id), as a dataset that corrects what it sent.
 import { LADDERS, platformsOfTitle, TITLE_SLUGS, type TitleSlug } from '../src/catalog/index.js';
@@ -28,7 +28,8 @@ export function poolSize(matches: number, shape: Shape = 'current'): number {
 /** The identifier of the player at activity rank `rank` (0 = busiest) of a title. */
 export function scalePlayer(title: TitleSlug, rank: number, shape: Shape = 'current'): { platform: string; id: string } {
   const platforms = platformsOfTitle(title);
-  const id = shape === 'long-tail' ? `${title.slice(-1)}-7656119${String(8_000_000_000 + rank * 7919)}` : `${title.slice(-1)}p${rank}`;
+  const id =
+    shape === 'long-tail' ? `${title.slice(-1)}-765611${String((rank * 2_654_435_761) % 4_294_967_291).padStart(10, '0')}` : `${title.slice(-1)}p${rank}`;
   return { platform: platforms[rank % platforms.length] ?? 'pc_store_a', id };
 }
 

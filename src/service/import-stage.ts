@@ -19,17 +19,46 @@ export const CHUNK_LINES = 2 ** 23;
 /** Refused lines a stage keeps (the import reports the first few of all, and counts the rest). */
 export const REFUSED_KEPT = 100;
 
-/** The stage's tables: what the store's tables take, with each line's order. */
-const SCHEMA = `
+/**
+ * The stage's tables: what the store's tables take, with each line's order. A match's rows go to one
+ * table of `parts` by their player (partOf), so that each of an import's workers can total its part
+ * of the players from every stage without reading the others' (src/service/sqlite-import.ts).
+ * player_id: the player's id as the line gives it, for a player without a record of their own.
+ */
+const schema = (parts: number) => `
 CREATE TABLE players (ord INTEGER NOT NULL, title TEXT, platform TEXT, id_norm TEXT, id TEXT, handle TEXT, handle_norm TEXT,
   avatar_url TEXT, vanity TEXT, vanity_norm TEXT, private INTEGER);
 CREATE TABLE matches (ord INTEGER NOT NULL, title TEXT, id TEXT, platform TEXT, started_at INTEGER, duration_s INTEGER,
   map TEXT, mode TEXT, playlist TEXT, queue TEXT, season INTEGER, players TEXT);
--- player_id: the player's id as the line gives it, for a player without a record of their own.
-CREATE TABLE rows (ord INTEGER NOT NULL, title TEXT, platform TEXT, player TEXT, started_at INTEGER, match_id TEXT, duration_s INTEGER,
-  team TEXT, result TEXT, hero TEXT, legend TEXT, map TEXT, mode TEXT, playlist TEXT, queue TEXT, season INTEGER, stats TEXT, weapons TEXT,
-  player_id TEXT);
+${rowTables(parts)
+  .map(
+    (table) => `CREATE TABLE ${table} (ord INTEGER NOT NULL, title TEXT, platform TEXT, player TEXT, started_at INTEGER, match_id TEXT,
+  duration_s INTEGER, team TEXT, result TEXT, hero TEXT, legend TEXT, map TEXT, mode TEXT, playlist TEXT, queue TEXT, season INTEGER,
+  stats TEXT, weapons TEXT, player_id TEXT)`,
+  )
+  .join(';\n')};
 `;
+
+/** The tables of a stage's rows, one a part. */
+const rowTables = (parts: number) => Array.from({ length: parts }, (_, part) => `rows_${part}`);
+
+/** Which of `parts` parts a player's rows go to: a hash of their normalised id (FNV-1a). */
+export function partOf(player: string, parts: number): number {
+  let h = 2166136261;
+  for (let i = 0; i < player.length; i++) h = Math.imul(h ^ player.charCodeAt(i), 16777619);
+  return (h >>> 0) % parts;
+}
+
+/**
+ * The stages (attached as stage0, stage1, ...) read as one table: `rows` all the row tables of
+ * each (as many as there are stages: see Stage), `rows_<part>` one part.
+ */
+export function stagedSql(stages: number, table: string, columns = '*'): string {
+  const tables = table === 'rows' ? rowTables(stages) : [table];
+  return `(${Array.from({ length: stages }, (_, i) => tables.map((t) => `SELECT ${columns} FROM stage${i}.${t}`))
+    .flat()
+    .join(' UNION ALL ')})`;
+}
 
 /** The columns of a match row the store keeps, in its table's order. */
 export const ROW_COLUMNS =
@@ -62,14 +91,18 @@ export class Stage {
   private readonly names = new Map<string, Map<string, number>>();
   private open = false;
 
-  constructor(readonly file: string) {
+  /** A stage in `file`, its rows in `parts` tables: one a stage of the import. */
+  constructor(
+    readonly file: string,
+    private readonly parts = 1,
+  ) {
     this.db = new Database(file);
     // A stage is thrown away after the import, and a failed import starts over: nothing to keep safe.
     this.db.pragma('journal_mode = OFF');
     this.db.pragma('synchronous = OFF');
-    this.db.exec(SCHEMA);
+    this.db.exec(schema(parts));
     const insert = (table: string, n: number) => this.db.prepare(`INSERT INTO ${table} VALUES (${Array(n).fill('?').join(', ')})`);
-    this.insert = { player: insert('players', 11), match: insert('matches', 12), row: insert('rows', 19) };
+    this.insert = { player: insert('players', 11), match: insert('matches', 12), rows: rowTables(parts).map((table) => insert(table, 19)) };
   }
 
   /** Checks one line (its text, or why it was not read) and stages what it gives. */
@@ -131,7 +164,7 @@ export class Stage {
     for (const p of m.players) {
       const player = normalizeIdentifier(p.id);
       keys.push([p.platform, player]);
-      this.insert.row.run(
+      (this.insert.rows[partOf(player, this.parts)] as Database.Statement).run(
         ord,
         m.title,
         p.platform,

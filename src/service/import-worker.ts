@@ -1,11 +1,14 @@
 // One of the threads that stage a dataset file (src/service/import-stage.ts), started through
 // import-worker.mjs. Worker `reader` of `readers` reads the file's chunks whose number divided by
 // `readers` leaves `reader`, so that the workers share the file evenly however its lines run; the
-// import numbers the lines once every chunk's are counted.
+// import numbers the lines once every chunk's are counted. Then, if the store asks (TotalsOffer),
+// it totals its share of the players from every stage.
 import { parentPort, workerData } from 'node:worker_threads';
 
 import { FileChangedError, fileLineChunks, longLineReason, type FileSnapshot } from './file-lines.js';
 import { CHUNK_LINES, Stage, type StageReport } from './import-stage.js';
+import { stageTotals } from './sqlite-import.js';
+import type { RankValues } from './ranks.js';
 
 export interface ImportWorkerData {
   /** The file as the import opened it: its descriptor is the process's, read by every worker alike. */
@@ -17,11 +20,20 @@ export interface ImportWorkerData {
   stage: string;
 }
 
-/** What a worker posts: its report with the lines of each chunk it read, or why it failed. */
+/** What a worker posts: each chunk's lines as it goes, its report with the lines of each chunk, its totals' values, or why it failed. */
 export type ImportWorkerMessage =
   | { kind: 'chunk'; lines: number }
   | { kind: 'done'; report: StageReport; chunks: [index: number, lines: number][] }
+  | { kind: 'totals'; ranks: RankValues }
   | { kind: 'error'; message: string; changed: boolean };
+
+/** What a worker is told once every stage is written: total its part of the players (stageTotals). */
+export interface TotalsTask {
+  files: string[];
+  superseded: number[];
+  part: number;
+  out: string;
+}
 
 /** Stages the chunks of `source` that `keep` says yes to (all without it) into `stage`; the line count of each. */
 export async function stageChunks(
@@ -49,9 +61,10 @@ export async function runImportWorker(): Promise<void> {
   const data = workerData as ImportWorkerData;
   const port = parentPort;
   if (!port) throw new Error('import-worker runs in a worker thread');
-  let message: ImportWorkerMessage;
+  const fail = (e: unknown) =>
+    port.postMessage({ kind: 'error', message: (e as Error).message, changed: e instanceof FileChangedError } satisfies ImportWorkerMessage);
   try {
-    const stage = new Stage(data.stage);
+    const stage = new Stage(data.stage, data.readers);
     const chunks = await stageChunks(
       stage,
       data.snapshot,
@@ -59,9 +72,18 @@ export async function runImportWorker(): Promise<void> {
       (index) => index % data.readers === data.reader,
       (lines) => port.postMessage({ kind: 'chunk', lines } satisfies ImportWorkerMessage),
     );
-    message = { kind: 'done', report: stage.close(), chunks };
+    port.postMessage({ kind: 'done', report: stage.close(), chunks } satisfies ImportWorkerMessage);
   } catch (e) {
-    message = { kind: 'error', message: (e as Error).message, changed: e instanceof FileChangedError };
+    return fail(e);
   }
-  port.postMessage(message);
+  // The import ends the thread when the store does not ask for totals.
+  port.once('message', (task: TotalsTask) => {
+    try {
+      const ranks = stageTotals(task.files, task.superseded, task.part, task.out);
+      const buffers = [...ranks.values()].flatMap((byKey) => [...byKey.values()].map((values) => values.buffer as ArrayBuffer));
+      port.postMessage({ kind: 'totals', ranks } satisfies ImportWorkerMessage, buffers);
+    } catch (e) {
+      fail(e);
+    }
+  });
 }

@@ -14,8 +14,9 @@ import Database from 'better-sqlite3';
 import { MAX_STAT_NAMES, type RefusedLine } from './dataset.js';
 import { CHUNK_BYTES, FileChangedError, MAX_LINE_BYTES, checkUnchanged, closeSnapshot, longLineReason, openSnapshot, type LongLine } from './file-lines.js';
 import { CHUNK_LINES, Stage, tooManyNames, type StageReport, type StagedRefusal } from './import-stage.js';
-import { stageChunks, type ImportWorkerData, type ImportWorkerMessage } from './import-worker.js';
-import type { Store } from './store-api.js';
+import { stageChunks, type ImportWorkerData, type ImportWorkerMessage, type TotalsTask } from './import-worker.js';
+import { mergeRankValues, type RankValues } from './ranks.js';
+import type { Store, TotalsOffer } from './store-api.js';
 
 export interface ImportSummary {
   /** Lines read, blank ones included. */
@@ -117,7 +118,8 @@ export async function importFile(
   try {
     return await withStages(async (dir) => {
       const files = Array.from({ length: Math.max(1, readers) }, (_, i) => join(dir, `stage-${i}.sqlite`));
-      let staged: { report: StageReport; chunks: [number, number][] }[];
+      let staged: Staged[];
+      let workers: StagingWorkers | undefined;
       let linesRead = 0;
       let bytesRead = 0;
       const progress = (lines: number, bytes: number) => {
@@ -135,8 +137,16 @@ export async function importFile(
           stage.close();
           throw e;
         }
-      } else staged = await stageInWorkers(files, { snapshot, chunkBytes, readers }, (lines) => progress(lines, chunkBytes));
-      checkUnchanged(snapshot);
+      } else {
+        workers = await stageInWorkers(files, { snapshot, chunkBytes, readers }, (lines) => progress(lines, chunkBytes));
+        staged = workers.staged;
+      }
+      try {
+        checkUnchanged(snapshot);
+      } catch (e) {
+        await workers?.stop();
+        throw e;
+      }
       options.onBytes?.(snapshot.size, snapshot.size);
       // Each chunk's first line's number: the lines of the chunks before it, counted.
       const chunks = staged.flatMap((s) => s.chunks).sort((a, b) => a[0] - b[0]);
@@ -147,14 +157,19 @@ export async function importFile(
         lines += count;
       }
       const lineOf = (ord: number) => (before.get(Math.floor(ord / CHUNK_LINES)) ?? 0) + (ord % CHUNK_LINES) + 1;
-      return finish(
-        store,
-        files,
-        staged.map((s) => s.report),
-        lineOf,
-        lines,
-        options,
-      );
+      try {
+        return await finish(
+          store,
+          files,
+          staged.map((s) => s.report),
+          lineOf,
+          lines,
+          options,
+          workers?.offer(dir),
+        );
+      } finally {
+        await workers?.stop();
+      }
     });
   } finally {
     closeSnapshot(snapshot);
@@ -171,38 +186,69 @@ async function withStages<T>(work: (dir: string) => Promise<T>): Promise<T> {
   }
 }
 
+/** A stage's report, and the number and line count of each chunk it read. */
+interface Staged {
+  report: StageReport;
+  chunks: [index: number, lines: number][];
+}
+
+/** The worker threads that staged a file, kept for the store's totals (TotalsOffer) until stopped. */
+interface StagingWorkers {
+  staged: Staged[];
+  offer(dir: string): TotalsOffer;
+  stop(): Promise<void>;
+}
+
 /** Stages the file in `files.length` worker threads, one stage each. */
-function stageInWorkers(
-  files: string[],
-  common: Omit<ImportWorkerData, 'reader' | 'stage'>,
-  onChunk: (lines: number) => void,
-): Promise<{ report: StageReport; chunks: [number, number][] }[]> {
+function stageInWorkers(files: string[], common: Omit<ImportWorkerData, 'reader' | 'stage'>, onChunk: (lines: number) => void): Promise<StagingWorkers> {
   const workers = files.map(
     (stage, reader) => new Worker(new URL('./import-worker.mjs', import.meta.url), { workerData: { ...common, reader, stage } satisfies ImportWorkerData }),
   );
-  return new Promise((resolve, reject) => {
-    const done: ({ report: StageReport; chunks: [number, number][] } | undefined)[] = workers.map(() => undefined);
-    let settled = false;
-    const fail = (e: Error) => {
-      if (settled) return;
-      settled = true;
-      void Promise.all(workers.map((w) => w.terminate())).finally(() => reject(e));
-    };
-    workers.forEach((worker, i) => {
-      worker.on('message', (m: ImportWorkerMessage) => {
-        if (m.kind === 'chunk') return onChunk(m.lines);
-        if (m.kind === 'error') return fail(m.changed ? new FileChangedError() : new Error(m.message));
-        done[i] = m;
-        if (settled || done.some((d) => d === undefined)) return;
-        settled = true;
-        resolve(done as { report: StageReport; chunks: [number, number][] }[]);
-      });
-      worker.on('error', fail);
-      // A worker ends once it has said done; before that, its end is the import's failure.
-      worker.on('exit', (code) => {
-        if (!done[i]) fail(new Error(`the import's worker stopped (exit ${code})`));
-      });
+  let stopping = false;
+  const stop = () => {
+    stopping = true;
+    return Promise.all(workers.map((w) => w.terminate())).then(() => undefined);
+  };
+  const staged: (Staged | undefined)[] = workers.map(() => undefined);
+  const totals: (RankValues | undefined)[] = workers.map(() => undefined);
+  /** Told what goes wrong: the staging, then the totals once asked for. */
+  let fail: (e: Error) => void = () => undefined;
+  let totalled: (ranks: RankValues) => void = () => undefined;
+  let asked = false;
+  workers.forEach((worker, i) => {
+    worker.on('message', (m: ImportWorkerMessage) => {
+      if (m.kind === 'chunk') onChunk(m.lines);
+      else if (m.kind === 'error') fail(m.changed ? new FileChangedError() : new Error(m.message));
+      else if (m.kind === 'done') staged[i] = m;
+      else totals[i] = m.ranks;
+      if (m.kind === 'totals' && totals.every((t) => t !== undefined)) totalled(mergeRankValues(totals));
     });
+    worker.on('error', (e) => fail(e));
+    // A worker ends once it has given what it was asked for, or is stopped; before that, its end is the import's failure.
+    worker.on('exit', (code) => {
+      if (!stopping && (!staged[i] || (asked && !totals[i]))) fail(new Error(`the import's worker stopped (exit ${code})`));
+    });
+  });
+  const offer = (dir: string): TotalsOffer => ({
+    files: files.map((_, i) => join(dir, `totals-${i}.sqlite`)),
+    start(superseded) {
+      return new Promise<RankValues>((resolve, reject) => {
+        [fail, totalled, asked] = [reject, resolve, true];
+        workers.forEach((w, part) => w.postMessage({ files, superseded, part, out: this.files[part] as string } satisfies TotalsTask));
+      });
+    },
+  });
+  return new Promise((resolve, reject) => {
+    fail = (e) => {
+      fail = () => undefined;
+      void stop().finally(() => reject(e));
+    };
+    for (const w of workers)
+      w.on('message', (m: ImportWorkerMessage) => {
+        if (m.kind !== 'done' || staged.some((x) => x === undefined)) return;
+        fail = () => undefined;
+        resolve({ staged: staged as Staged[], offer, stop });
+      });
   });
 }
 
@@ -218,6 +264,7 @@ async function finish(
   lineOf: (ord: number) => number,
   lines: number,
   options: ImportOptions,
+  offer?: TotalsOffer,
 ): Promise<ImportSummary> {
   const refusals: StagedRefusal[] = reports.flatMap((r) => r.refused);
   let refused = reports.reduce((n, r) => n + r.refusedCount, 0);
@@ -232,13 +279,13 @@ async function finish(
   const excess = excessNames(reports);
   if (excess.size > 0) {
     for (const file of files) {
-      const late = refuseExcess(file, excess);
+      const late = refuseExcess(file, files.length, excess);
       refusals.push(...late);
       refused += late.length;
       summary.matches -= late.length;
     }
   }
-  await store.importStages(files);
+  await store.importStages(files, offer);
   summary.refused = refused;
   summary.taken = summary.players + summary.matches;
   refusals.sort((a, b) => a.ord - b.ord);
@@ -265,32 +312,27 @@ function excessNames(reports: StageReport[]): Map<string, Set<string>> {
   return excess;
 }
 
-/** Takes out of a stage the matches with a name of `excess`; their refusals. */
-function refuseExcess(file: string, excess: Map<string, Set<string>>): StagedRefusal[] {
+/** Takes out of a stage (one of `stages`) the matches with a name of `excess`; their refusals. */
+function refuseExcess(file: string, stages: number, excess: Map<string, Set<string>>): StagedRefusal[] {
   const db = new Database(file);
   try {
-    const refusals: StagedRefusal[] = [];
-    let last = -1;
-    let player = 0;
-    for (const row of db.prepare('SELECT ord, title, stats FROM rows ORDER BY ord, rowid').iterate() as Iterable<{
-      ord: number;
-      title: string;
-      stats: string;
-    }>) {
-      player = row.ord === last ? player + 1 : 0;
-      if (row.ord === last && refusals.at(-1)?.ord === row.ord) continue;
-      last = row.ord;
+    const refusals = new Map<number, StagedRefusal>();
+    // The rows of each part, with their player's place in the match (its list of players), the earliest first.
+    const rows =
+      db.prepare(`SELECT r.ord, r.title, r.stats, (SELECT j.key FROM json_each(m.players) j WHERE j.value ->> 1 = r.player AND j.value ->> 0 = r.platform) AS seat
+      FROM (${Array.from({ length: stages }, (_, part) => `SELECT * FROM rows_${part}`).join(' UNION ALL ')}) r JOIN matches m USING (ord) ORDER BY r.ord, seat`);
+    for (const row of rows.iterate() as Iterable<{ ord: number; title: string; stats: string; seat: number }>) {
       const names = excess.get(row.title);
       const name = names && Object.keys(JSON.parse(row.stats) as object).find((key) => names.has(key));
-      if (name) refusals.push({ ord: row.ord, reason: tooManyNames(row.title, player, name) });
+      if (name && !refusals.has(row.ord)) refusals.set(row.ord, { ord: row.ord, reason: tooManyNames(row.title, row.seat, name) });
     }
     db.transaction(() => {
-      for (const table of ['matches', 'rows']) {
+      for (const table of ['matches', ...Array.from({ length: stages }, (_, part) => `rows_${part}`)]) {
         const drop = db.prepare(`DELETE FROM ${table} WHERE ord = ?`);
-        for (const r of refusals) drop.run(r.ord);
+        for (const ord of refusals.keys()) drop.run(ord);
       }
     })();
-    return refusals;
+    return [...refusals.values()];
   } finally {
     db.close();
   }

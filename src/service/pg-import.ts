@@ -5,8 +5,8 @@
 import Database from 'better-sqlite3';
 import type pg from 'pg';
 
-import { MATCH_COLUMNS, PLAYER_COLUMNS, ROW_COLUMNS } from './import-stage.js';
-import { addValues, buildRankChunks } from './ranks.js';
+import { MATCH_COLUMNS, PLAYER_COLUMNS, ROW_COLUMNS, stagedSql } from './import-stage.js';
+import { addValues, buildRankChunks, sortedLists } from './ranks.js';
 import { storedValues } from './totals.js';
 
 /** Stage rows sent a statement. */
@@ -35,7 +35,7 @@ export async function takeStagesPg(c: pg.ClientBase, files: readonly string[]): 
   const local = new Database(':memory:');
   try {
     files.forEach((file, i) => local.prepare(`ATTACH ? AS stage${i}`).run(file));
-    const staged = (table: string, columns: string) => `(${files.map((_, i) => `SELECT ${columns} FROM stage${i}.${table}`).join(' UNION ALL ')})`;
+    const staged = (table: string, columns: string) => stagedSql(files.length, table, columns);
     // Matches given again later in the file: only the last of each id is taken.
     local.exec(`CREATE TABLE superseded (ord INTEGER PRIMARY KEY);
       INSERT INTO superseded SELECT ord FROM
@@ -104,7 +104,7 @@ async function rebuildRanks(c: pg.ClientBase, title: string): Promise<void> {
   const { rows } = await c.query<{ totals: string }>('SELECT totals FROM player_totals WHERE title = $1', [title]);
   for (const { totals } of rows) addValues(byKey, storedValues(totals));
   await c.query('DELETE FROM rank_chunks WHERE title = $1', [title]);
-  const chunks = buildRankChunks(byKey);
+  const chunks = buildRankChunks(sortedLists(byKey));
   if (chunks.length === 0) return;
   await c.query(
     `INSERT INTO rank_chunks (title, key, lo, below, population, data)

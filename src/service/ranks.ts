@@ -28,19 +28,56 @@ export function addValues(byKey: Map<string, number[]>, values: Record<string, n
   }
 }
 
-/** Chunks of every stat's values. */
-export function buildRankChunks(byKey: Map<string, number[]>): RankChunk[] {
+/**
+ * A stat's values sorted ascending, in a typed array (which sorts natively, several times faster
+ * than an array with a comparator). NaN and the infinities are left out: no stat or ratio of a
+ * checked dataset is one, but a NaN (a K/D of sums that overflowed) equals nothing, and the runs of
+ * buildRankChunks waited for it to equal itself, forever.
+ */
+export function sortedValues(list: ArrayLike<number>): Float64Array {
+  const all = Float64Array.from(list);
+  let finite = 0;
+  for (const v of all) if (Number.isFinite(v)) all[finite++] = v;
+  return all.subarray(0, finite).sort();
+}
+
+/** By title, each stat's values sorted (sortedValues): what the ranks are built of, and what an import's workers hand over. */
+export type RankValues = Map<string, Map<string, Float64Array>>;
+
+/** Each stat's values sorted. */
+export const sortedLists = (byKey: Map<string, number[]>): Map<string, Float64Array> => new Map([...byKey].map(([key, list]) => [key, sortedValues(list)]));
+
+/** The values of several parts of the players, as one. */
+export function mergeRankValues(parts: readonly RankValues[]): RankValues {
+  const all: RankValues = new Map();
+  for (const part of parts)
+    for (const [title, byKey] of part) {
+      let into = all.get(title);
+      if (!into) all.set(title, (into = new Map<string, Float64Array>()));
+      for (const [key, values] of byKey) {
+        const had = into.get(key);
+        into.set(key, had ? mergeSorted(had, values) : values);
+      }
+    }
+  return all;
+}
+
+/** Two sorted lists of values as one. */
+export function mergeSorted(a: Float64Array, b: Float64Array): Float64Array {
+  const out = new Float64Array(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  while (i < a.length && j < b.length) out[k++] = (a[i] as number) <= (b[j] as number) ? (a[i++] as number) : (b[j++] as number);
+  out.set(a.subarray(i), k);
+  out.set(b.subarray(j), k + a.length - i);
+  return out;
+}
+
+/** Chunks of every stat's values, each list sorted (sortedValues). */
+export function buildRankChunks(byKey: Map<string, Float64Array>): RankChunk[] {
   const chunks: RankChunk[] = [];
-  for (const [key, list] of byKey) {
-    // A typed array sorts numbers natively, several times faster than an array with a comparator
-    // (an import sorts one list a stat of each title it touches).
-    // NaN and the infinities are left out: no stat or ratio of a checked dataset is one, but a NaN
-    // (a K/D of sums that overflowed) equals nothing, and the runs below waited for it to equal
-    // itself, forever.
-    const all = Float64Array.from(list);
-    let finite = 0;
-    for (const v of all) if (Number.isFinite(v)) all[finite++] = v;
-    const values = all.subarray(0, finite).sort();
+  for (const [key, values] of byKey) {
     const population = values.length;
     let i = 0;
     while (i < population) {

@@ -3,6 +3,7 @@
 // read is a promise so that both fit; lookups never see SQL.
 import type { PlatformSlug, SegmentDimension, TitleSlug } from '../catalog/index.js';
 import type { AggregateRow, MatchRow } from './aggregate.js';
+import type { RankValues } from './ranks.js';
 
 /**
  * The store did not answer (its server down or unreachable, a connection lost, a statement over
@@ -71,6 +72,16 @@ export interface Place {
   population: number;
 }
 
+/**
+ * A file import's offer to a store: its workers total the staged rows, a part of the players each,
+ * into `files` (src/service/sqlite-import.ts, stageTotals), once told which staged matches a later
+ * line supersedes. A store uses it or not.
+ */
+export interface TotalsOffer {
+  files: string[];
+  start(superseded: number[]): Promise<RankValues>;
+}
+
 export interface Store {
   readonly kind: 'sqlite' | 'postgres';
   /** Changes whenever the data does (an import, here or, for PostgreSQL, in another process); caches key on it. */
@@ -81,7 +92,7 @@ export interface Store {
    * import wins, and a player record replaces the one before. Totals and ranks are complete when it
    * resolves; until then lookups see the store as it was.
    */
-  importStages(files: readonly string[]): Promise<void>;
+  importStages(files: readonly string[], offer?: TotalsOffer): Promise<void>;
   /** Looks a player up by exact identifier (case-insensitive). */
   playerById(title: TitleSlug, platform: PlatformSlug, identifier: string): Promise<PlayerRow | undefined>;
   playerByVanity(title: TitleSlug, platform: PlatformSlug, vanity: string): Promise<PlayerRow | undefined>;

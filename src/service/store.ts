@@ -12,7 +12,7 @@ import type { PlatformSlug, SegmentDimension, TitleSlug } from '../catalog/index
 import type { AggregateRow, MatchRow } from './aggregate.js';
 import { normalizeIdentifier } from './identifiers.js';
 import { placeInChunk } from './ranks.js';
-import type { MatchFilter, Place, PlayerRow, PlayerSummary, Store, StoredMatch, StoredMatchPlayer } from './store-api.js';
+import type { MatchFilter, Place, PlayerRow, PlayerSummary, Store, StoredMatch, StoredMatchPlayer, TotalsOffer } from './store-api.js';
 import { takeStages } from './sqlite-import.js';
 import { storedValues } from './totals.js';
 
@@ -20,6 +20,20 @@ export type { MatchFilter, Place, PlayerRow, PlayerSummary, Store, StoredMatch, 
 
 /** How long a statement waits for another connection's write lock before it fails. */
 const BUSY_TIMEOUT_MS = 5_000;
+
+/**
+ * The store's indexes, by name. A first import fills the tables without them and builds each once
+ * at its end, a sort rather than an insert in a random place per row (src/service/sqlite-import.ts).
+ */
+export const INDEXES = {
+  players_by_handle: 'CREATE INDEX IF NOT EXISTS players_by_handle ON players (title, platform, handle_norm)',
+  players_by_vanity: 'CREATE INDEX IF NOT EXISTS players_by_vanity ON players (title, platform, vanity_norm) WHERE vanity_norm IS NOT NULL',
+  // The id first: it tells most keys apart, so that the sort building the index mostly compares one column.
+  matches_by_id: 'CREATE UNIQUE INDEX IF NOT EXISTS matches_by_id ON matches (id, title)',
+  // A player's rows in time order, with the duration: a player's timeline (the sessions' cut) is read from the index alone.
+  match_players_by_player:
+    'CREATE UNIQUE INDEX IF NOT EXISTS match_players_by_player ON match_players (player, title, platform, started_at, match_id, duration_s)',
+};
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS players (
@@ -29,8 +43,6 @@ CREATE TABLE IF NOT EXISTS players (
   declared INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (title, platform, id_norm)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS players_by_handle ON players (title, platform, handle_norm);
-CREATE INDEX IF NOT EXISTS players_by_vanity ON players (title, platform, vanity_norm) WHERE vanity_norm IS NOT NULL;
 
 -- players: the [platform, player] of each row, so that a report reads each by its whole key.
 CREATE TABLE IF NOT EXISTS matches (
@@ -38,11 +50,8 @@ CREATE TABLE IF NOT EXISTS matches (
   started_at INTEGER NOT NULL, duration_s INTEGER NOT NULL,
   map TEXT, mode TEXT, playlist TEXT, queue TEXT, season INTEGER, players TEXT NOT NULL
 );
--- The id first: it tells most keys apart, so that the sort building the index mostly compares one column.
-CREATE UNIQUE INDEX IF NOT EXISTS matches_by_id ON matches (id, title);
 
--- A player's rows, in time order, through the index. It carries the duration too, so that a
--- player's timeline (the sessions' cut) is read from the index alone.
+-- A player's rows are found through match_players_by_player.
 CREATE TABLE IF NOT EXISTS match_players (
   title TEXT NOT NULL, platform TEXT NOT NULL, player TEXT NOT NULL,
   started_at INTEGER NOT NULL, match_id TEXT NOT NULL,
@@ -50,7 +59,7 @@ CREATE TABLE IF NOT EXISTS match_players (
   map TEXT, mode TEXT, playlist TEXT, queue TEXT, season INTEGER,
   stats TEXT NOT NULL, weapons TEXT
 );
-CREATE UNIQUE INDEX IF NOT EXISTS match_players_by_player ON match_players (player, title, platform, started_at, match_id, duration_s);
+${Object.values(INDEXES).join(';\n')};
 
 -- keys: what the player's matches hold (PlayerKeys), read from the rows when first asked for and
 -- kept until the player's totals change (writing them leaves it NULL).
@@ -156,10 +165,9 @@ export class StatsStore implements Store {
     return Promise.resolve();
   }
 
-  importStages(files: readonly string[]): Promise<void> {
-    takeStages(this.db, files, availableParallelism());
+  async importStages(files: readonly string[], offer?: TotalsOffer): Promise<void> {
+    await takeStages(this.db, files, availableParallelism(), offer);
     this.generation++;
-    return Promise.resolve();
   }
 
   playerById(title: TitleSlug, platform: PlatformSlug, identifier: string): Promise<PlayerRow | undefined> {

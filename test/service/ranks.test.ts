@@ -3,15 +3,15 @@ import { Worker } from 'node:worker_threads';
 
 import { describe, expect, it } from 'vitest';
 
-import { buildRankChunks, placeInChunk } from '../../src/service/ranks.js';
+import { buildRankChunks, mergeSorted, placeInChunk, sortedLists, sortedValues } from '../../src/service/ranks.js';
 
-/** buildRankChunks(byKey) in a worker thread, given `ms` to answer: a loop that never ends there fails the test instead of hanging it. */
+/** buildRankChunks(sortedLists(byKey)) in a worker thread, given `ms` to answer: a loop that never ends there fails the test instead of hanging it. */
 async function buildInWorker(byKey: Map<string, number[]>, ms: number): Promise<ReturnType<typeof buildRankChunks>> {
   const code = `
     const { parentPort, workerData } = require('node:worker_threads');
     import('tsx/esm/api')
       .then(({ tsImport }) => tsImport(workerData.ranks, workerData.ranks))
-      .then((ranks) => parentPort.postMessage(ranks.buildRankChunks(workerData.byKey)));`;
+      .then((ranks) => parentPort.postMessage(ranks.buildRankChunks(ranks.sortedLists(workerData.byKey))));`;
   const workerData = {
     ranks: pathToFileURL(fileURLToPath(new URL('../../src/service/ranks.ts', import.meta.url))).href,
     byKey,
@@ -44,6 +44,13 @@ describe('rank chunks', () => {
     const data = { ...kd, data: Buffer.from(kd.data) };
     expect(placeInChunk(data, 2)).toEqual({ below: 2, atOrBelow: 4, population: 4 });
     // Here too, once the worker has shown it returns.
-    expect(buildRankChunks(byKey)).toHaveLength(1);
+    expect(buildRankChunks(sortedLists(byKey))).toHaveLength(1);
+  });
+
+  it('merge sorted parts of the values into the list one sort of them all gives', () => {
+    const values = Array.from({ length: 500 }, (_, i) => ((i * 7919) % 101) / 4);
+    const [a, b] = [sortedValues(values.slice(0, 180)), sortedValues(values.slice(180))];
+    expect([...mergeSorted(a, b)]).toEqual([...sortedValues(values)]);
+    expect([...mergeSorted(new Float64Array(), b)]).toEqual([...b]);
   });
 });
