@@ -17,7 +17,7 @@ const UNIT = [
   'test/resilience/memory.test.ts',
   'test/bot/{card-budget,client,interaction-ledger,interaction-payload,router,signature,sqlite-store}.test.ts',
   'test/lookup/{answer-forms,real-shapes,stat-fast-path,warning-throttle}.test.ts',
-  'test/service/{aggregate,dataset-fast-path,file-lines,jsonb,key-table,match-line,memo,plans,prepared,ranked,ranks,sessions,totals}.test.ts',
+  'test/service/{aggregate,dataset,file-lines,memo,plans,ranked,ranks,sessions}.test.ts',
 ];
 
 export default defineConfig({

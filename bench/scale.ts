@@ -15,14 +15,23 @@ import { parseArgs } from 'node:util';
 
 import pg from 'pg';
 
-import { defaultImportWorkers, importFile } from '../src/service/import.js';
-import { Memo, matchReport, matches, profile, search, segments, sessions, type LookupContext } from '../src/service/lookups.js';
-import { PgStore } from '../src/service/pg-store.js';
+import type * as Import from '../src/service/import.js';
+import type * as Lookups from '../src/service/lookups.js';
+import type { LookupContext } from '../src/service/lookups.js';
+import type * as Pg from '../src/service/pg-store.js';
 import type { Store } from '../src/service/store-api.js';
-import { StatsStore } from '../src/service/store.js';
+import type * as Sqlite from '../src/service/store.js';
 import { describeMachine, describeReferenceLoop } from './machine.js';
 import { botWhileImporting } from './scale-bot.js';
 import { SHAPES, benchPlayers, scaleLines, scalePlayer, type Shape } from './scale-data.js';
+
+// The service as `npm run service` runs it: compiled (`prebench:scale` builds it), so that the
+// import's worker threads load JavaScript, not TypeScript through a loader each.
+const service = '../dist/src/service';
+const { defaultImportWorkers, importFile } = (await import(`${service}/import.js`)) as typeof Import;
+const { Memo, matchReport, matches, profile, search, segments, sessions } = (await import(`${service}/lookups.js`)) as typeof Lookups;
+const { PgStore } = (await import(`${service}/pg-store.js`)) as typeof Pg;
+const { StatsStore } = (await import(`${service}/store.js`)) as typeof Sqlite;
 
 const { values: args } = parseArgs({
   options: {
@@ -252,9 +261,9 @@ async function measure(n: number, kind: 'sqlite' | 'postgres', data: string, sha
       const c = process.cpuUsage();
       await importFile(store, file);
       const u = process.cpuUsage(c);
-      const label = `import into the full store, ${tenth} matches ${what}`;
-      record({ matches: label, store: kind, figure: label, value: Math.round(tenth / ((performance.now() - t) / 1000)), unit: 'matches/s' });
-      record({ matches: label, store: kind, figure: `${label}, per CPU second`, value: Math.round(tenth / ((u.user + u.system) / 1e6)), unit: 'matches/s' });
+      const figure = `import into the full store, ${tenth} matches ${what}`;
+      record({ matches: label, store: kind, figure, value: Math.round(tenth / ((performance.now() - t) / 1000)), unit: 'matches/s' });
+      record({ matches: label, store: kind, figure: `${figure}, per CPU second`, value: Math.round(tenth / ((u.user + u.system) / 1e6)), unit: 'matches/s' });
     }
     await store.close();
   } finally {

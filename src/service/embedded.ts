@@ -137,7 +137,7 @@ export async function serveEmbedded(source: EmbeddedSource, logger?: Logger, opt
     try {
       swappable.swap(new StatsStore(db));
     } catch (e) {
-      // A file that cannot be served (a bulk load stopped half-way): the import replaces it.
+      // A file that cannot be served (of an earlier layout, or its first import stopped half-way): the import replaces it.
       logger?.warn({ db, err: (e as Error).message }, 'the kept store cannot be served while the dataset is imported');
     }
   }

@@ -31,7 +31,7 @@ const removeFiles = (path: string) => {
 };
 
 // The import gives way to the process it serves (the bot answering its users) when both want the
-// CPU: threads started from here on (the parse worker, SQLite's sorters) inherit this priority.
+// CPU: threads started from here on (the import's workers, SQLite's sorters) inherit this priority.
 try {
   setPriority(importNice());
 } catch {

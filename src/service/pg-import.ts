@@ -26,8 +26,9 @@ const STAGED = {
 
 /** A player's totals from their rows (`mp`, grouped by player): the layout storedValues reads. */
 const TOTALS_SQL = `json_build_object('matchesPlayed', COUNT(*), 'wins', COUNT(*) FILTER (WHERE mp.result = 'win'),
-  'losses', COUNT(*) FILTER (WHERE mp.result = 'loss'), 'timePlayed', SUM(mp.duration_s), 'sums', (SELECT COALESCE(json_object_agg(key, total), '{}')
-    FROM (SELECT j.key, SUM(j.value::float8) AS total FROM match_players r, jsonb_each_text(r.stats::jsonb) j
+  'losses', COUNT(*) FILTER (WHERE mp.result = 'loss'), 'timePlayed', SUM(mp.duration_s),
+  'sums', (SELECT COALESCE(json_object_agg(key, json_build_array(total, n)), '{}')
+    FROM (SELECT j.key, SUM(j.value::float8) AS total, COUNT(*) AS n FROM match_players r, jsonb_each_text(r.stats::jsonb) j
       WHERE r.title = mp.title AND r.platform = mp.platform AND r.player = mp.player GROUP BY j.key) s))::text`;
 
 /** Takes the stages in `files` into the store, in the transaction of `c`. */

@@ -8,7 +8,6 @@
 // of the players the import touches are summed again from all their rows here.
 import Database from 'better-sqlite3';
 
-import { totalsToValues } from './aggregate.js';
 import { MATCH_COLUMNS, PLAYER_COLUMNS, ROW_COLUMNS, stagedSql } from './import-stage.js';
 import { addValues, buildRankChunks, sortedLists, type RankValues } from './ranks.js';
 import type { TotalsOffer } from './store-api.js';
@@ -21,36 +20,62 @@ const TOTALS_TABLE = 'CREATE TABLE IF NOT EXISTS totals (title TEXT, platform TE
 type Totals = StoredTotals & { title: string };
 
 /**
- * The aggregate `stored_totals(title, result, duration_s, stats)` for SQL's GROUP BY: a player's
- * StoredTotals as JSON, their values kept in `ranks` for their title's. In SQL alone each player's
- * sums were a correlated query of their own, twice the time over many players with few matches.
+ * The aggregate `stored_totals(title, seed, sign, result, duration_s, stats)` for SQL's GROUP BY: a
+ * player's StoredTotals as JSON, from their stored totals (`seed`, JSON) and rows added (`sign` 1) or
+ * taken away (-1: a match replaced), so that an import costs what it imports; null when no match is
+ * left. With `lists`, each player's values are kept there for their title's ranks. In SQL alone each
+ * player's sums were a correlated query of their own, twice the time over many players.
  */
-function totalsAggregate(db: Database.Database, ranks: Map<string, Map<string, number[]>>): void {
+function totalsAggregate(db: Database.Database, lists?: Map<string, Map<string, number[]>>): void {
   db.aggregate('stored_totals', {
     varargs: true,
     // Sums without a prototype: a stat may be named `constructor` or `toString`.
-    start: (): Totals => ({ title: '', matchesPlayed: 0, wins: 0, losses: 0, timePlayed: 0, sums: Object.create(null) as Record<string, number> }),
+    start: (): Totals => ({ title: '', matchesPlayed: 0, wins: 0, losses: 0, timePlayed: 0, sums: Object.create(null) as Totals['sums'] }),
     step: (t: Totals, ...row: unknown[]) => {
-      const [title, result, duration, stats] = row as [string, string | null, number, string];
+      const [title, seed, sign, result, duration, stats] = row as [string, string | null, number, string | null, number, string | null];
       t.title = title;
-      t.matchesPlayed++;
-      if (result === 'win') t.wins++;
-      else if (result === 'loss') t.losses++;
-      t.timePlayed += duration;
-      const numbers = JSON.parse(stats) as Record<string, number>;
-      for (const key in numbers) t.sums[key] = (t.sums[key] ?? 0) + (numbers[key] as number);
+      const add = (key: string, sum: number, n: number) => {
+        const had = t.sums[key];
+        if (had) [had[0], had[1]] = [had[0] + sum, had[1] + n];
+        else t.sums[key] = [sum, n];
+      };
+      if (seed !== null) {
+        const stored = JSON.parse(seed) as StoredTotals;
+        t.matchesPlayed += stored.matchesPlayed;
+        t.wins += stored.wins;
+        t.losses += stored.losses;
+        t.timePlayed += stored.timePlayed;
+        for (const key in stored.sums) add(key, ...(stored.sums[key] as [number, number]));
+        return t;
+      }
+      t.matchesPlayed += sign;
+      if (result === 'win') t.wins += sign;
+      else if (result === 'loss') t.losses += sign;
+      t.timePlayed += sign * duration;
+      const numbers = JSON.parse(stats ?? '{}') as Record<string, number>;
+      for (const key in numbers) add(key, sign * (numbers[key] as number), sign);
       return t;
     },
     result: ({ title, ...totals }: Totals) => {
-      let byKey = ranks.get(title);
-      if (!byKey) ranks.set(title, (byKey = new Map<string, number[]>()));
-      addValues(byKey, totalsToValues({ ...totals, sums: new Map(Object.entries(totals.sums)) }));
+      if (totals.matchesPlayed <= 0) return null;
+      // A stat none of the player's matches has any more is gone, as from a sum of their rows.
+      for (const key in totals.sums) if ((totals.sums[key]?.[1] ?? 0) <= 0) delete totals.sums[key];
+      if (lists) {
+        let byKey = lists.get(title);
+        if (!byKey) lists.set(title, (byKey = new Map<string, number[]>()));
+        addValues(byKey, storedValues(totals));
+      }
       return JSON.stringify(totals);
     },
   });
 }
 
 const attach = (db: Database.Database, files: readonly string[], as = 'stage') => files.forEach((file, i) => db.prepare(`ATTACH ? AS ${as}${i}`).run(file));
+
+/** Totals of the rows in `rows` (title, platform, player, seed, sign, result, duration_s, stats, and `extra` columns), by player. */
+const totalsSql = (rows: string, extra = '') =>
+  `SELECT title, platform, player, stored_totals(title, seed, sign, result, duration_s, stats) AS totals${extra}
+   FROM ${rows} GROUP BY player, title, platform`;
 
 /**
  * A worker's part of TotalsOffer: the totals of the players of part `part` (partOf) over the
@@ -69,14 +94,15 @@ export function stageTotals(files: readonly string[], superseded: readonly numbe
     const lists = new Map<string, Map<string, number[]>>();
     totalsAggregate(db, lists);
     // SQLite takes a bare column (player_id) from the row of the one MIN in the query.
-    db.exec(`INSERT INTO totals SELECT title, platform, player, stored_totals(title, result, duration_s, stats), player_id, MIN(ord)
-      FROM ${stagedSql(files.length, `rows_${part}`, 'ord, title, platform, player, result, duration_s, stats, player_id')}
-      WHERE ord NOT IN (SELECT ord FROM temp.superseded) GROUP BY player, title, platform`);
+    const rows = `(SELECT *, NULL AS seed, 1 AS sign FROM ${stagedSql(files.length, `rows_${part}`)} WHERE ord NOT IN (SELECT ord FROM temp.superseded))`;
+    db.exec(`INSERT INTO totals ${totalsSql(rows, ', player_id, MIN(ord)')}`);
     return new Map([...lists].map(([title, byKey]) => [title, sortedLists(byKey)]));
   } finally {
     db.close();
   }
 }
+
+const DROP_TEMP = ['superseded', 'replaced', 'gone', 'touched', 'changed'].map((t) => `DROP TABLE IF EXISTS temp.${t}`).join('; ');
 
 /** Takes the stages in `files` into the store `db`; into one without matches, with totals from `offer` when there is one. */
 export async function takeStages(db: Database.Database, files: readonly string[], cores: number, offer?: TotalsOffer): Promise<void> {
@@ -89,9 +115,7 @@ export async function takeStages(db: Database.Database, files: readonly string[]
   const staged = (table: string, columns = '*') => stagedSql(files.length, table, columns);
   // Matches given again later in the file: only the last of each id is taken.
   const latest = 'ord NOT IN (SELECT ord FROM temp.superseded)';
-  const lists = new Map<string, Map<string, number[]>>();
-  totalsAggregate(db, lists);
-  let offered: RankValues | undefined;
+  totalsAggregate(db);
   db.pragma(`threads = ${cores}`);
   // A file without matches yet is filled without the write-ahead log, which would write each page
   // twice (there, then in the file): the rollback journal kept in memory instead. A crash half-way
@@ -107,81 +131,84 @@ export async function takeStages(db: Database.Database, files: readonly string[]
       CREATE TEMP TABLE superseded (ord INTEGER PRIMARY KEY);
       INSERT INTO temp.superseded SELECT ord FROM
         (SELECT ord, row_number() OVER (PARTITION BY title, id ORDER BY ord DESC) AS later FROM ${staged('matches', 'ord, title, id')}) WHERE later > 1;
-      -- Players whose totals change: every player of a fresh store, else those of the stored matches replaced and of the new ones.
-      CREATE TEMP TABLE touched (title TEXT, platform TEXT, player TEXT, PRIMARY KEY (player, title, platform)) WITHOUT ROWID;
-      CREATE TEMP TABLE replaced (rid INTEGER PRIMARY KEY, title TEXT, id TEXT, started_at INTEGER, players TEXT);`);
-    const totalled = parts.length > 0 ? offer?.start(db.prepare('SELECT ord FROM temp.superseded').pluck().all() as number[]) : undefined;
+      -- The stored matches this import replaces, their rows, and the players whose totals change.
+      CREATE TEMP TABLE replaced (rid INTEGER PRIMARY KEY, title TEXT, id TEXT, started_at INTEGER, players TEXT);
+      CREATE TEMP TABLE gone (rid INTEGER PRIMARY KEY, title TEXT, platform TEXT, player TEXT, result TEXT, duration_s INTEGER, stats TEXT);
+      CREATE TEMP TABLE touched (title TEXT, platform TEXT, player TEXT, PRIMARY KEY (player, title, platform)) WITHOUT ROWID;`);
+    const superseded = db.prepare('SELECT ord FROM temp.superseded').pluck().all() as number[];
+    const totalled = parts.length > 0 ? offer?.start(superseded) : undefined;
     // Settled here if this transaction fails first; awaited below otherwise.
     totalled?.catch(() => undefined);
-    if (!fresh)
-      db.exec(`
-        INSERT OR IGNORE INTO temp.replaced SELECT m.rowid, m.title, m.id, m.started_at, m.players
-          FROM ${staged('matches', 'title, id')} s JOIN matches m ON m.id = s.id AND m.title = s.title;
-        INSERT OR IGNORE INTO temp.touched SELECT r.title, j.value ->> 0, j.value ->> 1 FROM temp.replaced r, json_each(r.players) j;
-        INSERT OR IGNORE INTO temp.touched SELECT title, platform, player FROM ${staged('rows', 'title, platform, player')};
-        DELETE FROM match_players WHERE rowid IN (SELECT mp.rowid FROM temp.replaced r, json_each(r.players) j JOIN match_players mp
-          ON mp.player = j.value ->> 1 AND mp.title = r.title AND mp.platform = j.value ->> 0 AND mp.started_at = r.started_at AND mp.match_id = r.id);
-        DELETE FROM matches WHERE rowid IN (SELECT rid FROM temp.replaced);
-        DELETE FROM player_totals WHERE (player, title, platform) IN (SELECT player, title, platform FROM temp.touched);`);
-    if (totalled)
+    if (fresh)
+      // Rows, matches and players appended, and each index built once, at the end.
       db.exec(
         Object.keys(INDEXES)
           .map((name) => `DROP INDEX ${name}`)
           .join('; '),
       );
-    const rows = `INSERT INTO match_players (${ROW_COLUMNS}) SELECT ${ROW_COLUMNS} FROM ${staged('rows')} WHERE ${latest}`;
+    else
+      db.exec(`
+        INSERT OR IGNORE INTO temp.replaced SELECT m.rowid, m.title, m.id, m.started_at, m.players
+          FROM ${staged('matches', 'title, id')} s JOIN matches m ON m.id = s.id AND m.title = s.title;
+        INSERT INTO temp.gone SELECT mp.rowid, mp.title, mp.platform, mp.player, mp.result, mp.duration_s, mp.stats
+          FROM temp.replaced r, json_each(r.players) j JOIN match_players mp
+          ON mp.player = j.value ->> 1 AND mp.title = r.title AND mp.platform = j.value ->> 0 AND mp.started_at = r.started_at AND mp.match_id = r.id;
+        DELETE FROM match_players WHERE rowid IN (SELECT rid FROM temp.gone);
+        DELETE FROM matches WHERE rowid IN (SELECT rid FROM temp.replaced);
+        INSERT OR IGNORE INTO temp.touched SELECT title, platform, player FROM temp.gone;
+        INSERT OR IGNORE INTO temp.touched SELECT title, platform, player FROM ${staged('rows', 'title, platform, player')};`);
     db.exec(`
       INSERT INTO matches (${MATCH_COLUMNS}) SELECT ${MATCH_COLUMNS} FROM ${staged('matches')} WHERE ${latest};
-      ${
-        totalled
-          ? // Nothing reads the rows in this import: appended, and the indexes built once, at the end.
-            rows
-          : // Read again for the totals: in the index's order, so that each player's rows lie together.
-            `${rows} ORDER BY player, title, platform, started_at, match_id`
-      };
+      INSERT INTO match_players (${ROW_COLUMNS}) SELECT ${ROW_COLUMNS} FROM ${staged('rows')} WHERE ${latest};
       -- A player record given twice: the later one (SQLite takes bare columns from the row of the one MAX), in the key's order.
       INSERT INTO players (${PLAYER_COLUMNS}, declared) SELECT ${PLAYER_COLUMNS}, 1
         FROM (SELECT *, MAX(ord) FROM ${staged('players')} GROUP BY title, platform, id_norm) WHERE true
         ON CONFLICT (title, platform, id_norm) DO UPDATE SET id = excluded.id, handle = excluded.handle, handle_norm = excluded.handle_norm,
-          avatar_url = excluded.avatar_url, vanity = excluded.vanity, vanity_norm = excluded.vanity_norm, private = excluded.private, declared = 1;`);
-    // A player in a match without a record of their own: the id of their first line is their handle.
-    const implicit = (from: string) => `INSERT OR IGNORE INTO players (title, platform, id_norm, id, handle, handle_norm, declared)
-      SELECT title, platform, player, player_id, player_id, player, 0 FROM ${from} r
-      WHERE NOT EXISTS (SELECT 1 FROM players p WHERE p.title = r.title AND p.platform = r.platform AND p.id_norm = r.player)`;
+          avatar_url = excluded.avatar_url, vanity = excluded.vanity, vanity_norm = excluded.vanity_norm, private = excluded.private, declared = 1;
+      ${Object.values(INDEXES).join(';\n')};`);
+    // Each changed player's totals (and their first line's id: SQLite takes a bare column from the
+    // row of the one MIN): from the workers, or here from their stored totals, the new rows and the
+    // rows of the matches replaced.
+    let offered: RankValues | undefined;
+    let totals = 'temp.changed';
     if (totalled) {
-      // The indexes while the workers total.
-      db.exec(Object.values(INDEXES).join('; '));
       offered = await totalled;
-      const totals = `(${parts.map((_, i) => `SELECT * FROM totals${i}.totals`).join(' UNION ALL ')})`;
-      db.exec(`INSERT INTO player_totals (title, platform, player, totals) SELECT title, platform, player, totals FROM ${totals};
-        ${implicit(totals)}`);
+      totals = `(${parts.map((_, i) => `SELECT * FROM totals${i}.totals`).join(' UNION ALL ')})`;
     } else
-      db.exec(`
-        -- SQLite takes a bare column (player_id) from the row of the one MIN in the query.
-        ${implicit(`(SELECT title, platform, player, player_id, MIN(ord) FROM ${staged('rows', 'ord, title, platform, player, player_id')} GROUP BY title, platform, player)`)};
-        INSERT INTO player_totals (title, platform, player, totals)
-          SELECT mp.title, mp.platform, mp.player, stored_totals(mp.title, mp.result, mp.duration_s, mp.stats)
-          FROM ${fresh ? 'match_players mp' : 'temp.touched t JOIN match_players mp ON mp.player = t.player AND mp.title = t.title AND mp.platform = t.platform'}
-          GROUP BY mp.player, mp.title, mp.platform;`);
-    // The ranks of each title touched: its players' values, those of the players not touched read back.
-    const titles = db
-      .prepare(`SELECT DISTINCT title FROM ${fresh ? 'player_totals' : 'temp.touched'}`)
-      .pluck()
-      .all() as string[];
-    const untouched = db
-      .prepare('SELECT totals FROM player_totals WHERE title = ? AND (player, title, platform) NOT IN (SELECT player, title, platform FROM temp.touched)')
-      .pluck();
+      db.exec(
+        `CREATE TEMP TABLE changed AS ${totalsSql(
+          `(SELECT title, platform, player, NULL AS seed, 1 AS sign, result, duration_s, stats, ord, player_id FROM ${staged('rows')} WHERE ${latest}
+          UNION ALL SELECT title, platform, player, NULL, -1, result, duration_s, stats, NULL, NULL FROM temp.gone
+          UNION ALL SELECT t.title, t.platform, t.player, t.totals, 0, NULL, 0, NULL, NULL, NULL
+            FROM player_totals t JOIN temp.touched u ON u.player = t.player AND u.title = t.title AND u.platform = t.platform)`,
+          ', player_id, MIN(ord) AS ord',
+        )}`,
+      );
+    db.exec(`
+      DELETE FROM player_totals WHERE (player, title, platform) IN (SELECT player, title, platform FROM ${totals});
+      INSERT INTO player_totals (title, platform, player, totals) SELECT title, platform, player, totals FROM ${totals} WHERE totals IS NOT NULL;
+      -- A player in a match without a record of their own: the id of their first line is their handle.
+      INSERT OR IGNORE INTO players (title, platform, id_norm, id, handle, handle_norm, declared)
+        SELECT title, platform, player, player_id, player_id, player, 0 FROM ${totals} r
+        WHERE player_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM players p WHERE p.title = r.title AND p.platform = r.platform AND p.id_norm = r.player);`);
+    // The ranks of each title touched: the workers' values, or every player's read back.
+    const titles = db.prepare(`SELECT DISTINCT title FROM ${totals}`).pluck().all() as string[];
     const insert = db.prepare('INSERT INTO rank_chunks (title, key, lo, below, population, data) VALUES (?, ?, ?, ?, ?, ?)');
     for (const title of titles) {
-      const own = lists.get(title) ?? new Map<string, number[]>();
-      if (!fresh) for (const json of untouched.iterate(title) as Iterable<string>) addValues(own, storedValues(json));
+      let values = offered?.get(title);
+      if (!values) {
+        const lists = new Map<string, number[]>();
+        for (const json of db.prepare('SELECT totals FROM player_totals WHERE title = ?').pluck().iterate(title) as Iterable<string>)
+          addValues(lists, storedValues(json));
+        values = sortedLists(lists);
+      }
       db.prepare('DELETE FROM rank_chunks WHERE title = ?').run(title);
-      for (const c of buildRankChunks(offered?.get(title) ?? sortedLists(own))) insert.run(title, c.key, c.lo, c.below, c.population, c.data);
+      for (const c of buildRankChunks(values)) insert.run(title, c.key, c.lo, c.below, c.population, c.data);
     }
-    db.exec("DROP TABLE temp.superseded; DROP TABLE temp.touched; DROP TABLE temp.replaced; DELETE FROM meta WHERE key = 'importing'; COMMIT");
+    db.exec(`${DROP_TEMP}; DELETE FROM meta WHERE key = 'importing'; COMMIT`);
   } catch (e) {
     if (db.inTransaction) db.exec('ROLLBACK');
-    db.exec('DROP TABLE IF EXISTS temp.superseded; DROP TABLE IF EXISTS temp.touched; DROP TABLE IF EXISTS temp.replaced');
+    db.exec(DROP_TEMP);
     throw e;
   } finally {
     if (direct) {

@@ -204,8 +204,8 @@ export class StatsStore implements Store {
 
   /**
    * What a player's matches hold, from the cache in player_totals, or from one pass over their rows
-   * (kept there for the next time): the busiest generated player's 91,000 rows, each a look-up in
-   * the row table, take a few hundred milliseconds; a profile then reads one value.
+   * (kept there for the next time): a busy player's rows are each a look-up in the row table, and a
+   * profile should read one value.
    */
   private playerKeys(player: PlayerRow): PlayerKeys {
     const key = [player.title, player.platform, player.id_norm] as const;

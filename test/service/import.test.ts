@@ -751,7 +751,7 @@ describe('importing a dataset', () => {
       reason(own.length + 2, 'fresh'),
     ]);
     expect(expected.taken).toBe(MAX_STAT_NAMES - 1 + 2);
-    // Read from a file in small chunks, by parse workers that each meet names the others have taken (SQLite; PostgreSQL reads it in this thread).
+    // Read from a file in small chunks, by workers that each meet names the others have taken first.
     const file = join(mkdtempSync(join(tmpdir(), 'stats-names-')), 'data.jsonl');
     writeFileSync(file, lines.join('\n'));
     for (const workers of [2, 3]) {
