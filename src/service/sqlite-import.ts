@@ -185,7 +185,7 @@ export async function takeStages(db: Database.Database, files: readonly string[]
         )}`,
       );
     db.exec(`
-      DELETE FROM player_totals WHERE (player, title, platform) IN (SELECT player, title, platform FROM ${totals});
+      ${fresh ? '' : `DELETE FROM player_totals WHERE (player, title, platform) IN (SELECT player, title, platform FROM ${totals});`}
       INSERT INTO player_totals (title, platform, player, totals) SELECT title, platform, player, totals FROM ${totals} WHERE totals IS NOT NULL;
       -- A player in a match without a record of their own: the id of their first line is their handle.
       INSERT OR IGNORE INTO players (title, platform, id_norm, id, handle, handle_norm, declared)
