@@ -852,18 +852,21 @@ async function soak(serviceUrl: string, seconds: number, rate: number, label = '
 
 /**
  * The service at scale: `npm run bench:scale` (bench/scale.ts) on 10,000 and 100,000 generated
- * matches, SQLite and PostgreSQL; its headline figures join this table (1M: run bench:scale alone).
+ * matches of the current shape, SQLite and PostgreSQL; its headline figures join this table (the
+ * other shapes and 1M: run bench:scale alone).
  */
 async function scale(): Promise<void> {
   const sizes = '10000,100000';
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/scale.ts', '--matches', sizes], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/scale.ts', '--matches', sizes, '--shapes', 'current'], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   if (code !== 0) throw new Error(`bench/scale.ts exited with ${code}`);
   const { rows } = JSON.parse(readFileSync(`bench/results/scale-${sizes.replace(',', '-')}.json`, 'utf8')) as {
     rows: { matches: number; store: string; figure: string; value: number; unit: string }[];
   };
   const targets: Record<string, Figure['target']> = {
-    import: { op: '>=', value: 20_000 },
+    import: { op: '>=', value: 10_000 },
     'first profile after a start (typical player)': { op: '<', value: 50 },
     'match report p50': { op: '<', value: 1 },
     'profile by vanity name (resolution + warm profile) p50': { op: '<', value: 1 },
@@ -877,7 +880,7 @@ async function scale(): Promise<void> {
       value: r.value,
       unit: r.unit,
       ...(target ? { target } : {}),
-      note: 'targets are for 1M matches',
+      note: 'the import target holds on every shape; the others are for 1M matches',
     });
   }
 }
