@@ -95,39 +95,29 @@ export interface LineChunk {
 }
 
 /**
- * The file's lines in order, a chunk at a time (of a snapshot: up to its size). With `keep`, only
- * the chunks it says yes to, the others not even read (each of an import's workers reads its own
- * share of the chunks); the line that runs into a chunk from those before is found by reading back
- * from the chunk's start to its beginning. Lines are numbered by who reads every chunk's count.
+ * The snapshot's lines in order, a chunk at a time. With `keep`, only the chunks it says yes to,
+ * the others not even read (each of an import's workers reads its own share of the chunks); the
+ * line that runs into a chunk from those before is found by reading back from the chunk's start to
+ * its beginning. Lines are numbered by who reads every chunk's count.
  */
-export function fileLineChunks(source: string | FileSnapshot, chunkBytes = CHUNK_BYTES, keep?: (index: number) => boolean): AsyncGenerator<LineChunk> {
-  return lineChunks(source, chunkBytes, keep);
-}
-
-async function* lineChunks(source: string | FileSnapshot, chunkBytes: number, keep: ((index: number) => boolean) | undefined): AsyncGenerator<LineChunk> {
-  if (keep && typeof source === 'string') {
-    // Chunks are skipped by their place in the file: read as it is now.
-    const snapshot = openSnapshot(source);
-    try {
-      yield* lineChunks(snapshot, chunkBytes, keep);
-    } finally {
-      closeSnapshot(snapshot);
-    }
-    return;
-  }
+export async function* fileLineChunks(
+  source: FileSnapshot,
+  chunkBytes = CHUNK_BYTES,
+  keep: (index: number) => boolean = () => true,
+): AsyncGenerator<LineChunk> {
   const straddling = new StraddlingLine();
   /** Where the file was read up to (what straddling holds is the line under way there). */
   let at = 0;
   /** Some line ended before `at`. */
   let ended = false;
   for await (const { index, buf, position } of fileChunks(source, chunkBytes, keep)) {
-    if (position > at && typeof source !== 'string') ended = (await straddling.skip(source.fd, at, position)) || ended;
+    if (position > at) ended = (await straddling.skip(source.fd, at, position)) || ended;
     at = position + buf.length;
     const out: LineChunk = { index, lines: [], count: 0, first: !ended, bytesRead: at };
     let start = 0;
     // A \n byte is never part of a longer UTF-8 sequence: cutting there never splits a character.
     // The line that straddles two chunks is gathered on its own (copying whole chunks to join it
-    // cost a memory copy of the file), up to MAX_LINE_BYTES.
+    // would copy the file once more), up to MAX_LINE_BYTES.
     if (!straddling.clean()) {
       const nl = buf.indexOf(NEWLINE);
       straddling.feed(buf, 0, nl === -1 ? buf.length : nl, nl !== -1, out);
@@ -143,54 +133,42 @@ async function* lineChunks(source: string | FileSnapshot, chunkBytes: number, ke
     yield out;
   }
   // The last line, if nothing ended it: a chunk of its own, after the file's last.
-  const size = typeof source === 'string' ? at : source.size;
-  const index = Math.ceil(size / chunkBytes);
-  if (keep && !keep(index)) return;
-  if (size > at && typeof source !== 'string') ended = (await straddling.skip(source.fd, at, size)) || ended;
-  const out: LineChunk = { index, lines: [], count: 0, first: !ended, bytesRead: size };
+  const index = Math.ceil(source.size / chunkBytes);
+  if (!keep(index)) return;
+  if (source.size > at) ended = (await straddling.skip(source.fd, at, source.size)) || ended;
+  const out: LineChunk = { index, lines: [], count: 0, first: !ended, bytesRead: source.size };
   straddling.end(out);
   yield out;
 }
 
 /**
- * The file's bytes, `chunkBytes` at a time (the last chunk shorter), each read into the same buffer:
- * a chunk's lines are decoded, and the line straddling it copied (StraddlingLine), before the next is
- * read: a new buffer a chunk (as a read stream makes) has the kernel give the process fresh memory
- * for each read, a page fault a page. A snapshot is read by positions (its readers do not
- * move each other) up to its size then, every chunk filled whole, so that every reader of a snapshot
- * cuts it into the same chunks; with `keep`, only the chunks it says yes to. A file that has less
- * than its snapshot's size is one changed since: FileChangedError.
+ * The snapshot's bytes, `chunkBytes` at a time (the last chunk shorter), each read into the same
+ * buffer: a chunk's lines are decoded, and the line straddling it copied (StraddlingLine), before
+ * the next is read: a new buffer a chunk (as a read stream makes) has the kernel give the process
+ * fresh memory for each read, a page fault a page. A snapshot is read by positions (its readers do
+ * not move each other) up to its size then, every chunk filled whole, so that every reader cuts it
+ * into the same chunks; with `keep`, only the chunks it says yes to. A file that has less than its
+ * snapshot's size is one changed since: FileChangedError.
  */
 async function* fileChunks(
-  source: string | FileSnapshot,
+  source: FileSnapshot,
   chunkBytes: number,
-  keep: (index: number) => boolean = () => true,
+  keep: (index: number) => boolean,
 ): AsyncGenerator<{ index: number; buf: Buffer; position: number }> {
-  const own = typeof source === 'string';
-  const fd = own ? openSync(source, 'r') : source.fd;
-  const end = own ? Infinity : source.size;
   const buffer = Buffer.allocUnsafeSlow(chunkBytes);
-  try {
-    for (let index = 0, position = 0; position < end; index++, position += chunkBytes) {
-      if (!keep(index)) continue;
-      const want = Math.min(chunkBytes, end - position);
-      // A file opened here is read on from where it is (a pipe has no positions).
-      const filled = await readFully(fd, buffer, want, own ? null : position);
-      if (filled < want && !own) throw new FileChangedError();
-      if (filled === 0) return;
-      yield { index, buf: buffer.subarray(0, filled), position };
-      if (filled < want) return;
-    }
-  } finally {
-    if (own) closeSync(fd);
+  for (let index = 0, position = 0; position < source.size; index++, position += chunkBytes) {
+    if (!keep(index)) continue;
+    const want = Math.min(chunkBytes, source.size - position);
+    if ((await readFully(source.fd, buffer, want, position)) < want) throw new FileChangedError();
+    yield { index, buf: buffer.subarray(0, want), position };
   }
 }
 
-/** Reads up to `want` bytes into the start of `buffer`, from `position` (null: from where the file is), until the file ends; how many it read. */
-async function readFully(fd: number, buffer: Buffer, want: number, position: number | null): Promise<number> {
+/** Reads up to `want` bytes into the start of `buffer`, from `position`, until the file ends; how many it read. */
+async function readFully(fd: number, buffer: Buffer, want: number, position: number): Promise<number> {
   let filled = 0;
   while (filled < want) {
-    const { bytesRead } = await readAt(fd, buffer, filled, want - filled, position === null ? null : position + filled);
+    const { bytesRead } = await readAt(fd, buffer, filled, want - filled, position + filled);
     if (bytesRead === 0) break;
     filled += bytesRead;
   }

@@ -70,36 +70,44 @@ export async function importLines(
   options: ImportOptions = {},
 ): Promise<ImportSummary> {
   return withStages(async (dir) => {
-    const stage = new Stage(join(dir, 'stage-0.sqlite'));
     let count = 0;
-    try {
+    const file = join(dir, 'stage-0.sqlite');
+    const { report } = await stageHere(file, async (stage) => {
       for await (const raw of lines) {
         // A character is at most 3 bytes in UTF-8 a UTF-16 unit: most lines need no count.
-        const long =
+        const bytes = typeof raw === 'string' && raw.length * 3 > MAX_LINE_BYTES ? Buffer.byteLength(raw) : 0;
+        // Editors on some systems start a UTF-8 file with a byte-order mark: it is not part of line 1.
+        const text =
           typeof raw !== 'string'
-            ? raw
-            : raw.length * 3 > MAX_LINE_BYTES && Buffer.byteLength(raw) > MAX_LINE_BYTES
-              ? { longLine: Buffer.byteLength(raw) }
-              : undefined;
-        const text = long
-          ? { reason: longLineReason(long) }
-          : count === 0 && (raw as string).charCodeAt(0) === 0xfeff
-            ? (raw as string).slice(1)
-            : (raw as string);
+            ? { reason: longLineReason(raw) }
+            : bytes > MAX_LINE_BYTES
+              ? { reason: longLineReason({ longLine: bytes }) }
+              : count === 0
+                ? raw.replace(/^\uFEFF/, '')
+                : raw;
         stage.add(count++, text);
         if (count % 10_000 === 0) {
           stage.commit();
           options.onProgress?.(count);
         }
       }
-    } catch (e) {
-      stage.close();
-      throw e;
-    }
-    const report = stage.close();
-    options.onProgress?.(count);
-    return finish(store, [stage.file], [report], (ord) => ord + 1, count, options);
+      options.onProgress?.(count);
+    });
+    return finish(store, [file], [report], (ord) => ord + 1, count, options);
   });
+}
+
+/** Runs `work` on a stage in `file` in this thread; the stage's report, and what `work` gave. */
+async function stageHere<T>(file: string, work: (stage: Stage) => Promise<T>): Promise<{ report: StageReport; result: T }> {
+  const stage = new Stage(file);
+  let result: T;
+  try {
+    result = await work(stage);
+  } catch (e) {
+    stage.close();
+    throw e;
+  }
+  return { report: stage.close(), result };
 }
 
 /**
@@ -115,53 +123,38 @@ export async function importFile(
   const snapshot = openSnapshot(path);
   const chunkBytes = options.chunkBytes ?? CHUNK_BYTES;
   const readers = options.workers ?? defaultImportWorkers();
+  let [linesRead, bytesRead] = [0, 0];
+  const onChunk = (lines: number) => {
+    linesRead += lines;
+    bytesRead = Math.min(snapshot.size, bytesRead + chunkBytes);
+    options.onProgress?.(linesRead);
+    options.onBytes?.(bytesRead, snapshot.size);
+  };
   try {
     return await withStages(async (dir) => {
       const files = Array.from({ length: Math.max(1, readers) }, (_, i) => join(dir, `stage-${i}.sqlite`));
-      let staged: Staged[];
-      let workers: StagingWorkers | undefined;
-      let linesRead = 0;
-      let bytesRead = 0;
-      const progress = (lines: number, bytes: number) => {
-        linesRead += lines;
-        bytesRead = Math.min(snapshot.size, bytesRead + bytes);
-        options.onProgress?.(linesRead);
-        options.onBytes?.(bytesRead, snapshot.size);
-      };
-      if (readers === 0) {
-        const stage = new Stage(files[0] as string);
-        try {
-          const chunks = await stageChunks(stage, snapshot, chunkBytes, undefined, (lines) => progress(lines, chunkBytes));
-          staged = [{ report: stage.close(), chunks }];
-        } catch (e) {
-          stage.close();
-          throw e;
-        }
-      } else {
-        workers = await stageInWorkers(files, { snapshot, chunkBytes, readers }, (lines) => progress(lines, chunkBytes));
-        staged = workers.staged;
-      }
+      const workers = readers > 0 ? await stageInWorkers(files, { snapshot, chunkBytes, readers }, onChunk) : undefined;
       try {
+        const staged =
+          workers?.staged ??
+          [await stageHere(files[0] as string, (stage) => stageChunks(stage, snapshot, chunkBytes, undefined, onChunk))].map(({ report, result }) => ({
+            report,
+            chunks: result,
+          }));
         checkUnchanged(snapshot);
-      } catch (e) {
-        await workers?.stop();
-        throw e;
-      }
-      options.onBytes?.(snapshot.size, snapshot.size);
-      // Each chunk's first line's number: the lines of the chunks before it, counted.
-      const chunks = staged.flatMap((s) => s.chunks).sort((a, b) => a[0] - b[0]);
-      const before = new Map<number, number>();
-      let lines = 0;
-      for (const [index, count] of chunks) {
-        before.set(index, lines);
-        lines += count;
-      }
-      const lineOf = (ord: number) => (before.get(Math.floor(ord / CHUNK_LINES)) ?? 0) + (ord % CHUNK_LINES) + 1;
-      try {
+        options.onBytes?.(snapshot.size, snapshot.size);
+        // Each chunk's first line's number: the lines of the chunks before it, counted.
+        const before = new Map<number, number>();
+        let lines = 0;
+        for (const [index, count] of staged.flatMap((x) => x.chunks).sort((x, y) => x[0] - y[0])) {
+          before.set(index, lines);
+          lines += count;
+        }
+        const lineOf = (ord: number) => (before.get(Math.floor(ord / CHUNK_LINES)) ?? 0) + (ord % CHUNK_LINES) + 1;
         return await finish(
           store,
           files,
-          staged.map((s) => s.report),
+          staged.map((x) => x.report),
           lineOf,
           lines,
           options,

@@ -5,7 +5,17 @@ import { createInterface } from 'node:readline';
 
 import { describe, expect, it } from 'vitest';
 
-import { MAX_LINE_BYTES, fileLineChunks, type LongLine } from '../../src/service/file-lines.js';
+import { MAX_LINE_BYTES, closeSnapshot, fileLineChunks, openSnapshot, type LongLine } from '../../src/service/file-lines.js';
+
+/** The chunks of the file at `path` as it is now (fileLineChunks of a snapshot of it). */
+async function* chunksOf(path: string, size: number, keep?: (index: number) => boolean) {
+  const snapshot = openSnapshot(path);
+  try {
+    yield* fileLineChunks(snapshot, size, keep);
+  } finally {
+    closeSnapshot(snapshot);
+  }
+}
 
 async function readlineLines(path: string): Promise<string[]> {
   const lines: string[] = [];
@@ -22,7 +32,7 @@ describe('reading a dataset file a chunk at a time', () => {
     for (const size of [1, 2, 3, 7, 64, 1 << 20]) {
       const lines: (string | LongLine)[] = [];
       let bytes = 0;
-      for await (const chunk of fileLineChunks(path, size)) {
+      for await (const chunk of chunksOf(path, size)) {
         lines.push(...chunk.lines);
         bytes = chunk.bytesRead;
       }
@@ -50,7 +60,7 @@ describe('reading a dataset file a chunk at a time', () => {
         for (const readers of [1, 2, 3]) {
           const chunks: { index: number; lines: (string | LongLine)[]; first: boolean }[] = [];
           for (let reader = 0; reader < readers; reader++)
-            for await (const chunk of fileLineChunks(file, size, (index) => index % readers === reader)) {
+            for await (const chunk of chunksOf(file, size, (index) => index % readers === reader)) {
               expect(chunk.index % readers).toBe(reader);
               expect(chunk.lines).toHaveLength(chunk.count);
               chunks.push(chunk);
@@ -91,13 +101,13 @@ describe('reading a dataset file a chunk at a time', () => {
     expect(expected).toContain('z'.repeat(MAX_LINE_BYTES));
     for (const size of [1000, 65_536, MAX_LINE_BYTES - 1, MAX_LINE_BYTES + 5, 3 << 20]) {
       const lines: (string | LongLine)[] = [];
-      for await (const chunk of fileLineChunks(path, size)) lines.push(...chunk.lines);
+      for await (const chunk of chunksOf(path, size)) lines.push(...chunk.lines);
       expect(lines, `chunks of ${size} bytes`).toEqual(expected);
       // Readers that share the file, each reading only its own chunks, have every line between them.
       for (const readers of [2, 3]) {
         const chunks: { index: number; lines: (string | LongLine)[] }[] = [];
         for (let reader = 0; reader < readers; reader++)
-          for await (const chunk of fileLineChunks(path, size, (index) => index % readers === reader)) chunks.push(chunk);
+          for await (const chunk of chunksOf(path, size, (index) => index % readers === reader)) chunks.push(chunk);
         expect(
           chunks.sort((a, b) => a.index - b.index).flatMap((c) => c.lines),
           `${readers} readers, chunks of ${size} bytes`,
