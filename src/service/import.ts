@@ -3,7 +3,7 @@
 // (Store.importStages). A bad line is reported with its number and reason and the rest goes on;
 // the summary counts both. Until the store takes the stages, it is as it was: an import that fails
 // leaves it so.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -169,9 +169,29 @@ export async function importFile(
   }
 }
 
+/** The start of the name of an import's folder of stages, in the temporary folder; the process's id follows. */
+export const STAGES = 'stats-import-';
+
+/**
+ * Removes the folders of stages an import left when its process was killed (they hold about the
+ * dataset's size): those whose process is gone.
+ */
+function removeStagesOfTheDead(): void {
+  for (const name of readdirSync(tmpdir())) {
+    const pid = Number(new RegExp(`^${STAGES}(\\d+)-`).exec(name)?.[1]);
+    if (!pid || pid === process.pid) continue;
+    try {
+      process.kill(pid, 0);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ESRCH') rmSync(join(tmpdir(), name), { recursive: true, force: true });
+    }
+  }
+}
+
 /** Runs `work` with a folder for its stages, removed after it. */
 async function withStages<T>(work: (dir: string) => Promise<T>): Promise<T> {
-  const dir = mkdtempSync(join(tmpdir(), 'stats-import-'));
+  removeStagesOfTheDead();
+  const dir = mkdtempSync(join(tmpdir(), `${STAGES}${process.pid}-`));
   try {
     return await work(dir);
   } finally {

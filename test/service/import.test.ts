@@ -1,4 +1,4 @@
-import { mkdtempSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 import { MAX_STAT_NAMES, parseDatasetLine } from '../../src/service/dataset.js';
 import { FileChangedError, MAX_LINE_BYTES } from '../../src/service/file-lines.js';
-import { importFile, importLines, retryWhileChanging } from '../../src/service/import.js';
+import { STAGES, importFile, importLines, retryWhileChanging } from '../../src/service/import.js';
 import type { Store } from '../../src/service/store-api.js';
 import { StatsStore } from '../../src/service/store.js';
 import { TEST_STORE, createTestStore } from '../helpers/service.js';
@@ -760,5 +760,16 @@ describe('importing a dataset', () => {
       const names = await store.sql("SELECT totals FROM player_totals WHERE title = 'title_a'");
       expect(new Set(names.flatMap((r) => Object.keys((JSON.parse(r.totals as string) as { sums: object }).sums))).size).toBe(MAX_STAT_NAMES);
     }
+  });
+
+  it("removes the stages an import left when its process was killed, and no other process's", async () => {
+    // A process id no process has (Linux's ids stay below 2^22), and this process's own parent's.
+    const dead = join(tmpdir(), `${STAGES}${2 ** 22 + 7}-left`);
+    const alive = join(tmpdir(), `${STAGES}${process.ppid}-running`);
+    for (const dir of [dead, alive]) mkdirSync(dir, { recursive: true });
+    await importLines(await fresh(), smallLines());
+    expect(existsSync(dead)).toBe(false);
+    expect(existsSync(alive)).toBe(true);
+    rmSync(alive, { recursive: true });
   });
 });
