@@ -2,10 +2,11 @@
 // taken in one transaction, as set work in SQL. Readers see the store as it was until it commits;
 // an import that fails changes nothing.
 //
-// Into a store without matches (a first import), the players' totals are the stages' own: the
-// import's workers total their share of the players from the stages (stageTotals) while this
-// thread writes the rows, so that more cores help here too. Into a store with matches, the totals
-// of the players the import touches are summed again from all their rows here.
+// A player's totals are the aggregate stored_totals of their rows. Into a store without matches (a
+// first import) from a file, the import's workers total their share of the players from the
+// stages (stageTotals) while this thread writes the rows, so that more cores help here too.
+// Otherwise they are totalled here: each touched player's stored totals moved by the rows the
+// import brings and by those of the matches it replaces, so that an import costs what it imports.
 import Database from 'better-sqlite3';
 
 import { MATCH_COLUMNS, PLAYER_COLUMNS, ROW_COLUMNS, stagedSql } from './import-stage.js';
