@@ -1,7 +1,8 @@
 // A dataset file's lines, a chunk at a time: the bytes are cut at each \n and decoded a line at a
-// time, which costs a fraction of readline's decoding and cutting of large texts. Lines end as
-// readline ends them (crlfDelay Infinity): at \n, \r\n or a lone \r. A line longer than
-// MAX_LINE_BYTES is skipped without being held, so that no line can run the import out of memory.
+// time, which costs a fraction of readline's decoding and cutting of large texts. Lines end as JSON
+// Lines says, at \n; a \r before it is left out (JSON reads it as space anyway). A line longer
+// than MAX_LINE_BYTES is skipped without being held, so that no line can run the import out of
+// memory.
 //
 // An import reads a file through one descriptor opened when it begins (a FileSnapshot), up to the
 // size it had then: a file renamed over it meanwhile is not seen, and one written to in place is
@@ -16,8 +17,8 @@ const readAt = promisify(read);
 export const CHUNK_BYTES = 4 << 20;
 /** Bytes a line may have, its end not counted: a match line is about 2 KB. */
 export const MAX_LINE_BYTES = 1 << 20;
-/** Bytes read back at a time to find the line that runs into a chunk (a match line is about 2 KB). */
-const SKIP_BYTES = 64 << 10;
+/** Bytes read at a time past a chunk's end, for the line that runs on from it (a match line is about 2 KB). */
+const RUN_ON_BYTES = 64 << 10;
 const NEWLINE = 0x0a;
 const RETURN = 0x0d;
 
@@ -68,250 +69,95 @@ export class FileChangedError extends Error {
 
 /**
  * Throws FileChangedError when the file the snapshot reads was written to since it was taken (its
- * size or time of last change differ; a file renamed over its name is another file, not read), or
- * when `bytesRead` is not its size.
+ * size or time of last change differ; a file renamed over its name is another file, not read).
  */
-export function checkUnchanged(snapshot: FileSnapshot, bytesRead = snapshot.size): void {
+export function checkUnchanged(snapshot: FileSnapshot): void {
   const now = fstatSync(snapshot.fd);
-  if (bytesRead !== snapshot.size || now.size !== snapshot.size || now.mtimeMs !== snapshot.mtimeMs) throw new FileChangedError();
+  if (now.size !== snapshot.size || now.mtimeMs !== snapshot.mtimeMs) throw new FileChangedError();
 }
 
-/**
- * A chunk's whole lines (those whose end, a \n or the \r of a \r\n or a lone \r, is in it; the
- * file's last line, if nothing ends it, is a chunk of its own after the last), with its place in the
- * file.
- */
+/** The lines that start in one chunk of a file (a line that runs on past its end included), with its place. */
 export interface LineChunk {
-  /** The chunk's number, from 0. */
+  /** The chunk's number, from 0: the file's first line is the first of chunk 0. */
   index: number;
   /** Its lines, decoded; a long one as a LongLine. */
   lines: (string | LongLine)[];
-  /** How many lines end in this chunk. */
-  count: number;
-  /** No line ends before this chunk: its first line, if it has one, is the file's first. */
-  first: boolean;
-  /** Bytes of the file up to this chunk's end. */
-  bytesRead: number;
 }
 
 /**
- * The snapshot's lines in order, a chunk at a time. With `keep`, only the chunks it says yes to,
- * the others not even read (each of an import's workers reads its own share of the chunks); the
- * line that runs into a chunk from those before is found by reading back from the chunk's start to
- * its beginning. Lines are numbered by who reads every chunk's count.
+ * The snapshot's lines in order, `chunkBytes` of the file at a time. With `keep`, only the chunks
+ * it says yes to, the others not even read (each of an import's workers reads its own share): a
+ * chunk's lines are those that start in it, found from the byte before it, so that a reader needs
+ * no other chunk. Every chunk is read into the same buffer: a new buffer a chunk (as a read stream
+ * makes) has the kernel give the process fresh memory for each read, a page fault a page.
  */
 export async function* fileLineChunks(
   source: FileSnapshot,
   chunkBytes = CHUNK_BYTES,
   keep: (index: number) => boolean = () => true,
 ): AsyncGenerator<LineChunk> {
-  const straddling = new StraddlingLine();
-  /** Where the file was read up to (what straddling holds is the line under way there). */
-  let at = 0;
-  /** Some line ended before `at`. */
-  let ended = false;
-  for await (const { index, buf, position } of fileChunks(source, chunkBytes, keep)) {
-    if (position > at) ended = (await straddling.skip(source.fd, at, position)) || ended;
-    at = position + buf.length;
-    const out: LineChunk = { index, lines: [], count: 0, first: !ended, bytesRead: at };
-    let start = 0;
-    // A \n byte is never part of a longer UTF-8 sequence: cutting there never splits a character.
-    // The line that straddles two chunks is gathered on its own (copying whole chunks to join it
-    // would copy the file once more), up to MAX_LINE_BYTES.
-    if (!straddling.clean()) {
-      const nl = buf.indexOf(NEWLINE);
-      straddling.feed(buf, 0, nl === -1 ? buf.length : nl, nl !== -1, out);
-      start = nl === -1 ? buf.length : nl + 1;
+  const buffer = Buffer.allocUnsafeSlow(chunkBytes + 1);
+  for (let index = 0, start = 0; start < source.size; index++, start += chunkBytes) {
+    if (!keep(index)) continue;
+    const end = Math.min(source.size, start + chunkBytes);
+    const buf = await readRange(source, buffer, Math.max(0, start - 1), end);
+    // A line starts in the chunk after each \n from the byte before it on (a \n is never part of a
+    // longer UTF-8 sequence: cutting there never splits a character).
+    const ended = start === 0 ? -1 : buf.indexOf(NEWLINE);
+    const lines: LineChunk['lines'] = [];
+    if (start > 0 && ended === -1) {
+      yield { index, lines };
+      continue;
     }
-    for (let nl = buf.indexOf(NEWLINE, start); nl !== -1; nl = buf.indexOf(NEWLINE, start)) {
-      if (nl - start > MAX_LINE_BYTES) straddling.feed(buf, start, nl, true, out);
-      else out.count += cut(buf.toString('utf8', start, nl), out.lines);
-      start = nl + 1;
+    let at = ended + 1;
+    for (let nl = buf.indexOf(NEWLINE, at); nl !== -1; nl = buf.indexOf(NEWLINE, at)) {
+      lines.push(decode(buf, at, nl));
+      at = nl + 1;
     }
-    if (start < buf.length) straddling.feed(buf, start, buf.length, false, out);
-    ended ||= out.count > 0;
-    yield out;
+    if (at < buf.length) lines.push(await runOn(source, buf.subarray(at), end));
+    yield { index, lines };
   }
-  // The last line, if nothing ended it: a chunk of its own, after the file's last.
-  const index = Math.ceil(source.size / chunkBytes);
-  if (!keep(index)) return;
-  if (source.size > at) ended = (await straddling.skip(source.fd, at, source.size)) || ended;
-  const out: LineChunk = { index, lines: [], count: 0, first: !ended, bytesRead: source.size };
-  straddling.end(out);
-  yield out;
+}
+
+/** The line from `from` to `to` in `buf` (its \n not included, a \r before it left out); a LongLine if too long. */
+function decode(buf: Buffer, from: number, to: number): string | LongLine {
+  const stop = to > from && buf[to - 1] === RETURN ? to - 1 : to;
+  return stop - from > MAX_LINE_BYTES ? { longLine: stop - from } : buf.toString('utf8', from, stop);
 }
 
 /**
- * The snapshot's bytes, `chunkBytes` at a time (the last chunk shorter), each read into the same
- * buffer: a chunk's lines are decoded, and the line straddling it copied (StraddlingLine), before
- * the next is read: a new buffer a chunk (as a read stream makes) has the kernel give the process
- * fresh memory for each read, a page fault a page. A snapshot is read by positions (its readers do
- * not move each other) up to its size then, every chunk filled whole, so that every reader cuts it
- * into the same chunks; with `keep`, only the chunks it says yes to. A file that has less than its
- * snapshot's size is one changed since: FileChangedError.
+ * The line whose first bytes, `head`, end a chunk: read on from `position` to its \n or the file's
+ * end, its bytes held up to MAX_LINE_BYTES (and a \r), past that only counted.
  */
-async function* fileChunks(
-  source: FileSnapshot,
-  chunkBytes: number,
-  keep: (index: number) => boolean,
-): AsyncGenerator<{ index: number; buf: Buffer; position: number }> {
-  const buffer = Buffer.allocUnsafeSlow(chunkBytes);
-  for (let index = 0, position = 0; position < source.size; index++, position += chunkBytes) {
-    if (!keep(index)) continue;
-    const want = Math.min(chunkBytes, source.size - position);
-    if ((await readFully(source.fd, buffer, want, position)) < want) throw new FileChangedError();
-    yield { index, buf: buffer.subarray(0, want), position };
+async function runOn(source: FileSnapshot, head: Buffer, position: number): Promise<string | LongLine> {
+  const held = (bytes: number) => bytes <= MAX_LINE_BYTES + 1;
+  let parts = held(head.length) ? [Buffer.from(head)] : [];
+  let bytes = head.length;
+  let last = head[head.length - 1];
+  const block = Buffer.allocUnsafe(RUN_ON_BYTES);
+  for (let at = position; at < source.size; at += RUN_ON_BYTES) {
+    const read = await readRange(source, block, at, Math.min(source.size, at + RUN_ON_BYTES));
+    const nl = read.indexOf(NEWLINE);
+    const piece = nl === -1 ? read : read.subarray(0, nl);
+    bytes += piece.length;
+    if (piece.length > 0) last = piece[piece.length - 1];
+    parts = held(bytes) ? [...parts, Buffer.from(piece)] : [];
+    if (nl !== -1) break;
   }
+  if (held(bytes)) return decode(Buffer.concat(parts), 0, bytes);
+  return { longLine: bytes - (last === RETURN ? 1 : 0) };
 }
 
-/** Reads up to `want` bytes into the start of `buffer`, from `position`, until the file ends; how many it read. */
-async function readFully(fd: number, buffer: Buffer, want: number, position: number): Promise<number> {
-  let filled = 0;
-  while (filled < want) {
-    const { bytesRead } = await readAt(fd, buffer, filled, want - filled, position + filled);
-    if (bytesRead === 0) break;
+/**
+ * The snapshot's bytes from `from` to `to`, read by position (its readers do not move each other)
+ * into the start of `buffer`. A file that has less than its snapshot's size is one changed since:
+ * FileChangedError.
+ */
+async function readRange(source: FileSnapshot, buffer: Buffer, from: number, to: number): Promise<Buffer> {
+  for (let filled = 0; filled < to - from;) {
+    const { bytesRead } = await readAt(source.fd, buffer, filled, to - from - filled, from + filled);
+    if (bytesRead === 0) throw new FileChangedError();
     filled += bytesRead;
   }
-  return filled;
-}
-
-/** A line up to a \n: a \r before it ends it, one inside it ends a line of its own. Returns the lines added. */
-function cut(line: string, into: LineChunk['lines']): number {
-  if (!line.includes('\r')) {
-    into.push(line);
-    return 1;
-  }
-  const parts = (line.endsWith('\r') ? line.slice(0, -1) : line).split('\r');
-  for (const part of parts) into.push(part);
-  return parts.length;
-}
-
-/**
- * The line being read where a chunk's whole lines end (the one that goes on into the next chunk,
- * or one too long to cut as a whole): its bytes so far, up to MAX_LINE_BYTES; past that only
- * their count. It ends lines as cut does: at \n, \r\n or a lone \r.
- */
-class StraddlingLine {
-  private parts: Buffer[] = [];
-  private size = 0;
-  /** Bytes of a line found too long (its bytes dropped); 0 when it is not. */
-  private long = 0;
-  /** The last byte fed was a \r, which ended a line: a \n right after it belongs to that end. */
-  private afterReturn = false;
-  /** Where skip reads back into. */
-  private scratch: Buffer | undefined;
-
-  /** Nothing read of a line yet. */
-  clean(): boolean {
-    return this.size === 0 && this.long === 0 && !this.afterReturn;
-  }
-
-  /**
-   * Reads `buf` from `from` to `to` (no \n in it), which `ended` says a \n follows; lines that end
-   * go to `out`.
-   */
-  feed(buf: Buffer, from: number, to: number, ended: boolean, out: LineChunk): void {
-    let i = from;
-    if (this.afterReturn) {
-      if (i === to && !ended) return;
-      this.afterReturn = false;
-      // \r\n: the \n ends nothing more.
-      if (i === to) return;
-    }
-    // Searched up to `to` only: a chunk of lines without \r would be searched to its end each time.
-    const range = buf.subarray(0, to);
-    for (let r = range.indexOf(RETURN, i); r !== -1; r = range.indexOf(RETURN, i)) {
-      this.take(buf, i, r);
-      this.emit(out);
-      i = r + 1;
-      if (i === to) {
-        // The \r is this range's last byte: a \n after it (here, or first in the next chunk) goes with it.
-        if (!ended) this.afterReturn = true;
-        return;
-      }
-    }
-    this.take(buf, i, to);
-    if (ended) this.emit(out);
-  }
-
-  /**
-   * Goes on from `from` to `to` in the file without giving the lines that end there (chunks another
-   * reader parses): as if fed, but reading back from `to` to the last line end before it, the only
-   * bytes that count. True when a line ends there.
-   */
-  async skip(fd: number, from: number, to: number): Promise<boolean> {
-    const scratch = (this.scratch ??= Buffer.allocUnsafeSlow(SKIP_BYTES));
-    /** The bytes after the last line end, last first (dropped once more than a line may have). */
-    const tail: Buffer[] = [];
-    let tailBytes = 0;
-    let lineEnd = -1;
-    let endByte = NEWLINE;
-    for (let end = to; end > from && lineEnd === -1;) {
-      const start = Math.max(from, end - scratch.length);
-      const filled = await readFully(fd, scratch, end - start, start);
-      if (filled < end - start) throw new FileChangedError();
-      const block = scratch.subarray(0, filled);
-      const last = Math.max(block.lastIndexOf(NEWLINE), block.lastIndexOf(RETURN));
-      if (last !== -1) {
-        lineEnd = start + last;
-        endByte = block[last] as number;
-      }
-      const piece = block.subarray(last + 1);
-      tailBytes += piece.length;
-      if (tailBytes <= MAX_LINE_BYTES) tail.push(Buffer.from(piece));
-      else tail.length = 0;
-      end = start;
-    }
-    tail.reverse();
-    if (lineEnd === -1) {
-      // No line ends in between: the line under way goes on through it.
-      if (tailBytes === 0) return false;
-      this.afterReturn = false;
-      for (const piece of tail) this.take(piece, 0, piece.length);
-      if (tailBytes > MAX_LINE_BYTES) this.takeLong(tailBytes);
-      return false;
-    }
-    this.parts = [];
-    this.size = 0;
-    this.long = 0;
-    // A \r last: a \n right after it belongs to its end.
-    this.afterReturn = lineEnd === to - 1 && endByte === RETURN;
-    if (tailBytes > MAX_LINE_BYTES) this.takeLong(tailBytes);
-    else for (const piece of tail) this.take(piece, 0, piece.length);
-    return true;
-  }
-
-  /** The end of the file: the line read so far, if any, is the last. */
-  end(out: LineChunk): void {
-    if (this.size > 0 || this.long > 0) this.emit(out);
-    this.afterReturn = false;
-  }
-
-  private take(buf: Buffer, from: number, to: number): void {
-    const n = to - from;
-    if (n === 0) return;
-    if (this.long > 0) this.long += n;
-    else if (this.size + n > MAX_LINE_BYTES) this.takeLong(n);
-    else {
-      // Copied: the chunk's buffer is read into again for the next.
-      this.parts.push(Buffer.from(buf.subarray(from, to)));
-      this.size += n;
-    }
-  }
-
-  /** `n` more bytes of a line that is too long with them: only their count is kept. */
-  private takeLong(n: number): void {
-    this.long = (this.long > 0 ? this.long : this.size) + n;
-    this.parts = [];
-    this.size = 0;
-  }
-
-  private emit(out: LineChunk): void {
-    out.count++;
-    const line = this.long > 0 ? undefined : Buffer.concat(this.parts, this.size);
-    out.lines.push(line === undefined ? { longLine: this.long } : line.toString('utf8'));
-    this.parts = [];
-    this.size = 0;
-    this.long = 0;
-  }
+  return buffer.subarray(0, to - from);
 }

@@ -11,6 +11,7 @@
 import Database from 'better-sqlite3';
 
 import { MAX_STAT_NAMES, parseDatasetLine, type MatchRecord, type PlayerRecord } from './dataset.js';
+import { MAX_LINE_BYTES, longLineReason, type LongLine } from './file-lines.js';
 import { normalizeIdentifier } from './identifiers.js';
 
 /** More lines than a chunk of the file can hold (a line has at least its end, one byte). */
@@ -105,9 +106,13 @@ export class Stage {
     this.insert = { player: insert('players', 11), match: insert('matches', 12), rows: rowTables(parts).map((table) => insert(table, 19)) };
   }
 
-  /** Checks one line (its text, or why it was not read) and stages what it gives. */
-  add(ord: number, text: string | { reason: string }): void {
-    if (typeof text !== 'string') return this.refuse(ord, text.reason);
+  /** Checks one line (its text, or a LongLine when it was too long to read) and stages what it gives. */
+  add(ord: number, line: string | LongLine): void {
+    // A character is at most 3 bytes in UTF-8 a UTF-16 unit: most lines need no count.
+    const long = typeof line !== 'string' ? line : line.length * 3 > MAX_LINE_BYTES ? { longLine: Buffer.byteLength(line) } : undefined;
+    if (long && long.longLine > MAX_LINE_BYTES) return this.refuse(ord, longLineReason(long));
+    // Editors on some systems start a UTF-8 file with a byte-order mark: it is not part of line 1.
+    const text = ord === 0 ? (line as string).replace(/^\uFEFF/, '') : (line as string);
     if (text.trim().length === 0) return;
     const parsed = parseDatasetLine(text);
     if ('reason' in parsed) return this.refuse(ord, parsed.reason);

@@ -12,9 +12,9 @@ import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 
 import { MAX_STAT_NAMES, type RefusedLine } from './dataset.js';
-import { CHUNK_BYTES, FileChangedError, MAX_LINE_BYTES, checkUnchanged, closeSnapshot, longLineReason, openSnapshot, type LongLine } from './file-lines.js';
+import { CHUNK_BYTES, FileChangedError, checkUnchanged, closeSnapshot, fileLineChunks, openSnapshot, type LongLine } from './file-lines.js';
 import { CHUNK_LINES, Stage, tooManyNames, type StageReport, type StagedRefusal } from './import-stage.js';
-import { stageChunks, type ImportWorkerData, type ImportWorkerMessage, type TotalsTask } from './import-worker.js';
+import type { ImportTask, ImportWorkerMessage, Staged } from './import-worker.js';
 import { mergeRankValues, type RankValues } from './ranks.js';
 import type { Store, TotalsOffer } from './store-api.js';
 
@@ -71,43 +71,22 @@ export async function importLines(
 ): Promise<ImportSummary> {
   return withStages(async (dir) => {
     let count = 0;
-    const file = join(dir, 'stage-0.sqlite');
-    const { report } = await stageHere(file, async (stage) => {
-      for await (const raw of lines) {
-        // A character is at most 3 bytes in UTF-8 a UTF-16 unit: most lines need no count.
-        const bytes = typeof raw === 'string' && raw.length * 3 > MAX_LINE_BYTES ? Buffer.byteLength(raw) : 0;
-        // Editors on some systems start a UTF-8 file with a byte-order mark: it is not part of line 1.
-        const text =
-          typeof raw !== 'string'
-            ? { reason: longLineReason(raw) }
-            : bytes > MAX_LINE_BYTES
-              ? { reason: longLineReason({ longLine: bytes }) }
-              : count === 0
-                ? raw.replace(/^\uFEFF/, '')
-                : raw;
-        stage.add(count++, text);
+    const stage = new Stage(join(dir, 'stage-0.sqlite'));
+    let report: StageReport;
+    try {
+      for await (const line of lines) {
+        stage.add(count++, line);
         if (count % 10_000 === 0) {
           stage.commit();
           options.onProgress?.(count);
         }
       }
-      options.onProgress?.(count);
-    });
-    return finish(store, [file], [report], (ord) => ord + 1, count, options);
+    } finally {
+      report = stage.close();
+    }
+    options.onProgress?.(count);
+    return finish(store, [stage.file], [report], (ord) => ord + 1, count, options);
   });
-}
-
-/** Runs `work` on a stage in `file` in this thread; the stage's report, and what `work` gave. */
-async function stageHere<T>(file: string, work: (stage: Stage) => Promise<T>): Promise<{ report: StageReport; result: T }> {
-  const stage = new Stage(file);
-  let result: T;
-  try {
-    result = await work(stage);
-  } catch (e) {
-    stage.close();
-    throw e;
-  }
-  return { report: stage.close(), result };
 }
 
 /**
@@ -123,49 +102,81 @@ export async function importFile(
   const snapshot = openSnapshot(path);
   const chunkBytes = options.chunkBytes ?? CHUNK_BYTES;
   const readers = options.workers ?? defaultImportWorkers();
-  let [linesRead, bytesRead] = [0, 0];
+  let [linesRead, chunksRead] = [0, 0];
   const onChunk = (lines: number) => {
-    linesRead += lines;
-    bytesRead = Math.min(snapshot.size, bytesRead + chunkBytes);
+    [linesRead, chunksRead] = [linesRead + lines, chunksRead + 1];
     options.onProgress?.(linesRead);
-    options.onBytes?.(bytesRead, snapshot.size);
+    options.onBytes?.(Math.min(snapshot.size, chunksRead * chunkBytes), snapshot.size);
   };
   try {
-    return await withStages(async (dir) => {
-      const files = Array.from({ length: Math.max(1, readers) }, (_, i) => join(dir, `stage-${i}.sqlite`));
-      const workers = readers > 0 ? await stageInWorkers(files, { snapshot, chunkBytes, readers }, onChunk) : undefined;
-      try {
-        const staged =
-          workers?.staged ??
-          [await stageHere(files[0] as string, (stage) => stageChunks(stage, snapshot, chunkBytes, undefined, onChunk))].map(({ report, result }) => ({
-            report,
-            chunks: result,
-          }));
-        checkUnchanged(snapshot);
-        options.onBytes?.(snapshot.size, snapshot.size);
-        // Each chunk's first line's number: the lines of the chunks before it, counted.
-        const before = new Map<number, number>();
-        let lines = 0;
-        for (const [index, count] of staged.flatMap((x) => x.chunks).sort((x, y) => x[0] - y[0])) {
-          before.set(index, lines);
-          lines += count;
+    if (readers === 0) {
+      const lines = async function* () {
+        for await (const chunk of fileLineChunks(snapshot, chunkBytes)) {
+          yield* chunk.lines;
+          onChunk(chunk.lines.length);
         }
-        const lineOf = (ord: number) => (before.get(Math.floor(ord / CHUNK_LINES)) ?? 0) + (ord % CHUNK_LINES) + 1;
-        return await finish(
-          store,
-          files,
-          staged.map((x) => x.report),
-          lineOf,
-          lines,
-          options,
-          workers?.offer(dir),
-        );
-      } finally {
-        await workers?.stop();
+        checkUnchanged(snapshot);
+      };
+      return await importLines(store, lines(), { ...options, onProgress: undefined });
+    }
+    return await withStages(async (dir) => {
+      const files = Array.from({ length: readers }, (_, i) => join(dir, `stage-${i}.sqlite`));
+      const staged = await inWorkers<Staged>(
+        files.map((stage, reader) => ({ kind: 'stage', snapshot, chunkBytes, reader, readers, stage })),
+        onChunk,
+      );
+      checkUnchanged(snapshot);
+      // Each chunk's first line's number: the lines of the chunks before it, counted.
+      const before = new Map<number, number>();
+      let lines = 0;
+      for (const [index, count] of staged.flatMap((x) => x.chunks).sort((x, y) => x[0] - y[0])) {
+        before.set(index, lines);
+        lines += count;
       }
+      const lineOf = (ord: number) => (before.get(Math.floor(ord / CHUNK_LINES)) ?? 0) + (ord % CHUNK_LINES) + 1;
+      const offer: TotalsOffer = {
+        files: files.map((_, i) => join(dir, `totals-${i}.sqlite`)),
+        start: async (superseded) =>
+          mergeRankValues(await inWorkers<RankValues>(offer.files.map((out, part) => ({ kind: 'totals', files, superseded, part, out })))),
+      };
+      return await finish(
+        store,
+        files,
+        staged.map((x) => x.report),
+        lineOf,
+        lines,
+        options,
+        offer,
+      );
     });
   } finally {
     closeSnapshot(snapshot);
+  }
+}
+
+/** Runs each task in a worker thread of its own: their results, in order. The first to fail fails them all, and the others are stopped. */
+async function inWorkers<T>(tasks: ImportTask[], onChunk: (lines: number) => void = () => undefined): Promise<T[]> {
+  const workers: Worker[] = [];
+  try {
+    return await Promise.all(
+      tasks.map(
+        (task) =>
+          new Promise<T>((resolve, reject) => {
+            const worker = new Worker(new URL('./import-worker.mjs', import.meta.url), { workerData: task });
+            workers.push(worker);
+            worker.on('message', (m: ImportWorkerMessage) => {
+              if (m.kind === 'chunk') onChunk(m.lines);
+              else if (m.kind === 'done') resolve(m.result as T);
+              else reject(m.changed ? new FileChangedError() : new Error(m.message));
+            });
+            worker.on('error', reject);
+            // After its result, a worker's end changes nothing; before it, it is a failure.
+            worker.on('exit', (code) => reject(new Error(`the import's worker stopped (exit ${code})`)));
+          }),
+      ),
+    );
+  } finally {
+    await Promise.all(workers.map((w) => w.terminate()));
   }
 }
 
@@ -197,72 +208,6 @@ async function withStages<T>(work: (dir: string) => Promise<T>): Promise<T> {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-/** A stage's report, and the number and line count of each chunk it read. */
-interface Staged {
-  report: StageReport;
-  chunks: [index: number, lines: number][];
-}
-
-/** The worker threads that staged a file, kept for the store's totals (TotalsOffer) until stopped. */
-interface StagingWorkers {
-  staged: Staged[];
-  offer(dir: string): TotalsOffer;
-  stop(): Promise<void>;
-}
-
-/** Stages the file in `files.length` worker threads, one stage each. */
-function stageInWorkers(files: string[], common: Omit<ImportWorkerData, 'reader' | 'stage'>, onChunk: (lines: number) => void): Promise<StagingWorkers> {
-  const workers = files.map(
-    (stage, reader) => new Worker(new URL('./import-worker.mjs', import.meta.url), { workerData: { ...common, reader, stage } satisfies ImportWorkerData }),
-  );
-  let stopping = false;
-  const stop = () => {
-    stopping = true;
-    return Promise.all(workers.map((w) => w.terminate())).then(() => undefined);
-  };
-  const staged: (Staged | undefined)[] = workers.map(() => undefined);
-  const totals: (RankValues | undefined)[] = workers.map(() => undefined);
-  /** Told what goes wrong: the staging, then the totals once asked for. */
-  let fail: (e: Error) => void = () => undefined;
-  let totalled: (ranks: RankValues) => void = () => undefined;
-  let asked = false;
-  workers.forEach((worker, i) => {
-    worker.on('message', (m: ImportWorkerMessage) => {
-      if (m.kind === 'chunk') onChunk(m.lines);
-      else if (m.kind === 'error') fail(m.changed ? new FileChangedError() : new Error(m.message));
-      else if (m.kind === 'done') staged[i] = m;
-      else totals[i] = m.ranks;
-      if (m.kind === 'totals' && totals.every((t) => t !== undefined)) totalled(mergeRankValues(totals));
-    });
-    worker.on('error', (e) => fail(e));
-    // A worker ends once it has given what it was asked for, or is stopped; before that, its end is the import's failure.
-    worker.on('exit', (code) => {
-      if (!stopping && (!staged[i] || (asked && !totals[i]))) fail(new Error(`the import's worker stopped (exit ${code})`));
-    });
-  });
-  const offer = (dir: string): TotalsOffer => ({
-    files: files.map((_, i) => join(dir, `totals-${i}.sqlite`)),
-    start(superseded) {
-      return new Promise<RankValues>((resolve, reject) => {
-        [fail, totalled, asked] = [reject, resolve, true];
-        workers.forEach((w, part) => w.postMessage({ files, superseded, part, out: this.files[part] as string } satisfies TotalsTask));
-      });
-    },
-  });
-  return new Promise((resolve, reject) => {
-    fail = (e) => {
-      fail = () => undefined;
-      void stop().finally(() => reject(e));
-    };
-    for (const w of workers)
-      w.on('message', (m: ImportWorkerMessage) => {
-        if (m.kind !== 'done' || staged.some((x) => x === undefined)) return;
-        fail = () => undefined;
-        resolve({ staged: staged as Staged[], offer, stop });
-      });
-  });
 }
 
 /**

@@ -265,7 +265,7 @@ describe('importing a dataset', () => {
     const file = join(dir, 'data.jsonl');
     writeFileSync(file, smallLines().join('\r\n') + '\n\n');
     const progress: [number, number][] = [];
-    const summary = await importFile(await fresh(), file, { onBytes: (read, total) => progress.push([read, total]) });
+    const summary = await importFile(await fresh(), file, { chunkBytes: 256, onBytes: (read, total) => progress.push([read, total]) });
     expect(summary.taken).toBe(smallLines().length);
     expect(summary.refused).toBe(0);
     expect(progress.length).toBeGreaterThan(2);
