@@ -483,6 +483,26 @@ describe('importing a dataset', () => {
     await Promise.all([memory.close(), file.close()]);
   });
 
+  it.runIf(TEST_STORE === 'sqlite')('imports a file in workers into a store of player records without matches as one import of its lines does', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'stats-players-first-'));
+    const record = (id: string, handle: string) => JSON.stringify({ type: 'player', title: 'title_a', platform: 'pc_store_a', id, handle });
+    // Stored first: two records. The file then plays both and a third player, and names one of them again.
+    const first = [record('p1', 'Kept'), record('p2', 'Before')];
+    const lines = [matchLine('m1'), matchLine('m2', {}, { id: 'P2' }), matchLine('m3', {}, { id: 'p3' }), record('P2', 'After')];
+    writeFileSync(join(dir, 'data.jsonl'), lines.join('\n'));
+    const [file, memory] = [new StatsStore(join(dir, 'store.sqlite')), new StatsStore()];
+    for (const store of [file, memory]) await importLines(store, first);
+    await importFile(file, join(dir, 'data.jsonl'), { workers: 2, chunkBytes: 64 });
+    await importLines(memory, lines);
+    expect(await snapshot(file)).toEqual(await snapshot(memory));
+    expect(await file.sql('SELECT id, handle, declared FROM players ORDER BY id_norm')).toEqual([
+      { id: 'p1', handle: 'Kept', declared: 1 },
+      { id: 'P2', handle: 'After', declared: 1 },
+      { id: 'p3', handle: 'p3', declared: 0 },
+    ]);
+    await Promise.all([memory.close(), file.close()]);
+  });
+
   it.runIf(TEST_STORE === 'sqlite')('fails an import whose workers cannot read the file with the reason, and leaves the store as it was', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'stats-unreadable-'));
     const store = new StatsStore(join(dir, 'store.sqlite'));
