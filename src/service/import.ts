@@ -134,28 +134,41 @@ export async function importFile(
         lines += count;
       }
       const lineOf = (ord: number) => (before.get(Math.floor(ord / CHUNK_LINES)) ?? 0) + (ord % CHUNK_LINES) + 1;
+      // The totals' workers are stopped if the store's transaction ends without them (it failed).
+      const stop = new AbortController();
+      let totals: Promise<RankValues[]> | undefined;
       const offer: TotalsOffer = {
         files: files.map((_, i) => join(dir, `totals-${i}.sqlite`)),
-        start: async (superseded) =>
-          mergeRankValues(await inWorkers<RankValues>(offer.files.map((out, part) => ({ kind: 'totals', files, superseded, part, out })))),
+        start: async (superseded) => {
+          const tasks = offer.files.map((out, part): ImportTask => ({ kind: 'totals', files, superseded, part, out }));
+          return mergeRankValues(await (totals = inWorkers<RankValues>(tasks, undefined, stop.signal)));
+        },
       };
-      return await finish(
-        store,
-        files,
-        staged.map((x) => x.report),
-        lineOf,
-        lines,
-        options,
-        offer,
-      );
+      try {
+        return await finish(
+          store,
+          files,
+          staged.map((x) => x.report),
+          lineOf,
+          lines,
+          options,
+          offer,
+        );
+      } finally {
+        stop.abort(new Error('the import stopped'));
+        await totals?.catch(() => undefined);
+      }
     });
   } finally {
     closeSnapshot(snapshot);
   }
 }
 
-/** Runs each task in a worker thread of its own: their results, in order. The first to fail fails them all, and the others are stopped. */
-async function inWorkers<T>(tasks: ImportTask[], onChunk: (lines: number) => void = () => undefined): Promise<T[]> {
+/**
+ * Runs each task in a worker thread of its own: their results, in order. The first to fail (or
+ * `signal`) fails them all, and the others are stopped.
+ */
+async function inWorkers<T>(tasks: ImportTask[], onChunk: (lines: number) => void = () => undefined, signal?: AbortSignal): Promise<T[]> {
   const workers: Worker[] = [];
   try {
     return await Promise.all(
@@ -170,6 +183,7 @@ async function inWorkers<T>(tasks: ImportTask[], onChunk: (lines: number) => voi
               else reject(m.changed ? new FileChangedError() : new Error(m.message));
             });
             worker.on('error', reject);
+            signal?.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
             // After its result, a worker's end changes nothing; before it, it is a failure.
             worker.on('exit', (code) => reject(new Error(`the import's worker stopped (exit ${code})`)));
           }),

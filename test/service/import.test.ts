@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -228,7 +228,9 @@ describe('importing a dataset', () => {
       return join(dir, name);
     };
     store.db.exec("CREATE TRIGGER boom BEFORE INSERT ON matches WHEN NEW.id = 'boom' BEGIN SELECT RAISE(ABORT, 'boom'); END");
+    // The store fails once its workers are totalling the players: they are stopped, and the stages removed.
     await expect(importFile(store, file('a.jsonl', [line('x-1'), line('boom')]), { workers: 1 })).rejects.toThrow('boom');
+    expect(readdirSync(tmpdir()).filter((name) => name.startsWith(`${STAGES}${process.pid}-`))).toEqual([]);
     expect(await store.playerById('title_c', 'console_b', 'newbie')).toBeUndefined();
     expect(await store.counts()).toEqual({ players: 0, matches: 0 });
     store.db.exec('DROP TRIGGER boom');
