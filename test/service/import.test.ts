@@ -263,7 +263,7 @@ describe('importing a dataset', () => {
   });
 
   it('streams a file and reports progress in bytes', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'stats-import-'));
+    const dir = mkdtempSync(join(tmpdir(), 'stats-progress-'));
     const file = join(dir, 'data.jsonl');
     writeFileSync(file, smallLines().join('\r\n') + '\n\n');
     const progress: [number, number][] = [];
