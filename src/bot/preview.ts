@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 
 import { findCommand } from '../../commands/index.js';
-import { createCardRenderer } from '../cards/index.js';
+import { WORKER_START_MS, createCardRenderer } from '../cards/index.js';
 import { configOrExit, exitWith } from '../cli.js';
 import { openLookupsOrExit } from '../compose.js';
 import { loadDotEnv, loadPreviewConfig } from '../config.js';
@@ -83,7 +83,9 @@ async function main(): Promise<void> {
     await lookups.close();
     exitWith(`Could not start: ${(e as Error).message}`, 1);
   }
-  const cards = parsed.values.card ? createCardRenderer() : undefined;
+  // A preview answers no interaction, so no answer window bounds its card: it waits as long as a
+  // card worker may take to start (loading fonts on a busy machine can take longer than an answer may).
+  const cards = parsed.values.card ? createCardRenderer({ deadlineMs: WORKER_START_MS }) : undefined;
   const deps = {
     lookup: lookups.client,
     links: stores.links,
