@@ -161,9 +161,8 @@ export async function takeStages(db: Database.Database, files: readonly string[]
     db.exec(`
       INSERT INTO matches (${MATCH_COLUMNS}) SELECT ${MATCH_COLUMNS} FROM ${staged('matches')} WHERE ${latest};
       INSERT INTO match_players (${ROW_COLUMNS}) SELECT ${ROW_COLUMNS} FROM ${staged('rows')} WHERE ${latest};
-      -- A player record given twice: the later one (SQLite takes bare columns from the row of the one MAX), in the key's order.
-      INSERT INTO players (${PLAYER_COLUMNS}, declared) SELECT ${PLAYER_COLUMNS}, 1
-        FROM (SELECT *, MAX(ord) FROM ${staged('players')} GROUP BY title, platform, id_norm) WHERE true
+      -- In the key's order, a player record given twice the later one last: it replaces the one before.
+      INSERT INTO players (${PLAYER_COLUMNS}, declared) SELECT ${PLAYER_COLUMNS}, 1 FROM ${staged('players')} WHERE true ORDER BY title, platform, id_norm, ord
         ON CONFLICT (title, platform, id_norm) DO UPDATE SET id = excluded.id, handle = excluded.handle, handle_norm = excluded.handle_norm,
           avatar_url = excluded.avatar_url, vanity = excluded.vanity, vanity_norm = excluded.vanity_norm, private = excluded.private, declared = 1;
       ${Object.values(INDEXES).join(';\n')};`);
