@@ -109,10 +109,10 @@ export class Stage {
   /** Checks one line (its text, or a LongLine when it was too long to read) and stages what it gives. */
   add(ord: number, line: string | LongLine): void {
     // A character is at most 3 bytes in UTF-8 a UTF-16 unit: most lines need no count.
-    const long = typeof line !== 'string' ? line : line.length * 3 > MAX_LINE_BYTES ? { longLine: Buffer.byteLength(line) } : undefined;
-    if (long && long.longLine > MAX_LINE_BYTES) return this.refuse(ord, longLineReason(long));
+    const bytes = typeof line !== 'string' ? line.longLine : line.length * 3 > MAX_LINE_BYTES ? Buffer.byteLength(line) : 0;
+    if (typeof line !== 'string' || bytes > MAX_LINE_BYTES) return this.refuse(ord, longLineReason({ longLine: bytes }));
     // Editors on some systems start a UTF-8 file with a byte-order mark: it is not part of line 1.
-    const text = ord === 0 ? (line as string).replace(/^\uFEFF/, '') : (line as string);
+    const text = ord === 0 ? line.replace(/^\uFEFF/, '') : line;
     if (text.trim().length === 0) return;
     const parsed = parseDatasetLine(text);
     if ('reason' in parsed) return this.refuse(ord, parsed.reason);
