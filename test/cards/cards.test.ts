@@ -18,6 +18,8 @@ import {
   profileCard,
   sessionCard,
   withCard,
+  WORKER_START_MS,
+  type CardRendererOptions,
   type CompareCardModel,
   type ProfileCardModel,
   type SessionCardModel,
@@ -31,7 +33,13 @@ import { fullTitleBProfile, fullTitleDProfile } from '../fixtures/real-shapes.js
 import { smallLines } from '../fixtures/small-dataset.js';
 import { startService } from '../helpers/service.js';
 
-const renderer = createCardRenderer();
+/**
+ * A renderer for the tests that do not test its deadline: a card has as long as a worker may take to
+ * start, so that a busy machine (the suite's files run side by side) makes no card late.
+ */
+const unhurried = (options: CardRendererOptions = {}) => createCardRenderer({ deadlineMs: WORKER_START_MS, ...options });
+
+const renderer = unhurried();
 afterAll(() => renderer.close());
 
 const PROFILE: ProfileCardModel = {
@@ -304,7 +312,7 @@ describe('the card renderer', () => {
   });
 
   it('bounds its cache by entries', async () => {
-    const small = createCardRenderer({ cacheEntries: 2 });
+    const small = unhurried({ cacheEntries: 2 });
     try {
       for (const name of ['a', 'b', 'c']) await small.render({ ...PROFILE, name });
       expect(small.stats().cached).toBe(2);
@@ -365,7 +373,7 @@ describe('falling back to the text reply', () => {
   });
 
   it('draws no card at all for an answer already past its budget (late), and sends the text', async () => {
-    const fresh = createCardRenderer();
+    const fresh = unhurried();
     const { logger, lines } = capture();
     try {
       const out = await withCard(reply, () => ({ ...PROFILE, name: 'Late' }), { cards: fresh, logger, cardWaitMs: () => -5 });
@@ -423,7 +431,7 @@ describe('falling back to the text reply', () => {
   });
 
   it('warms up before the first answer: its workers started and one card drawn', async () => {
-    const fresh = createCardRenderer();
+    const fresh = unhurried();
     try {
       await fresh.warm();
       expect(fresh.stats()).toMatchObject({ rendered: 1, cached: 1 });
@@ -468,7 +476,7 @@ describe('falling back to the text reply', () => {
             encoding: 'utf8',
           }),
         ) - 1;
-      const fresh = createCardRenderer();
+      const fresh = unhurried();
       try {
         await fresh.warm();
         const own = [...cpu().keys()]
@@ -532,7 +540,7 @@ describe('falling back to the text reply', () => {
   });
 
   it('after close, cards are refused (closed) and the reply is text', async () => {
-    const closing = createCardRenderer();
+    const closing = unhurried();
     await closing.close();
     await expect(closing.render(PROFILE)).rejects.toMatchObject({ reason: 'closed' });
   });
