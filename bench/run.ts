@@ -69,12 +69,12 @@ function rssMb(pid: number): number {
 /**
  * Resident memory once it has settled: read each second until it has not fallen by more than 1 MB
  * in 10 s, 60 s at most. V8 gives back the garbage of a start (the embedded service's dataset
- * import, the commands' modules) some seconds after the process goes idle: read at once, a bot
- * that idles at 133 MB read 160.
+ * import, the commands' modules) some seconds after the process goes idle: read at once, the
+ * figure was the start's, not the idle bot's (docs/benchmarks.md).
  */
 async function settledRssMb(pid: number): Promise<number> {
   const read: number[] = [];
-  for (let s = 0; s < 60; s++) {
+  for (let second = 0; second < 60; second++) {
     read.push(rssMb(pid));
     if (read.length > 10 && (read.at(-11) ?? 0) - (read.at(-1) ?? 0) <= 1) break;
     await sleep(1_000);
