@@ -102,14 +102,10 @@ export async function* fileLineChunks(
     const end = Math.min(source.size, start + chunkBytes);
     const buf = await readRange(source, buffer, Math.max(0, start - 1), end);
     // A line starts in the chunk after each \n from the byte before it on (a \n is never part of a
-    // longer UTF-8 sequence: cutting there never splits a character).
+    // longer UTF-8 sequence: cutting there never splits a character); none, if it has no \n.
     const ended = start === 0 ? -1 : buf.indexOf(NEWLINE);
     const lines: LineChunk['lines'] = [];
-    if (start > 0 && ended === -1) {
-      yield { index, lines };
-      continue;
-    }
-    let at = ended + 1;
+    let at = start > 0 && ended === -1 ? buf.length : ended + 1;
     for (let nl = buf.indexOf(NEWLINE, at); nl !== -1; nl = buf.indexOf(NEWLINE, at)) {
       lines.push(decode(buf, at, nl));
       at = nl + 1;
