@@ -10,7 +10,7 @@
 // without costing the user the answer.
 import { z } from 'zod';
 
-import { PLATFORM_SLUGS, formatStatValue, inUtc, isDisplayType, lacksOffset, parseAnswerDate, parseTimeSpan, readableStatName } from '../catalog/index.js';
+import { formatStatValue, inUtc, isDisplayType, lacksOffset, parseAnswerDate, parseTimeSpan, readableStatName } from '../catalog/index.js';
 
 /** A field that fell back to its empty value because it had a shape the schema did not expect. */
 export interface Degradation {
@@ -590,5 +590,3 @@ export function readPayload<T>(schema: z.ZodType<T>, input: unknown): PayloadRes
     noted = outer;
   }
 }
-
-export const PlatformSlugSchema = z.enum(PLATFORM_SLUGS);

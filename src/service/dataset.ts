@@ -2,8 +2,7 @@
 // product (documented in the README): anyone can serve their own data with it.
 import { z } from 'zod';
 
-import { PLATFORMS, QUEUES, TITLE_SLUGS, platformsOfTitle, type PlatformSlug } from '../catalog/index.js';
-import { PlatformSlugSchema } from '../lookup/schemas.js';
+import { PLATFORMS, PLATFORM_SLUGS, QUEUES, TITLE_SLUGS, platformsOfTitle, type PlatformSlug } from '../catalog/index.js';
 import { hasControlCharacters, identifierProblem, matchIdProblem } from './identifiers.js';
 
 const identifier = z.string().superRefine((value, ctx) => {
@@ -34,6 +33,9 @@ function nameProblem(name: string, max: number, trimmed: boolean): string | null
   if (hasControlCharacters(name)) return 'contains control characters';
   return null;
 }
+
+// Not the lookup client's schemas: an import's workers load this module, and need none of them.
+const PlatformSlugSchema = z.enum(PLATFORM_SLUGS);
 
 const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
