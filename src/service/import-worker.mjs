@@ -4,4 +4,4 @@
 import { importBeside } from '../module-beside.mjs';
 
 const worker = /** @type {typeof import('./import-worker.ts')} */ (await importBeside(import.meta.url, 'import-worker'));
-await worker.runImportWorker();
+worker.runImportWorker();

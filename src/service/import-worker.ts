@@ -1,10 +1,11 @@
-// One of the threads of an import, started through import-worker.mjs, for one task. Staging: worker
+// One of the threads of an import, started through import-worker.mjs, once for the import: it
+// runs the tasks the import gives it, one at a time, until the import ends it. Staging: worker
 // `reader` of `readers` reads the file's chunks whose number divided by `readers` leaves `reader`
 // (so that the workers share the file evenly however its lines run) and checks and stages their
 // lines (src/service/import-stage.ts); the import numbers the lines once every chunk's are counted.
-// Totals: once every stage is written, the store may have a worker total each part of the players
-// (TotalsOffer, stageTotals).
-import { parentPort, workerData } from 'node:worker_threads';
+// Totals: once every stage is written, the store may have each worker total a part of the players
+// (TotalsOffer, stageTotals), its code already loaded.
+import { parentPort } from 'node:worker_threads';
 
 import { FileChangedError, fileLineChunks, type FileSnapshot } from './file-lines.js';
 import { CHUNK_LINES, Stage, type StageReport } from './import-stage.js';
@@ -34,29 +35,30 @@ export interface Staged {
 export type ImportWorkerMessage =
   { kind: 'chunk'; lines: number } | { kind: 'done'; result: Staged | RankValues } | { kind: 'error'; message: string; changed: boolean };
 
-export async function runImportWorker(): Promise<void> {
-  const task = workerData as ImportTask;
+export function runImportWorker(): void {
   const port = parentPort;
   if (!port) throw new Error('import-worker runs in a worker thread');
   const post = (m: ImportWorkerMessage, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
-  try {
-    if (task.kind === 'totals') {
-      const ranks = stageTotals(task.files, task.superseded, task.part, task.out);
-      return post(
-        { kind: 'done', result: ranks },
-        [...ranks.values()].flatMap((byKey) => [...byKey.values()].map((values) => values.buffer as ArrayBuffer)),
-      );
-    }
-    const stage = new Stage(task.stage, task.readers);
-    const chunks: Staged['chunks'] = [];
-    for await (const chunk of fileLineChunks(task.snapshot, task.chunkBytes, (index) => index % task.readers === task.reader)) {
-      chunk.lines.forEach((line, i) => stage.add(chunk.index * CHUNK_LINES + i, line));
-      stage.commit();
-      chunks.push([chunk.index, chunk.lines.length]);
-      post({ kind: 'chunk', lines: chunk.lines.length });
-    }
-    post({ kind: 'done', result: { report: stage.close(), chunks } });
-  } catch (e) {
-    post({ kind: 'error', message: (e as Error).message, changed: e instanceof FileChangedError });
+  port.on('message', (task: ImportTask) => {
+    run(task, post).catch((e: unknown) => post({ kind: 'error', message: (e as Error).message, changed: e instanceof FileChangedError }));
+  });
+}
+
+async function run(task: ImportTask, post: (m: ImportWorkerMessage, transfer?: ArrayBuffer[]) => void): Promise<void> {
+  if (task.kind === 'totals') {
+    const ranks = stageTotals(task.files, task.superseded, task.part, task.out);
+    return post(
+      { kind: 'done', result: ranks },
+      [...ranks.values()].flatMap((byKey) => [...byKey.values()].map((values) => values.buffer as ArrayBuffer)),
+    );
   }
+  const stage = new Stage(task.stage, task.readers);
+  const chunks: Staged['chunks'] = [];
+  for await (const chunk of fileLineChunks(task.snapshot, task.chunkBytes, (index) => index % task.readers === task.reader)) {
+    chunk.lines.forEach((line, i) => stage.add(chunk.index * CHUNK_LINES + i, line));
+    stage.commit();
+    chunks.push([chunk.index, chunk.lines.length]);
+    post({ kind: 'chunk', lines: chunk.lines.length });
+  }
+  post({ kind: 'done', result: { report: stage.close(), chunks } });
 }

@@ -120,31 +120,29 @@ export async function importFile(
       return await importLines(store, lines(), { ...options, onProgress: undefined });
     }
     return await withStages(async (dir) => {
-      const files = Array.from({ length: readers }, (_, i) => join(dir, `stage-${i}.sqlite`));
-      const staged = await inWorkers<Staged>(
-        files.map((stage, reader) => ({ kind: 'stage', snapshot, chunkBytes, reader, readers, stage })),
-        onChunk,
-      );
-      checkUnchanged(snapshot);
-      // Each chunk's first line's number: the lines of the chunks before it, counted.
-      const before = new Map<number, number>();
-      let lines = 0;
-      for (const [index, count] of staged.flatMap((x) => x.chunks).sort((x, y) => x[0] - y[0])) {
-        before.set(index, lines);
-        lines += count;
-      }
-      const lineOf = (ord: number) => (before.get(Math.floor(ord / CHUNK_LINES)) ?? 0) + (ord % CHUNK_LINES) + 1;
-      // The totals' workers are stopped if the store's transaction ends without them (it failed).
-      const stop = new AbortController();
-      let totals: Promise<RankValues[]> | undefined;
-      const offer: TotalsOffer = {
-        files: files.map((_, i) => join(dir, `totals-${i}.sqlite`)),
-        start: async (superseded) => {
-          const tasks = offer.files.map((out, part): ImportTask => ({ kind: 'totals', files, superseded, part, out }));
-          return mergeRankValues(await (totals = inWorkers<RankValues>(tasks, undefined, stop.signal)));
-        },
-      };
+      const threads = new ImportThreads(readers);
       try {
+        const files = Array.from({ length: readers }, (_, i) => join(dir, `stage-${i}.sqlite`));
+        const staged = await threads.run<Staged>(
+          files.map((stage, reader) => ({ kind: 'stage', snapshot, chunkBytes, reader, readers, stage })),
+          onChunk,
+        );
+        checkUnchanged(snapshot);
+        // Each chunk's first line's number: the lines of the chunks before it, counted.
+        const before = new Map<number, number>();
+        let lines = 0;
+        for (const [index, count] of staged.flatMap((x) => x.chunks).sort((x, y) => x[0] - y[0])) {
+          before.set(index, lines);
+          lines += count;
+        }
+        const lineOf = (ord: number) => (before.get(Math.floor(ord / CHUNK_LINES)) ?? 0) + (ord % CHUNK_LINES) + 1;
+        const offer: TotalsOffer = {
+          files: files.map((_, i) => join(dir, `totals-${i}.sqlite`)),
+          start: async (superseded) => {
+            const tasks = offer.files.map((out, part): ImportTask => ({ kind: 'totals', files, superseded, part, out }));
+            return mergeRankValues(await threads.run<RankValues>(tasks));
+          },
+        };
         return await finish(
           store,
           files,
@@ -155,8 +153,8 @@ export async function importFile(
           offer,
         );
       } finally {
-        stop.abort(new Error('the import stopped'));
-        await totals?.catch(() => undefined);
+        // Whatever they are doing (the totals of a store's transaction that failed): before the stages go.
+        await threads.close();
       }
     });
   } finally {
@@ -165,32 +163,51 @@ export async function importFile(
 }
 
 /**
- * Runs each task in a worker thread of its own: their results, in order. The first to fail (or
- * `signal`) fails them all, and the others are stopped.
+ * An import's worker threads (src/service/import-worker.ts), started once for its tasks, so that
+ * each loads its code once. A thread that fails or stops fails the task it runs, or the next.
  */
-async function inWorkers<T>(tasks: ImportTask[], onChunk: (lines: number) => void = () => undefined, signal?: AbortSignal): Promise<T[]> {
-  const workers: Worker[] = [];
-  try {
-    return await Promise.all(
+class ImportThreads {
+  private readonly threads: { worker: Worker; tell?: (m: ImportWorkerMessage | Error) => void; failure?: Error }[];
+
+  constructor(count: number) {
+    this.threads = Array.from({ length: count }, () => {
+      const thread: ImportThreads['threads'][number] = { worker: new Worker(new URL('./import-worker.mjs', import.meta.url)) };
+      const fail = (e: Error) => {
+        thread.failure ??= e;
+        thread.tell?.(e);
+      };
+      thread.worker.on('message', (m: ImportWorkerMessage) => thread.tell?.(m));
+      thread.worker.on('error', fail);
+      thread.worker.on('exit', (code) => fail(new Error(`the import's worker stopped (exit ${code})`)));
+      return thread;
+    });
+  }
+
+  /** Runs task i in thread i: their results, in order. The first to fail fails them all. */
+  run<T>(tasks: ImportTask[], onChunk: (lines: number) => void = () => undefined): Promise<T[]> {
+    return Promise.all(
       tasks.map(
-        (task) =>
+        (task, i) =>
           new Promise<T>((resolve, reject) => {
-            const worker = new Worker(new URL('./import-worker.mjs', import.meta.url), { workerData: task });
-            workers.push(worker);
-            worker.on('message', (m: ImportWorkerMessage) => {
-              if (m.kind === 'chunk') onChunk(m.lines);
+            const thread = this.threads[i] as ImportThreads['threads'][number];
+            if (thread.failure) return reject(thread.failure);
+            thread.tell = (m) => {
+              if (m instanceof Error) reject(m);
+              else if (m.kind === 'chunk') return onChunk(m.lines);
               else if (m.kind === 'done') resolve(m.result as T);
               else reject(m.changed ? new FileChangedError() : new Error(m.message));
-            });
-            worker.on('error', reject);
-            signal?.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
-            // After its result, a worker's end changes nothing; before it, it is a failure.
-            worker.on('exit', (code) => reject(new Error(`the import's worker stopped (exit ${code})`)));
+              thread.tell = undefined;
+            };
+            thread.worker.postMessage(task);
           }),
       ),
     );
-  } finally {
-    await Promise.all(workers.map((w) => w.terminate()));
+  }
+
+  /** Stops the threads, whatever they are doing: a task still running fails. */
+  async close(): Promise<void> {
+    for (const thread of this.threads) thread.tell?.(new Error('the import stopped'));
+    await Promise.all(this.threads.map((t) => t.worker.terminate()));
   }
 }
 
