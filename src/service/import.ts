@@ -162,16 +162,23 @@ export async function importFile(
   }
 }
 
+/** One of an import's threads: `tell` hears what it says while it runs a task; `failure`, why it stopped. */
+interface ImportThread {
+  worker: Worker;
+  tell?: (m: ImportWorkerMessage | Error) => void;
+  failure?: Error;
+}
+
 /**
  * An import's worker threads (src/service/import-worker.ts), started once for its tasks, so that
  * each loads its code once. A thread that fails or stops fails the task it runs, or the next.
  */
 class ImportThreads {
-  private readonly threads: { worker: Worker; tell?: (m: ImportWorkerMessage | Error) => void; failure?: Error }[];
+  private readonly threads: ImportThread[];
 
   constructor(count: number) {
     this.threads = Array.from({ length: count }, () => {
-      const thread: ImportThreads['threads'][number] = { worker: new Worker(new URL('./import-worker.mjs', import.meta.url)) };
+      const thread: ImportThread = { worker: new Worker(new URL('./import-worker.mjs', import.meta.url)) };
       const fail = (e: Error) => {
         thread.failure ??= e;
         thread.tell?.(e);
@@ -189,7 +196,7 @@ class ImportThreads {
       tasks.map(
         (task, i) =>
           new Promise<T>((resolve, reject) => {
-            const thread = this.threads[i] as ImportThreads['threads'][number];
+            const thread = this.threads[i] as ImportThread;
             if (thread.failure) return reject(thread.failure);
             thread.tell = (m) => {
               if (m instanceof Error) reject(m);
