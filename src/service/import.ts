@@ -102,9 +102,11 @@ export async function importFile(
   const snapshot = openSnapshot(path);
   const chunkBytes = options.chunkBytes ?? CHUNK_BYTES;
   const readers = options.workers ?? defaultImportWorkers();
-  let [linesRead, chunksRead] = [0, 0];
+  let linesRead = 0;
+  let chunksRead = 0;
   const onChunk = (lines: number) => {
-    [linesRead, chunksRead] = [linesRead + lines, chunksRead + 1];
+    linesRead += lines;
+    chunksRead++;
     options.onProgress?.(linesRead);
     options.onBytes?.(Math.min(snapshot.size, chunksRead * chunkBytes), snapshot.size);
   };
