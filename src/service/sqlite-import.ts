@@ -18,7 +18,21 @@ import { storedValues, type StoredTotals } from './totals.js';
 /** The table a part of the totals is written to (stageTotals): made by the store before it attaches the file. */
 const TOTALS_TABLE = 'CREATE TABLE IF NOT EXISTS totals (title TEXT, platform TEXT, player TEXT, totals TEXT, player_id TEXT, ord INTEGER)';
 
-type Totals = StoredTotals & { title: string };
+/** A player's totals as the aggregate adds them up, with their title (for the ranks). */
+interface Totals {
+  title: string;
+  totals: StoredTotals;
+}
+
+/** Adds `sum` over `n` matches to a stat's sum. */
+function addSum(sums: StoredTotals['sums'], key: string, sum: number, n: number): void {
+  const had = sums[key];
+  if (!had) sums[key] = [sum, n];
+  else {
+    had[0] += sum;
+    had[1] += n;
+  }
+}
 
 /**
  * The aggregate `stored_totals(title, seed, sign, result, duration_s, stats)` for SQL's GROUP BY: a
@@ -31,33 +45,32 @@ function totalsAggregate(db: Database.Database, lists?: Map<string, Map<string, 
   db.aggregate('stored_totals', {
     varargs: true,
     // Sums without a prototype: a stat may be named `constructor` or `toString`.
-    start: (): Totals => ({ title: '', matchesPlayed: 0, wins: 0, losses: 0, timePlayed: 0, sums: Object.create(null) as Totals['sums'] }),
+    start: (): Totals => ({ title: '', totals: { matchesPlayed: 0, wins: 0, losses: 0, timePlayed: 0, sums: Object.create(null) as StoredTotals['sums'] } }),
     step: (t: Totals, ...row: unknown[]) => {
       const [title, seed, sign, result, duration, stats] = row as [string, string | null, number, string | null, number, string | null];
       t.title = title;
-      const add = (key: string, sum: number, n: number) => {
-        const had = t.sums[key];
-        if (had) [had[0], had[1]] = [had[0] + sum, had[1] + n];
-        else t.sums[key] = [sum, n];
-      };
+      const totals = t.totals;
       if (seed !== null) {
         const stored = JSON.parse(seed) as StoredTotals;
-        t.matchesPlayed += stored.matchesPlayed;
-        t.wins += stored.wins;
-        t.losses += stored.losses;
-        t.timePlayed += stored.timePlayed;
-        for (const key in stored.sums) add(key, ...(stored.sums[key] as [number, number]));
+        totals.matchesPlayed += stored.matchesPlayed;
+        totals.wins += stored.wins;
+        totals.losses += stored.losses;
+        totals.timePlayed += stored.timePlayed;
+        for (const key in stored.sums) {
+          const [sum, n] = stored.sums[key] as [number, number];
+          addSum(totals.sums, key, sum, n);
+        }
         return t;
       }
-      t.matchesPlayed += sign;
-      if (result === 'win') t.wins += sign;
-      else if (result === 'loss') t.losses += sign;
-      t.timePlayed += sign * duration;
+      totals.matchesPlayed += sign;
+      if (result === 'win') totals.wins += sign;
+      else if (result === 'loss') totals.losses += sign;
+      totals.timePlayed += sign * duration;
       const numbers = JSON.parse(stats ?? '{}') as Record<string, number>;
-      for (const key in numbers) add(key, sign * (numbers[key] as number), sign);
+      for (const key in numbers) addSum(totals.sums, key, sign * (numbers[key] as number), sign);
       return t;
     },
-    result: ({ title, ...totals }: Totals) => {
+    result: ({ title, totals }: Totals) => {
       if (totals.matchesPlayed <= 0) return null;
       // A stat none of the player's matches has any more is gone, as from a sum of their rows.
       for (const key in totals.sums) if ((totals.sums[key]?.[1] ?? 0) <= 0) delete totals.sums[key];

@@ -18,5 +18,8 @@ export interface StoredTotals {
 /** Stored totals (as JSON, or as they are) as the values a profile shows: counts, sums and the ratios derived from them. */
 export function storedValues(totals: string | StoredTotals): Record<string, number> {
   const t = typeof totals === 'string' ? (JSON.parse(totals) as StoredTotals) : totals;
-  return totalsToValues({ ...t, sums: new Map(Object.entries(t.sums).map(([key, [sum]]) => [key, sum])) });
+  // Built in a loop: an import calls this for every player it totals.
+  const sums = new Map<string, number>();
+  for (const key in t.sums) sums.set(key, (t.sums[key] as [number, number])[0]);
+  return totalsToValues({ matchesPlayed: t.matchesPlayed, wins: t.wins, losses: t.losses, timePlayed: t.timePlayed, sums });
 }
