@@ -1,7 +1,7 @@
 // What the benches print about the machine they ran on: its cores, memory and Node, and how fast
-// and how steady it was at the time. The same two-core virtual machine ran the same import 40 to
-// 50 % slower from one day to the next, and an idle process on it sees its timers fire up to 9 ms late:
-// figures from different days compare only beside these two numbers.
+// and how steady it was at the time. A shared virtual machine runs the same work much slower on one
+// day than on another, and an idle process on it sees its timers fire late: figures from different
+// days compare only beside these two numbers.
 import { createHash } from 'node:crypto';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -36,8 +36,8 @@ function referenceLoopOnce(): number {
 }
 
 /**
- * The reference loop run five times (about 1.5 s): its median and range in ms. The machine's speed
- * moves from second to second (the same process: 427 to 646 ms for one loop twice as long as this).
+ * The reference loop run five times: its median and range in ms. A shared machine's speed moves
+ * from second to second, so one run of the loop says little.
  */
 function referenceLoopMs(): { median: number; min: number; max: number } {
   const runs = Array.from({ length: 5 }, referenceLoopOnce).sort((a, b) => a - b);

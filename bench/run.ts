@@ -540,9 +540,10 @@ function table(): string {
 
 /**
  * This process's garbage collector, to be run by hand: the bench calls it before each burst, so that
- * the Discord double (which runs here) does not stop for a collection in the middle of one. One
- * scavenge a burst, 5.7 to 13 ms, fell on the slowest autocomplete of the burst and decided a p99 of
- * 70-odd samples a burst; the bot's own collector, in its own process, is not touched.
+ * the Discord double (which runs here) does not stop for a collection in the middle of one. A
+ * collection of the double's lands on one autocomplete of the burst and, with seventy-odd samples a
+ * burst, decides its p99, though the bot did nothing slower; the bot's own collector, in its own
+ * process, is not touched.
  */
 function harnessCollector(): () => void {
   v8.setFlagsFromString('--expose-gc');
@@ -714,9 +715,8 @@ async function cards(): Promise<void> {
     }
   };
   // A burst gives seventy to ninety autocompletes, so its p99 is its slowest: the figures pool
-  // CARD_ROUNDS bursts, each with a bot of its own. With three (about 220 autocompletes) the p99 was
-  // the third slowest, and moved between runs more than any change measured here (6.43 to 11.22 ms in
-  // seven runs of one morning); with ten (about 880) it is the ninth, 7.08 to 10.44 ms in six runs.
+  // CARD_ROUNDS bursts, each with a bot of its own. With three the p99 was the third slowest sample,
+  // and moved between runs more than the changes it was meant to show; with ten it is the ninth.
   const rounds = Math.max(1, Number(process.env.CARD_ROUNDS ?? 10));
   const duringBurst = async (env: Record<string, string>) => {
     const all: Awaited<ReturnType<typeof oneBurst>>[] = [];

@@ -346,6 +346,6 @@ describe('start-up', () => {
       await stack.close();
       await stopRedis(redis);
     }
-    // Two stacks started one after the other: 42 s alone at a load average of 16 on 2 cores.
+    // Two stacks started one after the other: on a crowded machine that takes far past the default timeout.
   }, 120_000);
 });
