@@ -263,11 +263,18 @@ export function endpointsOf(title: TitleSlug): Endpoint[] {
   return ENDPOINTS.filter((e) => e.title === title);
 }
 
+/** Each title's platforms, derived once from its endpoints: an import asks for them on every line. */
+const TITLE_PLATFORMS = new Map(
+  TITLE_SLUGS.map((title) => {
+    const set = new Set<PlatformSlug>();
+    for (const e of endpointsOf(title)) for (const p of e.platforms) set.add(p);
+    return [title, PLATFORM_SLUGS.filter((p) => set.has(p))];
+  }),
+);
+
 /** Every platform a title knows on any of its endpoints (title_b: four). */
-export function platformsOfTitle(title: TitleSlug): PlatformSlug[] {
-  const set = new Set<PlatformSlug>();
-  for (const e of endpointsOf(title)) for (const p of e.platforms) set.add(p);
-  return PLATFORM_SLUGS.filter((p) => set.has(p));
+export function platformsOfTitle(title: TitleSlug): readonly PlatformSlug[] {
+  return TITLE_PLATFORMS.get(title) ?? [];
 }
 
 export function segmentType(title: TitleSlug, type: string): SegmentTypeInfo | undefined {
