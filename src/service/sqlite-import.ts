@@ -26,7 +26,8 @@ interface Totals {
 
 /** Adds `sum` over `n` matches to a stat's sum. */
 function addSum(sums: StoredTotals['sums'], key: string, sum: number, n: number): void {
-  const had = sums[key];
+  // Its own key only: a stat may be named `constructor` or `toString`.
+  const had = Object.hasOwn(sums, key) ? sums[key] : undefined;
   if (!had) sums[key] = [sum, n];
   else {
     had[0] += sum;
@@ -44,8 +45,7 @@ function addSum(sums: StoredTotals['sums'], key: string, sum: number, n: number)
 function totalsAggregate(db: Database.Database, lists?: Map<string, Map<string, number[]>>): void {
   db.aggregate('stored_totals', {
     varargs: true,
-    // Sums without a prototype: a stat may be named `constructor` or `toString`.
-    start: (): Totals => ({ title: '', totals: { matchesPlayed: 0, wins: 0, losses: 0, timePlayed: 0, sums: Object.create(null) as StoredTotals['sums'] } }),
+    start: (): Totals => ({ title: '', totals: { matchesPlayed: 0, wins: 0, losses: 0, timePlayed: 0, sums: {} } }),
     step: (t: Totals, ...row: unknown[]) => {
       const [title, seed, sign, result, duration, stats] = row as [string, string | null, number, string | null, number, string | null];
       t.title = title;

@@ -181,6 +181,15 @@ describe('importing a dataset', () => {
     expect((await store.counts()).matches).toBe(9);
   });
 
+  it("sums a stat named as an object's own methods are like any other, into new totals and stored ones", async () => {
+    const store = await fresh();
+    const stats = { constructor: 2, toString: 3, hasOwnProperty: 1, kills: 1 };
+    await importLines(store, [matchLine('m-1', {}, { stats })]);
+    await importLines(store, [matchLine('m-2', { startedAt: '2026-11-21T18:00:00Z' }, { stats })]);
+    const p1 = (await store.playerById('title_a', 'pc_store_a', 'p1'))!;
+    expect(await store.totalsOf(p1)).toMatchObject({ matchesPlayed: 2, constructor: 4, toString: 6, hasOwnProperty: 2, kills: 2 });
+  });
+
   it('keeps a player record’s handle over an implicit one, whatever the order', async () => {
     const store = await fresh();
     await importLines(store, [
