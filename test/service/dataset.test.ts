@@ -1,8 +1,9 @@
 // The dataset's schema: the one definition of a line (src/service/dataset.ts). What it refuses, it
 // refuses with the path and reason an operator reads; what it takes, it takes whole.
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 
-import { parseDatasetLine } from '../../src/service/dataset.js';
+import { DatasetRecordSchema, parseDatasetLine } from '../../src/service/dataset.js';
 import { demoLines } from '../../src/service/demo.js';
 import { scaleLines } from '../../bench/scale-data.js';
 import { MUTATIONS, base, player } from '../fixtures/match-mutations.js';
@@ -20,6 +21,15 @@ describe('the dataset schema', () => {
     expect(answers.filter((a) => 'reason' in a).length).toBeGreaterThan(30);
     const extra = parseDatasetLine(JSON.stringify({ ...base, extra: 1 }));
     expect('record' in extra && !('extra' in extra.record)).toBe(true);
+  });
+
+  it('answers compiled as the schema itself does: the same record, or the same issues', () => {
+    // parseDatasetLine checks lines with the schema as z.compile makes it.
+    const compiled = z.compile(DatasetRecordSchema);
+    const answer = (r: ReturnType<typeof DatasetRecordSchema.safeParse>) => (r.success ? { record: r.data } : { issues: r.error.issues });
+    const lines = [...demoLines(), ...smallLines(), ...scaleLines(20, 11, 'long-tail')].map((l) => JSON.parse(l) as unknown);
+    const mutated = MUTATIONS.flatMap((a) => MUTATIONS.map((b) => ({ ...base, ...a, ...b })));
+    for (const input of [...lines, ...mutated]) expect(answer(compiled.safeParse(input))).toEqual(answer(DatasetRecordSchema.safeParse(input)));
   });
 
   it('refuses a stat value that is not a number of magnitude at most 1e12 and a control character in any text field, saying where', () => {
