@@ -134,10 +134,12 @@ export async function takeStages(db: Database.Database, files: readonly string[]
   // A file without matches yet is filled without the write-ahead log, which would write each page
   // twice (there, then in the file): the rollback journal kept in memory instead. A crash half-way
   // can leave such a file broken: the mark, kept until the import commits, makes it refuse to open.
-  const direct = fresh && !db.memory && db.pragma('journal_mode = MEMORY', { simple: true }) === 'memory';
+  // The store's modes only (`main.`): without a name, a journal mode is set on every attached file,
+  // and turning the stages to the write-ahead log at the end had each written to disk to be deleted.
+  const direct = fresh && !db.memory && db.pragma('main.journal_mode = MEMORY', { simple: true }) === 'memory';
   if (direct) {
     db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('importing', '1')").run();
-    db.pragma('synchronous = OFF');
+    db.pragma('main.synchronous = OFF');
   }
   db.exec('BEGIN');
   try {
@@ -227,8 +229,8 @@ export async function takeStages(db: Database.Database, files: readonly string[]
     if (direct) {
       // The import committed (and cleared the mark) or was rolled back whole: the file is sound.
       db.prepare("DELETE FROM meta WHERE key = 'importing'").run();
-      db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = NORMAL');
+      db.pragma('main.journal_mode = WAL');
+      db.pragma('main.synchronous = NORMAL');
     }
     db.pragma('threads = 0');
     files.forEach((_, i) => db.exec(`DETACH stage${i}`));
