@@ -162,9 +162,9 @@ export interface RefusedLine {
 }
 
 /**
- * The schema as zod compiles it (`z.compile`): the same checks, results and errors, generated into
- * one function instead of walked node by node, so that the lines an import checks cost less than
- * half as much. A line it refuses is checked again by the schema itself, for the issues.
+ * The schema as zod compiles it (`z.compile`): the same checks, results and issues, run as one
+ * generated function instead of a walk of the schema's nodes, which an import does on every line.
+ * A line it refuses is checked again by the schema itself, for the issues.
  */
 const CompiledRecordSchema = z.compile(DatasetRecordSchema);
 
