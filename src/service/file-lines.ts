@@ -13,8 +13,19 @@ import { promisify } from 'node:util';
 
 const readAt = promisify(read);
 
-/** Bytes read a chunk. */
+/** Bytes read a chunk, at most (see evenChunkBytes). */
 export const CHUNK_BYTES = 4 << 20;
+
+/**
+ * Bytes a chunk of a file of `size` bytes read by `readers` workers, each taking every
+ * `readers`-th chunk: at most CHUNK_BYTES, the file cut into the same number of chunks for each, so
+ * that none is left reading a last chunk after the others are done (at 4 MB exactly, 23 MB leaves
+ * one worker three chunks and the other two and a half).
+ */
+export function evenChunkBytes(size: number, readers: number): number {
+  const rounds = Math.max(1, Math.ceil(size / (readers * CHUNK_BYTES)));
+  return Math.max(1, Math.ceil(size / (readers * rounds)));
+}
 /** Bytes a line may have, its end not counted: a match line is about 2 KB. */
 export const MAX_LINE_BYTES = 1 << 20;
 /** Bytes read at a time past a chunk's end, for the line that runs on from it (a match line is about 2 KB). */

@@ -12,7 +12,7 @@ import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 
 import { MAX_STAT_NAMES, type RefusedLine } from './dataset.js';
-import { CHUNK_BYTES, FileChangedError, checkUnchanged, closeSnapshot, fileLineChunks, openSnapshot, type LongLine } from './file-lines.js';
+import { FileChangedError, checkUnchanged, closeSnapshot, evenChunkBytes, fileLineChunks, openSnapshot, type LongLine } from './file-lines.js';
 import { CHUNK_LINES, Stage, tooManyNames, type StageReport, type StagedRefusal } from './import-stage.js';
 import type { ImportTask, ImportWorkerMessage, Staged } from './import-worker.js';
 import { mergeRankValues, type RankValues } from './ranks.js';
@@ -36,7 +36,7 @@ export interface ImportOptions {
   onProgress?: (linesRead: number) => void;
   /** Stage a file in this many worker threads (0: in this thread); see defaultImportWorkers. */
   workers?: number;
-  /** Bytes of a file read at a time (4 MB). */
+  /** Bytes of a file read at a time (about 4 MB: evenChunkBytes). */
   chunkBytes?: number;
 }
 
@@ -100,8 +100,8 @@ export async function importFile(
   options: ImportOptions & { onBytes?: (read: number, total: number) => void } = {},
 ): Promise<ImportSummary> {
   const snapshot = openSnapshot(path);
-  const chunkBytes = options.chunkBytes ?? CHUNK_BYTES;
   const readers = options.workers ?? defaultImportWorkers();
+  const chunkBytes = options.chunkBytes ?? evenChunkBytes(snapshot.size, Math.max(1, readers));
   let linesRead = 0;
   let chunksRead = 0;
   const onChunk = (lines: number) => {

@@ -4,7 +4,16 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { MAX_LINE_BYTES, closeSnapshot, fileLineChunks, openSnapshot, type LineChunk, type LongLine } from '../../src/service/file-lines.js';
+import {
+  CHUNK_BYTES,
+  MAX_LINE_BYTES,
+  closeSnapshot,
+  evenChunkBytes,
+  fileLineChunks,
+  openSnapshot,
+  type LineChunk,
+  type LongLine,
+} from '../../src/service/file-lines.js';
 
 /** The chunks of a file holding `text`, read `size` bytes at a time by `readers` readers (each its own share), in order. */
 async function chunksOf(text: string, size: number, readers = 1): Promise<LineChunk[]> {
@@ -58,6 +67,20 @@ describe('reading a dataset file a chunk at a time', () => {
           ).toEqual(jsonLines(text));
           expect(chunks[0]?.lines[0], at).toBe(jsonLines(text)[0]);
         }
+  });
+
+  it('cuts a file into as many chunks for each reader, of at most CHUNK_BYTES', () => {
+    for (const size of [0, 1, 5, CHUNK_BYTES - 1, CHUNK_BYTES, 2 * CHUNK_BYTES + 1, 23_000_000, 230_000_000, 2_300_000_001])
+      for (const readers of [1, 2, 3, 8]) {
+        const bytes = evenChunkBytes(size, readers);
+        const chunks = Math.ceil(size / bytes);
+        const at = `${size} bytes, ${readers} readers`;
+        expect(bytes, at).toBeLessThanOrEqual(CHUNK_BYTES);
+        expect(bytes, at).toBeGreaterThan(0);
+        // Each reader's share: chunks i, i + readers, …; the last chunk, shorter, ends one reader's round.
+        if (size >= readers * CHUNK_BYTES) expect(chunks % readers, at).toBe(0);
+        else expect(chunks, at).toBeLessThanOrEqual(readers);
+      }
   });
 
   it('skips a line longer than MAX_LINE_BYTES without decoding it, in its place a LongLine with its length, and keeps the lines after it in place', async () => {
