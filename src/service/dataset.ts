@@ -18,6 +18,10 @@ const identifier = z.string().superRefine((value, ctx) => {
  * sum to exact whole numbers over ten million matches.
  */
 export const MAX_STAT_VALUE = 1e12;
+
+/** Players a match line may list. */
+export const MAX_MATCH_PLAYERS = 200;
+
 const STAT_VALUE_MESSAGE = 'must be a number from -1e12 to 1e12';
 
 /** Free text of a line (names, labels, a handle, a URL): a control character in it is refused (PostgreSQL takes no NUL). */
@@ -122,7 +126,7 @@ export const MatchRecordSchema = z.object({
   playlist: label,
   queue: z.enum(QUEUES).nullable().optional(),
   season: z.number().int().min(1).max(10_000).nullable().optional(),
-  players: z.array(MatchPlayerSchema).min(1).max(200),
+  players: z.array(MatchPlayerSchema).min(1).max(MAX_MATCH_PLAYERS),
 });
 export type MatchRecord = z.infer<typeof MatchRecordSchema>;
 

@@ -1,18 +1,20 @@
 // The first half of an import: dataset lines checked against the schema (src/service/dataset.ts)
 // and written, as rows, to a stage: an SQLite file of the import's own. A file is staged by several
 // worker threads at once (src/service/import-worker.ts), each into a stage of its own, so that more
-// cores stage faster; a store then takes every stage in one transaction (src/service/sqlite-import.ts,
-// src/service/pg-import.ts), where SQL does the set work: the latest of a match given twice, the
-// rows in key order, the totals by GROUP BY.
+// cores stage faster. Once every stage is written, the import takes out of them the matches it
+// refuses late and all but the last of a match given twice (dropMatchLines); a store then takes
+// every stage in one transaction (src/service/sqlite-import.ts, src/service/pg-import.ts), where SQL
+// does the set work: the rows in key order, the totals by GROUP BY.
 //
 // Each line has an order (`ord`): its chunk of the file times CHUNK_LINES, plus its place in the
 // chunk. Stages read chunks out of file order, so a line's number is only known once every chunk's
 // lines are counted (import.ts); its order is known at once and sorts as the lines do.
 import Database from 'better-sqlite3';
 
-import { MAX_STAT_NAMES, parseDatasetLine, type MatchRecord, type PlayerRecord } from './dataset.js';
+import { MAX_MATCH_PLAYERS, MAX_STAT_NAMES, parseDatasetLine, type MatchRecord, type PlayerRecord } from './dataset.js';
 import { MAX_LINE_BYTES, longLineReason, type LongLine } from './file-lines.js';
 import { normalizeIdentifier } from './identifiers.js';
+import { MATCH_PLAYERS_COLUMNS } from './store.js';
 
 /** More lines than a chunk of the file can hold (a line has at least its end, one byte). */
 export const CHUNK_LINES = 2 ** 23;
@@ -23,22 +25,28 @@ export const REFUSED_KEPT = 100;
 /**
  * The stage's tables: what the store's tables take, with each line's order. A match's rows go to one
  * table of `parts` by their player (partOf), so that each of an import's workers can total its part
- * of the players from every stage without reading the others' (src/service/sqlite-import.ts).
- * player_id: the player's id as the line gives it, for a player without a record of their own.
+ * of the players from every stage without reading the others' (src/service/sqlite-import.ts). A row
+ * is declared as the store declares it, so that SQLite copies it into a new store whole, without
+ * reading its values; its rowid is its line's order and its place in the match (rowIdOf). ids: the
+ * player's id as the line gives it, where it is not already their key (a player without a record is
+ * shown by the id of their first row).
  */
 const schema = (parts: number) => `
 CREATE TABLE players (ord INTEGER NOT NULL, title TEXT, platform TEXT, id_norm TEXT, id TEXT, handle TEXT, handle_norm TEXT,
   avatar_url TEXT, vanity TEXT, vanity_norm TEXT, private INTEGER);
-CREATE TABLE matches (ord INTEGER NOT NULL, title TEXT, id TEXT, platform TEXT, started_at INTEGER, duration_s INTEGER,
+CREATE TABLE matches (ord INTEGER PRIMARY KEY, title TEXT, id TEXT, platform TEXT, started_at INTEGER, duration_s INTEGER,
   map TEXT, mode TEXT, playlist TEXT, queue TEXT, season INTEGER, players TEXT);
+CREATE TABLE ids (rid INTEGER PRIMARY KEY, id TEXT NOT NULL);
 ${rowTables(parts)
-  .map(
-    (table) => `CREATE TABLE ${table} (ord INTEGER NOT NULL, title TEXT, platform TEXT, player TEXT, started_at INTEGER, match_id TEXT,
-  duration_s INTEGER, team TEXT, result TEXT, hero TEXT, legend TEXT, map TEXT, mode TEXT, playlist TEXT, queue TEXT, season INTEGER,
-  stats TEXT, weapons TEXT, player_id TEXT)`,
-  )
+  .map((table) => `CREATE TABLE ${table} (${MATCH_PLAYERS_COLUMNS})`)
   .join(';\n')};
 `;
+
+/** A staged row's rowid: its match line's order and the player's place (seat) in the match's list. */
+export const rowIdOf = (ord: number, seat: number): number => ord * MAX_MATCH_PLAYERS + seat;
+
+/** The line's order and the seat of a staged row's rowid (rowIdOf). */
+export const placeOfRow = (rid: number): { ord: number; seat: number } => ({ ord: Math.floor(rid / MAX_MATCH_PLAYERS), seat: rid % MAX_MATCH_PLAYERS });
 
 /** The tables of a stage's rows, one a part. */
 const rowTables = (parts: number) => Array.from({ length: parts }, (_, part) => `rows_${part}`);
@@ -59,6 +67,49 @@ export function stagedSql(stages: number, table: string, columns = '*'): string 
   return `(${Array.from({ length: stages }, (_, i) => tables.map((t) => `SELECT ${columns} FROM stage${i}.${t}`))
     .flat()
     .join(' UNION ALL ')})`;
+}
+
+/** Each row table of the stages (`stage<i>.rows_<part>`), for a statement of its own. */
+export const stagedRowTables = (stages: number): string[] => Array.from({ length: stages }, (_, i) => rowTables(stages).map((t) => `stage${i}.${t}`)).flat();
+
+/**
+ * The id a staged row gave, from its rowid and its player's key (SQL, each qualified by its table's
+ * name): from the stages' `ids`, or the key, where it was the same.
+ */
+export const stagedIdSql = (stages: number, row: string, player: string): string =>
+  `COALESCE(${Array.from({ length: stages }, (_, i) => `(SELECT i.id FROM stage${i}.ids i WHERE i.rid = ${row})`).join(', ')}, ${player})`;
+
+/**
+ * Takes the match lines of order `ords`, their rows and ids, out of the stages attached to `db`
+ * (stage0, stage1, ...: each thrown away after the import, so written without a journal).
+ */
+export function dropMatchLines(db: Database.Database, stages: number, ords: Iterable<number>): void {
+  const drops = Array.from({ length: stages }, (_, i) => {
+    db.pragma(`stage${i}.journal_mode = OFF`);
+    db.pragma(`stage${i}.synchronous = OFF`);
+    return [
+      db.prepare(`DELETE FROM stage${i}.matches WHERE ord = ?`),
+      ...[...rowTables(stages), 'ids'].map((t) => db.prepare(`DELETE FROM stage${i}.${t} WHERE rowid BETWEEN ? AND ?`)),
+    ] as const;
+  });
+  db.transaction(() => {
+    for (const ord of ords)
+      for (const [match, ...rows] of drops) {
+        match.run(ord);
+        for (const row of rows) row.run(rowIdOf(ord, 0), rowIdOf(ord, MAX_MATCH_PLAYERS - 1));
+      }
+  })();
+}
+
+/** Matches given again later in the file (the same title and id): all but the last of each are taken out of the stages attached to `db`. */
+export function dropSuperseded(db: Database.Database, stages: number): void {
+  const superseded = db
+    .prepare(
+      `SELECT ord FROM (SELECT ord, row_number() OVER (PARTITION BY title, id ORDER BY ord DESC) AS later FROM ${stagedSql(stages, 'matches', 'ord, title, id')}) WHERE later > 1`,
+    )
+    .pluck()
+    .all() as number[];
+  if (superseded.length > 0) dropMatchLines(db, stages, superseded);
 }
 
 /** The columns of a match row the store keeps, in its table's order. */
@@ -103,7 +154,12 @@ export class Stage {
     this.db.pragma('synchronous = OFF');
     this.db.exec(schema(parts));
     const insert = (table: string, n: number) => this.db.prepare(`INSERT INTO ${table} VALUES (${Array(n).fill('?').join(', ')})`);
-    this.insert = { player: insert('players', 11), match: insert('matches', 12), rows: rowTables(parts).map((table) => insert(table, 19)) };
+    this.insert = {
+      player: insert('players', 11),
+      match: insert('matches', 12),
+      id: insert('ids', 2),
+      rows: rowTables(parts).map((table) => this.db.prepare(`INSERT INTO ${table} (rowid, ${ROW_COLUMNS}) VALUES (${Array(18).fill('?').join(', ')})`)),
+    };
   }
 
   /** Checks one line (its text, or a LongLine when it was too long to read) and stages what it gives. */
@@ -166,11 +222,13 @@ export class Stage {
     const startedAt = Date.parse(m.startedAt);
     const [map, mode, playlist, queue, season] = [m.map ?? null, m.mode ?? null, m.playlist ?? null, m.queue ?? null, m.season ?? null];
     const keys: [string, string][] = [];
-    for (const p of m.players) {
+    for (const [seat, p] of m.players.entries()) {
       const player = normalizeIdentifier(p.id);
+      const row = rowIdOf(ord, seat);
       keys.push([p.platform, player]);
+      if (player !== p.id) this.insert.id.run(row, p.id);
       (this.insert.rows[partOf(player, this.parts)] as Database.Statement).run(
-        ord,
+        row,
         m.title,
         p.platform,
         player,
@@ -188,7 +246,6 @@ export class Stage {
         season,
         JSON.stringify(p.stats),
         p.weapons ? JSON.stringify(p.weapons) : null,
-        p.id,
       );
     }
     this.insert.match.run(ord, m.title, m.id, m.platform, startedAt, m.durationSeconds, map, mode, playlist, queue, season, JSON.stringify(keys));

@@ -23,7 +23,7 @@ export type ImportTask =
       /** The stage file this worker writes. */
       stage: string;
     }
-  | { kind: 'totals'; files: string[]; superseded: number[]; part: number; out: string };
+  | { kind: 'totals'; files: string[]; part: number; out: string };
 
 /** A stage's report, and the number and line count of each chunk it read. */
 export interface Staged {
@@ -46,7 +46,7 @@ export function runImportWorker(): void {
 
 async function run(task: ImportTask, post: (m: ImportWorkerMessage, transfer?: ArrayBuffer[]) => void): Promise<void> {
   if (task.kind === 'totals') {
-    const ranks = stageTotals(task.files, task.superseded, task.part, task.out);
+    const ranks = stageTotals(task.files, task.part, task.out);
     return post(
       { kind: 'done', result: ranks },
       [...ranks.values()].flatMap((byKey) => [...byKey.values()].map((values) => values.buffer as ArrayBuffer)),

@@ -13,7 +13,17 @@ import Database from 'better-sqlite3';
 
 import { MAX_STAT_NAMES, type RefusedLine } from './dataset.js';
 import { FileChangedError, checkUnchanged, closeSnapshot, evenChunkBytes, fileLineChunks, openSnapshot, type LongLine } from './file-lines.js';
-import { CHUNK_LINES, Stage, tooManyNames, type StageReport, type StagedRefusal } from './import-stage.js';
+import {
+  CHUNK_LINES,
+  Stage,
+  dropMatchLines,
+  dropSuperseded,
+  placeOfRow,
+  stagedSql,
+  tooManyNames,
+  type StageReport,
+  type StagedRefusal,
+} from './import-stage.js';
 import type { ImportTask, ImportWorkerMessage, Staged } from './import-worker.js';
 import { mergeRankValues, type RankValues } from './ranks.js';
 import type { Store, TotalsOffer } from './store-api.js';
@@ -140,8 +150,8 @@ export async function importFile(
         const lineOf = (ord: number) => (before.get(Math.floor(ord / CHUNK_LINES)) ?? 0) + (ord % CHUNK_LINES) + 1;
         const offer: TotalsOffer = {
           files: files.map((_, i) => join(dir, `totals-${i}.sqlite`)),
-          start: async (superseded) => {
-            const tasks = offer.files.map((out, part): ImportTask => ({ kind: 'totals', files, superseded, part, out }));
+          start: async () => {
+            const tasks = offer.files.map((out, part): ImportTask => ({ kind: 'totals', files, part, out }));
             return mergeRankValues(await threads.run<RankValues>(tasks));
           },
         };
@@ -251,9 +261,10 @@ async function withStages<T>(work: (dir: string) => Promise<T>): Promise<T> {
 }
 
 /**
- * The stages read whole: the stat names settled across them, the store takes them, and the
- * summary is told. A name among the first MAX_STAT_NAMES of its title in one stage may be past them
- * in the file, the other stages' names coming before it: a match that has one is refused here.
+ * The stages read whole: the stat names settled across them, the last of each match id kept, the
+ * store takes them, and the summary is told. A name among the first MAX_STAT_NAMES of its title in
+ * one stage may be past them in the file, the other stages' names coming before it: a match that
+ * has one is refused here.
  */
 async function finish(
   store: Store,
@@ -274,14 +285,17 @@ async function finish(
     matches: reports.reduce((n, r) => n + r.matches, 0),
     refusedLines: [],
   };
-  const excess = excessNames(reports);
-  if (excess.size > 0) {
-    for (const file of files) {
-      const late = refuseExcess(file, files.length, excess);
-      refusals.push(...late);
-      refused += late.length;
-      summary.matches -= late.length;
-    }
+  // Refused first: a match given twice whose later copy is refused is taken as given before.
+  const db = new Database(':memory:');
+  try {
+    files.forEach((file, i) => db.prepare(`ATTACH ? AS stage${i}`).run(file));
+    const late = refuseExcess(db, files.length, excessNames(reports));
+    refusals.push(...late);
+    refused += late.length;
+    summary.matches -= late.length;
+    dropSuperseded(db, files.length);
+  } finally {
+    db.close();
   }
   await store.importStages(files, offer);
   summary.refused = refused;
@@ -310,30 +324,20 @@ function excessNames(reports: StageReport[]): Map<string, Set<string>> {
   return excess;
 }
 
-/** Takes out of a stage (one of `stages`) the matches with a name of `excess`; their refusals. */
-function refuseExcess(file: string, stages: number, excess: Map<string, Set<string>>): StagedRefusal[] {
-  const db = new Database(file);
-  try {
-    const refusals = new Map<number, StagedRefusal>();
-    // The rows of each part, with their player's place in the match (its list of players), the earliest first.
-    const rows =
-      db.prepare(`SELECT r.ord, r.title, r.stats, (SELECT j.key FROM json_each(m.players) j WHERE j.value ->> 1 = r.player AND j.value ->> 0 = r.platform) AS seat
-      FROM (${Array.from({ length: stages }, (_, part) => `SELECT * FROM rows_${part}`).join(' UNION ALL ')}) r JOIN matches m USING (ord) ORDER BY r.ord, seat`);
-    for (const row of rows.iterate() as Iterable<{ ord: number; title: string; stats: string; seat: number }>) {
-      const names = excess.get(row.title);
-      const name = names && Object.keys(JSON.parse(row.stats) as object).find((key) => names.has(key));
-      if (name && !refusals.has(row.ord)) refusals.set(row.ord, { ord: row.ord, reason: tooManyNames(row.title, row.seat, name) });
-    }
-    db.transaction(() => {
-      for (const table of ['matches', ...Array.from({ length: stages }, (_, part) => `rows_${part}`)]) {
-        const drop = db.prepare(`DELETE FROM ${table} WHERE ord = ?`);
-        for (const ord of refusals.keys()) drop.run(ord);
-      }
-    })();
-    return [...refusals.values()];
-  } finally {
-    db.close();
+/** Takes out of the stages attached to `db` the matches with a name of `excess`; their refusals. */
+function refuseExcess(db: Database.Database, stages: number, excess: Map<string, Set<string>>): StagedRefusal[] {
+  if (excess.size === 0) return [];
+  const refusals = new Map<number, StagedRefusal>();
+  // The rows in the order of their lines, each line's in the order of its players (rowIdOf).
+  const rows = db.prepare(`SELECT rid, title, stats FROM ${stagedSql(stages, 'rows', 'rowid AS rid, title, stats')} ORDER BY rid`);
+  for (const row of rows.iterate() as Iterable<{ rid: number; title: string; stats: string }>) {
+    const names = excess.get(row.title);
+    const name = names && Object.keys(JSON.parse(row.stats) as object).find((key) => names.has(key));
+    const { ord, seat } = placeOfRow(row.rid);
+    if (name && !refusals.has(ord)) refusals.set(ord, { ord, reason: tooManyNames(row.title, seat, name) });
   }
+  dropMatchLines(db, stages, refusals.keys());
+  return [...refusals.values()];
 }
 
 /**

@@ -5,7 +5,7 @@
 import Database from 'better-sqlite3';
 import type pg from 'pg';
 
-import { MATCH_COLUMNS, PLAYER_COLUMNS, ROW_COLUMNS, stagedSql } from './import-stage.js';
+import { MATCH_COLUMNS, PLAYER_COLUMNS, ROW_COLUMNS, stagedIdSql, stagedSql } from './import-stage.js';
 import { addValues, buildRankChunks, sortedLists } from './ranks.js';
 import { storedValues } from './totals.js';
 
@@ -16,7 +16,7 @@ const T = 'TEXT COLLATE "C"';
 /** Each staged table with its columns' types here. */
 const STAGED = {
   players: { columns: `ord, ${PLAYER_COLUMNS}`, types: ['int8', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'int4'] },
-  implicit: { columns: 'ord, title, platform, player, player_id', types: ['int8', 'text', 'text', 'text', 'text'] },
+  implicit: { columns: 'rid, title, platform, player, player_id', types: ['int8', 'text', 'text', 'text', 'text'] },
   matches: { columns: MATCH_COLUMNS, types: ['text', 'text', 'text', 'int8', 'int4', 'text', 'text', 'text', 'text', 'int4', 'text'] },
   rows: {
     columns: ROW_COLUMNS,
@@ -37,10 +37,6 @@ export async function takeStagesPg(c: pg.ClientBase, files: readonly string[]): 
   try {
     files.forEach((file, i) => local.prepare(`ATTACH ? AS stage${i}`).run(file));
     const staged = (table: string, columns: string) => stagedSql(files.length, table, columns);
-    // Matches given again later in the file: only the last of each id is taken.
-    local.exec(`CREATE TABLE superseded (ord INTEGER PRIMARY KEY);
-      INSERT INTO superseded SELECT ord FROM
-        (SELECT ord, row_number() OVER (PARTITION BY title, id ORDER BY ord DESC) AS later FROM ${staged('matches', 'ord, title, id')}) WHERE later > 1`);
     for (const [table, { columns, types }] of Object.entries(STAGED)) {
       await c.query(`CREATE TEMP TABLE staged_${table} (${columns
         .split(', ')
@@ -49,11 +45,9 @@ export async function takeStagesPg(c: pg.ClientBase, files: readonly string[]): 
         ON COMMIT DROP`);
       const select = local
         .prepare(
-          table === 'players'
-            ? `SELECT ${columns} FROM ${staged(table, columns)}`
-            : table === 'implicit'
-              ? `SELECT ${columns} FROM ${staged('rows', columns)}`
-              : `SELECT ${columns} FROM ${staged(table, `ord, ${columns}`)} WHERE ord NOT IN (SELECT ord FROM superseded)`,
+          table === 'implicit'
+            ? `SELECT r.*, ${stagedIdSql(files.length, 'r.rid', 'r.player')} FROM ${staged('rows', 'rowid AS rid, title, platform, player')} r`
+            : `SELECT ${columns} FROM ${staged(table, columns)}`,
         )
         .raw();
       let batch: unknown[][] = [];
@@ -89,7 +83,7 @@ export async function takeStagesPg(c: pg.ClientBase, files: readonly string[]): 
     -- A player in a match without a record of their own: their id as first seen is their handle.
     INSERT INTO players (title, platform, id_norm, id, handle, handle_norm, declared)
       SELECT DISTINCT ON (title, platform, player) title, platform, player, player_id, player_id, player, 0 FROM staged_implicit
-      ORDER BY title, platform, player, ord
+      ORDER BY title, platform, player, rid
       ON CONFLICT DO NOTHING;
     DELETE FROM player_totals t USING touched u WHERE t.title = u.title AND t.platform = u.platform AND t.player = u.player;
     INSERT INTO player_totals (title, platform, player, totals) SELECT mp.title, mp.platform, mp.player, ${TOTALS_SQL}

@@ -9,14 +9,14 @@
 // import brings and by those of the matches it replaces, so that an import costs what it imports.
 import Database from 'better-sqlite3';
 
-import { MATCH_COLUMNS, PLAYER_COLUMNS, ROW_COLUMNS, stagedSql } from './import-stage.js';
+import { MATCH_COLUMNS, PLAYER_COLUMNS, stagedIdSql, stagedRowTables, stagedSql } from './import-stage.js';
 import { addValues, buildRankChunks, sortedLists, type RankValues } from './ranks.js';
 import type { TotalsOffer } from './store-api.js';
 import { INDEXES } from './store.js';
 import { storedValues, type StoredTotals } from './totals.js';
 
 /** The table a part of the totals is written to (stageTotals): made by the store before it attaches the file. */
-const TOTALS_TABLE = 'CREATE TABLE IF NOT EXISTS totals (title TEXT, platform TEXT, player TEXT, totals TEXT, player_id TEXT, ord INTEGER)';
+const TOTALS_TABLE = 'CREATE TABLE IF NOT EXISTS totals (title TEXT, platform TEXT, player TEXT, totals TEXT, first INTEGER)';
 
 /** A player's totals as the aggregate adds them up, with their title (for the ranks). */
 interface Totals {
@@ -93,30 +93,27 @@ const totalsSql = (rows: string, extra = '') =>
 
 /**
  * A worker's part of TotalsOffer: the totals of the players of part `part` (partOf) over the
- * stages' rows (those of superseded matches left out), written to `out`, with the id each player's
- * first line gave (their handle if no record names them); their values for the ranks.
+ * stages' rows, written to `out`, with the rowid of each player's first row (whose id is their
+ * handle if no record names them); their values for the ranks.
  */
-export function stageTotals(files: readonly string[], superseded: readonly number[], part: number, out: string): RankValues {
+export function stageTotals(files: readonly string[], part: number, out: string): RankValues {
   const db = new Database(out);
   try {
     db.pragma('journal_mode = OFF');
     db.pragma('synchronous = OFF');
     attach(db, files);
-    db.exec(`${TOTALS_TABLE}; CREATE TEMP TABLE superseded (ord INTEGER PRIMARY KEY)`);
-    const insert = db.prepare('INSERT INTO temp.superseded VALUES (?)');
-    for (const ord of superseded) insert.run(ord);
+    db.exec(TOTALS_TABLE);
     const lists = new Map<string, Map<string, number[]>>();
     totalsAggregate(db, lists);
-    // SQLite takes a bare column (player_id) from the row of the one MIN in the query.
-    const rows = `(SELECT *, NULL AS seed, 1 AS sign FROM ${stagedSql(files.length, `rows_${part}`)} WHERE ord NOT IN (SELECT ord FROM temp.superseded))`;
-    db.exec(`INSERT INTO totals ${totalsSql(rows, ', player_id, MIN(ord)')}`);
+    const rows = `(SELECT *, NULL AS seed, 1 AS sign FROM ${stagedSql(files.length, `rows_${part}`, 'rowid AS rid, *')})`;
+    db.exec(`INSERT INTO totals ${totalsSql(rows, ', MIN(rid)')}`);
     return new Map([...lists].map(([title, byKey]) => [title, sortedLists(byKey)]));
   } finally {
     db.close();
   }
 }
 
-const DROP_TEMP = ['superseded', 'replaced', 'gone', 'touched', 'changed'].map((t) => `DROP TABLE IF EXISTS temp.${t}`).join('; ');
+const DROP_TEMP = ['replaced', 'gone', 'touched', 'changed'].map((t) => `DROP TABLE IF EXISTS temp.${t}`).join('; ');
 
 /** Takes the stages in `files` into the store `db`; into one without matches, with totals from `offer` when there is one. */
 export async function takeStages(db: Database.Database, files: readonly string[], cores: number, offer?: TotalsOffer): Promise<void> {
@@ -127,8 +124,6 @@ export async function takeStages(db: Database.Database, files: readonly string[]
   attach(db, files);
   attach(db, parts, 'totals');
   const staged = (table: string, columns = '*') => stagedSql(files.length, table, columns);
-  // Matches given again later in the file: only the last of each id is taken.
-  const latest = 'ord NOT IN (SELECT ord FROM temp.superseded)';
   totalsAggregate(db);
   db.pragma(`threads = ${cores}`);
   // A file without matches yet is filled without the write-ahead log, which would write each page
@@ -144,15 +139,11 @@ export async function takeStages(db: Database.Database, files: readonly string[]
   db.exec('BEGIN');
   try {
     db.exec(`
-      CREATE TEMP TABLE superseded (ord INTEGER PRIMARY KEY);
-      INSERT INTO temp.superseded SELECT ord FROM
-        (SELECT ord, row_number() OVER (PARTITION BY title, id ORDER BY ord DESC) AS later FROM ${staged('matches', 'ord, title, id')}) WHERE later > 1;
       -- The stored matches this import replaces, their rows, and the players whose totals change.
       CREATE TEMP TABLE replaced (rid INTEGER PRIMARY KEY, title TEXT, id TEXT, started_at INTEGER, players TEXT);
       CREATE TEMP TABLE gone (rid INTEGER PRIMARY KEY, title TEXT, platform TEXT, player TEXT, result TEXT, duration_s INTEGER, stats TEXT);
       CREATE TEMP TABLE touched (title TEXT, platform TEXT, player TEXT, PRIMARY KEY (player, title, platform)) WITHOUT ROWID;`);
-    const superseded = db.prepare('SELECT ord FROM temp.superseded').pluck().all() as number[];
-    const totalled = parts.length > 0 ? offer?.start(superseded) : undefined;
+    const totalled = parts.length > 0 ? offer?.start() : undefined;
     // Settled here if this transaction fails first; awaited below otherwise.
     totalled?.catch(() => undefined);
     if (fresh)
@@ -174,16 +165,18 @@ export async function takeStages(db: Database.Database, files: readonly string[]
         INSERT OR IGNORE INTO temp.touched SELECT title, platform, player FROM temp.gone;
         INSERT OR IGNORE INTO temp.touched SELECT title, platform, player FROM ${staged('rows', 'title, platform, player')};`);
     db.exec(`
-      INSERT INTO matches (${MATCH_COLUMNS}) SELECT ${MATCH_COLUMNS} FROM ${staged('matches')} WHERE ${latest};
-      INSERT INTO match_players (${ROW_COLUMNS}) SELECT ${ROW_COLUMNS} FROM ${staged('rows')} WHERE ${latest};
+      INSERT INTO matches (${MATCH_COLUMNS}) SELECT ${MATCH_COLUMNS} FROM ${staged('matches')};
+      -- A table at a time, all its columns: into a store without the table's index, SQLite copies each row whole.
+      ${stagedRowTables(files.length)
+        .map((table) => `INSERT INTO match_players SELECT * FROM ${table}`)
+        .join(';\n')};
       -- In the key's order, a player record given twice the later one last: it replaces the one before.
       INSERT INTO players (${PLAYER_COLUMNS}, declared) SELECT ${PLAYER_COLUMNS}, 1 FROM ${staged('players')} WHERE true ORDER BY title, platform, id_norm, ord
         ON CONFLICT (title, platform, id_norm) DO UPDATE SET id = excluded.id, handle = excluded.handle, handle_norm = excluded.handle_norm,
           avatar_url = excluded.avatar_url, vanity = excluded.vanity, vanity_norm = excluded.vanity_norm, private = excluded.private, declared = 1;
       ${Object.values(INDEXES).join(';\n')};`);
-    // Each changed player's totals (and their first line's id: SQLite takes a bare column from the
-    // row of the one MIN): from the workers, or here from their stored totals, the new rows and the
-    // rows of the matches replaced.
+    // Each changed player's totals (and the rowid of their first row): from the workers, or here from
+    // their stored totals, the new rows and the rows of the matches replaced.
     let offered: RankValues | undefined;
     let totals = 'temp.changed';
     if (totalled) {
@@ -192,20 +185,20 @@ export async function takeStages(db: Database.Database, files: readonly string[]
     } else
       db.exec(
         `CREATE TEMP TABLE changed AS ${totalsSql(
-          `(SELECT title, platform, player, NULL AS seed, 1 AS sign, result, duration_s, stats, ord, player_id FROM ${staged('rows')} WHERE ${latest}
-          UNION ALL SELECT title, platform, player, NULL, -1, result, duration_s, stats, NULL, NULL FROM temp.gone
-          UNION ALL SELECT t.title, t.platform, t.player, t.totals, 0, NULL, 0, NULL, NULL, NULL
+          `(SELECT title, platform, player, NULL AS seed, 1 AS sign, result, duration_s, stats, rid FROM ${staged('rows', 'rowid AS rid, *')}
+          UNION ALL SELECT title, platform, player, NULL, -1, result, duration_s, stats, NULL FROM temp.gone
+          UNION ALL SELECT t.title, t.platform, t.player, t.totals, 0, NULL, 0, NULL, NULL
             FROM player_totals t JOIN temp.touched u ON u.player = t.player AND u.title = t.title AND u.platform = t.platform)`,
-          ', player_id, MIN(ord) AS ord',
+          ', MIN(rid) AS first',
         )}`,
       );
     db.exec(`
       ${fresh ? '' : `DELETE FROM player_totals WHERE (player, title, platform) IN (SELECT player, title, platform FROM ${totals});`}
       INSERT INTO player_totals (title, platform, player, totals) SELECT title, platform, player, totals FROM ${totals} WHERE totals IS NOT NULL;
-      -- A player in a match without a record of their own: the id of their first line is their handle.
+      -- A player in a match without a record of their own: the id of their first row is their handle.
       INSERT OR IGNORE INTO players (title, platform, id_norm, id, handle, handle_norm, declared)
-        SELECT title, platform, player, player_id, player_id, player, 0 FROM ${totals} r
-        WHERE player_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM players p WHERE p.title = r.title AND p.platform = r.platform AND p.id_norm = r.player);`);
+        SELECT title, platform, player, id, id, player, 0 FROM (SELECT title, platform, player, ${stagedIdSql(files.length, 'r.first', 'r.player')} AS id
+          FROM ${totals} r WHERE first IS NOT NULL AND NOT EXISTS (SELECT 1 FROM players p WHERE p.title = r.title AND p.platform = r.platform AND p.id_norm = r.player));`);
     // The ranks of each title touched: the workers' values, or every player's read back.
     const titles = db.prepare(`SELECT DISTINCT title FROM ${totals}`).pluck().all() as string[];
     const insert = db.prepare('INSERT INTO rank_chunks (title, key, lo, below, population, data) VALUES (?, ?, ?, ?, ?, ?)');

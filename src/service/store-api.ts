@@ -74,12 +74,11 @@ export interface Place {
 
 /**
  * A file import's offer to a store: its workers total the staged rows, a part of the players each,
- * into `files` (src/service/sqlite-import.ts, stageTotals), once told which staged matches a later
- * line supersedes. A store uses it or not.
+ * into `files` (src/service/sqlite-import.ts, stageTotals), once started. A store uses it or not.
  */
 export interface TotalsOffer {
   files: string[];
-  start(superseded: number[]): Promise<RankValues>;
+  start(): Promise<RankValues>;
 }
 
 export interface Store {
@@ -88,8 +87,8 @@ export interface Store {
   readonly generation: number;
   /**
    * Takes an import's stages (SQLite files: src/service/import-stage.ts) in one transaction. A match
-   * id is a key: a match imported again replaces the stored one, the later of one given twice in an
-   * import wins, and a player record replaces the one before. Totals and ranks are complete when it
+   * id is a key: a match imported again replaces the stored one (the stages hold only the last of
+   * one given twice in a file), and a player record replaces the one before. Totals and ranks are complete when it
    * resolves; until then lookups see the store as it was.
    */
   importStages(files: readonly string[], offer?: TotalsOffer): Promise<void>;

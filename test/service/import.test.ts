@@ -219,6 +219,29 @@ describe('importing a dataset', () => {
     expect(implicit.taken).toBe(1);
   });
 
+  it('names a player without a record by the id their first row gives, however it is written, across workers and chunks', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'stats-first-id-'));
+    // Each line a chunk of its own, the chunks shared by two workers: the later rows are in the other stage.
+    const lines = [
+      matchLine('f-1', {}, { id: 'MiXed' }),
+      matchLine('f-2', { startedAt: '2026-11-21T18:00:00Z' }, { id: 'mixed' }),
+      matchLine('f-3', {}, { id: 'lower' }),
+      matchLine('f-4', { startedAt: '2026-11-21T18:00:00Z' }, { id: 'LOWER' }),
+      // Given twice: the first copy is not the player's first row any more, the second is.
+      matchLine('f-5', {}, { id: 'Twice' }),
+      matchLine('f-5', {}, { id: 'twice' }),
+    ];
+    writeFileSync(join(dir, 'data.jsonl'), lines.join('\n'));
+    const store = await fresh();
+    await importFile(store, join(dir, 'data.jsonl'), { workers: 2, chunkBytes: 64 });
+    expect(await store.sql("SELECT id, handle, declared FROM players WHERE title = 'title_a' ORDER BY id_norm")).toEqual([
+      { id: 'lower', handle: 'lower', declared: 0 },
+      { id: 'MiXed', handle: 'MiXed', declared: 0 },
+      { id: 'twice', handle: 'twice', declared: 0 },
+    ]);
+    expect(await store.counts()).toEqual({ players: 3, matches: 5 });
+  });
+
   it.runIf(TEST_STORE === 'sqlite')('leaves the store as it was when the import fails, and takes the next one whole', async () => {
     const store = new StatsStore();
     const line = (id: string) =>
