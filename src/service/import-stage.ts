@@ -14,7 +14,6 @@ import Database from 'better-sqlite3';
 import { MAX_MATCH_PLAYERS, MAX_STAT_NAMES, parseDatasetLine, type MatchRecord, type PlayerRecord } from './dataset.js';
 import { MAX_LINE_BYTES, longLineReason, type LongLine } from './file-lines.js';
 import { normalizeIdentifier } from './identifiers.js';
-import { MATCH_PLAYERS_COLUMNS } from './store.js';
 
 /** More lines than a chunk of the file can hold (a line has at least its end, one byte). */
 export const CHUNK_LINES = 2 ** 23;
@@ -38,7 +37,7 @@ CREATE TABLE matches (ord INTEGER PRIMARY KEY, title TEXT, id TEXT, platform TEX
   map TEXT, mode TEXT, playlist TEXT, queue TEXT, season INTEGER, players TEXT);
 CREATE TABLE ids (rid INTEGER PRIMARY KEY, id TEXT NOT NULL);
 ${rowTables(parts)
-  .map((table) => `CREATE TABLE ${table} (${MATCH_PLAYERS_COLUMNS})`)
+  .map((table) => `CREATE TABLE ${table} (${ROW_DECLARATION})`)
   .join(';\n')};
 `;
 
@@ -112,9 +111,20 @@ export function dropSuperseded(db: Database.Database, stages: number): void {
   if (superseded.length > 0) dropMatchLines(db, stages, superseded);
 }
 
+/**
+ * A match row's columns as the store's table declares them (src/service/store.ts), and a stage's
+ * rows the same, so that SQLite copies a staged row into a new store whole.
+ */
+export const ROW_DECLARATION = `title TEXT NOT NULL, platform TEXT NOT NULL, player TEXT NOT NULL,
+  started_at INTEGER NOT NULL, match_id TEXT NOT NULL,
+  duration_s INTEGER NOT NULL, team TEXT, result TEXT, hero TEXT, legend TEXT,
+  map TEXT, mode TEXT, playlist TEXT, queue TEXT, season INTEGER,
+  stats TEXT NOT NULL, weapons TEXT`;
+
 /** The columns of a match row the store keeps, in its table's order. */
-export const ROW_COLUMNS =
-  'title, platform, player, started_at, match_id, duration_s, team, result, hero, legend, map, mode, playlist, queue, season, stats, weapons';
+export const ROW_COLUMNS = ROW_DECLARATION.split(',')
+  .map((column) => column.trim().split(' ')[0])
+  .join(', ');
 export const MATCH_COLUMNS = 'title, id, platform, started_at, duration_s, map, mode, playlist, queue, season, players';
 export const PLAYER_COLUMNS = 'title, platform, id_norm, id, handle, handle_norm, avatar_url, vanity, vanity_norm, private';
 

@@ -13,6 +13,7 @@ import type { AggregateRow, MatchRow } from './aggregate.js';
 import { normalizeIdentifier } from './identifiers.js';
 import { placeInChunk } from './ranks.js';
 import type { MatchFilter, Place, PlayerRow, PlayerSummary, Store, StoredMatch, StoredMatchPlayer, TotalsOffer } from './store-api.js';
+import { ROW_DECLARATION } from './import-stage.js';
 import { takeStages } from './sqlite-import.js';
 import { storedValues } from './totals.js';
 
@@ -35,16 +36,6 @@ export const INDEXES = {
     'CREATE UNIQUE INDEX IF NOT EXISTS match_players_by_player ON match_players (player, title, platform, started_at, match_id, duration_s)',
 };
 
-/**
- * The columns of a match row, as the store's table declares them: an import's stage declares its
- * rows the same (src/service/import-stage.ts), so that SQLite copies them whole into a new store.
- */
-export const MATCH_PLAYERS_COLUMNS = `title TEXT NOT NULL, platform TEXT NOT NULL, player TEXT NOT NULL,
-  started_at INTEGER NOT NULL, match_id TEXT NOT NULL,
-  duration_s INTEGER NOT NULL, team TEXT, result TEXT, hero TEXT, legend TEXT,
-  map TEXT, mode TEXT, playlist TEXT, queue TEXT, season INTEGER,
-  stats TEXT NOT NULL, weapons TEXT`;
-
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS players (
   title TEXT NOT NULL, platform TEXT NOT NULL, id_norm TEXT NOT NULL,
@@ -62,7 +53,7 @@ CREATE TABLE IF NOT EXISTS matches (
 );
 
 -- A player's rows are found through match_players_by_player.
-CREATE TABLE IF NOT EXISTS match_players (${MATCH_PLAYERS_COLUMNS});
+CREATE TABLE IF NOT EXISTS match_players (${ROW_DECLARATION});
 ${Object.values(INDEXES).join(';\n')};
 
 -- keys: what the player's matches hold (PlayerKeys), read from the rows when first asked for and
