@@ -26,6 +26,7 @@ export function evenChunkBytes(size: number, readers: number): number {
   const rounds = Math.max(1, Math.ceil(size / (readers * CHUNK_BYTES)));
   return Math.max(1, Math.ceil(size / (readers * rounds)));
 }
+
 /** Bytes a line may have, its end not counted: a match line is about 2 KB. */
 export const MAX_LINE_BYTES = 1 << 20;
 /** Bytes read at a time past a chunk's end, for the line that runs on from it (a match line is about 2 KB). */

@@ -88,8 +88,8 @@ export interface Store {
   /**
    * Takes an import's stages (SQLite files: src/service/import-stage.ts) in one transaction. A match
    * id is a key: a match imported again replaces the stored one (the stages hold only the last of
-   * one given twice in a file), and a player record replaces the one before. Totals and ranks are complete when it
-   * resolves; until then lookups see the store as it was.
+   * one given twice in a file), and a player record replaces the one before. Totals and ranks are
+   * complete when it resolves; until then lookups see the store as it was.
    */
   importStages(files: readonly string[], offer?: TotalsOffer): Promise<void>;
   /** Looks a player up by exact identifier (case-insensitive). */
