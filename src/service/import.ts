@@ -44,7 +44,7 @@ export interface ImportOptions {
   onRefused?: (refused: RefusedLine) => void;
   /** Called as the source is read with the lines read so far. */
   onProgress?: (linesRead: number) => void;
-  /** Stage a file in this many worker threads (0: in this thread); see defaultImportWorkers. */
+  /** Stage a file in this many worker threads (0: in this thread), at most MAX_IMPORT_WORKERS; see defaultImportWorkers. */
   workers?: number;
   /** Bytes of a file read at a time (about 4 MB: evenChunkBytes). */
   chunkBytes?: number;
@@ -66,11 +66,15 @@ export function showingRefusals(show: (refused: RefusedLine) => void, more: () =
 }
 
 /**
- * Worker threads a file import stages in unless told: one a core, so that the rate rises with the
- * cores; at most eight (a store attaches each stage, and SQLite attaches ten databases at most).
+ * Worker threads an import runs at most. The store's transaction attaches each worker's stage and
+ * each worker's part of the totals (src/service/sqlite-import.ts), and SQLite attaches ten
+ * databases to a connection at most: five workers, ten files.
  */
+export const MAX_IMPORT_WORKERS = 5;
+
+/** Worker threads a file import stages in unless told: one a core, so that the rate rises with the cores, up to MAX_IMPORT_WORKERS. */
 export function defaultImportWorkers(): number {
-  return Math.min(8, availableParallelism());
+  return Math.min(MAX_IMPORT_WORKERS, availableParallelism());
 }
 
 /** Imports records from lines of text (a dataset file's lines, or generated ones), in this thread. */
@@ -110,7 +114,7 @@ export async function importFile(
   options: ImportOptions & { onBytes?: (read: number, total: number) => void } = {},
 ): Promise<ImportSummary> {
   const snapshot = openSnapshot(path);
-  const readers = options.workers ?? defaultImportWorkers();
+  const readers = Math.min(MAX_IMPORT_WORKERS, options.workers ?? defaultImportWorkers());
   const chunkBytes = options.chunkBytes ?? evenChunkBytes(snapshot.size, Math.max(1, readers));
   let linesRead = 0;
   let chunksRead = 0;
