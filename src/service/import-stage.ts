@@ -26,15 +26,14 @@ export const REFUSED_KEPT = 100;
  * table of `parts` by their player (partOf), so that each of an import's workers can total its part
  * of the players from every stage without reading the others' (src/service/sqlite-import.ts). A row
  * is declared as the store declares it, so that SQLite copies it into a new store whole, without
- * reading its values; its rowid is its line's order and its place in the match (rowIdOf). ids: the
- * player's id as the line gives it, where it is not already their key (a player without a record is
- * shown by the id of their first row).
+ * reading its values; its rowid is its line's order and its place in the match (rowIdOf). Players
+ * and matches are declared with the store's columns, after their line's order. ids: the player's
+ * id as the line gives it, where it is not already their key (a player without a record is shown
+ * by the id of their first row).
  */
 const schema = (parts: number) => `
-CREATE TABLE players (ord INTEGER NOT NULL, title TEXT, platform TEXT, id_norm TEXT, id TEXT, handle TEXT, handle_norm TEXT,
-  avatar_url TEXT, vanity TEXT, vanity_norm TEXT, private INTEGER);
-CREATE TABLE matches (ord INTEGER PRIMARY KEY, title TEXT, id TEXT, platform TEXT, started_at INTEGER, duration_s INTEGER,
-  map TEXT, mode TEXT, playlist TEXT, queue TEXT, season INTEGER, players TEXT);
+CREATE TABLE players (ord INTEGER NOT NULL, ${PLAYER_DECLARATION});
+CREATE TABLE matches (ord INTEGER PRIMARY KEY, ${MATCH_DECLARATION});
 CREATE TABLE ids (rid INTEGER PRIMARY KEY, id TEXT NOT NULL);
 ${rowTables(parts)
   .map((table) => `CREATE TABLE ${table} (${ROW_DECLARATION})`)
@@ -112,21 +111,31 @@ export function dropSuperseded(db: Database.Database, stages: number): void {
 }
 
 /**
- * A match row's columns as the store's table declares them (src/service/store.ts), and a stage's
- * rows the same, so that SQLite copies a staged row into a new store whole.
+ * The columns of the store's tables as it declares them (src/service/store.ts), and a stage's the
+ * same: a match row's (the stage's rows declared alike, so that SQLite copies one into a new store
+ * whole), a match's, and a player record's (the store's adds whether a record named the player).
  */
 export const ROW_DECLARATION = `title TEXT NOT NULL, platform TEXT NOT NULL, player TEXT NOT NULL,
   started_at INTEGER NOT NULL, match_id TEXT NOT NULL,
   duration_s INTEGER NOT NULL, team TEXT, result TEXT, hero TEXT, legend TEXT,
   map TEXT, mode TEXT, playlist TEXT, queue TEXT, season INTEGER,
   stats TEXT NOT NULL, weapons TEXT`;
+export const MATCH_DECLARATION = `title TEXT NOT NULL, id TEXT NOT NULL, platform TEXT NOT NULL,
+  started_at INTEGER NOT NULL, duration_s INTEGER NOT NULL,
+  map TEXT, mode TEXT, playlist TEXT, queue TEXT, season INTEGER, players TEXT NOT NULL`;
+export const PLAYER_DECLARATION = `title TEXT NOT NULL, platform TEXT NOT NULL, id_norm TEXT NOT NULL,
+  id TEXT NOT NULL, handle TEXT NOT NULL, handle_norm TEXT NOT NULL,
+  avatar_url TEXT, vanity TEXT, vanity_norm TEXT, private INTEGER NOT NULL DEFAULT 0`;
 
-/** The columns of a match row the store keeps, in its table's order. */
-export const ROW_COLUMNS = ROW_DECLARATION.split(',')
-  .map((column) => column.trim().split(' ')[0])
-  .join(', ');
-export const MATCH_COLUMNS = 'title, id, platform, started_at, duration_s, map, mode, playlist, queue, season, players';
-export const PLAYER_COLUMNS = 'title, platform, id_norm, id, handle, handle_norm, avatar_url, vanity, vanity_norm, private';
+/** A declaration's column names, in its order. */
+const columnsOf = (declaration: string) =>
+  declaration
+    .split(',')
+    .map((column) => column.trim().split(' ')[0])
+    .join(', ');
+export const ROW_COLUMNS = columnsOf(ROW_DECLARATION);
+export const MATCH_COLUMNS = columnsOf(MATCH_DECLARATION);
+export const PLAYER_COLUMNS = columnsOf(PLAYER_DECLARATION);
 
 /** A refused line by its order. */
 export interface StagedRefusal {

@@ -22,8 +22,9 @@ import {
   type StoredMatch,
   type StoredMatchPlayer,
 } from './store-api.js';
+import { PLAYER_COLUMNS } from './import-stage.js';
 import { takeStagesPg } from './pg-import.js';
-import { MAX_CHAR, aggregateSql, keyCountsSql, orderParticipants, summaryOf, type SummaryRow } from './store.js';
+import { MATCH_ROW_COLUMNS, MAX_CHAR, aggregateSql, keyCountsSql, orderParticipants, summaryOf, type SummaryRow } from './store.js';
 import { storedValues } from './totals.js';
 
 const T = 'TEXT COLLATE "C"';
@@ -64,25 +65,23 @@ CREATE TABLE IF NOT EXISTS rank_chunks (
 CREATE TABLE IF NOT EXISTS meta (key ${T} PRIMARY KEY, value ${T} NOT NULL);
 `;
 
-const ROW_COLUMNS = 'match_id, started_at, duration_s, result, hero, legend, map, mode, playlist, queue, season, stats, weapons';
-
 /** A player record's columns, named: a prepared statement's columns must not change under it (`*` would, with a column added). */
-const PLAYER_COLUMNS = 'title, platform, id_norm, id, handle, handle_norm, avatar_url, vanity, vanity_norm, private, declared';
+const PLAYER_RECORD_COLUMNS = `${PLAYER_COLUMNS}, declared`;
 
 /** The hot statements by name, for the plan test; each is prepared once a connection under its name (PgStore.rows). */
 const HOT = {
-  playerById: `SELECT ${PLAYER_COLUMNS} FROM players WHERE title = $1 AND platform = $2 AND id_norm = $3`,
-  playerByVanity: `SELECT ${PLAYER_COLUMNS} FROM players WHERE title = $1 AND platform = $2 AND vanity_norm = $3 LIMIT 1`,
-  playersByPrefix: `SELECT ${PLAYER_COLUMNS} FROM players WHERE title = $1 AND platform = $2 AND handle_norm >= $3 AND handle_norm < $4
+  playerById: `SELECT ${PLAYER_RECORD_COLUMNS} FROM players WHERE title = $1 AND platform = $2 AND id_norm = $3`,
+  playerByVanity: `SELECT ${PLAYER_RECORD_COLUMNS} FROM players WHERE title = $1 AND platform = $2 AND vanity_norm = $3 LIMIT 1`,
+  playersByPrefix: `SELECT ${PLAYER_RECORD_COLUMNS} FROM players WHERE title = $1 AND platform = $2 AND handle_norm >= $3 AND handle_norm < $4
     ORDER BY handle_norm, id_norm LIMIT $5`,
   timeline: 'SELECT match_id, started_at, duration_s FROM match_players WHERE title = $1 AND platform = $2 AND player = $3 ORDER BY started_at, match_id',
-  rowsSince: `SELECT ${ROW_COLUMNS} FROM match_players WHERE title = $1 AND platform = $2 AND player = $3 AND started_at >= $4 ORDER BY started_at, match_id`,
+  rowsSince: `SELECT ${MATCH_ROW_COLUMNS} FROM match_players WHERE title = $1 AND platform = $2 AND player = $3 AND started_at >= $4 ORDER BY started_at, match_id`,
   // Every row of the player, a match without a rating read as null and left out by the caller: a
   // filter here would read the same rows, and the plan test refuses any.
   ratings: `SELECT season, stats::jsonb -> $4::text AS rating FROM match_players WHERE title = $1 AND platform = $2 AND player = $3
     ORDER BY started_at DESC, match_id DESC`,
-  newestFirst: `SELECT ${ROW_COLUMNS} FROM match_players WHERE title = $1 AND platform = $2 AND player = $3 ORDER BY started_at DESC, match_id DESC LIMIT $4`,
-  newestFirstBefore: `SELECT ${ROW_COLUMNS} FROM match_players WHERE title = $1 AND platform = $2 AND player = $3 AND (started_at, match_id) < ($4, $5)
+  newestFirst: `SELECT ${MATCH_ROW_COLUMNS} FROM match_players WHERE title = $1 AND platform = $2 AND player = $3 ORDER BY started_at DESC, match_id DESC LIMIT $4`,
+  newestFirstBefore: `SELECT ${MATCH_ROW_COLUMNS} FROM match_players WHERE title = $1 AND platform = $2 AND player = $3 AND (started_at, match_id) < ($4, $5)
     ORDER BY started_at DESC, match_id DESC LIMIT $6`,
   match: 'SELECT title, id, platform, started_at, duration_s, map, mode, playlist, queue, season, players FROM matches WHERE title = $1 AND id = $2',
   summary: `SELECT COUNT(DISTINCT map) AS maps, COUNT(DISTINCT mode) AS modes, COUNT(DISTINCT playlist) AS playlists,
@@ -109,7 +108,7 @@ const PREPARED_PARTICIPANTS = 32;
 /** A match's rows with the players' records, for `players` players ($1 title, $2 start, $3 match id, then platform and player of each). */
 function participantsSql(players: number): string {
   const keys = Array.from({ length: players }, (_, i) => `(mp.platform = $${4 + 2 * i} AND mp.player = $${5 + 2 * i})`).join(' OR ');
-  return `SELECT ${ROW_COLUMNS.split(', ')
+  return `SELECT ${MATCH_ROW_COLUMNS.split(', ')
     .map((c) => `mp.${c}`)
     .join(', ')}, mp.platform AS platform, mp.player AS player, mp.team AS team,
       p.handle AS handle, p.id AS player_id, p.private AS private, p.handle_norm AS handle_norm

@@ -13,7 +13,7 @@ import type { AggregateRow, MatchRow } from './aggregate.js';
 import { normalizeIdentifier } from './identifiers.js';
 import { placeInChunk } from './ranks.js';
 import type { MatchFilter, Place, PlayerRow, PlayerSummary, Store, StoredMatch, StoredMatchPlayer, TotalsOffer } from './store-api.js';
-import { ROW_DECLARATION } from './import-stage.js';
+import { MATCH_DECLARATION, PLAYER_DECLARATION, ROW_DECLARATION } from './import-stage.js';
 import { takeStages } from './sqlite-import.js';
 import { storedValues } from './totals.js';
 
@@ -37,20 +37,12 @@ export const INDEXES = {
 };
 
 const SCHEMA = `
-CREATE TABLE IF NOT EXISTS players (
-  title TEXT NOT NULL, platform TEXT NOT NULL, id_norm TEXT NOT NULL,
-  id TEXT NOT NULL, handle TEXT NOT NULL, handle_norm TEXT NOT NULL,
-  avatar_url TEXT, vanity TEXT, vanity_norm TEXT, private INTEGER NOT NULL DEFAULT 0,
-  declared INTEGER NOT NULL DEFAULT 0,
-  PRIMARY KEY (title, platform, id_norm)
-) WITHOUT ROWID;
+-- declared: a record named the player (else they were seen in a match only).
+CREATE TABLE IF NOT EXISTS players (${PLAYER_DECLARATION}, declared INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (title, platform, id_norm)) WITHOUT ROWID;
 
 -- players: the [platform, player] of each row, so that a report reads each by its whole key.
-CREATE TABLE IF NOT EXISTS matches (
-  title TEXT NOT NULL, id TEXT NOT NULL, platform TEXT NOT NULL,
-  started_at INTEGER NOT NULL, duration_s INTEGER NOT NULL,
-  map TEXT, mode TEXT, playlist TEXT, queue TEXT, season INTEGER, players TEXT NOT NULL
-);
+CREATE TABLE IF NOT EXISTS matches (${MATCH_DECLARATION});
 
 -- A player's rows are found through match_players_by_player.
 CREATE TABLE IF NOT EXISTS match_players (${ROW_DECLARATION});
@@ -72,7 +64,8 @@ CREATE TABLE IF NOT EXISTS rank_chunks (
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 `;
 
-const ROW_COLUMNS = 'match_id, started_at, duration_s, result, hero, legend, map, mode, playlist, queue, season, stats, weapons';
+/** A MatchRow's columns (src/service/aggregate.ts): what a lookup reads of a player's row, in both stores. */
+export const MATCH_ROW_COLUMNS = 'match_id, started_at, duration_s, result, hero, legend, map, mode, playlist, queue, season, stats, weapons';
 
 /** The highest code point: `prefix + MAX_CHAR` bounds every string that starts with `prefix`. */
 export const MAX_CHAR = '\u{10FFFF}';
@@ -87,11 +80,11 @@ const HOT = {
   playersByPrefix: `SELECT * FROM players INDEXED BY players_by_handle WHERE title = ? AND platform = ? AND handle_norm >= ? AND handle_norm < ?
     ORDER BY handle_norm, id_norm LIMIT ?`,
   timeline: 'SELECT match_id, started_at, duration_s FROM match_players WHERE title = ? AND platform = ? AND player = ? ORDER BY started_at, match_id',
-  rowsSince: `SELECT ${ROW_COLUMNS} FROM match_players WHERE title = ? AND platform = ? AND player = ? AND started_at >= ? ORDER BY started_at, match_id`,
+  rowsSince: `SELECT ${MATCH_ROW_COLUMNS} FROM match_players WHERE title = ? AND platform = ? AND player = ? AND started_at >= ? ORDER BY started_at, match_id`,
   ratings: `SELECT season, json_extract(stats, ?) AS rating FROM match_players WHERE title = ? AND platform = ? AND player = ?
     ORDER BY started_at DESC, match_id DESC`,
-  newestFirst: `SELECT ${ROW_COLUMNS} FROM match_players WHERE title = ? AND platform = ? AND player = ? ORDER BY started_at DESC, match_id DESC LIMIT ?`,
-  newestFirstBefore: `SELECT ${ROW_COLUMNS} FROM match_players WHERE title = ? AND platform = ? AND player = ? AND (started_at, match_id) < (?, ?)
+  newestFirst: `SELECT ${MATCH_ROW_COLUMNS} FROM match_players WHERE title = ? AND platform = ? AND player = ? ORDER BY started_at DESC, match_id DESC LIMIT ?`,
+  newestFirstBefore: `SELECT ${MATCH_ROW_COLUMNS} FROM match_players WHERE title = ? AND platform = ? AND player = ? AND (started_at, match_id) < (?, ?)
     ORDER BY started_at DESC, match_id DESC LIMIT ?`,
   match: 'SELECT title, id, platform, started_at, duration_s, map, mode, playlist, queue, season FROM matches WHERE title = ? AND id = ?',
   keyRows: `SELECT map, mode, playlist, legend, hero, queue, season, weapons IS NOT NULL, COUNT(*)
@@ -99,7 +92,7 @@ const HOT = {
   keysOfPlayer: 'SELECT keys FROM player_totals WHERE title = ? AND platform = ? AND player = ?',
   // A match lists its players, so each of its rows is read by its whole key: no index by match to
   // maintain at import, and no walk of the title (which the planner once chose without statistics).
-  participant: `SELECT ${ROW_COLUMNS}, mp.platform AS platform, mp.player AS player, mp.team AS team, p.handle AS handle, p.id AS player_id,
+  participant: `SELECT ${MATCH_ROW_COLUMNS}, mp.platform AS platform, mp.player AS player, mp.team AS team, p.handle AS handle, p.id AS player_id,
       p.private AS private, p.handle_norm AS handle_norm
     FROM match_players mp LEFT JOIN players p ON p.title = mp.title AND p.platform = mp.platform AND p.id_norm = mp.player
     WHERE mp.title = ? AND mp.platform = ? AND mp.player = ? AND mp.started_at = ? AND mp.match_id = ?`,
