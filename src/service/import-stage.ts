@@ -172,12 +172,12 @@ export class Stage {
     this.db.pragma('journal_mode = OFF');
     this.db.pragma('synchronous = OFF');
     this.db.exec(schema(parts));
-    const insert = (table: string, n: number) => this.db.prepare(`INSERT INTO ${table} VALUES (${Array(n).fill('?').join(', ')})`);
+    const insert = (table: string, columns: string) => this.db.prepare(`INSERT INTO ${table} (${columns}) VALUES (${columns.replace(/\w+/g, '?')})`);
     this.insert = {
-      player: insert('players', 11),
-      match: insert('matches', 12),
-      id: insert('ids', 2),
-      rows: rowTables(parts).map((table) => this.db.prepare(`INSERT INTO ${table} (rowid, ${ROW_COLUMNS}) VALUES (${Array(18).fill('?').join(', ')})`)),
+      player: insert('players', `ord, ${PLAYER_COLUMNS}`),
+      match: insert('matches', `ord, ${MATCH_COLUMNS}`),
+      id: insert('ids', 'rid, id'),
+      rows: rowTables(parts).map((table) => insert(table, `rowid, ${ROW_COLUMNS}`)),
     };
   }
 
