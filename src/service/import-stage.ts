@@ -32,7 +32,7 @@ export const REFUSED_KEPT = 100;
  * by the id of their first row).
  */
 const schema = (parts: number) => `
-CREATE TABLE players (ord INTEGER NOT NULL, ${PLAYER_DECLARATION});
+CREATE TABLE players (${STAGED_PLAYER_DECLARATION});
 CREATE TABLE matches (ord INTEGER PRIMARY KEY, ${MATCH_DECLARATION});
 CREATE TABLE ids (rid INTEGER PRIMARY KEY, id TEXT NOT NULL);
 ${rowTables(parts)
@@ -114,24 +114,35 @@ export function dropSuperseded(db: Database.Database, stages: number): void {
  * The columns of the store's tables as it declares them (src/service/store.ts), and a stage's the
  * same: a match row's (the stage's rows declared alike, so that SQLite copies one into a new store
  * whole), a match's, and a player record's (the store's adds whether a record named the player).
+ * PostgreSQL declares its tables from these too (pgDeclaration, src/service/pg-import.ts): only
+ * TEXT, INTEGER and BIGINT (a time in milliseconds, eight bytes there; an integer to SQLite).
  */
 export const ROW_DECLARATION = `title TEXT NOT NULL, platform TEXT NOT NULL, player TEXT NOT NULL,
-  started_at INTEGER NOT NULL, match_id TEXT NOT NULL,
+  started_at BIGINT NOT NULL, match_id TEXT NOT NULL,
   duration_s INTEGER NOT NULL, team TEXT, result TEXT, hero TEXT, legend TEXT,
   map TEXT, mode TEXT, playlist TEXT, queue TEXT, season INTEGER,
   stats TEXT NOT NULL, weapons TEXT`;
 export const MATCH_DECLARATION = `title TEXT NOT NULL, id TEXT NOT NULL, platform TEXT NOT NULL,
-  started_at INTEGER NOT NULL, duration_s INTEGER NOT NULL,
+  started_at BIGINT NOT NULL, duration_s INTEGER NOT NULL,
   map TEXT, mode TEXT, playlist TEXT, queue TEXT, season INTEGER, players TEXT NOT NULL`;
 export const PLAYER_DECLARATION = `title TEXT NOT NULL, platform TEXT NOT NULL, id_norm TEXT NOT NULL,
   id TEXT NOT NULL, handle TEXT NOT NULL, handle_norm TEXT NOT NULL,
   avatar_url TEXT, vanity TEXT, vanity_norm TEXT, private INTEGER NOT NULL DEFAULT 0`;
 
+/** A staged player record: its line's order, then the store's columns. */
+export const STAGED_PLAYER_DECLARATION = `ord BIGINT NOT NULL, ${PLAYER_DECLARATION}`;
+
+/** A declaration's columns, in its order: each one's name and type. */
+export const declaredColumns = (declaration: string): { name: string; type: string }[] =>
+  declaration.split(',').map((column) => {
+    const [name = '', type = ''] = column.trim().split(' ');
+    return { name, type };
+  });
+
 /** A declaration's column names, in its order. */
-const columnsOf = (declaration: string) =>
-  declaration
-    .split(',')
-    .map((column) => column.trim().split(' ')[0])
+export const columnsOf = (declaration: string): string =>
+  declaredColumns(declaration)
+    .map((c) => c.name)
     .join(', ');
 export const ROW_COLUMNS = columnsOf(ROW_DECLARATION);
 export const MATCH_COLUMNS = columnsOf(MATCH_DECLARATION);
@@ -174,7 +185,7 @@ export class Stage {
     this.db.exec(schema(parts));
     const insert = (table: string, columns: string) => this.db.prepare(`INSERT INTO ${table} (${columns}) VALUES (${columns.replace(/\w+/g, '?')})`);
     this.insert = {
-      player: insert('players', `ord, ${PLAYER_COLUMNS}`),
+      player: insert('players', columnsOf(STAGED_PLAYER_DECLARATION)),
       match: insert('matches', `ord, ${MATCH_COLUMNS}`),
       id: insert('ids', 'rid, id'),
       rows: rowTables(parts).map((table) => insert(table, `rowid, ${ROW_COLUMNS}`)),

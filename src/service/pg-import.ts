@@ -5,24 +5,51 @@
 import Database from 'better-sqlite3';
 import type pg from 'pg';
 
-import { MATCH_COLUMNS, PLAYER_COLUMNS, ROW_COLUMNS, stagedIdSql, stagedSql } from './import-stage.js';
+import {
+  MATCH_COLUMNS,
+  MATCH_DECLARATION,
+  PLAYER_COLUMNS,
+  ROW_COLUMNS,
+  ROW_DECLARATION,
+  STAGED_PLAYER_DECLARATION,
+  declaredColumns,
+  stagedIdSql,
+  stagedSql,
+} from './import-stage.js';
 import { addValues, buildRankChunks, sortedLists } from './ranks.js';
 import { storedValues } from './totals.js';
 
 /** Stage rows sent a statement. */
 const BATCH = 5_000;
 
-const T = 'TEXT COLLATE "C"';
-/** Each staged table with its columns' types here. */
-const STAGED = {
-  players: { columns: `ord, ${PLAYER_COLUMNS}`, types: ['int8', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'int4'] },
-  implicit: { columns: 'rid, title, platform, player, player_id', types: ['int8', 'text', 'text', 'text', 'text'] },
-  matches: { columns: MATCH_COLUMNS, types: ['text', 'text', 'text', 'int8', 'int4', 'text', 'text', 'text', 'text', 'int4', 'text'] },
-  rows: {
-    columns: ROW_COLUMNS,
-    types: ['text', 'text', 'text', 'int8', 'text', 'int4', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'int4', 'text', 'text'],
-  },
-} as const;
+/**
+ * A declaration of src/service/import-stage.ts as PostgreSQL takes it: text compared byte by byte
+ * (collation "C"), as SQLite compares it, so that both stores sort and find alike.
+ */
+export const pgDeclaration = (declaration: string): string => declaration.replace(/\bTEXT\b/g, 'TEXT COLLATE "C"');
+
+/** The array type each declared type is sent as (unnest). */
+const ARRAY_TYPES = new Map([
+  ['TEXT', 'text'],
+  ['INTEGER', 'int4'],
+  ['BIGINT', 'int8'],
+]);
+
+/** Each staged table as the stages declare it, its columns and their array types; `implicit`: each row's player with the id the row gave. */
+const STAGED = Object.entries({
+  players: STAGED_PLAYER_DECLARATION,
+  implicit: 'rid BIGINT, title TEXT, platform TEXT, player TEXT, player_id TEXT',
+  matches: MATCH_DECLARATION,
+  rows: ROW_DECLARATION,
+}).map(([table, declaration]) => {
+  const declared = declaredColumns(declaration);
+  const types = declared.map(({ name, type }) => {
+    const array = ARRAY_TYPES.get(type);
+    if (!array) throw new Error(`staged column ${table}.${name}: no array type for ${type}`);
+    return array;
+  });
+  return { table, declaration, columns: declared.map((d) => d.name).join(', '), types };
+});
 
 /** A player's totals from their rows (`mp`, grouped by player): the layout storedValues reads. */
 const TOTALS_SQL = `json_build_object('matchesPlayed', COUNT(*), 'wins', COUNT(*) FILTER (WHERE mp.result = 'win'),
@@ -37,12 +64,8 @@ export async function takeStagesPg(c: pg.ClientBase, files: readonly string[]): 
   try {
     files.forEach((file, i) => local.prepare(`ATTACH ? AS stage${i}`).run(file));
     const staged = (table: string, columns: string) => stagedSql(files.length, table, columns);
-    for (const [table, { columns, types }] of Object.entries(STAGED)) {
-      await c.query(`CREATE TEMP TABLE staged_${table} (${columns
-        .split(', ')
-        .map((name, i) => `${name} ${types[i] === 'text' ? T : types[i]}`)
-        .join(', ')})
-        ON COMMIT DROP`);
+    for (const { table, declaration, columns, types } of STAGED) {
+      await c.query(`CREATE TEMP TABLE staged_${table} (${pgDeclaration(declaration)}) ON COMMIT DROP`);
       const select = local
         .prepare(
           table === 'implicit'

@@ -22,37 +22,19 @@ import {
   type StoredMatch,
   type StoredMatchPlayer,
 } from './store-api.js';
-import { PLAYER_COLUMNS } from './import-stage.js';
-import { takeStagesPg } from './pg-import.js';
-import { MATCH_ROW_COLUMNS, MAX_CHAR, aggregateSql, keyCountsSql, orderParticipants, summaryOf, type SummaryRow } from './store.js';
+import { MATCH_COLUMNS, MATCH_DECLARATION, PLAYER_COLUMNS, PLAYER_DECLARATION, ROW_DECLARATION } from './import-stage.js';
+import { pgDeclaration, takeStagesPg } from './pg-import.js';
+import { INDEXES, MATCH_ROW_COLUMNS, MAX_CHAR, aggregateSql, keyCountsSql, orderParticipants, summaryOf, type SummaryRow } from './store.js';
 import { storedValues } from './totals.js';
 
 const T = 'TEXT COLLATE "C"';
 const SCHEMA = `
-CREATE TABLE IF NOT EXISTS players (
-  title ${T} NOT NULL, platform ${T} NOT NULL, id_norm ${T} NOT NULL,
-  id ${T} NOT NULL, handle ${T} NOT NULL, handle_norm ${T} NOT NULL,
-  avatar_url ${T}, vanity ${T}, vanity_norm ${T}, private INTEGER NOT NULL DEFAULT 0,
-  declared INTEGER NOT NULL DEFAULT 0,
-  PRIMARY KEY (title, platform, id_norm)
-);
-CREATE INDEX IF NOT EXISTS players_by_handle ON players (title, platform, handle_norm);
-CREATE INDEX IF NOT EXISTS players_by_vanity ON players (title, platform, vanity_norm) WHERE vanity_norm IS NOT NULL;
-CREATE TABLE IF NOT EXISTS matches (
-  title ${T} NOT NULL, id ${T} NOT NULL, platform ${T} NOT NULL,
-  started_at BIGINT NOT NULL, duration_s INTEGER NOT NULL,
-  map ${T}, mode ${T}, playlist ${T}, queue ${T}, season INTEGER,
-  players ${T} NOT NULL,
-  PRIMARY KEY (title, id)
-);
-CREATE TABLE IF NOT EXISTS match_players (
-  title ${T} NOT NULL, platform ${T} NOT NULL, player ${T} NOT NULL,
-  started_at BIGINT NOT NULL, match_id ${T} NOT NULL,
-  duration_s INTEGER NOT NULL, team ${T}, result ${T}, hero ${T}, legend ${T},
-  map ${T}, mode ${T}, playlist ${T}, queue ${T}, season INTEGER,
-  stats ${T} NOT NULL, weapons ${T},
-  PRIMARY KEY (title, platform, player, started_at, match_id)
-);
+CREATE TABLE IF NOT EXISTS players (${pgDeclaration(PLAYER_DECLARATION)}, declared INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (title, platform, id_norm));
+${INDEXES.players_by_handle};
+${INDEXES.players_by_vanity};
+CREATE TABLE IF NOT EXISTS matches (${pgDeclaration(MATCH_DECLARATION)}, PRIMARY KEY (title, id));
+CREATE TABLE IF NOT EXISTS match_players (${pgDeclaration(ROW_DECLARATION)}, PRIMARY KEY (title, platform, player, started_at, match_id));
 CREATE TABLE IF NOT EXISTS player_totals (
   title ${T} NOT NULL, platform ${T} NOT NULL, player ${T} NOT NULL, totals ${T} NOT NULL,
   PRIMARY KEY (title, platform, player)
@@ -83,7 +65,7 @@ const HOT = {
   newestFirst: `SELECT ${MATCH_ROW_COLUMNS} FROM match_players WHERE title = $1 AND platform = $2 AND player = $3 ORDER BY started_at DESC, match_id DESC LIMIT $4`,
   newestFirstBefore: `SELECT ${MATCH_ROW_COLUMNS} FROM match_players WHERE title = $1 AND platform = $2 AND player = $3 AND (started_at, match_id) < ($4, $5)
     ORDER BY started_at DESC, match_id DESC LIMIT $6`,
-  match: 'SELECT title, id, platform, started_at, duration_s, map, mode, playlist, queue, season, players FROM matches WHERE title = $1 AND id = $2',
+  match: `SELECT ${MATCH_COLUMNS} FROM matches WHERE title = $1 AND id = $2`,
   summary: `SELECT COUNT(DISTINCT map) AS maps, COUNT(DISTINCT mode) AS modes, COUNT(DISTINCT playlist) AS playlists,
       COUNT(DISTINCT legend) AS legends, COUNT(DISTINCT hero) AS heroes, COUNT(weapons) AS weapons,
       string_agg(DISTINCT queue, ',') AS queues, string_agg(DISTINCT season::text, ',') AS seasons
