@@ -23,8 +23,9 @@ import { storedValues } from './totals.js';
 const BATCH = 5_000;
 
 /**
- * A declaration of src/service/import-stage.ts as PostgreSQL takes it: text compared byte by byte
- * (collation "C"), as SQLite compares it, so that both stores sort and find alike.
+ * Declarations in SQLite's words (those of src/service/import-stage.ts, a store's tables) as
+ * PostgreSQL takes them: text compared byte by byte (collation "C"), as SQLite compares it, so that
+ * both stores sort and find alike.
  */
 export const pgDeclaration = (declaration: string): string => declaration.replace(/\bTEXT\b/g, 'TEXT COLLATE "C"');
 

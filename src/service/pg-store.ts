@@ -27,25 +27,25 @@ import { pgDeclaration, takeStagesPg } from './pg-import.js';
 import { INDEXES, MATCH_ROW_COLUMNS, MAX_CHAR, aggregateSql, keyCountsSql, orderParticipants, summaryOf, type SummaryRow } from './store.js';
 import { storedValues } from './totals.js';
 
-const T = 'TEXT COLLATE "C"';
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS players (${pgDeclaration(PLAYER_DECLARATION)}, declared INTEGER NOT NULL DEFAULT 0,
+// Declared in SQLite's words, as the import's declarations are, and read as PostgreSQL takes them (pgDeclaration).
+const SCHEMA = pgDeclaration(`
+CREATE TABLE IF NOT EXISTS players (${PLAYER_DECLARATION}, declared INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (title, platform, id_norm));
 ${INDEXES.players_by_handle};
 ${INDEXES.players_by_vanity};
-CREATE TABLE IF NOT EXISTS matches (${pgDeclaration(MATCH_DECLARATION)}, PRIMARY KEY (title, id));
-CREATE TABLE IF NOT EXISTS match_players (${pgDeclaration(ROW_DECLARATION)}, PRIMARY KEY (title, platform, player, started_at, match_id));
+CREATE TABLE IF NOT EXISTS matches (${MATCH_DECLARATION}, PRIMARY KEY (title, id));
+CREATE TABLE IF NOT EXISTS match_players (${ROW_DECLARATION}, PRIMARY KEY (title, platform, player, started_at, match_id));
 CREATE TABLE IF NOT EXISTS player_totals (
-  title ${T} NOT NULL, platform ${T} NOT NULL, player ${T} NOT NULL, totals ${T} NOT NULL,
+  title TEXT NOT NULL, platform TEXT NOT NULL, player TEXT NOT NULL, totals TEXT NOT NULL,
   PRIMARY KEY (title, platform, player)
 );
 CREATE TABLE IF NOT EXISTS rank_chunks (
-  title ${T} NOT NULL, key ${T} NOT NULL, lo DOUBLE PRECISION NOT NULL,
+  title TEXT NOT NULL, key TEXT NOT NULL, lo DOUBLE PRECISION NOT NULL,
   below INTEGER NOT NULL, population INTEGER NOT NULL, data BYTEA NOT NULL,
   PRIMARY KEY (title, key, lo)
 );
-CREATE TABLE IF NOT EXISTS meta (key ${T} PRIMARY KEY, value ${T} NOT NULL);
-`;
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+`);
 
 /** A player record's columns, named: a prepared statement's columns must not change under it (`*` would, with a column added). */
 const PLAYER_RECORD_COLUMNS = `${PLAYER_COLUMNS}, declared`;
