@@ -28,7 +28,7 @@ import { SHAPES, benchPlayers, scaleLines, scalePlayer, type Shape } from './sca
 // The service as `npm run service` runs it: compiled (`prebench:scale` builds it), so that the
 // import's worker threads load JavaScript, not TypeScript through a loader each.
 const service = '../dist/src/service';
-const { defaultImportWorkers, importFile } = (await import(`${service}/import.js`)) as typeof Import;
+const { importFile, importWorkers } = (await import(`${service}/import.js`)) as typeof Import;
 const { Memo, matchReport, matches, profile, search, segments, sessions } = (await import(`${service}/lookups.js`)) as typeof Lookups;
 const { PgStore } = (await import(`${service}/pg-store.js`)) as typeof Pg;
 const { StatsStore } = (await import(`${service}/store.js`)) as typeof Sqlite;
@@ -141,7 +141,7 @@ async function measure(n: number, kind: 'sqlite' | 'postgres', data: string, sha
     let store = await openStore(kind, dir, schema);
     const started = performance.now();
     const cpu = process.cpuUsage();
-    const workers = workersArg ?? defaultImportWorkers();
+    const workers = importWorkers(workersArg);
     // The lines are staged once the file is read whole; the store's transaction follows.
     let parsed = 0;
     const onBytes = (read: number, total: number) => {

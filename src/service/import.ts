@@ -44,7 +44,7 @@ export interface ImportOptions {
   onRefused?: (refused: RefusedLine) => void;
   /** Called as the source is read with the lines read so far. */
   onProgress?: (linesRead: number) => void;
-  /** Stage a file in this many worker threads (0: in this thread), at most MAX_IMPORT_WORKERS; see defaultImportWorkers. */
+  /** Stage a file in this many worker threads (0: in this thread); see importWorkers. */
   workers?: number;
   /** Bytes of a file read at a time (about 4 MB: evenChunkBytes). */
   chunkBytes?: number;
@@ -72,9 +72,9 @@ export function showingRefusals(show: (refused: RefusedLine) => void, more: () =
  */
 export const MAX_IMPORT_WORKERS = 5;
 
-/** Worker threads a file import stages in unless told: one a core, so that the rate rises with the cores, up to MAX_IMPORT_WORKERS. */
-export function defaultImportWorkers(): number {
-  return Math.min(MAX_IMPORT_WORKERS, availableParallelism());
+/** Worker threads a file import stages in: as many as `asked`, else one a core (so that the rate rises with the cores), at most MAX_IMPORT_WORKERS. */
+export function importWorkers(asked?: number): number {
+  return Math.min(MAX_IMPORT_WORKERS, asked ?? availableParallelism());
 }
 
 /** Imports records from lines of text (a dataset file's lines, or generated ones), in this thread. */
@@ -114,7 +114,7 @@ export async function importFile(
   options: ImportOptions & { onBytes?: (read: number, total: number) => void } = {},
 ): Promise<ImportSummary> {
   const snapshot = openSnapshot(path);
-  const readers = Math.min(MAX_IMPORT_WORKERS, options.workers ?? defaultImportWorkers());
+  const readers = importWorkers(options.workers);
   const chunkBytes = options.chunkBytes ?? evenChunkBytes(snapshot.size, Math.max(1, readers));
   let linesRead = 0;
   let chunksRead = 0;
