@@ -13,7 +13,7 @@ import type { AggregateRow, MatchRow } from './aggregate.js';
 import { normalizeIdentifier } from './identifiers.js';
 import { placeInChunk } from './ranks.js';
 import type { MatchFilter, Place, PlayerRow, PlayerSummary, Store, StoredMatch, StoredMatchPlayer, TotalsOffer } from './store-api.js';
-import { MATCH_DECLARATION, PLAYER_DECLARATION, ROW_DECLARATION } from './import-stage.js';
+import { MATCH_COLUMNS, MATCH_DECLARATION, PLAYER_DECLARATION, ROW_DECLARATION } from './import-stage.js';
 import { takeStages } from './sqlite-import.js';
 import { storedValues } from './totals.js';
 
@@ -86,7 +86,7 @@ const HOT = {
   newestFirst: `SELECT ${MATCH_ROW_COLUMNS} FROM match_players WHERE title = ? AND platform = ? AND player = ? ORDER BY started_at DESC, match_id DESC LIMIT ?`,
   newestFirstBefore: `SELECT ${MATCH_ROW_COLUMNS} FROM match_players WHERE title = ? AND platform = ? AND player = ? AND (started_at, match_id) < (?, ?)
     ORDER BY started_at DESC, match_id DESC LIMIT ?`,
-  match: 'SELECT title, id, platform, started_at, duration_s, map, mode, playlist, queue, season FROM matches WHERE title = ? AND id = ?',
+  match: `SELECT ${MATCH_COLUMNS} FROM matches WHERE title = ? AND id = ?`,
   keyRows: `SELECT map, mode, playlist, legend, hero, queue, season, weapons IS NOT NULL, COUNT(*)
     FROM match_players WHERE title = ? AND platform = ? AND player = ? GROUP BY 1, 2, 3, 4, 5, 6, 7, 8`,
   keysOfPlayer: 'SELECT keys FROM player_totals WHERE title = ? AND platform = ? AND player = ?',
@@ -96,7 +96,6 @@ const HOT = {
       p.private AS private, p.handle_norm AS handle_norm
     FROM match_players mp LEFT JOIN players p ON p.title = mp.title AND p.platform = mp.platform AND p.id_norm = mp.player
     WHERE mp.title = ? AND mp.platform = ? AND mp.player = ? AND mp.started_at = ? AND mp.match_id = ?`,
-  matchPlayers: 'SELECT players FROM matches WHERE title = ? AND id = ?',
   totalsOfPlayer: 'SELECT totals FROM player_totals WHERE title = ? AND platform = ? AND player = ?',
   rankChunk: 'SELECT below, population, data FROM rank_chunks WHERE title = ? AND key = ? AND lo <= ? ORDER BY lo DESC LIMIT 1',
 } as const;
@@ -244,9 +243,10 @@ export class StatsStore implements Store {
   }
 
   match(title: TitleSlug, id: string): Promise<{ match: StoredMatch; players: StoredMatchPlayer[] } | undefined> {
-    const match = this.s.match.get(title, id) as StoredMatch | undefined;
-    if (!match) return Promise.resolve(undefined);
-    const listed = JSON.parse((this.s.matchPlayers.get(title, id) as { players: string }).players) as [string, string][];
+    const row = this.s.match.get(title, id) as (StoredMatch & { players: string }) | undefined;
+    if (!row) return Promise.resolve(undefined);
+    const { players, ...match } = row;
+    const listed = JSON.parse(players) as [string, string][];
     const rows = listed.map(([platform, player]) => this.s.participant.get(title, platform, player, match.started_at, id) as ParticipantRow | undefined);
     return Promise.resolve({ match, players: orderParticipants(rows) });
   }
