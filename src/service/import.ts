@@ -7,6 +7,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 
 import Database from 'better-sqlite3';
@@ -193,6 +194,12 @@ class ImportThreads {
   private readonly threads: ImportThread[];
 
   constructor(count: number) {
+    // V8 makes the objects of an allocation site in its old generation once it has seen many of them
+    // survive a collection. A worker's lines (each parsed, checked and staged, then dropped) can lead
+    // it to that guess, and then each young collection keeps alive what those old objects point to,
+    // copying it, until a full collection: the same staging, some runs much slower than others.
+    // V8's flags are the process's: from here on, its objects are made young and move up if they live.
+    setFlagsFromString('--no-allocation-site-pretenuring');
     this.threads = Array.from({ length: count }, () => {
       const thread: ImportThread = { worker: new Worker(new URL('./import-worker.mjs', import.meta.url)) };
       const fail = (e: Error) => {
