@@ -13,19 +13,15 @@ import { promisify } from 'node:util';
 
 const readAt = promisify(read);
 
-/** Bytes read a chunk, at most (see evenChunkBytes). */
-export const CHUNK_BYTES = 4 << 20;
-
 /**
- * Bytes a chunk of a file of `size` bytes read by `readers` workers, each taking every
- * `readers`-th chunk: at most CHUNK_BYTES, the file cut into the same number of chunks for each, so
- * that none is left reading a last chunk after the others are done (at 4 MB exactly, 23 MB leaves
- * one worker three chunks and the other two and a half).
+ * Bytes read a chunk. An import's workers share a file by taking its chunks one after another as
+ * each is free (chunkCounter), so that they end together however fast each goes: a small chunk
+ * leaves the last to end little to do alone.
  */
-export function evenChunkBytes(size: number, readers: number): number {
-  const rounds = Math.max(1, Math.ceil(size / (readers * CHUNK_BYTES)));
-  return Math.max(1, Math.ceil(size / (readers * rounds)));
-}
+export const CHUNK_BYTES = 1 << 20;
+
+/** A counter of a file's chunks, shared by the workers reading it (it is shared, not copied, when posted to a worker). */
+export const chunkCounter = (): SharedArrayBuffer => new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT);
 
 /** Bytes a line may have, its end not counted: a match line is about 2 KB. */
 export const MAX_LINE_BYTES = 1 << 20;
@@ -97,20 +93,18 @@ export interface LineChunk {
 }
 
 /**
- * The snapshot's lines in order, `chunkBytes` of the file at a time. With `keep`, only the chunks
- * it says yes to, the others not even read (each of an import's workers reads its own share): a
- * chunk's lines are those that start in it, found from the byte before it, so that a reader needs
- * no other chunk. Every chunk is read into the same buffer: a new buffer a chunk (as a read stream
- * makes) has the kernel give the process fresh memory for each read, a page fault a page.
+ * The snapshot's lines, `chunkBytes` of the file at a time, in order. With `counter` (chunkCounter),
+ * only the chunks this reader takes from it, the next one each time, the others not even read
+ * (each of an import's workers reads its own share): a chunk's lines are those that start in it,
+ * found from the byte before it, so that a reader needs no other chunk. Every chunk is read into the
+ * same buffer: a new buffer a chunk (as a read stream makes) has the kernel give the process fresh
+ * memory for each read, a page fault a page.
  */
-export async function* fileLineChunks(
-  source: FileSnapshot,
-  chunkBytes = CHUNK_BYTES,
-  keep: (index: number) => boolean = () => true,
-): AsyncGenerator<LineChunk> {
+export async function* fileLineChunks(source: FileSnapshot, chunkBytes = CHUNK_BYTES, counter = chunkCounter()): AsyncGenerator<LineChunk> {
   const buffer = Buffer.allocUnsafeSlow(chunkBytes + 1);
-  for (let index = 0, start = 0; start < source.size; index++, start += chunkBytes) {
-    if (!keep(index)) continue;
+  const taken = new Int32Array(counter);
+  for (let index = Atomics.add(taken, 0, 1); index * chunkBytes < source.size; index = Atomics.add(taken, 0, 1)) {
+    const start = index * chunkBytes;
     const end = Math.min(source.size, start + chunkBytes);
     const buf = await readRange(source, buffer, Math.max(0, start - 1), end);
     // A line starts in the chunk after each \n from the byte before it on (a \n is never part of a

@@ -1,8 +1,8 @@
 // One of the threads of an import, started through import-worker.mjs, once for the import: it
-// runs the tasks the import gives it, one at a time, until the import ends it. Staging: worker
-// `reader` of `readers` reads the file's chunks whose number divided by `readers` leaves `reader`
-// (so that the workers share the file evenly however its lines run) and checks and stages their
-// lines (src/service/import-stage.ts); the import numbers the lines once every chunk's are counted.
+// runs the tasks the import gives it, one at a time, until the import ends it. Staging: each worker
+// takes the file's next chunk from a counter they share, as it is free (so that they end together
+// however their lines run), and checks and stages its lines (src/service/import-stage.ts); the
+// import numbers the lines once every chunk's are counted.
 // Totals: once every stage is written, the store may have each worker total a part of the players
 // (TotalsOffer, stageTotals), its code already loaded.
 import { parentPort } from 'node:worker_threads';
@@ -18,8 +18,10 @@ export type ImportTask =
       /** The file as the import opened it: its descriptor is the process's, read by every worker alike. */
       snapshot: FileSnapshot;
       chunkBytes: number;
-      reader: number;
-      readers: number;
+      /** The chunks' counter, shared by the workers (chunkCounter). */
+      chunks: SharedArrayBuffer;
+      /** The import's stages: a stage's rows are kept in as many parts (Stage). */
+      stages: number;
       /** The stage file this worker writes. */
       stage: string;
     }
@@ -52,9 +54,9 @@ async function run(task: ImportTask, post: (m: ImportWorkerMessage, transfer?: A
       [...ranks.values()].flatMap((byKey) => [...byKey.values()].map((values) => values.buffer as ArrayBuffer)),
     );
   }
-  const stage = new Stage(task.stage, task.readers);
+  const stage = new Stage(task.stage, task.stages);
   const chunks: Staged['chunks'] = [];
-  for await (const chunk of fileLineChunks(task.snapshot, task.chunkBytes, (index) => index % task.readers === task.reader)) {
+  for await (const chunk of fileLineChunks(task.snapshot, task.chunkBytes, task.chunks)) {
     chunk.lines.forEach((line, i) => stage.add(chunk.index * CHUNK_LINES + i, line));
     stage.commit();
     chunks.push([chunk.index, chunk.lines.length]);

@@ -13,7 +13,7 @@ import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 
 import { MAX_STAT_NAMES, type RefusedLine } from './dataset.js';
-import { FileChangedError, checkUnchanged, closeSnapshot, evenChunkBytes, fileLineChunks, openSnapshot, type LongLine } from './file-lines.js';
+import { CHUNK_BYTES, FileChangedError, checkUnchanged, chunkCounter, closeSnapshot, fileLineChunks, openSnapshot, type LongLine } from './file-lines.js';
 import {
   CHUNK_LINES,
   Stage,
@@ -47,7 +47,7 @@ export interface ImportOptions {
   onProgress?: (linesRead: number) => void;
   /** Stage a file in this many worker threads (0: in this thread); see importWorkers. */
   workers?: number;
-  /** Bytes of a file read at a time (about 4 MB: evenChunkBytes). */
+  /** Bytes of a file read at a time (CHUNK_BYTES). */
   chunkBytes?: number;
 }
 
@@ -116,7 +116,7 @@ export async function importFile(
 ): Promise<ImportSummary> {
   const snapshot = openSnapshot(path);
   const readers = importWorkers(options.workers);
-  const chunkBytes = options.chunkBytes ?? evenChunkBytes(snapshot.size, Math.max(1, readers));
+  const chunkBytes = options.chunkBytes ?? CHUNK_BYTES;
   let linesRead = 0;
   let chunksRead = 0;
   const onChunk = (lines: number) => {
@@ -140,8 +140,9 @@ export async function importFile(
       const threads = new ImportThreads(readers);
       try {
         const files = Array.from({ length: readers }, (_, i) => join(dir, `stage-${i}.sqlite`));
+        const chunks = chunkCounter();
         const staged = await threads.run<Staged>(
-          files.map((stage, reader) => ({ kind: 'stage', snapshot, chunkBytes, reader, readers, stage })),
+          files.map((stage) => ({ kind: 'stage', snapshot, chunkBytes, chunks, stages: files.length, stage })),
           onChunk,
         );
         checkUnchanged(snapshot);

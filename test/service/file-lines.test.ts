@@ -4,29 +4,33 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import {
-  CHUNK_BYTES,
-  MAX_LINE_BYTES,
-  closeSnapshot,
-  evenChunkBytes,
-  fileLineChunks,
-  openSnapshot,
-  type LineChunk,
-  type LongLine,
-} from '../../src/service/file-lines.js';
+import { MAX_LINE_BYTES, chunkCounter, closeSnapshot, fileLineChunks, openSnapshot, type LineChunk, type LongLine } from '../../src/service/file-lines.js';
 
-/** The chunks of a file holding `text`, read `size` bytes at a time by `readers` readers (each its own share), in order. */
+/**
+ * The chunks of a file holding `text`, read `size` bytes at a time by `readers` readers sharing a
+ * counter (each its own share), in order. The readers take turns unevenly, reader r asking for r + 1
+ * chunks a turn, as workers going at different speeds would.
+ */
 async function chunksOf(text: string, size: number, readers = 1): Promise<LineChunk[]> {
   const path = join(mkdtempSync(join(tmpdir(), 'file-lines-')), 'data.jsonl');
   writeFileSync(path, text);
   const snapshot = openSnapshot(path);
   const chunks: LineChunk[] = [];
   try {
-    for (let reader = 0; reader < readers; reader++)
-      for await (const chunk of fileLineChunks(snapshot, size, (index) => index % readers === reader)) {
-        expect(chunk.index % readers).toBe(reader);
-        chunks.push(chunk);
-      }
+    const counter = chunkCounter();
+    const each = Array.from({ length: readers }, () => ({ chunks: fileLineChunks(snapshot, size, counter), taken: [] as number[], done: false }));
+    while (each.some((r) => !r.done))
+      for (const [i, reader] of each.entries())
+        for (let turn = 0; turn <= i && !reader.done; turn++) {
+          const next = await reader.chunks.next();
+          if (next.done) reader.done = true;
+          else {
+            reader.taken.push(next.value.index);
+            chunks.push(next.value);
+          }
+        }
+    // Each reader's chunks come in the file's order.
+    for (const reader of each) expect(reader.taken).toEqual([...reader.taken].sort((a, b) => a - b));
   } finally {
     closeSnapshot(snapshot);
   }
@@ -51,7 +55,7 @@ describe('reading a dataset file a chunk at a time', () => {
     expect(await chunksOf('', 4)).toEqual([]);
   });
 
-  it('gives readers sharing a file only their own chunks, which put back in order are every chunk and every line once, the first line in chunk 0', async () => {
+  it('gives readers sharing a counter each chunk once, in order, which put back in order are every chunk and every line once, the first line in chunk 0', async () => {
     for (const text of ['a\r\nb\rc\n\nd\r\re\n𝄞 f\n' + 'x'.repeat(50) + '\r\ng\r', 'y'.repeat(40) + '\r\r\nz\nno end', 'w'.repeat(30), 'v\n'])
       for (const size of [1, 2, 3, 5, 16, 64])
         for (const readers of [1, 2, 3]) {
@@ -67,20 +71,6 @@ describe('reading a dataset file a chunk at a time', () => {
           ).toEqual(jsonLines(text));
           expect(chunks[0]?.lines[0], at).toBe(jsonLines(text)[0]);
         }
-  });
-
-  it('cuts a file into as many chunks for each reader, of at most CHUNK_BYTES', () => {
-    for (const size of [0, 1, 5, CHUNK_BYTES - 1, CHUNK_BYTES, 2 * CHUNK_BYTES + 1, 23_000_000, 230_000_000, 2_300_000_001])
-      for (const readers of [1, 2, 3, 8]) {
-        const bytes = evenChunkBytes(size, readers);
-        const chunks = Math.ceil(size / bytes);
-        const at = `${size} bytes, ${readers} readers`;
-        expect(bytes, at).toBeLessThanOrEqual(CHUNK_BYTES);
-        expect(bytes, at).toBeGreaterThan(0);
-        // Each reader's share: chunks i, i + readers, …; the last chunk, shorter, ends one reader's round.
-        if (size >= readers * CHUNK_BYTES) expect(chunks % readers, at).toBe(0);
-        else expect(chunks, at).toBeLessThanOrEqual(readers);
-      }
   });
 
   it('skips a line longer than MAX_LINE_BYTES without decoding it, in its place a LongLine with its length, and keeps the lines after it in place', async () => {
