@@ -129,6 +129,9 @@ export const PLAYER_DECLARATION = `title TEXT NOT NULL, platform TEXT NOT NULL, 
   id TEXT NOT NULL, handle TEXT NOT NULL, handle_norm TEXT NOT NULL,
   avatar_url TEXT, vanity TEXT, vanity_norm TEXT, private INTEGER NOT NULL DEFAULT 0`;
 
+/** A stored player: the record's columns, and whether a record named the player (else they were seen in a match only). */
+export const STORED_PLAYER_DECLARATION = `${PLAYER_DECLARATION}, declared INTEGER NOT NULL DEFAULT 0`;
+
 /** A staged player record: its line's order, then the store's columns. */
 export const STAGED_PLAYER_DECLARATION = `ord BIGINT NOT NULL, ${PLAYER_DECLARATION}`;
 

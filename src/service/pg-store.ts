@@ -22,15 +22,14 @@ import {
   type StoredMatch,
   type StoredMatchPlayer,
 } from './store-api.js';
-import { MATCH_COLUMNS, MATCH_DECLARATION, PLAYER_COLUMNS, PLAYER_DECLARATION, ROW_DECLARATION } from './import-stage.js';
+import { MATCH_COLUMNS, MATCH_DECLARATION, ROW_DECLARATION, STORED_PLAYER_DECLARATION, columnsOf } from './import-stage.js';
 import { pgDeclaration, takeStagesPg } from './pg-import.js';
 import { INDEXES, MATCH_ROW_COLUMNS, MAX_CHAR, aggregateSql, keyCountsSql, orderParticipants, summaryOf, type SummaryRow } from './store.js';
 import { storedValues } from './totals.js';
 
 // Declared in SQLite's words, as the import's declarations are, and read as PostgreSQL takes them (pgDeclaration).
 const SCHEMA = pgDeclaration(`
-CREATE TABLE IF NOT EXISTS players (${PLAYER_DECLARATION}, declared INTEGER NOT NULL DEFAULT 0,
-  PRIMARY KEY (title, platform, id_norm));
+CREATE TABLE IF NOT EXISTS players (${STORED_PLAYER_DECLARATION}, PRIMARY KEY (title, platform, id_norm));
 ${INDEXES.players_by_handle};
 ${INDEXES.players_by_vanity};
 CREATE TABLE IF NOT EXISTS matches (${MATCH_DECLARATION}, PRIMARY KEY (title, id));
@@ -48,7 +47,7 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 `);
 
 /** A player record's columns, named: a prepared statement's columns must not change under it (`*` would, with a column added). */
-const PLAYER_RECORD_COLUMNS = `${PLAYER_COLUMNS}, declared`;
+const PLAYER_RECORD_COLUMNS = columnsOf(STORED_PLAYER_DECLARATION);
 
 /** The hot statements by name, for the plan test; each is prepared once a connection under its name (PgStore.rows). */
 const HOT = {

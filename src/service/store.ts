@@ -13,7 +13,7 @@ import type { AggregateRow, MatchRow } from './aggregate.js';
 import { normalizeIdentifier } from './identifiers.js';
 import { placeInChunk } from './ranks.js';
 import type { MatchFilter, Place, PlayerRow, PlayerSummary, Store, StoredMatch, StoredMatchPlayer, TotalsOffer } from './store-api.js';
-import { MATCH_COLUMNS, MATCH_DECLARATION, PLAYER_DECLARATION, ROW_DECLARATION } from './import-stage.js';
+import { MATCH_COLUMNS, MATCH_DECLARATION, ROW_DECLARATION, STORED_PLAYER_DECLARATION } from './import-stage.js';
 import { takeStages } from './sqlite-import.js';
 import { storedValues } from './totals.js';
 
@@ -37,9 +37,7 @@ export const INDEXES = {
 };
 
 const SCHEMA = `
--- declared: a record named the player (else they were seen in a match only).
-CREATE TABLE IF NOT EXISTS players (${PLAYER_DECLARATION}, declared INTEGER NOT NULL DEFAULT 0,
-  PRIMARY KEY (title, platform, id_norm)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS players (${STORED_PLAYER_DECLARATION}, PRIMARY KEY (title, platform, id_norm)) WITHOUT ROWID;
 
 -- players: the [platform, player] of each row, so that a report reads each by its whole key.
 CREATE TABLE IF NOT EXISTS matches (${MATCH_DECLARATION});
