@@ -202,7 +202,10 @@ class ImportThreads {
     // V8's flags are the process's: from here on, its objects are made young and move up if they live.
     setFlagsFromString('--no-allocation-site-pretenuring');
     this.threads = Array.from({ length: count }, () => {
-      const thread: ImportThread = { worker: new Worker(new URL('./import-worker.mjs', import.meta.url)) };
+      // No execArgv: the worker's entry is plain JavaScript that loads its code itself (compiled, or
+      // through tsx's API), so a loader the process was started with (`tsx`) would only be loaded
+      // again by each worker, before it stages a line.
+      const thread: ImportThread = { worker: new Worker(new URL('./import-worker.mjs', import.meta.url), { execArgv: [] }) };
       const fail = (e: Error) => {
         thread.failure ??= e;
         thread.tell?.(e);
