@@ -126,6 +126,12 @@ export async function takeStages(db: Database.Database, files: readonly string[]
   const staged = (table: string, columns = '*') => stagedSql(files.length, table, columns);
   totalsAggregate(db);
   db.pragma(`threads = ${cores}`);
+  // SQLite sorts for an index or an ORDER BY in runs the size of the page cache, each handed to one
+  // of `threads` while the next is read. Into a store without matches every index is built whole:
+  // the store's large cache (for imports into a full one) made each a single run, sorted at the end
+  // by this thread alone. Runs of SQLite's default cache instead, until the transaction ends.
+  const cacheSize = db.pragma('main.cache_size', { simple: true }) as number;
+  if (fresh) db.pragma('main.cache_size = -2000');
   // A file without matches yet is filled without the write-ahead log, which would write each page
   // twice (there, then in the file): the rollback journal kept in memory instead. A crash half-way
   // can leave such a file broken: the mark, kept until the import commits, makes it refuse to open.
@@ -226,6 +232,7 @@ export async function takeStages(db: Database.Database, files: readonly string[]
       db.pragma('main.synchronous = NORMAL');
     }
     db.pragma('threads = 0');
+    db.pragma(`main.cache_size = ${cacheSize}`);
     files.forEach((_, i) => db.exec(`DETACH stage${i}`));
     parts.forEach((_, i) => db.exec(`DETACH totals${i}`));
   }

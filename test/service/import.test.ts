@@ -366,8 +366,11 @@ describe('importing a dataset', () => {
     await importLines(memory, lines);
     const dir = mkdtempSync(join(tmpdir(), 'stats-bulk-'));
     const file = new StatsStore(join(dir, 'store.sqlite'));
+    const cache = file.db.pragma('cache_size', { simple: true });
     await importLines(file, lines);
+    // The modes the first import writes in are the store's again.
     expect(file.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(file.db.pragma('cache_size', { simple: true })).toBe(cache);
     expect(await snapshot(file)).toEqual(await snapshot(memory));
     expect(await file.sql('SELECT COUNT(*) AS n FROM match_players WHERE json(stats) LIKE \'%"kills":99%\'')).toEqual([{ n: changed.players.length }]);
     expect(await file.sql("SELECT id, handle, declared FROM players WHERE title = 'title_c' AND id_norm IN ('drifter', 'late_one') ORDER BY id_norm")).toEqual([
