@@ -250,8 +250,7 @@ export class Stage {
   }
 
   private match(ord: number, m: MatchRecord): void {
-    const refusal = this.takeNames(ord, m);
-    if (refusal) return this.refuse(ord, refusal);
+    this.takeNames(ord, m);
     const startedAt = Date.parse(m.startedAt);
     const [map, mode, playlist, queue, season] = [m.map ?? null, m.mode ?? null, m.playlist ?? null, m.queue ?? null, m.season ?? null];
     const keys: [string, string][] = [];
@@ -286,20 +285,21 @@ export class Stage {
   }
 
   /**
-   * Takes the match's stat names, or says why it is refused: a name past the first MAX_STAT_NAMES
-   * of its title in this stage is past them in the file too (the import settles the rest across
-   * stages: src/service/import.ts).
+   * Notes the match's stat names: the first MAX_STAT_NAMES of its title in this stage, each with the
+   * order of the line it first came in. A name among the file's first MAX_STAT_NAMES is among the
+   * first of the stage it first comes in (every name before it there comes before it in the file),
+   * so the stages' notes tell the import the file's first names (src/service/import.ts), which
+   * refuses a match with any other. A stage cannot refuse one itself: a name past its own first
+   * names may have come earlier in another stage's chunks.
    */
-  private takeNames(ord: number, m: MatchRecord): string | undefined {
+  private takeNames(ord: number, m: MatchRecord): void {
     let names = this.names.get(m.title);
     if (!names) this.names.set(m.title, (names = new Map<string, number>()));
-    for (const [i, p] of m.players.entries())
+    for (const p of m.players)
       for (const key in p.stats) {
-        if (names.has(key)) continue;
-        if (names.size >= MAX_STAT_NAMES) return tooManyNames(m.title, i, key);
-        names.set(key, ord);
+        if (names.size >= MAX_STAT_NAMES) return;
+        if (!names.has(key)) names.set(key, ord);
       }
-    return undefined;
   }
 }
 

@@ -276,10 +276,8 @@ async function withStages<T>(work: (dir: string) => Promise<T>): Promise<T> {
 }
 
 /**
- * The stages read whole: the stat names settled across them, the last of each match id kept, the
- * store takes them, and the summary is told. A name among the first MAX_STAT_NAMES of its title in
- * one stage may be past them in the file, the other stages' names coming before it: a match that
- * has one is refused here.
+ * The stages read whole: the matches with a stat name past their title's first MAX_STAT_NAMES in
+ * the file refused, the last of each match id kept, the store takes them, and the summary is told.
  */
 async function finish(
   store: Store,
@@ -291,29 +289,17 @@ async function finish(
   offer?: TotalsOffer,
 ): Promise<ImportSummary> {
   const refusals: StagedRefusal[] = reports.flatMap((r) => r.refused);
-  let refused = reports.reduce((n, r) => n + r.refusedCount, 0);
+  const late = settleStages(files, reports);
+  refusals.push(...late);
   const summary: ImportSummary = {
     lines,
     taken: 0,
-    refused: 0,
+    refused: reports.reduce((n, r) => n + r.refusedCount, 0) + late.length,
     players: reports.reduce((n, r) => n + r.players, 0),
-    matches: reports.reduce((n, r) => n + r.matches, 0),
+    matches: reports.reduce((n, r) => n + r.matches, 0) - late.length,
     refusedLines: [],
   };
-  // Refused first: a match given twice whose later copy is refused is taken as given before.
-  const db = new Database(':memory:');
-  try {
-    files.forEach((file, i) => db.prepare(`ATTACH ? AS stage${i}`).run(file));
-    const late = refuseExcess(db, files.length, excessNames(reports));
-    refusals.push(...late);
-    refused += late.length;
-    summary.matches -= late.length;
-    dropSuperseded(db, files.length);
-  } finally {
-    db.close();
-  }
   await store.importStages(files, offer);
-  summary.refused = refused;
   summary.taken = summary.players + summary.matches;
   refusals.sort((a, b) => a.ord - b.ord);
   summary.refusedLines = refusals.slice(0, MAX_REPORTED).map((r) => ({ line: lineOf(r.ord), reason: r.reason }));
@@ -321,8 +307,29 @@ async function finish(
   return summary;
 }
 
-/** By title, the stat names the stages took that are past the title's first MAX_STAT_NAMES in the file. */
-function excessNames(reports: StageReport[]): Map<string, Set<string>> {
+/**
+ * Takes out of the stages in `files` (their reports in `reports`) the matches with a stat name past
+ * their title's first MAX_STAT_NAMES in the file, then all but the last of a match id given twice:
+ * the refusals. Refused first: a match given twice whose later copy is refused is taken as given
+ * before.
+ */
+export function settleStages(files: readonly string[], reports: readonly StageReport[]): StagedRefusal[] {
+  const db = new Database(':memory:');
+  try {
+    files.forEach((file, i) => db.prepare(`ATTACH ? AS stage${i}`).run(file));
+    const refused = refuseNamesPast(db, files.length, firstNames(reports));
+    dropSuperseded(db, files.length);
+    return refused;
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * By title, the file's first MAX_STAT_NAMES stat names, for each title that may have more: from
+ * each stage's first names (Stage), each name at the first line it came in, in any stage.
+ */
+function firstNames(reports: readonly StageReport[]): Map<string, Set<string>> {
   const first = new Map<string, Map<string, number>>();
   for (const r of reports)
     for (const [title, names] of Object.entries(r.names)) {
@@ -330,24 +337,25 @@ function excessNames(reports: StageReport[]): Map<string, Set<string>> {
       if (!byName) first.set(title, (byName = new Map<string, number>()));
       for (const [name, ord] of names) byName.set(name, Math.min(ord, byName.get(name) ?? Infinity));
     }
-  const excess = new Map<string, Set<string>>();
+  const firsts = new Map<string, Set<string>>();
   for (const [title, byName] of first) {
-    if (byName.size <= MAX_STAT_NAMES) continue;
-    const late = [...byName].sort((a, b) => a[1] - b[1]).slice(MAX_STAT_NAMES);
-    excess.set(title, new Set(late.map(([name]) => name)));
+    // A stage that noted as many as it keeps may have met more.
+    if (byName.size <= MAX_STAT_NAMES && !reports.some((r) => (r.names[title]?.length ?? 0) >= MAX_STAT_NAMES)) continue;
+    const inOrder = [...byName].sort((a, b) => a[1] - b[1]).slice(0, MAX_STAT_NAMES);
+    firsts.set(title, new Set(inOrder.map(([name]) => name)));
   }
-  return excess;
+  return firsts;
 }
 
-/** Takes out of the stages attached to `db` the matches with a name of `excess`; their refusals. */
-function refuseExcess(db: Database.Database, stages: number, excess: Map<string, Set<string>>): StagedRefusal[] {
-  if (excess.size === 0) return [];
+/** Takes out of the stages attached to `db` the matches with a stat name not among their title's `firsts`; their refusals. */
+function refuseNamesPast(db: Database.Database, stages: number, firsts: Map<string, Set<string>>): StagedRefusal[] {
+  if (firsts.size === 0) return [];
   const refusals = new Map<number, StagedRefusal>();
   // The rows in the order of their lines, each line's in the order of its players (rowIdOf).
   const rows = db.prepare(`SELECT rid, title, stats FROM ${stagedSql(stages, 'rows', 'rowid AS rid, title, stats')} ORDER BY rid`);
   for (const row of rows.iterate() as Iterable<{ rid: number; title: string; stats: string }>) {
-    const names = excess.get(row.title);
-    const name = names && Object.keys(JSON.parse(row.stats) as object).find((key) => names.has(key));
+    const names = firsts.get(row.title);
+    const name = names && Object.keys(JSON.parse(row.stats) as object).find((key) => !names.has(key));
     const { ord, seat } = placeOfRow(row.rid);
     if (name && !refusals.has(ord)) refusals.set(ord, { ord, reason: tooManyNames(row.title, seat, name) });
   }

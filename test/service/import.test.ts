@@ -7,7 +7,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 import { MAX_STAT_NAMES, parseDatasetLine } from '../../src/service/dataset.js';
 import { FileChangedError, MAX_LINE_BYTES } from '../../src/service/file-lines.js';
-import { STAGES, importFile, importLines, retryWhileChanging } from '../../src/service/import.js';
+import { STAGES, importFile, importLines, retryWhileChanging, settleStages } from '../../src/service/import.js';
+import { Stage } from '../../src/service/import-stage.js';
 import type { Store } from '../../src/service/store-api.js';
 import { StatsStore } from '../../src/service/store.js';
 import { TEST_STORE, createTestStore } from '../helpers/service.js';
@@ -817,6 +818,42 @@ describe('importing a dataset', () => {
       const names = await store.sql("SELECT totals FROM player_totals WHERE title = 'title_a'");
       expect(new Set(names.flatMap((r) => Object.keys((JSON.parse(r.totals as string) as { sums: object }).sums))).size).toBe(MAX_STAT_NAMES);
     }
+  });
+
+  it(`takes a match whose stat names came among the file's first ${MAX_STAT_NAMES} in another worker's chunks, however the chunks fell`, () => {
+    // A match line of title_a whose one player has these stat names.
+    const line = (ord: number, names: string[]) => matchLine(`m${ord}`, {}, { id: `u${ord}`, stats: Object.fromEntries(names.map((n) => [n, 1])) });
+    const named = (prefix: string, from: number, to: number) => Array.from({ length: to - from }, (_, i) => `${prefix}${from + i}`);
+    const dir = mkdtempSync(join(tmpdir(), 'stats-settle-'));
+    const stages = [new Stage(join(dir, 'stage-0.sqlite'), 2), new Stage(join(dir, 'stage-1.sqlite'), 2)];
+    // The file's first names: 200 in the first stage's chunk, the rest in the second's.
+    stages[0]!.add(0, line(0, named('f', 0, 200)));
+    stages[1]!.add(1, line(1, named('f', 200, MAX_STAT_NAMES)));
+    // Past them: the second stage now has as many names of its own as a title takes...
+    stages[1]!.add(2, line(2, named('x', 0, 200)));
+    // ...and meets one of the file's first that came in the other stage: taken.
+    stages[1]!.add(3, line(3, ['f10']));
+    stages[0]!.add(4, line(4, ['f20', 'y0']));
+    const reports = stages.map((stage) => stage.close());
+    expect(reports.flatMap((r) => r.refused)).toEqual([]);
+    const reason = (name: string) => `players.0.stats.${name}: more than ${MAX_STAT_NAMES} distinct stat names for title_a in one import`;
+    expect(
+      settleStages(
+        stages.map((stage) => stage.file),
+        reports,
+      ).sort((a, b) => a.ord - b.ord),
+    ).toEqual([
+      { ord: 2, reason: reason('x0') },
+      { ord: 4, reason: reason('y0') },
+    ]);
+    const kept = stages.flatMap((stage) => {
+      const db = new Database(stage.file, { readonly: true });
+      const ords = db.prepare('SELECT ord FROM matches').pluck().all() as number[];
+      db.close();
+      return ords;
+    });
+    expect(kept.sort()).toEqual([0, 1, 3]);
+    rmSync(dir, { recursive: true });
   });
 
   it("removes the stages an import left when its process was killed, and no other process's", async () => {
