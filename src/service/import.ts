@@ -288,15 +288,14 @@ async function finish(
   options: ImportOptions,
   offer?: TotalsOffer,
 ): Promise<ImportSummary> {
-  const refusals: StagedRefusal[] = reports.flatMap((r) => r.refused);
   const late = settleStages(files, reports);
-  refusals.push(...late);
+  const refusals: StagedRefusal[] = [...reports.flatMap((r) => r.refused), ...late.refused];
   const summary: ImportSummary = {
     lines,
     taken: 0,
-    refused: reports.reduce((n, r) => n + r.refusedCount, 0) + late.length,
+    refused: reports.reduce((n, r) => n + r.refusedCount, 0) + late.count,
     players: reports.reduce((n, r) => n + r.players, 0),
-    matches: reports.reduce((n, r) => n + r.matches, 0) - late.length,
+    matches: reports.reduce((n, r) => n + r.matches, 0) - late.count,
     refusedLines: [],
   };
   await store.importStages(files, offer);
@@ -307,13 +306,18 @@ async function finish(
   return summary;
 }
 
+/** Matches an import refused once its stages were written: the first MAX_REPORTED, and how many in all. */
+export interface LateRefusals {
+  refused: StagedRefusal[];
+  count: number;
+}
+
 /**
  * Takes out of the stages in `files` (their reports in `reports`) the matches with a stat name past
- * their title's first MAX_STAT_NAMES in the file, then all but the last of a match id given twice:
- * the refusals. Refused first: a match given twice whose later copy is refused is taken as given
- * before.
+ * their title's first MAX_STAT_NAMES in the file, then all but the last of a match id given twice.
+ * Refused first: a match given twice whose later copy is refused is taken as given before.
  */
-export function settleStages(files: readonly string[], reports: readonly StageReport[]): StagedRefusal[] {
+export function settleStages(files: readonly string[], reports: readonly StageReport[]): LateRefusals {
   const db = new Database(':memory:');
   try {
     files.forEach((file, i) => db.prepare(`ATTACH ? AS stage${i}`).run(file));
@@ -347,20 +351,25 @@ function firstNames(reports: readonly StageReport[]): Map<string, Set<string>> {
   return firsts;
 }
 
-/** Takes out of the stages attached to `db` the matches with a stat name not among their title's `firsts`; their refusals. */
-function refuseNamesPast(db: Database.Database, stages: number, firsts: Map<string, Set<string>>): StagedRefusal[] {
-  if (firsts.size === 0) return [];
-  const refusals = new Map<number, StagedRefusal>();
+/** Takes out of the stages attached to `db` the matches with a stat name not among their title's `firsts`. */
+function refuseNamesPast(db: Database.Database, stages: number, firsts: Map<string, Set<string>>): LateRefusals {
+  const late: LateRefusals = { refused: [], count: 0 };
+  if (firsts.size === 0) return late;
+  const ords: number[] = [];
   // The rows in the order of their lines, each line's in the order of its players (rowIdOf).
   const rows = db.prepare(`SELECT rid, title, stats FROM ${stagedSql(stages, 'rows', 'rowid AS rid, title, stats')} ORDER BY rid`);
   for (const row of rows.iterate() as Iterable<{ rid: number; title: string; stats: string }>) {
+    const { ord, seat } = placeOfRow(row.rid);
+    if (ords.at(-1) === ord) continue;
     const names = firsts.get(row.title);
     const name = names && Object.keys(JSON.parse(row.stats) as object).find((key) => !names.has(key));
-    const { ord, seat } = placeOfRow(row.rid);
-    if (name && !refusals.has(ord)) refusals.set(ord, { ord, reason: tooManyNames(row.title, seat, name) });
+    if (!name) continue;
+    ords.push(ord);
+    if (late.refused.length < MAX_REPORTED) late.refused.push({ ord, reason: tooManyNames(row.title, seat, name) });
   }
-  dropMatchLines(db, stages, refusals.keys());
-  return [...refusals.values()];
+  dropMatchLines(db, stages, ords);
+  late.count = ords.length;
+  return late;
 }
 
 /**
