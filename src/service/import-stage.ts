@@ -164,7 +164,7 @@ export interface StageReport {
   refusedCount: number;
   players: number;
   matches: number;
-  /** Per title, each stat name this stage took with the order of the line it first came in. */
+  /** Per title, the first MAX_STAT_NAMES stat names this stage met, each with the order of the line it first came in (Stage.takeNames). */
   names: Record<string, [name: string, ord: number][]>;
 }
 
