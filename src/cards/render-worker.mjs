@@ -1,7 +1,7 @@
 // A card-drawing worker thread: registers the shipped fonts once, then lays out each card model it
 // is sent (layout.ts) and draws it into a PNG, one at a time. Plain JavaScript so that it starts the
-// same under Node, tsx and vitest (a worker does not inherit the TypeScript loader on Node 20); the
-// layout comes through importBeside. The pool in renderer.ts owns deadlines, queueing and restarts.
+// same under Node, tsx and vitest (src/module-beside.mjs says why); the layout comes through
+// importBeside. The pool in renderer.ts owns deadlines, queueing and restarts.
 import { pbkdf2 } from 'node:crypto';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';

@@ -1,6 +1,5 @@
-// Starts the embedded service (src/service/embedded.ts) in a worker thread: a worker does not
-// inherit the process's TypeScript loader on Node 20, so this plain module loads it through tsx's
-// API, or, built (`npm run build`, dist/), the compiled module beside it.
+// Starts the embedded service (src/service/embedded.ts) in a worker thread: a plain module that
+// loads it, compiled or through tsx's API, with importBeside (src/module-beside.mjs says why).
 import { importBeside } from '../module-beside.mjs';
 
 const embedded = /** @type {typeof import('./embedded.ts')} */ (await importBeside(import.meta.url, 'embedded'));
