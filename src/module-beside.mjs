@@ -1,8 +1,8 @@
 // On Node 20 a worker thread cannot import TypeScript through the loader the process was started
-// with (`tsx`: a worker given the process's options loads it, and still cannot), so our workers
-// start without those options (`execArgv: []`) from a plain entry module, which loads its code
-// through this: the compiled module beside it when built (`npm run build`, dist/), else the
-// TypeScript one through tsx's API (tests, `npm run preview`).
+// with (`tsx`: a worker given the process's options loads it, which delays its start, and still
+// cannot), so our workers start without those options (`execArgv: []`) from a plain entry module,
+// which loads its code through this: the compiled module beside it when built (`npm run build`,
+// dist/), else the TypeScript one through tsx's API (tests, `npm run preview`).
 import { existsSync } from 'node:fs';
 import { URL } from 'node:url';
 

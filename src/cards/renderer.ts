@@ -198,7 +198,7 @@ export function createCardRenderer(options: CardRendererOptions = {}): CardRende
 
   function spawn(): Slot {
     // Bounded memory: a card needs little heap; the fonts live in the renderer's native memory. No
-    // execArgv: the worker is plain JavaScript and needs no TypeScript loader (quicker to start).
+    // execArgv (src/module-beside.mjs says why).
     let started = () => undefined as void;
     const slot: Slot = {
       worker: new Worker(workerUrl, { workerData, execArgv: [], resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 8 } }),

@@ -94,9 +94,7 @@ export function openEmbeddedService(
         port: listenPort,
         logLevel: (logger?.level ?? 'silent') as Level | 'silent',
       };
-      // No execArgv, as the import's and the cards' workers: the entry loads its code itself
-      // (src/module-beside.mjs), and a loader the process was started with (`tsx`) would only be
-      // loaded again first. V8's flags (the heap's sizes) are the process's either way.
+      // No execArgv (src/module-beside.mjs says why); V8's flags, the heap's sizes among them, are the process's either way.
       const w = new Worker(new URL('./embedded-worker.mjs', import.meta.url), { workerData, execArgv: [] });
       worker = w;
       options.onThread?.(w);

@@ -202,9 +202,7 @@ class ImportThreads {
     // V8's flags are the process's: from here on, its objects are made young and move up if they live.
     setFlagsFromString('--no-allocation-site-pretenuring');
     this.threads = Array.from({ length: count }, () => {
-      // No execArgv: the worker's entry is plain JavaScript that loads its code itself (compiled, or
-      // through tsx's API), so a loader the process was started with (`tsx`) would only be loaded
-      // again by each worker, before it stages a line.
+      // No execArgv (src/module-beside.mjs says why).
       const thread: ImportThread = { worker: new Worker(new URL('./import-worker.mjs', import.meta.url), { execArgv: [] }) };
       const fail = (e: Error) => {
         thread.failure ??= e;
