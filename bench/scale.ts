@@ -39,13 +39,13 @@ const { values: args } = parseArgs({
     stores: { type: 'string', default: 'sqlite,postgres' },
     shapes: { type: 'string', default: SHAPES.join(',') },
     pg: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/test' },
-    // Worker threads of an import (the service's default otherwise: one a core).
+    // Worker threads of an import beside its own (the service's default otherwise: one a core after the first).
     workers: { type: 'string' },
   },
 });
 const workersArg = args.workers === undefined ? undefined : Number(args.workers);
 if (workersArg !== undefined && !(Number.isInteger(workersArg) && workersArg >= 0)) {
-  process.stderr.write(`--workers takes a whole number of threads (0: parse in the writer's thread), not ${JSON.stringify(args.workers)}\n`);
+  process.stderr.write(`--workers takes a whole number of threads (0: stage in the importing thread alone), not ${JSON.stringify(args.workers)}\n`);
   process.exit(2);
 }
 const sizes = args.matches.split(',').map(Number);
@@ -162,7 +162,7 @@ async function measure(n: number, kind: 'sqlite' | 'postgres', data: string, sha
     });
     record({ matches: label, store: kind, figure: 'import, dataset read', value: round(statSync(data).size / 2 ** 20 / seconds, 1), unit: 'MB/s' });
     record({ matches: label, store: kind, figure: 'import, wall time', value: round(seconds, 1), unit: 's' });
-    record({ matches: label, store: kind, figure: 'import, worker threads', value: workers, unit: '' });
+    record({ matches: label, store: kind, figure: 'import, threads staging', value: workers + 1, unit: '' });
     if (parsed) {
       // Where the time went: the staging (every core), then the store's transaction.
       record({ matches: label, store: kind, figure: 'import, lines staged', value: round((parsed - started) / 1000, 1), unit: 's' });

@@ -6,7 +6,7 @@
 //
 // An import reads a file through one descriptor opened when it begins (a FileSnapshot), up to the
 // size it had then: a file renamed over it meanwhile is not seen, and one written to in place is
-// found out at the end (`checkUnchanged`) instead of imported half old, half new, and every worker
+// found out at the end (`checkUnchanged`) instead of imported half old, half new, and every thread
 // reading it cuts the same chunks.
 import { closeSync, fstatSync, openSync, read } from 'node:fs';
 import { promisify } from 'node:util';
@@ -14,14 +14,23 @@ import { promisify } from 'node:util';
 const readAt = promisify(read);
 
 /**
- * Bytes read a chunk. An import's workers share a file by taking its chunks one after another as
- * each is free (chunkCounter), so that they end together however fast each goes: a small chunk
+ * Bytes read a chunk. An import's threads share a file by taking its chunks one after another as
+ * each is free (sharedCounter), so that they end together however fast each goes: a small chunk
  * leaves the last to end little to do alone.
  */
 export const CHUNK_BYTES = 1 << 20;
 
-/** A counter of a file's chunks, shared by the workers reading it (it is shared, not copied, when posted to a worker). */
-export const chunkCounter = (): SharedArrayBuffer => new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT);
+/**
+ * A counter shared by an import's threads (shared, not copied, when posted to a worker), from 0:
+ * each number is taken once (takeNext), by the first thread to ask.
+ */
+export const sharedCounter = (): SharedArrayBuffer => new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT);
+
+/** The next number of a sharedCounter, taken. */
+export const takeNext = (counter: SharedArrayBuffer): number => Atomics.add(new Int32Array(counter), 0, 1);
+
+/** Takes every number of a sharedCounter (far past any chunk of a file): the threads sharing it stop at their next. */
+export const exhaust = (counter: SharedArrayBuffer): void => void Atomics.store(new Int32Array(counter), 0, 2 ** 30);
 
 /** Bytes a line may have, its end not counted: a match line is about 2 KB. */
 export const MAX_LINE_BYTES = 1 << 20;
@@ -93,17 +102,16 @@ export interface LineChunk {
 }
 
 /**
- * The snapshot's lines, `chunkBytes` of the file at a time, in order. With `counter` (chunkCounter),
+ * The snapshot's lines, `chunkBytes` of the file at a time, in order. With `counter` (sharedCounter),
  * only the chunks this reader takes from it, the next one each time, the others not even read
- * (each of an import's workers reads its own share): a chunk's lines are those that start in it,
+ * (each of an import's threads reads its own share): a chunk's lines are those that start in it,
  * found from the byte before it, so that a reader needs no other chunk. Every chunk is read into the
  * same buffer: a new buffer a chunk (as a read stream makes) has the kernel give the process fresh
  * memory for each read, a page fault a page.
  */
-export async function* fileLineChunks(source: FileSnapshot, chunkBytes = CHUNK_BYTES, counter = chunkCounter()): AsyncGenerator<LineChunk> {
+export async function* fileLineChunks(source: FileSnapshot, chunkBytes = CHUNK_BYTES, counter = sharedCounter()): AsyncGenerator<LineChunk> {
   const buffer = Buffer.allocUnsafeSlow(chunkBytes + 1);
-  const taken = new Int32Array(counter);
-  for (let index = Atomics.add(taken, 0, 1); index * chunkBytes < source.size; index = Atomics.add(taken, 0, 1)) {
+  for (let index = takeNext(counter); index * chunkBytes < source.size; index = takeNext(counter)) {
     const start = index * chunkBytes;
     const end = Math.min(source.size, start + chunkBytes);
     const buf = await readRange(source, buffer, Math.max(0, start - 1), end);

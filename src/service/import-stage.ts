@@ -1,7 +1,7 @@
 // The first half of an import: dataset lines checked against the schema (src/service/dataset.ts)
 // and written, as rows, to a stage: an SQLite file of the import's own. A file is staged by several
-// worker threads at once (src/service/import-worker.ts), each into a stage of its own, so that more
-// cores stage faster. Once every stage is written, the import takes out of them the matches it
+// threads at once (the import's and worker threads: src/service/import-worker.ts), each into a
+// stage of its own, so that more cores stage faster. Once every stage is written, the import takes out of them the matches it
 // refuses late and all but the last of a match given twice (dropMatchLines); a store then takes
 // every stage in one transaction (src/service/sqlite-import.ts, src/service/pg-import.ts), where SQL
 // does the set work: the rows in key order, the totals by GROUP BY.
@@ -23,19 +23,19 @@ export const REFUSED_KEPT = 100;
 
 /**
  * The stage's tables: what the store's tables take, with each line's order. A match's rows go to one
- * table of `parts` by their player (partOf), so that each of an import's workers can total its part
- * of the players from every stage without reading the others' (src/service/sqlite-import.ts). A row
+ * table of partsOf(stages) by their player (partOf), so that an import's threads can each total a part of
+ * the players from every stage without reading the others' (src/service/sqlite-import.ts). A row
  * is declared as the store declares it, so that SQLite copies it into a new store whole, without
  * reading its values; its rowid is its line's order and its place in the match (rowIdOf). Players
  * and matches are declared with the store's columns, after their line's order. ids: the player's
  * id as the line gives it, where it is not already their key (a player without a record is shown
  * by the id of their first row).
  */
-const schema = (parts: number) => `
+const schema = (stages: number) => `
 CREATE TABLE players (${STAGED_PLAYER_DECLARATION});
 CREATE TABLE matches (ord INTEGER PRIMARY KEY, ${MATCH_DECLARATION});
 CREATE TABLE ids (rid INTEGER PRIMARY KEY, id TEXT NOT NULL);
-${rowTables(parts)
+${rowTables(stages)
   .map((table) => `CREATE TABLE ${table} (${ROW_DECLARATION})`)
   .join(';\n')};
 `;
@@ -46,8 +46,16 @@ export const rowIdOf = (ord: number, seat: number): number => ord * MAX_MATCH_PL
 /** The line's order and the seat of a staged row's rowid (rowIdOf). */
 export const placeOfRow = (rid: number): { ord: number; seat: number } => ({ ord: Math.floor(rid / MAX_MATCH_PLAYERS), seat: rid % MAX_MATCH_PLAYERS });
 
-/** The tables of a stage's rows, one a part. */
-const rowTables = (parts: number) => Array.from({ length: parts }, (_, part) => `rows_${part}`);
+/**
+ * The parts of the players an import of `stages` stages totals (the row tables of each stage):
+ * twice as many as its threads, so that a thread free early (the store's own is busy with its
+ * statements first) takes parts another would have had to total alone, within the ten databases
+ * SQLite attaches to a connection (each stage, and a file of totals a part).
+ */
+export const partsOf = (stages: number): number => Math.min(2 * stages, 10 - stages);
+
+/** The tables of a stage's rows, one a part, in an import of `stages` stages. */
+const rowTables = (stages: number) => Array.from({ length: partsOf(stages) }, (_, part) => `rows_${part}`);
 
 /** Which of `parts` parts a player's rows go to: a hash of their normalised id (FNV-1a). */
 export function partOf(player: string, parts: number): number {
@@ -176,22 +184,22 @@ export class Stage {
   private readonly names = new Map<string, Map<string, number>>();
   private open = false;
 
-  /** A stage in `file`, its rows in `parts` tables: one a stage of the import. */
+  /** A stage in `file`: one of an import's `stages`. */
   constructor(
     readonly file: string,
-    private readonly parts = 1,
+    stages = 1,
   ) {
     this.db = new Database(file);
     // A stage is thrown away after the import, and a failed import starts over: nothing to keep safe.
     this.db.pragma('journal_mode = OFF');
     this.db.pragma('synchronous = OFF');
-    this.db.exec(schema(parts));
+    this.db.exec(schema(stages));
     const insert = (table: string, columns: string) => this.db.prepare(`INSERT INTO ${table} (${columns}) VALUES (${columns.replace(/\w+/g, '?')})`);
     this.insert = {
       player: insert('players', columnsOf(STAGED_PLAYER_DECLARATION)),
       match: insert('matches', `ord, ${MATCH_COLUMNS}`),
       id: insert('ids', 'rid, id'),
-      rows: rowTables(parts).map((table) => insert(table, `rowid, ${ROW_COLUMNS}`)),
+      rows: rowTables(stages).map((table) => insert(table, `rowid, ${ROW_COLUMNS}`)),
     };
   }
 
@@ -259,7 +267,7 @@ export class Stage {
       const row = rowIdOf(ord, seat);
       keys.push([p.platform, player]);
       if (player !== p.id) this.insert.id.run(row, p.id);
-      (this.insert.rows[partOf(player, this.parts)] as Database.Statement).run(
+      (this.insert.rows[partOf(player, this.insert.rows.length)] as Database.Statement).run(
         row,
         m.title,
         p.platform,

@@ -1,10 +1,10 @@
-// One of the threads of an import, started through import-worker.mjs, once for the import: it
-// runs the tasks the import gives it, one at a time, until the import ends it. Staging: each worker
-// takes the file's next chunk from a counter they share, as it is free (so that they end together
-// however their lines run), and checks and stages its lines (src/service/import-stage.ts); the
-// import numbers the lines once every chunk's are counted.
-// Totals: once every stage is written, the store may have each worker total a part of the players
-// (TotalsOffer, stageTotals), its code already loaded.
+// The work of an import's threads: this one, and workers started through import-worker.mjs, once
+// for the import, each running the tasks the import gives it, one at a time, until the import ends
+// it. Staging: each thread takes the file's next chunk from a counter they share, as it is free (so
+// that they end together however their lines run), and checks and stages its lines
+// (src/service/import-stage.ts); the import numbers the lines once every chunk's are counted.
+// Totals: once every stage is written, the store may have the threads total the parts of the
+// players (TotalsOffer, stageTotals), their code already loaded.
 import { parentPort } from 'node:worker_threads';
 
 import { FileChangedError, fileLineChunks, type FileSnapshot } from './file-lines.js';
@@ -12,20 +12,21 @@ import { CHUNK_LINES, Stage, type StageReport } from './import-stage.js';
 import { stageTotals } from './sqlite-import.js';
 import type { RankValues } from './ranks.js';
 
-export type ImportTask =
-  | {
-      kind: 'stage';
-      /** The file as the import opened it: its descriptor is the process's, read by every worker alike. */
-      snapshot: FileSnapshot;
-      chunkBytes: number;
-      /** The chunks' counter, shared by the workers (chunkCounter). */
-      chunks: SharedArrayBuffer;
-      /** The import's stages: a stage's rows are kept in as many parts (Stage). */
-      stages: number;
-      /** The stage file this worker writes. */
-      stage: string;
-    }
-  | { kind: 'totals'; files: string[]; part: number; out: string };
+/** A thread's share of staging a file. */
+export interface StageTask {
+  kind: 'stage';
+  /** The file as the import opened it: its descriptor is the process's, read by every thread alike. */
+  snapshot: FileSnapshot;
+  chunkBytes: number;
+  /** The chunks' counter, shared by the threads (sharedCounter). */
+  chunks: SharedArrayBuffer;
+  /** The import's stages (Stage). */
+  stages: number;
+  /** The stage file this thread writes. */
+  stage: string;
+}
+
+export type ImportTask = StageTask | { kind: 'totals'; files: string[]; outs: string[]; parts: SharedArrayBuffer };
 
 /** A stage's report, and the number and line count of each chunk it read. */
 export interface Staged {
@@ -48,19 +49,30 @@ export function runImportWorker(): void {
 
 async function run(task: ImportTask, post: (m: ImportWorkerMessage, transfer?: ArrayBuffer[]) => void): Promise<void> {
   if (task.kind === 'totals') {
-    const ranks = stageTotals(task.files, task.part, task.out);
+    const ranks = stageTotals(task.files, task.outs, task.parts);
     return post(
       { kind: 'done', result: ranks },
       [...ranks.values()].flatMap((byKey) => [...byKey.values()].map((values) => values.buffer as ArrayBuffer)),
     );
   }
+  const staged = await stageChunks(task, (lines) => post({ kind: 'chunk', lines }));
+  post({ kind: 'done', result: staged });
+}
+
+/** Stages the chunks this thread takes of the file, telling `onChunk` each one's line count. */
+export async function stageChunks(task: StageTask, onChunk: (lines: number) => void): Promise<Staged> {
   const stage = new Stage(task.stage, task.stages);
   const chunks: Staged['chunks'] = [];
-  for await (const chunk of fileLineChunks(task.snapshot, task.chunkBytes, task.chunks)) {
-    chunk.lines.forEach((line, i) => stage.add(chunk.index * CHUNK_LINES + i, line));
-    stage.commit();
-    chunks.push([chunk.index, chunk.lines.length]);
-    post({ kind: 'chunk', lines: chunk.lines.length });
+  let report: StageReport;
+  try {
+    for await (const chunk of fileLineChunks(task.snapshot, task.chunkBytes, task.chunks)) {
+      chunk.lines.forEach((line, i) => stage.add(chunk.index * CHUNK_LINES + i, line));
+      stage.commit();
+      chunks.push([chunk.index, chunk.lines.length]);
+      onChunk(chunk.lines.length);
+    }
+  } finally {
+    report = stage.close();
   }
-  post({ kind: 'done', result: { report: stage.close(), chunks } });
+  return { report, chunks };
 }

@@ -1,6 +1,6 @@
 // Importing a dataset: its lines checked and staged (src/service/import-stage.ts), a file by one
-// worker thread per core (src/service/import-worker.ts), then taken by the store in one transaction
-// (Store.importStages). A bad line is reported with its number and reason and the rest goes on;
+// thread a core (this one and worker threads: src/service/import-worker.ts), then taken by the store
+// in one transaction (Store.importStages). A bad line is reported with its number and reason and the rest goes on;
 // the summary counts both. Until the store takes the stages, it is as it was: an import that fails
 // leaves it so.
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -13,20 +13,22 @@ import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 
 import { MAX_STAT_NAMES, type RefusedLine } from './dataset.js';
-import { CHUNK_BYTES, FileChangedError, checkUnchanged, chunkCounter, closeSnapshot, fileLineChunks, openSnapshot, type LongLine } from './file-lines.js';
+import { CHUNK_BYTES, FileChangedError, checkUnchanged, closeSnapshot, exhaust, openSnapshot, sharedCounter, type LongLine } from './file-lines.js';
 import {
   CHUNK_LINES,
   Stage,
   dropMatchLines,
   dropSuperseded,
+  partsOf,
   placeOfRow,
   stagedSql,
   tooManyNames,
   type StageReport,
   type StagedRefusal,
 } from './import-stage.js';
-import type { ImportTask, ImportWorkerMessage, Staged } from './import-worker.js';
+import { stageChunks, type ImportTask, type ImportWorkerMessage, type StageTask, type Staged } from './import-worker.js';
 import { mergeRankValues, type RankValues } from './ranks.js';
+import { stageTotals } from './sqlite-import.js';
 import type { Store, TotalsOffer } from './store-api.js';
 
 export interface ImportSummary {
@@ -45,7 +47,7 @@ export interface ImportOptions {
   onRefused?: (refused: RefusedLine) => void;
   /** Called as the source is read with the lines read so far. */
   onProgress?: (linesRead: number) => void;
-  /** Stage a file in this many worker threads (0: in this thread); see importWorkers. */
+  /** Stage a file in this many worker threads beside this one (0: in this one alone); see importWorkers. */
   workers?: number;
   /** Bytes of a file read at a time (CHUNK_BYTES). */
   chunkBytes?: number;
@@ -67,15 +69,18 @@ export function showingRefusals(show: (refused: RefusedLine) => void, more: () =
 }
 
 /**
- * Worker threads an import runs at most. The store's transaction attaches each worker's stage and
- * each worker's part of the totals (src/service/sqlite-import.ts), and SQLite attaches ten
- * databases to a connection at most: five workers, ten files.
+ * Worker threads an import runs at most, beside its own. The store's transaction attaches each
+ * thread's stage and a file of totals a part (partsOf), and SQLite attaches ten databases to a
+ * connection at most: five threads, five parts.
  */
-export const MAX_IMPORT_WORKERS = 5;
+export const MAX_IMPORT_WORKERS = 4;
 
-/** Worker threads a file import stages in: as many as `asked`, else one a core (so that the rate rises with the cores), at most MAX_IMPORT_WORKERS. */
+/**
+ * Worker threads a file import stages in beside its own: as many as `asked`, else one a core after
+ * the first (so that the rate rises with the cores), at most MAX_IMPORT_WORKERS.
+ */
 export function importWorkers(asked?: number): number {
-  return Math.min(MAX_IMPORT_WORKERS, asked ?? availableParallelism());
+  return Math.min(MAX_IMPORT_WORKERS, asked ?? availableParallelism() - 1);
 }
 
 /** Imports records from lines of text (a dataset file's lines, or generated ones), in this thread. */
@@ -115,7 +120,7 @@ export async function importFile(
   options: ImportOptions & { onBytes?: (read: number, total: number) => void } = {},
 ): Promise<ImportSummary> {
   const snapshot = openSnapshot(path);
-  const readers = importWorkers(options.workers);
+  const workers = importWorkers(options.workers);
   const chunkBytes = options.chunkBytes ?? CHUNK_BYTES;
   let linesRead = 0;
   let chunksRead = 0;
@@ -126,25 +131,20 @@ export async function importFile(
     options.onBytes?.(Math.min(snapshot.size, chunksRead * chunkBytes), snapshot.size);
   };
   try {
-    if (readers === 0) {
-      const lines = async function* () {
-        for await (const chunk of fileLineChunks(snapshot, chunkBytes)) {
-          yield* chunk.lines;
-          onChunk(chunk.lines.length);
-        }
-        checkUnchanged(snapshot);
-      };
-      return await importLines(store, lines(), { ...options, onProgress: undefined });
-    }
     return await withStages(async (dir) => {
-      const threads = new ImportThreads(readers);
+      const threads = new ImportThreads(workers);
       try {
-        const files = Array.from({ length: readers }, (_, i) => join(dir, `stage-${i}.sqlite`));
-        const chunks = chunkCounter();
-        const staged = await threads.run<Staged>(
-          files.map((stage) => ({ kind: 'stage', snapshot, chunkBytes, chunks, stages: files.length, stage })),
-          onChunk,
-        );
+        const files = Array.from({ length: workers + 1 }, (_, i) => join(dir, `stage-${i}.sqlite`));
+        const chunks = sharedCounter();
+        const [here, ...there] = files.map((stage): StageTask => ({ kind: 'stage', snapshot, chunkBytes, chunks, stages: files.length, stage }));
+        // This thread stages too, from the start: the workers begin once they have loaded their code.
+        // The first to fail takes the chunks left, so that the others stop at their next.
+        const stopping = (work: Promise<Staged>) =>
+          work.catch((e: unknown) => {
+            exhaust(chunks);
+            throw e;
+          });
+        const staged = await allDone([stageChunks(here as StageTask, onChunk), ...threads.run<Staged>(there, onChunk)].map(stopping));
         checkUnchanged(snapshot);
         // Each chunk's first line's number: the lines of the chunks before it, counted.
         const before = new Map<number, number>();
@@ -154,12 +154,17 @@ export async function importFile(
           lines += count;
         }
         const lineOf = (ord: number) => (before.get(Math.floor(ord / CHUNK_LINES)) ?? 0) + (ord % CHUNK_LINES) + 1;
+        const outs = Array.from({ length: partsOf(files.length) }, (_, part) => join(dir, `totals-${part}.sqlite`));
+        const parts = sharedCounter();
+        const helped: RankValues[] = [];
         const offer: TotalsOffer = {
-          files: files.map((_, i) => join(dir, `totals-${i}.sqlite`)),
+          files: outs,
           start: async () => {
-            const tasks = offer.files.map((out, part): ImportTask => ({ kind: 'totals', files, part, out }));
-            return mergeRankValues(await threads.run<RankValues>(tasks));
+            const task: ImportTask = { kind: 'totals', files, outs, parts };
+            const done = await allDone(threads.run<RankValues>(there.map(() => task)));
+            return mergeRankValues([...done, ...helped]);
           },
+          help: () => void helped.push(stageTotals(files, outs, parts)),
         };
         return await finish(
           store,
@@ -196,7 +201,7 @@ class ImportThreads {
 
   constructor(count: number) {
     // V8 makes the objects of an allocation site in its old generation once it has seen many of them
-    // survive a collection. A worker's lines (each parsed, checked and staged, then dropped) can lead
+    // survive a collection. A thread's lines (each parsed, checked and staged, then dropped) can lead
     // it to that guess, and then each young collection keeps alive what those old objects point to,
     // copying it, until a full collection: the same staging, some runs much slower than others.
     // V8's flags are the process's: from here on, its objects are made young and move up if they live.
@@ -215,24 +220,22 @@ class ImportThreads {
     });
   }
 
-  /** Runs task i in thread i: their results, in order. The first to fail fails them all. */
-  run<T>(tasks: ImportTask[], onChunk: (lines: number) => void = () => undefined): Promise<T[]> {
-    return Promise.all(
-      tasks.map(
-        (task, i) =>
-          new Promise<T>((resolve, reject) => {
-            const thread = this.threads[i] as ImportThread;
-            if (thread.failure) return reject(thread.failure);
-            thread.tell = (m) => {
-              if (m instanceof Error) reject(m);
-              else if (m.kind === 'chunk') return onChunk(m.lines);
-              else if (m.kind === 'done') resolve(m.result as T);
-              else reject(m.changed ? new FileChangedError() : new Error(m.message));
-              thread.tell = undefined;
-            };
-            thread.worker.postMessage(task);
-          }),
-      ),
+  /** Runs task i in thread i: their results, in order. */
+  run<T>(tasks: ImportTask[], onChunk: (lines: number) => void = () => undefined): Promise<T>[] {
+    return tasks.map(
+      (task, i) =>
+        new Promise<T>((resolve, reject) => {
+          const thread = this.threads[i] as ImportThread;
+          if (thread.failure) return reject(thread.failure);
+          thread.tell = (m) => {
+            if (m instanceof Error) reject(m);
+            else if (m.kind === 'chunk') return onChunk(m.lines);
+            else if (m.kind === 'done') resolve(m.result as T);
+            else reject(m.changed ? new FileChangedError() : new Error(m.message));
+            thread.tell = undefined;
+          };
+          thread.worker.postMessage(task);
+        }),
     );
   }
 
@@ -241,6 +244,14 @@ class ImportThreads {
     for (const thread of this.threads) thread.tell?.(new Error('the import stopped'));
     await Promise.all(this.threads.map((t) => t.worker.terminate()));
   }
+}
+
+/** Waits for every one of `work`: their results, in order, or the first failure. */
+async function allDone<T>(work: Promise<T>[]): Promise<T[]> {
+  const settled = await Promise.allSettled(work);
+  const failed = settled.find((s) => s.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((s) => (s as PromiseFulfilledResult<T>).value);
 }
 
 /** The start of the name of an import's folder of stages, in the temporary folder; the process's id follows. */

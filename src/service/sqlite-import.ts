@@ -3,12 +3,14 @@
 // an import that fails changes nothing.
 //
 // A player's totals are the aggregate stored_totals of their rows. Into a store without matches (a
-// first import) from a file, the import's workers total their share of the players from the
-// stages (stageTotals) while this thread writes the rows, so that more cores help here too.
+// first import) from a file, the import's workers total parts of the players from the stages
+// (stageTotals) while this thread writes the rows, then this thread totals the parts none of them
+// has taken yet, so that more cores help here too.
 // Otherwise they are totalled here: each touched player's stored totals moved by the rows the
 // import brings and by those of the matches it replaces, so that an import costs what it imports.
 import Database from 'better-sqlite3';
 
+import { takeNext } from './file-lines.js';
 import { MATCH_COLUMNS, PLAYER_COLUMNS, stagedIdSql, stagedRowTables, stagedSql } from './import-stage.js';
 import { addValues, buildRankChunks, sortedLists, type RankValues } from './ranks.js';
 import type { TotalsOffer } from './store-api.js';
@@ -92,25 +94,28 @@ const totalsSql = (rows: string, extra = '') =>
    FROM ${rows} GROUP BY player, title, platform`;
 
 /**
- * A worker's part of TotalsOffer: the totals of the players of part `part` (partOf) over the
- * stages' rows, written to `out`, with the rowid of each player's first row (whose id is their
- * handle if no record names them); their values for the ranks.
+ * A thread's share of TotalsOffer: the parts of the players (partOf) it takes from `parts` (a
+ * sharedCounter: each part is taken by one of the threads totalling), until none is left. Each
+ * part's totals over the stages' rows are written to its file of `outs`, with the rowid of each
+ * player's first row (whose id is their handle if no record names them); their values for the ranks.
  */
-export function stageTotals(files: readonly string[], part: number, out: string): RankValues {
-  const db = new Database(out);
-  try {
-    db.pragma('journal_mode = OFF');
-    db.pragma('synchronous = OFF');
-    attach(db, files);
-    db.exec(TOTALS_TABLE);
-    const lists = new Map<string, Map<string, number[]>>();
-    totalsAggregate(db, lists);
-    const rows = `(SELECT *, NULL AS seed, 1 AS sign FROM ${stagedSql(files.length, `rows_${part}`, 'rowid AS rid, *')})`;
-    db.exec(`INSERT INTO totals ${totalsSql(rows, ', MIN(rid)')}`);
-    return new Map([...lists].map(([title, byKey]) => [title, sortedLists(byKey)]));
-  } finally {
-    db.close();
+export function stageTotals(files: readonly string[], outs: readonly string[], parts: SharedArrayBuffer): RankValues {
+  const lists = new Map<string, Map<string, number[]>>();
+  for (let part = takeNext(parts); part < outs.length; part = takeNext(parts)) {
+    const db = new Database(outs[part]);
+    try {
+      db.pragma('journal_mode = OFF');
+      db.pragma('synchronous = OFF');
+      attach(db, files);
+      db.exec(TOTALS_TABLE);
+      totalsAggregate(db, lists);
+      const rows = `(SELECT *, NULL AS seed, 1 AS sign FROM ${stagedSql(files.length, `rows_${part}`, 'rowid AS rid, *')})`;
+      db.exec(`INSERT INTO totals ${totalsSql(rows, ', MIN(rid)')}`);
+    } finally {
+      db.close();
+    }
   }
+  return new Map([...lists].map(([title, byKey]) => [title, sortedLists(byKey)]));
 }
 
 const DROP_TEMP = ['replaced', 'gone', 'touched', 'changed'].map((t) => `DROP TABLE IF EXISTS temp.${t}`).join('; ');
@@ -181,11 +186,12 @@ export async function takeStages(db: Database.Database, files: readonly string[]
         ON CONFLICT (title, platform, id_norm) DO UPDATE SET id = excluded.id, handle = excluded.handle, handle_norm = excluded.handle_norm,
           avatar_url = excluded.avatar_url, vanity = excluded.vanity, vanity_norm = excluded.vanity_norm, private = excluded.private, declared = 1;
       ${Object.values(INDEXES).join(';\n')};`);
-    // Each changed player's totals (and the rowid of their first row): from the workers, or here from
+    // Each changed player's totals (and the rowid of their first row): from the offer's parts, or here from
     // their stored totals, the new rows and the rows of the matches replaced.
     let offered: RankValues | undefined;
     let totals = 'temp.changed';
     if (totalled) {
+      offer?.help();
       offered = await totalled;
       totals = `(${parts.map((_, i) => `SELECT * FROM totals${i}.totals`).join(' UNION ALL ')})`;
     } else
@@ -205,7 +211,7 @@ export async function takeStages(db: Database.Database, files: readonly string[]
       INSERT OR IGNORE INTO players (title, platform, id_norm, id, handle, handle_norm, declared)
         SELECT title, platform, player, id, id, player, 0 FROM (SELECT title, platform, player, ${stagedIdSql(files.length, 'r.first', 'r.player')} AS id
           FROM ${totals} r WHERE first IS NOT NULL AND NOT EXISTS (SELECT 1 FROM players p WHERE p.title = r.title AND p.platform = r.platform AND p.id_norm = r.player));`);
-    // The ranks of each title touched: the workers' values, or every player's read back.
+    // The ranks of each title touched: the offer's values, or every player's read back.
     const titles = db.prepare(`SELECT DISTINCT title FROM ${totals}`).pluck().all() as string[];
     const insert = db.prepare('INSERT INTO rank_chunks (title, key, lo, below, population, data) VALUES (?, ?, ?, ?, ?, ?)');
     for (const title of titles) {

@@ -73,12 +73,16 @@ export interface Place {
 }
 
 /**
- * A file import's offer to a store: its workers total the staged rows, a part of the players each,
- * into `files` (src/service/sqlite-import.ts, stageTotals), once started. A store uses it or not.
+ * A file import's offer to a store: the staged rows totalled, a part of the players into each of
+ * `files` (src/service/sqlite-import.ts, stageTotals), by the import's workers once started, and
+ * by the store's thread when it helps. A store uses it or not.
  */
 export interface TotalsOffer {
   files: string[];
+  /** Starts the workers on the totals: resolves to the values of every part once all are written. */
   start(): Promise<RankValues>;
+  /** Totals in this thread the parts no worker has taken yet: called after `start`, before its promise is awaited. */
+  help(): void;
 }
 
 export interface Store {

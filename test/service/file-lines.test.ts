@@ -4,7 +4,16 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { MAX_LINE_BYTES, chunkCounter, closeSnapshot, fileLineChunks, openSnapshot, type LineChunk, type LongLine } from '../../src/service/file-lines.js';
+import {
+  MAX_LINE_BYTES,
+  closeSnapshot,
+  exhaust,
+  fileLineChunks,
+  openSnapshot,
+  sharedCounter,
+  type LineChunk,
+  type LongLine,
+} from '../../src/service/file-lines.js';
 
 /**
  * The chunks of a file holding `text`, read `size` bytes at a time by `readers` readers sharing a
@@ -17,7 +26,7 @@ async function chunksOf(text: string, size: number, readers = 1): Promise<LineCh
   const snapshot = openSnapshot(path);
   const chunks: LineChunk[] = [];
   try {
-    const counter = chunkCounter();
+    const counter = sharedCounter();
     const each = Array.from({ length: readers }, () => ({ chunks: fileLineChunks(snapshot, size, counter), taken: [] as number[], done: false }));
     while (each.some((r) => !r.done))
       for (const [i, reader] of each.entries())
@@ -90,5 +99,22 @@ describe('reading a dataset file a chunk at a time', () => {
           (await chunksOf(text, size, readers)).flatMap((c) => c.lines),
           `${readers} readers, chunks of ${size} bytes`,
         ).toEqual(expected);
+  });
+
+  it('stops every reader sharing a counter at its next chunk once the counter is exhausted (an import whose thread failed)', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'file-lines-')), 'data.jsonl');
+    writeFileSync(path, Array.from({ length: 100 }, (_, i) => `{"line":${i}}`).join('\n'));
+    const snapshot = openSnapshot(path);
+    try {
+      const counter = sharedCounter();
+      const [a, b] = [fileLineChunks(snapshot, 64, counter), fileLineChunks(snapshot, 64, counter)];
+      expect((await a.next()).value).toMatchObject({ index: 0 });
+      expect((await b.next()).value).toMatchObject({ index: 1 });
+      exhaust(counter);
+      expect((await a.next()).done).toBe(true);
+      expect((await b.next()).done).toBe(true);
+    } finally {
+      closeSnapshot(snapshot);
+    }
   });
 });
