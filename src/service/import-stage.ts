@@ -1,10 +1,11 @@
 // The first half of an import: dataset lines checked against the schema (src/service/dataset.ts)
 // and written, as rows, to a stage: an SQLite file of the import's own. A file is staged by several
 // threads at once (the import's and worker threads: src/service/import-worker.ts), each into a
-// stage of its own, so that more cores stage faster. Once every stage is written, the import takes out of them the matches it
-// refuses late and all but the last of a match given twice (dropMatchLines); a store then takes
-// every stage in one transaction (src/service/sqlite-import.ts, src/service/pg-import.ts), where SQL
-// does the set work: the rows in key order, the totals by GROUP BY.
+// stage of its own, so that more cores stage faster. Once every stage is written, the import takes
+// out of them the matches it refuses late and all but the last of a match given twice
+// (dropMatchLines); a store then takes every stage in one transaction (src/service/sqlite-import.ts,
+// src/service/pg-import.ts), where SQL does the set work: the rows in key order, the totals by
+// GROUP BY.
 //
 // Each line has an order (`ord`): its chunk of the file times CHUNK_LINES, plus its place in the
 // chunk. Stages read chunks out of file order, so a line's number is only known once every chunk's
@@ -23,13 +24,13 @@ export const REFUSED_KEPT = 100;
 
 /**
  * The stage's tables: what the store's tables take, with each line's order. A match's rows go to one
- * table of partsOf(stages) by their player (partOf), so that an import's threads can each total a part of
- * the players from every stage without reading the others' (src/service/sqlite-import.ts). A row
- * is declared as the store declares it, so that SQLite copies it into a new store whole, without
- * reading its values; its rowid is its line's order and its place in the match (rowIdOf). Players
- * and matches are declared with the store's columns, after their line's order. ids: the player's
- * id as the line gives it, where it is not already their key (a player without a record is shown
- * by the id of their first row).
+ * table of partsOf(stages) by their player (partOf), so that an import's threads can each total a
+ * part of the players from every stage without reading the others' (src/service/sqlite-import.ts).
+ * A row is declared as the store declares it, so that SQLite copies it into a new store whole,
+ * without reading its values; its rowid is its line's order and its place in the match (rowIdOf).
+ * Players and matches are declared with the store's columns, after their line's order. ids: the
+ * player's id as the line gives it, where it is not already their key (a player without a record
+ * is shown by the id of their first row).
  */
 const schema = (stages: number) => `
 CREATE TABLE players (${STAGED_PLAYER_DECLARATION});

@@ -1,8 +1,8 @@
 // Importing a dataset: its lines checked and staged (src/service/import-stage.ts), a file by one
 // thread a core (this one and worker threads: src/service/import-worker.ts), then taken by the store
-// in one transaction (Store.importStages). A bad line is reported with its number and reason and the rest goes on;
-// the summary counts both. Until the store takes the stages, it is as it was: an import that fails
-// leaves it so.
+// in one transaction (Store.importStages). A bad line is reported with its number and reason and
+// the rest goes on; the summary counts both. Until the store takes the stages, it is as it was:
+// an import that fails leaves it so.
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
