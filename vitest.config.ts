@@ -17,7 +17,7 @@ const UNIT = [
   'test/resilience/memory.test.ts',
   'test/bot/{card-budget,client,interaction-ledger,interaction-payload,router,signature,sqlite-store}.test.ts',
   'test/lookup/{answer-forms,real-shapes,stat-fast-path,warning-throttle}.test.ts',
-  'test/service/{aggregate,dataset,file-lines,memo,plans,ranked,ranks,sessions}.test.ts',
+  'test/service/{aggregate,dataset,file-lines,import-totals,memo,plans,ranked,ranks,sessions}.test.ts',
 ];
 
 export default defineConfig({
@@ -46,7 +46,7 @@ export default defineConfig({
           name: 'postgres',
           include: ['test/service/**/*.test.ts'],
           // These never touch a store, or always the same one (the CLI over files and over PostgreSQL, the bot's embedded store).
-          exclude: ['test/service/{aggregate,sessions,cli,embedded,dataset-fast-path,postgres-cli,postgres-silent,file-lines}.test.ts'],
+          exclude: ['test/service/{aggregate,sessions,cli,embedded,dataset-fast-path,postgres-cli,postgres-silent,file-lines,import-totals}.test.ts'],
           env: { TEST_STORE: 'postgres' },
         },
       },

@@ -4,7 +4,8 @@
 // that they end together however their lines run), and checks and stages its lines
 // (src/service/import-stage.ts); the import numbers the lines once every chunk's are counted.
 // Totals: once every stage is written, the store may have the threads total the parts of the
-// players (TotalsOffer, stageTotals), their code already loaded.
+// players (TotalsOffer, stageTotals), their code already loaded, telling it each part as it is
+// written.
 import { parentPort } from 'node:worker_threads';
 
 import { FileChangedError, fileLineChunks, type FileSnapshot } from './file-lines.js';
@@ -34,9 +35,12 @@ export interface Staged {
   chunks: [index: number, lines: number][];
 }
 
-/** What a worker posts: each chunk's line count as it goes, then its result (Staged or RankValues) or why it failed. */
+/**
+ * What a worker posts: a step as it goes (staging, each chunk's line count; totals, each part
+ * written), then its result (Staged or RankValues) or why it failed.
+ */
 export type ImportWorkerMessage =
-  { kind: 'chunk'; lines: number } | { kind: 'done'; result: Staged | RankValues } | { kind: 'error'; message: string; changed: boolean };
+  { kind: 'step'; n: number } | { kind: 'done'; result: Staged | RankValues } | { kind: 'error'; message: string; changed: boolean };
 
 export function runImportWorker(): void {
   const port = parentPort;
@@ -48,14 +52,15 @@ export function runImportWorker(): void {
 }
 
 async function run(task: ImportTask, post: (m: ImportWorkerMessage, transfer?: ArrayBuffer[]) => void): Promise<void> {
+  const step = (n: number) => post({ kind: 'step', n });
   if (task.kind === 'totals') {
-    const ranks = stageTotals(task.files, task.outs, task.parts);
+    const ranks = stageTotals(task.files, task.outs, task.parts, step);
     return post(
       { kind: 'done', result: ranks },
       [...ranks.values()].flatMap((byKey) => [...byKey.values()].map((values) => values.buffer as ArrayBuffer)),
     );
   }
-  const staged = await stageChunks(task, (lines) => post({ kind: 'chunk', lines }));
+  const staged = await stageChunks(task, step);
   post({ kind: 'done', result: staged });
 }
 

@@ -155,26 +155,8 @@ export async function importFile(
         }
         const lineOf = (ord: number) => (before.get(Math.floor(ord / CHUNK_LINES)) ?? 0) + (ord % CHUNK_LINES) + 1;
         const outs = Array.from({ length: partsOf(files.length) }, (_, part) => join(dir, `totals-${part}.sqlite`));
-        const parts = sharedCounter();
-        const helped: RankValues[] = [];
-        const offer: TotalsOffer = {
-          files: outs,
-          start: async () => {
-            const task: ImportTask = { kind: 'totals', files, outs, parts };
-            const done = await allDone(threads.run<RankValues>(there.map(() => task)));
-            return mergeRankValues([...done, ...helped]);
-          },
-          help: () => void helped.push(stageTotals(files, outs, parts)),
-        };
-        return await finish(
-          store,
-          files,
-          staged.map((x) => x.report),
-          lineOf,
-          lines,
-          options,
-          offer,
-        );
+        const reports = staged.map((x) => x.report);
+        return await finish(store, files, reports, lineOf, lines, options, offerTotals(threads, there.length, files, outs));
       } finally {
         // Whatever they are doing (the totals of a store's transaction that failed): before the stages go.
         await threads.close();
@@ -183,6 +165,57 @@ export async function importFile(
   } finally {
     closeSnapshot(snapshot);
   }
+}
+
+/**
+ * The totals of an import's stages (`files`) offered to the store (TotalsOffer): a part of the
+ * players into each of `outs`, by `workers` of the import's threads and by the store's.
+ */
+export function offerTotals(threads: Pick<ImportThreads, 'run'>, workers: number, files: string[], outs: string[]): TotalsOffer {
+  const parts = sharedCounter();
+  const ready: number[] = [];
+  const helped: RankValues[] = [];
+  let [given, ended] = [0, false];
+  let wake = () => undefined as void;
+  const written = (part: number) => {
+    ready.push(part);
+    wake();
+  };
+  let working: Promise<RankValues[]> = Promise.resolve([]);
+  return {
+    files: outs,
+    start: () => {
+      const task: ImportTask = { kind: 'totals', files, outs, parts };
+      working = allDone(
+        threads.run<RankValues>(
+          Array.from({ length: workers }, () => task),
+          written,
+        ),
+      );
+      const end = () => {
+        ended = true;
+        wake();
+      };
+      // A failure is handled here too: the store's transaction may fail before it asks for more.
+      working.then(end, end);
+    },
+    more: async () => {
+      while (ready.length === 0 && given < outs.length) {
+        // None ready: this thread totals a part none has taken, else waits for the next a worker writes.
+        helped.push(stageTotals(files, outs, parts, written, 1));
+        if (ready.length > 0) break;
+        if (ended) {
+          await working;
+          // A worker tells each part it writes before it ends.
+          throw new Error("the import's totals: a part taken was not written");
+        }
+        await new Promise<void>((resolve) => (wake = resolve));
+      }
+      given += ready.length;
+      return ready.splice(0);
+    },
+    values: async () => mergeRankValues([...(await working), ...helped]),
+  };
 }
 
 /** One of an import's threads: `tell` hears what it says while it runs a task; `failure`, why it stopped. */
@@ -220,8 +253,8 @@ class ImportThreads {
     });
   }
 
-  /** Runs task i in thread i: their results, in order. */
-  run<T>(tasks: ImportTask[], onChunk: (lines: number) => void = () => undefined): Promise<T>[] {
+  /** Runs task i in thread i, telling `onStep` each step a thread posts: their results, in order. */
+  run<T>(tasks: ImportTask[], onStep: (n: number) => void): Promise<T>[] {
     return tasks.map(
       (task, i) =>
         new Promise<T>((resolve, reject) => {
@@ -229,7 +262,7 @@ class ImportThreads {
           if (thread.failure) return reject(thread.failure);
           thread.tell = (m) => {
             if (m instanceof Error) reject(m);
-            else if (m.kind === 'chunk') return onChunk(m.lines);
+            else if (m.kind === 'step') return onStep(m.n);
             else if (m.kind === 'done') resolve(m.result as T);
             else reject(m.changed ? new FileChangedError() : new Error(m.message));
             thread.tell = undefined;

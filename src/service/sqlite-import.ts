@@ -4,8 +4,9 @@
 //
 // A player's totals are the aggregate stored_totals of their rows. Into a store without matches (a
 // first import) from a file, the import's workers total parts of the players from the stages
-// (stageTotals) while this thread writes the rows, then this thread totals the parts none of them
-// has taken yet, so that more cores help here too.
+// (stageTotals) while this thread writes the rows, and this thread takes each part into the store
+// as soon as it is written, totalling itself the parts none has taken yet, so that more cores help
+// here too and none waits for the others at the end.
 // Otherwise they are totalled here: each touched player's stored totals moved by the rows the
 // import brings and by those of the matches it replaces, so that an import costs what it imports.
 import Database from 'better-sqlite3';
@@ -95,13 +96,22 @@ const totalsSql = (rows: string, extra = '') =>
 
 /**
  * A thread's share of TotalsOffer: the parts of the players (partOf) it takes from `parts` (a
- * sharedCounter: each part is taken by one of the threads totalling), until none is left. Each
- * part's totals over the stages' rows are written to its file of `outs`, with the rowid of each
- * player's first row (whose id is their handle if no record names them); their values for the ranks.
+ * sharedCounter: each part is taken by one of the threads totalling), until none is left or it has
+ * taken `most`. Each part's totals over the stages' rows are written to its file of `outs`, with the
+ * rowid of each player's first row (whose id is their handle if no record names them), and the part
+ * told to `written`; their values for the ranks.
  */
-export function stageTotals(files: readonly string[], outs: readonly string[], parts: SharedArrayBuffer): RankValues {
+export function stageTotals(
+  files: readonly string[],
+  outs: readonly string[],
+  parts: SharedArrayBuffer,
+  written: (part: number) => void,
+  most = Infinity,
+): RankValues {
   const lists = new Map<string, Map<string, number[]>>();
-  for (let part = takeNext(parts); part < outs.length; part = takeNext(parts)) {
+  for (let taken = 0; taken < most; taken++) {
+    const part = takeNext(parts);
+    if (part >= outs.length) break;
     const db = new Database(outs[part]);
     try {
       db.pragma('journal_mode = OFF');
@@ -114,8 +124,22 @@ export function stageTotals(files: readonly string[], outs: readonly string[], p
     } finally {
       db.close();
     }
+    written(part);
   }
   return new Map([...lists].map(([title, byKey]) => [title, sortedLists(byKey)]));
+}
+
+/**
+ * Takes the totals in `totals` (a table of totalsSql's columns and `first`) into the store `db`: each
+ * player's, and a record for each player in a match without one (their first row's id is their
+ * handle).
+ */
+function takeTotals(db: Database.Database, stages: number, totals: string): void {
+  db.exec(`
+    INSERT INTO player_totals (title, platform, player, totals) SELECT title, platform, player, totals FROM ${totals} WHERE totals IS NOT NULL;
+    INSERT OR IGNORE INTO players (title, platform, id_norm, id, handle, handle_norm, declared)
+      SELECT title, platform, player, id, id, player, 0 FROM (SELECT title, platform, player, ${stagedIdSql(stages, 'r.first', 'r.player')} AS id
+        FROM ${totals} r WHERE first IS NOT NULL AND NOT EXISTS (SELECT 1 FROM players p WHERE p.title = r.title AND p.platform = r.platform AND p.id_norm = r.player));`);
 }
 
 const DROP_TEMP = ['replaced', 'gone', 'touched', 'changed'].map((t) => `DROP TABLE IF EXISTS temp.${t}`).join('; ');
@@ -154,9 +178,8 @@ export async function takeStages(db: Database.Database, files: readonly string[]
       CREATE TEMP TABLE replaced (rid INTEGER PRIMARY KEY, title TEXT, id TEXT, started_at INTEGER, players TEXT);
       CREATE TEMP TABLE gone (rid INTEGER PRIMARY KEY, title TEXT, platform TEXT, player TEXT, result TEXT, duration_s INTEGER, stats TEXT);
       CREATE TEMP TABLE touched (title TEXT, platform TEXT, player TEXT, PRIMARY KEY (player, title, platform)) WITHOUT ROWID;`);
-    const totalled = parts.length > 0 ? offer?.start() : undefined;
-    // Settled here if this transaction fails first; awaited below otherwise.
-    totalled?.catch(() => undefined);
+    const offered = parts.length > 0 ? offer : undefined;
+    offered?.start();
     if (fresh)
       // Rows, matches and players appended, and each index built once, at the end.
       db.exec(
@@ -186,15 +209,15 @@ export async function takeStages(db: Database.Database, files: readonly string[]
         ON CONFLICT (title, platform, id_norm) DO UPDATE SET id = excluded.id, handle = excluded.handle, handle_norm = excluded.handle_norm,
           avatar_url = excluded.avatar_url, vanity = excluded.vanity, vanity_norm = excluded.vanity_norm, private = excluded.private, declared = 1;
       ${Object.values(INDEXES).join(';\n')};`);
-    // Each changed player's totals (and the rowid of their first row): from the offer's parts, or here from
-    // their stored totals, the new rows and the rows of the matches replaced.
-    let offered: RankValues | undefined;
-    let totals = 'temp.changed';
-    if (totalled) {
-      offer?.help();
-      offered = await totalled;
-      totals = `(${parts.map((_, i) => `SELECT * FROM totals${i}.totals`).join(' UNION ALL ')})`;
-    } else
+    // Each changed player's totals (and the rowid of their first row), taken into the store (takeTotals):
+    // the offer's parts, each as soon as it is written, or here, from their stored totals, the new
+    // rows and the rows of the matches replaced.
+    let values: RankValues | undefined;
+    if (offered) {
+      for (let ready = await offered.more(); ready.length > 0; ready = await offered.more())
+        for (const part of ready) takeTotals(db, files.length, `totals${part}.totals`);
+      values = await offered.values();
+    } else {
       db.exec(
         `CREATE TEMP TABLE changed AS ${totalsSql(
           `(SELECT title, platform, player, NULL AS seed, 1 AS sign, result, duration_s, stats, rid FROM ${staged('rows', 'rowid AS rid, *')}
@@ -204,26 +227,22 @@ export async function takeStages(db: Database.Database, files: readonly string[]
           ', MIN(rid) AS first',
         )}`,
       );
-    db.exec(`
-      ${fresh ? '' : `DELETE FROM player_totals WHERE (player, title, platform) IN (SELECT player, title, platform FROM ${totals});`}
-      INSERT INTO player_totals (title, platform, player, totals) SELECT title, platform, player, totals FROM ${totals} WHERE totals IS NOT NULL;
-      -- A player in a match without a record of their own: the id of their first row is their handle.
-      INSERT OR IGNORE INTO players (title, platform, id_norm, id, handle, handle_norm, declared)
-        SELECT title, platform, player, id, id, player, 0 FROM (SELECT title, platform, player, ${stagedIdSql(files.length, 'r.first', 'r.player')} AS id
-          FROM ${totals} r WHERE first IS NOT NULL AND NOT EXISTS (SELECT 1 FROM players p WHERE p.title = r.title AND p.platform = r.platform AND p.id_norm = r.player));`);
+      if (!fresh) db.exec('DELETE FROM player_totals WHERE (player, title, platform) IN (SELECT player, title, platform FROM temp.changed)');
+      takeTotals(db, files.length, 'temp.changed');
+    }
     // The ranks of each title touched: the offer's values, or every player's read back.
-    const titles = db.prepare(`SELECT DISTINCT title FROM ${totals}`).pluck().all() as string[];
+    const titles = values ? [...values.keys()] : (db.prepare('SELECT DISTINCT title FROM temp.changed').pluck().all() as string[]);
     const insert = db.prepare('INSERT INTO rank_chunks (title, key, lo, below, population, data) VALUES (?, ?, ?, ?, ?, ?)');
     for (const title of titles) {
-      let values = offered?.get(title);
-      if (!values) {
+      let ranked = values?.get(title);
+      if (!ranked) {
         const lists = new Map<string, number[]>();
         for (const json of db.prepare('SELECT totals FROM player_totals WHERE title = ?').pluck().iterate(title) as Iterable<string>)
           addValues(lists, storedValues(json));
-        values = sortedLists(lists);
+        ranked = sortedLists(lists);
       }
       db.prepare('DELETE FROM rank_chunks WHERE title = ?').run(title);
-      for (const c of buildRankChunks(values)) insert.run(title, c.key, c.lo, c.below, c.population, c.data);
+      for (const c of buildRankChunks(ranked)) insert.run(title, c.key, c.lo, c.below, c.population, c.data);
     }
     db.exec(`${DROP_TEMP}; DELETE FROM meta WHERE key = 'importing'; COMMIT`);
   } catch (e) {

@@ -75,14 +75,20 @@ export interface Place {
 /**
  * A file import's offer to a store: the staged rows totalled, a part of the players into each of
  * `files` (src/service/sqlite-import.ts, stageTotals), by the import's workers once started, and
- * by the store's thread when it helps. A store uses it or not.
+ * by the store's thread when no part is ready for it. A store uses it or not; one that does asks
+ * for `more` until none is left, then for the `values`.
  */
 export interface TotalsOffer {
   files: string[];
-  /** Starts the workers on the totals: resolves to the values of every part once all are written. */
-  start(): Promise<RankValues>;
-  /** Totals in this thread the parts no worker has taken yet: called after `start`, before its promise is awaited. */
-  help(): void;
+  /** Starts the workers on the totals. */
+  start(): void;
+  /**
+   * The next parts written: those the workers wrote since last asked, else one this thread totals,
+   * else the next a worker writes; none once every part was given. Fails if a worker does.
+   */
+  more(): Promise<number[]>;
+  /** Once `more` gave none: the values of every part's players, for the ranks. */
+  values(): Promise<RankValues>;
 }
 
 export interface Store {

@@ -1,0 +1,100 @@
+// How an import offers a store its totals (offerTotals, src/service/import.ts): parts of the players
+// totalled by its workers and by the store's thread, each part handed to the store once, as soon as
+// it is written. The workers here are stand-ins, told by the test when to write and when to end.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { describe, expect, it } from 'vitest';
+
+import { takeNext } from '../../src/service/file-lines.js';
+import { Stage, partsOf } from '../../src/service/import-stage.js';
+import type { ImportTask } from '../../src/service/import-worker.js';
+import { offerTotals } from '../../src/service/import.js';
+import type { RankValues } from '../../src/service/ranks.js';
+
+/** A worker that takes a part as soon as it starts, then tells it written and ends when the test says. */
+function standIn() {
+  let onStep: (n: number) => void = () => undefined;
+  let end: (values: RankValues) => void = () => undefined;
+  let fail: (e: Error) => void = () => undefined;
+  let part = -1;
+  const threads = {
+    run: <T>(tasks: ImportTask[], step: (n: number) => void): Promise<T>[] => {
+      onStep = step;
+      return tasks.map((task) => {
+        if (task.kind === 'totals') part = takeNext(task.parts);
+        return new Promise<T>((resolve, reject) => {
+          end = (values) => resolve(values as T);
+          fail = reject;
+        });
+      });
+    },
+  };
+  return { threads, part: () => part, write: () => onStep(part), end: () => end(new Map()), fail: (e: Error) => fail(e) };
+}
+
+/** Two empty stages and a file a part for their totals. */
+function stages(): { files: string[]; outs: string[] } {
+  const dir = mkdtempSync(join(tmpdir(), 'import-totals-'));
+  const files = [0, 1].map((i) => join(dir, `stage-${i}.sqlite`));
+  for (const file of files) new Stage(file, files.length).close();
+  return { files, outs: Array.from({ length: partsOf(files.length) }, (_, i) => join(dir, `totals-${i}.sqlite`)) };
+}
+
+describe("an import's totals offered to the store", () => {
+  it("gives each part once: this thread's as it totals them, then a worker's as soon as the worker tells it", async () => {
+    const { files, outs } = stages();
+    const worker = standIn();
+    const offer = offerTotals(worker.threads, 1, files, outs);
+    offer.start();
+    expect(worker.part()).toBe(0);
+    const given: number[] = [];
+    // Nothing written yet: this thread totals the parts the worker has not taken, one at a time.
+    for (let i = 1; i < outs.length; i++) given.push(...(await offer.more()));
+    expect(given).toEqual([1, 2, 3]);
+    // None left to take: it waits for the worker's.
+    const waiting = offer.more();
+    let settled = false;
+    void waiting.then(() => (settled = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBe(false);
+    worker.write();
+    expect(await waiting).toEqual([0]);
+    worker.end();
+    expect(await offer.more()).toEqual([]);
+    expect(await offer.values()).toEqual(new Map());
+  });
+
+  it("fails with the worker's reason when a worker fails while this thread waits for its part", async () => {
+    const { files, outs } = stages();
+    const worker = standIn();
+    const offer = offerTotals(worker.threads, 1, files, outs);
+    offer.start();
+    for (let i = 1; i < outs.length; i++) await offer.more();
+    const waiting = offer.more();
+    worker.fail(new Error('disk full'));
+    await expect(waiting).rejects.toThrow('disk full');
+  });
+
+  it('fails, rather than waits for ever, when a worker ends without telling a part it took', async () => {
+    const { files, outs } = stages();
+    const worker = standIn();
+    const offer = offerTotals(worker.threads, 1, files, outs);
+    offer.start();
+    for (let i = 1; i < outs.length; i++) await offer.more();
+    worker.end();
+    await expect(offer.more()).rejects.toThrow('a part taken was not written');
+  });
+
+  it('leaves no failure unhandled when the store fails before it asks for more', async () => {
+    const { files, outs } = stages();
+    const worker = standIn();
+    const offer = offerTotals(worker.threads, 1, files, outs);
+    offer.start();
+    // The store's transaction failed and never asks: the worker's failure must not surface as an unhandled rejection.
+    worker.fail(new Error('stopped'));
+    await new Promise((resolve) => setImmediate(resolve));
+    await expect(offer.values()).rejects.toThrow('stopped');
+  });
+});
