@@ -3,9 +3,10 @@
 // in one transaction (Store.importStages). A bad line is reported with its number and reason and
 // the rest goes on; the summary counts both. Until the store takes the stages, it is as it was:
 // an import that fails leaves it so.
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
@@ -13,10 +14,9 @@ import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 
 import { MAX_STAT_NAMES, type RefusedLine } from './dataset.js';
-import { CHUNK_BYTES, FileChangedError, checkUnchanged, closeSnapshot, exhaust, openSnapshot, sharedCounter, type LongLine } from './file-lines.js';
+import { CHUNK_BYTES, FileChangedError, checkUnchanged, closeSnapshot, exhaust, openSnapshot, sharedCounter } from './file-lines.js';
 import {
   CHUNK_LINES,
-  Stage,
   dropMatchLines,
   dropSuperseded,
   partsOf,
@@ -83,29 +83,17 @@ export function importWorkers(asked?: number): number {
   return Math.min(MAX_IMPORT_WORKERS, asked ?? availableParallelism() - 1);
 }
 
-/** Imports records from lines of text (a dataset file's lines, or generated ones), in this thread. */
-export async function importLines(
-  store: Store,
-  lines: AsyncIterable<string | LongLine> | Iterable<string | LongLine>,
-  options: ImportOptions = {},
-): Promise<ImportSummary> {
+/**
+ * Imports records from lines of text (generated ones, as the demo's): written to a file, then
+ * imported as a dataset file is, in this thread unless `workers` says otherwise.
+ */
+export async function importLines(store: Store, lines: AsyncIterable<string> | Iterable<string>, options: ImportOptions = {}): Promise<ImportSummary> {
   return withStages(async (dir) => {
-    let count = 0;
-    const stage = new Stage(join(dir, 'stage-0.sqlite'));
-    let report: StageReport;
-    try {
-      for await (const line of lines) {
-        stage.add(count++, line);
-        if (count % 10_000 === 0) {
-          stage.commit();
-          options.onProgress?.(count);
-        }
-      }
-    } finally {
-      report = stage.close();
-    }
-    options.onProgress?.(count);
-    return finish(store, [stage.file], [report], (ord) => ord + 1, count, options);
+    const file = join(dir, 'lines.jsonl');
+    await pipeline(async function* () {
+      for await (const line of lines) yield `${line}\n`;
+    }, createWriteStream(file));
+    return importFile(store, file, { workers: 0, ...options });
   });
 }
 
@@ -328,7 +316,7 @@ async function finish(
   lineOf: (ord: number) => number,
   lines: number,
   options: ImportOptions,
-  offer?: TotalsOffer,
+  offer: TotalsOffer,
 ): Promise<ImportSummary> {
   const late = settleStages(files, reports);
   const refusals: StagedRefusal[] = [...reports.flatMap((r) => r.refused), ...late.refused];
