@@ -188,6 +188,8 @@ export function offerTotals(threads: Pick<ImportThreads, 'run'>, workers: number
       working.then(end, end);
     },
     more: async () => {
+      // Workers tell their parts by message, which this thread hears only once it yields.
+      await new Promise((resolve) => setImmediate(resolve));
       while (ready.length === 0 && given < outs.length) {
         // None ready: this thread totals a part none has taken, else waits for the next a worker writes.
         helped.push(stageTotals(files, outs, parts, written, 1));
