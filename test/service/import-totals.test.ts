@@ -12,6 +12,7 @@ import { Stage, partsOf } from '../../src/service/import-stage.js';
 import type { ImportTask } from '../../src/service/import-worker.js';
 import { offerTotals } from '../../src/service/import.js';
 import type { RankValues } from '../../src/service/ranks.js';
+import type { TotalsOffer } from '../../src/service/store-api.js';
 
 /** A worker that takes a part as soon as it starts, then tells it written and ends when the test says. */
 function standIn() {
@@ -34,25 +35,31 @@ function standIn() {
   return { threads, part: () => part, write: () => onStep(part), end: () => end(new Map()), fail: (e: Error) => fail(e) };
 }
 
-/** Two empty stages and a file a part for their totals. */
-function stages(): { files: string[]; outs: string[] } {
+/** The totals of two empty stages offered, started with one stand-in worker, and the number of parts. */
+function started() {
   const dir = mkdtempSync(join(tmpdir(), 'import-totals-'));
   const files = [0, 1].map((i) => join(dir, `stage-${i}.sqlite`));
   for (const file of files) new Stage(file, files.length).close();
-  return { files, outs: Array.from({ length: partsOf(files.length) }, (_, i) => join(dir, `totals-${i}.sqlite`)) };
+  const outs = Array.from({ length: partsOf(files.length) }, (_, i) => join(dir, `totals-${i}.sqlite`));
+  const worker = standIn();
+  const offer = offerTotals(worker.threads, 1, files, outs);
+  offer.start();
+  return { offer, worker, parts: outs.length };
+}
+
+/** Asks for the parts this thread totals itself (all but the worker's), as the store would. */
+async function allButTheWorkers(offer: TotalsOffer, parts: number): Promise<number[]> {
+  const given: number[] = [];
+  for (let i = 1; i < parts; i++) given.push(...(await offer.more()));
+  return given;
 }
 
 describe("an import's totals offered to the store", () => {
   it("gives each part once: this thread's as it totals them, then a worker's as soon as the worker tells it", async () => {
-    const { files, outs } = stages();
-    const worker = standIn();
-    const offer = offerTotals(worker.threads, 1, files, outs);
-    offer.start();
+    const { offer, worker, parts } = started();
     expect(worker.part()).toBe(0);
-    const given: number[] = [];
     // Nothing written yet: this thread totals the parts the worker has not taken, one at a time.
-    for (let i = 1; i < outs.length; i++) given.push(...(await offer.more()));
-    expect(given).toEqual([1, 2, 3]);
+    expect(await allButTheWorkers(offer, parts)).toEqual([1, 2, 3]);
     // None left to take: it waits for the worker's.
     const waiting = offer.more();
     let settled = false;
@@ -67,31 +74,22 @@ describe("an import's totals offered to the store", () => {
   });
 
   it("fails with the worker's reason when a worker fails while this thread waits for its part", async () => {
-    const { files, outs } = stages();
-    const worker = standIn();
-    const offer = offerTotals(worker.threads, 1, files, outs);
-    offer.start();
-    for (let i = 1; i < outs.length; i++) await offer.more();
+    const { offer, worker, parts } = started();
+    await allButTheWorkers(offer, parts);
     const waiting = offer.more();
     worker.fail(new Error('disk full'));
     await expect(waiting).rejects.toThrow('disk full');
   });
 
   it('fails, rather than waits for ever, when a worker ends without telling a part it took', async () => {
-    const { files, outs } = stages();
-    const worker = standIn();
-    const offer = offerTotals(worker.threads, 1, files, outs);
-    offer.start();
-    for (let i = 1; i < outs.length; i++) await offer.more();
+    const { offer, worker, parts } = started();
+    await allButTheWorkers(offer, parts);
     worker.end();
     await expect(offer.more()).rejects.toThrow('a part taken was not written');
   });
 
   it('leaves no failure unhandled when the store fails before it asks for more', async () => {
-    const { files, outs } = stages();
-    const worker = standIn();
-    const offer = offerTotals(worker.threads, 1, files, outs);
-    offer.start();
+    const { offer, worker } = started();
     // The store's transaction failed and never asks: the worker's failure must not surface as an unhandled rejection.
     worker.fail(new Error('stopped'));
     await new Promise((resolve) => setImmediate(resolve));
