@@ -188,7 +188,7 @@ export class Stage {
   /** A stage in `file`: one of an import's `stages`. */
   constructor(
     readonly file: string,
-    stages = 1,
+    stages: number,
   ) {
     this.db = new Database(file);
     // A stage is thrown away after the import, and a failed import starts over: nothing to keep safe.

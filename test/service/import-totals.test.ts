@@ -1,11 +1,11 @@
 // How an import offers a store its totals (offerTotals, src/service/import.ts): parts of the players
 // totalled by its workers and by the store's thread, each part handed to the store once, as soon as
 // it is written. The workers here are stand-ins, told by the test when to write and when to end.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 
 import { takeNext } from '../../src/service/file-lines.js';
 import { Stage, partsOf } from '../../src/service/import-stage.js';
@@ -35,9 +35,15 @@ function standIn() {
   return { threads, part: () => part, write: () => onStep(part), end: () => end(new Map()), fail: (e: Error) => fail(e) };
 }
 
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
 /** The totals of two empty stages offered, started with one stand-in worker, and the number of parts. */
 function started() {
   const dir = mkdtempSync(join(tmpdir(), 'import-totals-'));
+  dirs.push(dir);
   const files = [0, 1].map((i) => join(dir, `stage-${i}.sqlite`));
   for (const file of files) new Stage(file, files.length).close();
   const outs = Array.from({ length: partsOf(files.length) }, (_, i) => join(dir, `totals-${i}.sqlite`));
