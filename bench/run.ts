@@ -897,7 +897,7 @@ async function scale(): Promise<void> {
       value: r.value,
       unit: r.unit,
       ...(target ? { target } : {}),
-      note: 'the import target holds on every shape; the others are for 1M matches',
+      note: 'the import, the median of three (bench:scale), its target on every shape; the others are for 1M matches',
     });
   }
 }
