@@ -146,8 +146,8 @@ async function measure(n: number, kind: 'sqlite' | 'postgres', data: string, sha
   try {
     let store = await openStore(kind, dir, schema);
     const workers = importWorkers(workersArg);
-    // One import moves by 10 to 20 % from the next on a shared machine: SQLite's are repeated, each
-    // into a new store, and the median one reported, with the slowest and fastest.
+    // One import's time moves with a shared machine from one run to the next: SQLite's are repeated,
+    // each into a new store, and the median one reported, with the slowest and fastest.
     const imports: { seconds: number; staged: number; cpuSeconds: number }[] = [];
     for (let run = 0; run < (kind === 'sqlite' ? runs : 1); run++) {
       if (run > 0) {
