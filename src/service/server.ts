@@ -201,20 +201,37 @@ const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';
 /** What a 503 for a store that did not answer asks a client to wait, in seconds. */
 const STORE_RETRY_AFTER_S = 5;
 
-/**
- * Answers a request Node's HTTP parser refused (a URL or headers past the size limit, bytes no
- * request line may hold, a request too slow to arrive) with the `errors` envelope, as every other
- * failure is answered, then closes: the parser cannot find where the next request would start.
- * There is no response object here, so the answer is written to the socket as Node's own is, and
- * only when nothing of another answer has gone out on it yet (`_httpMessage` is the socket's
- * answer in progress, the field Node's default handler checks), lest the client read a mix of two.
- */
 /** A Host header's value (RFC 9112 3.2): a host name, an IPv4 address or a bracketed IPv6 one, and an optional port. */
 const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._~!$&'()*+,;=%-]+)(?::\d{0,5})?$/;
 
-function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
-  const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
-  if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+/**
+ * Answers the requests `server`'s HTTP parser refuses (a URL or headers past the size limit, bytes
+ * no request line may hold, a request too slow to arrive) with the `errors` envelope, as every
+ * other failure is answered, then closes: the parser cannot find where the next request would
+ * start. There is no response object there, so the answer is written to the socket as Node's own
+ * is, and only when nothing of another answer has gone out on it yet, lest the client read a mix
+ * of two: each connection's answers are followed from their request to their end for that.
+ */
+export function answerParserErrors(server: Server): void {
+  const unfinished = new WeakMap<Duplex, Set<ServerResponse>>();
+  // Before the handler, which may end the answer at once.
+  server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
+    let answers = unfinished.get(req.socket);
+    if (!answers) unfinished.set(req.socket, (answers = new Set()));
+    answers.add(res);
+    res.once('close', () => answers.delete(res));
+  });
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) =>
+    answerClientError(
+      err,
+      socket,
+      [...(unfinished.get(socket) ?? [])].some((res) => res.headersSent),
+    ),
+  );
+}
+
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex, answering: boolean): void {
+  if (err.code === 'ECONNRESET' || !socket.writable || answering) {
     socket.destroy();
     return;
   }
@@ -459,7 +476,7 @@ export async function startStatsServer(options: ServiceOptions & { port?: number
     },
     createHandler(options, (req) => guard.trust(req.socket)),
   );
-  server.on('clientError', answerClientError);
+  answerParserErrors(server);
   server.on('checkExpectation', answerExpectation);
   server.on('connect', answerConnect);
   // A connection with nothing sent or received this long (a request under way, an answer not read) is

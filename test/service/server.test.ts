@@ -1,10 +1,12 @@
 // The service over real HTTP on loopback, against a small dataset whose figures are known by hand.
-import { connect } from 'node:net';
+import { createServer } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { PAYLOAD_SCHEMAS, ErrorBodySchema, envelopeOf } from '../../src/lookup/schemas.js';
 import { encodeCursor } from '../../src/service/lookups.js';
+import { answerParserErrors } from '../../src/service/server.js';
 import { SMALL_T0, smallLines } from '../fixtures/small-dataset.js';
 import { strictly } from '../helpers/schemas.js';
 import { startService, type TestService } from '../helpers/service.js';
@@ -610,6 +612,49 @@ describe('the HTTP surface', () => {
     }
     // The service keeps serving.
     await data('StatsProfile', `${A}/profile/pc_store_a/76561198000000042`);
+  });
+
+  it('answers a refused request on a connection only while no other answer has begun on it', async () => {
+    // A server of its own, whose answer to /slow stays half sent until the test ends it.
+    let endSlow = () => undefined as void;
+    const server = createServer((req, res) => {
+      if (req.url !== '/slow') return void res.end('done');
+      res.writeHead(200, { 'content-length': '10' });
+      res.write('first');
+      endSlow = () => res.end('-last');
+    });
+    answerParserErrors(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const refused = Buffer.concat([Buffer.from('GET /'), Buffer.from([0xc3, 0xa9]), Buffer.from(' HTTP/1.1\r\nHost: x\r\n\r\n')]);
+    /** What the connection reads: a request to `path`, then, once its answer has begun (`seen`), the refused one, until the server closes. */
+    const exchange = (path: string, seen: string) =>
+      new Promise<string>((resolve, reject) => {
+        let text = '';
+        const socket = connect(port, '127.0.0.1', () => socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`));
+        socket.on('data', (c: Buffer) => {
+          const before = text;
+          text += c.toString('latin1');
+          if (!before.includes(seen) && text.includes(seen)) socket.write(refused);
+        });
+        socket.on('error', reject);
+        socket.on('close', () => resolve(text));
+      });
+    try {
+      // The first answer ended: the refused request is answered after it.
+      const after = await exchange('/done', 'done');
+      expect(after.startsWith('HTTP/1.1 200 OK')).toBe(true);
+      expect(after.indexOf('HTTP/1.1 400 Bad Request')).toBeGreaterThan(after.indexOf('done'));
+      expect(after).toContain('"InvalidParameter"');
+      // Half of an answer sent: the connection closes without a second answer in the middle of it.
+      const during = await exchange('/slow', 'first');
+      expect(during.startsWith('HTTP/1.1 200 OK')).toBe(true);
+      expect(during.endsWith('\r\n\r\nfirst')).toBe(true);
+    } finally {
+      endSlow();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('answers an HTTP/1.1 request without Host, and an expectation it cannot meet, in the errors envelope', async () => {
