@@ -39,24 +39,33 @@ async function error(path: string, status: number, init?: RequestInit) {
 const A = '/v2/title_a/standard';
 
 /**
+ * Sends `head` on a new connection to `url`, byte for byte, and reads until the server closes;
+ * `onText` hears what has come so far, each time more comes, and may send more.
+ */
+function exchange(url: string, head: Buffer | string, onText?: (text: string, send: (more: Buffer) => void) => void): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const { port, hostname } = new URL(url);
+    const chunks: Buffer[] = [];
+    const socket = connect(Number(port), hostname, () => socket.write(head));
+    socket.on('data', (c: Buffer) => {
+      chunks.push(c);
+      onText?.(Buffer.concat(chunks).toString('utf8'), (more) => socket.write(more));
+    });
+    socket.on('error', reject);
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+  });
+}
+
+/**
  * Sends `head` as the request line and headers, byte for byte, and reads until the service closes:
  * what fetch cannot send (an absolute-form target, raw non-ASCII bytes, a 17 KB URL).
  */
-function rawRequest(head: Buffer | string): Promise<{ status: number; headers: Map<string, string>; text: string }> {
-  return new Promise((resolve, reject) => {
-    const url = new URL(service.url);
-    const chunks: Buffer[] = [];
-    const socket = connect(Number(url.port), url.hostname, () => socket.write(head));
-    socket.on('data', (c: Buffer) => chunks.push(c));
-    socket.on('error', reject);
-    socket.on('close', () => {
-      const all = Buffer.concat(chunks).toString('utf8');
-      const end = all.indexOf('\r\n\r\n');
-      const [statusLine = '', ...lines] = all.slice(0, end).split('\r\n');
-      const headers = new Map(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()] as const));
-      resolve({ status: Number(statusLine.split(' ')[1]), headers, text: all.slice(end + 4) });
-    });
-  });
+async function rawRequest(head: Buffer | string): Promise<{ status: number; headers: Map<string, string>; text: string }> {
+  const all = await exchange(service.url, head);
+  const end = all.indexOf('\r\n\r\n');
+  const [statusLine = '', ...lines] = all.slice(0, end).split('\r\n');
+  const headers = new Map(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()] as const));
+  return { status: Number(statusLine.split(' ')[1]), headers, text: all.slice(end + 4) };
 }
 
 describe('profile', () => {
@@ -625,29 +634,25 @@ describe('the HTTP surface', () => {
     });
     answerParserErrors(server);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const refused = Buffer.concat([Buffer.from('GET /'), Buffer.from([0xc3, 0xa9]), Buffer.from(' HTTP/1.1\r\nHost: x\r\n\r\n')]);
-    /** What the connection reads: a request to `path`, then, once its answer has begun (`seen`), the refused one, until the server closes. */
-    const exchange = (path: string, seen: string) =>
-      new Promise<string>((resolve, reject) => {
-        let text = '';
-        const socket = connect(port, '127.0.0.1', () => socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`));
-        socket.on('data', (c: Buffer) => {
-          const before = text;
-          text += c.toString('latin1');
-          if (!before.includes(seen) && text.includes(seen)) socket.write(refused);
-        });
-        socket.on('error', reject);
-        socket.on('close', () => resolve(text));
+    /** A request to `path`, then, once its answer has begun (`seen`), the refused one: what the connection reads until the server closes. */
+    const twoRequests = (path: string, seen: string) => {
+      let sent = false;
+      return exchange(url, `GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`, (text, send) => {
+        if (sent || !text.includes(seen)) return;
+        sent = true;
+        send(refused);
       });
+    };
     try {
       // The first answer ended: the refused request is answered after it.
-      const after = await exchange('/done', 'done');
+      const after = await twoRequests('/done', 'done');
       expect(after.startsWith('HTTP/1.1 200 OK')).toBe(true);
       expect(after.indexOf('HTTP/1.1 400 Bad Request')).toBeGreaterThan(after.indexOf('done'));
       expect(after).toContain('"InvalidParameter"');
       // Half of an answer sent: the connection closes without a second answer in the middle of it.
-      const during = await exchange('/slow', 'first');
+      const during = await twoRequests('/slow', 'first');
       expect(during.startsWith('HTTP/1.1 200 OK')).toBe(true);
       expect(during.endsWith('\r\n\r\nfirst')).toBe(true);
     } finally {
