@@ -87,13 +87,22 @@ export const stagedIdSql = (stages: number, row: string, player: string): string
   `COALESCE(${Array.from({ length: stages }, (_, i) => `(SELECT i.id FROM stage${i}.ids i WHERE i.rid = ${row})`).join(', ')}, ${player})`;
 
 /**
- * Takes the match lines of order `ords`, their rows and ids, out of the stages attached to `db`
- * (stage0, stage1, ...: each thrown away after the import, so written without a journal).
+ * Sets `db` to write the database `schema` (a file of the import's own: a stage, a part's totals,
+ * thrown away after it, and a failed import starts over) without a rollback journal and without
+ * waiting for the disk. better-sqlite3's default (defensive) mode refuses `journal_mode = OFF`
+ * without a word, and each transaction wrote and deleted a journal beside the file: its unsafe mode
+ * allows it, on this connection.
  */
+export function writeWithoutJournal(db: Database.Database, schema = 'main'): void {
+  db.unsafeMode(true);
+  db.pragma(`${schema}.journal_mode = OFF`);
+  db.pragma(`${schema}.synchronous = OFF`);
+}
+
+/** Takes the match lines of order `ords`, their rows and ids, out of the stages attached to `db` (stage0, stage1, ...). */
 export function dropMatchLines(db: Database.Database, stages: number, ords: Iterable<number>): void {
   const drops = Array.from({ length: stages }, (_, i) => {
-    db.pragma(`stage${i}.journal_mode = OFF`);
-    db.pragma(`stage${i}.synchronous = OFF`);
+    writeWithoutJournal(db, `stage${i}`);
     return [
       db.prepare(`DELETE FROM stage${i}.matches WHERE ord = ?`),
       ...[...rowTables(stages), 'ids'].map((t) => db.prepare(`DELETE FROM stage${i}.${t} WHERE rowid BETWEEN ? AND ?`)),
@@ -191,9 +200,7 @@ export class Stage {
     stages: number,
   ) {
     this.db = new Database(file);
-    // A stage is thrown away after the import, and a failed import starts over: nothing to keep safe.
-    this.db.pragma('journal_mode = OFF');
-    this.db.pragma('synchronous = OFF');
+    writeWithoutJournal(this.db);
     this.db.exec(schema(stages));
     const insert = (table: string, columns: string) => this.db.prepare(`INSERT INTO ${table} (${columns}) VALUES (${columns.replace(/\w+/g, '?')})`);
     this.insert = {

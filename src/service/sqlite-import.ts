@@ -12,7 +12,7 @@
 import Database from 'better-sqlite3';
 
 import { takeNext } from './file-lines.js';
-import { MATCH_COLUMNS, PLAYER_COLUMNS, stagedIdSql, stagedRowTables, stagedSql } from './import-stage.js';
+import { MATCH_COLUMNS, PLAYER_COLUMNS, stagedIdSql, stagedRowTables, stagedSql, writeWithoutJournal } from './import-stage.js';
 import { addValues, buildRankChunks, sortedLists, type RankValues } from './ranks.js';
 import type { TotalsOffer } from './store-api.js';
 import { INDEXES } from './store.js';
@@ -114,8 +114,7 @@ export function stageTotals(
     if (part >= outs.length) break;
     const db = new Database(outs[part]);
     try {
-      db.pragma('journal_mode = OFF');
-      db.pragma('synchronous = OFF');
+      writeWithoutJournal(db);
       attach(db, files);
       db.exec(TOTALS_TABLE);
       totalsAggregate(db, lists);

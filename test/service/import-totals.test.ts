@@ -1,14 +1,16 @@
 // How an import offers a store its totals (offerTotals, src/service/import.ts): parts of the players
 // totalled by its workers and by the store's thread, each part handed to the store once, as soon as
 // it is written. The workers here are stand-ins, told by the test when to write and when to end.
-import { mkdtempSync, rmSync } from 'node:fs';
+// And how the files of the import's own (its stages) are written.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { takeNext } from '../../src/service/file-lines.js';
-import { Stage, partsOf } from '../../src/service/import-stage.js';
+import { Stage, dropMatchLines, partsOf } from '../../src/service/import-stage.js';
 import type { ImportTask } from '../../src/service/import-worker.js';
 import { offerTotals } from '../../src/service/import.js';
 import type { RankValues } from '../../src/service/ranks.js';
@@ -100,5 +102,30 @@ describe("an import's totals offered to the store", () => {
     worker.fail(new Error('stopped'));
     await new Promise((resolve) => setImmediate(resolve));
     await expect(offer.values()).rejects.toThrow('stopped');
+  });
+});
+
+describe("an import's stages", () => {
+  const line = (id: string) => JSON.stringify({ type: 'player', title: 'title_a', platform: 'pc_store_a', id, handle: id });
+
+  it('are written without a rollback journal: each is thrown away after the import', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'import-stages-'));
+    dirs.push(dir);
+    const file = join(dir, 'stage-0.sqlite');
+    const stage = new Stage(file, 1);
+    stage.add(0, line('a-1'));
+    // Inside the chunk's transaction, where a journal would be.
+    expect(existsSync(`${file}-journal`)).toBe(false);
+    stage.commit();
+    stage.add(1, line('a-2'));
+    expect(existsSync(`${file}-journal`)).toBe(false);
+    expect(stage.close().players).toBe(2);
+
+    // Lines taken out of a stage later (a match given again), the same.
+    const db = new Database(':memory:');
+    db.prepare('ATTACH ? AS stage0').run(file);
+    dropMatchLines(db, 1, [0]);
+    expect(db.pragma('stage0.journal_mode', { simple: true })).toBe('off');
+    db.close();
   });
 });
