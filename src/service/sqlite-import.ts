@@ -147,7 +147,11 @@ const DROP_TEMP = ['replaced', 'gone', 'touched', 'changed'].map((t) => `DROP TA
 export async function takeStages(db: Database.Database, files: readonly string[], cores: number, offer?: TotalsOffer): Promise<void> {
   const fresh = db.prepare('SELECT NOT EXISTS (SELECT 1 FROM matches)').pluck().get() === 1;
   const parts = fresh && offer ? offer.files : [];
-  for (const file of parts) new Database(file).exec(TOTALS_TABLE).close();
+  for (const file of parts) {
+    const out = new Database(file);
+    writeWithoutJournal(out);
+    out.exec(TOTALS_TABLE).close();
+  }
   // Attached before the transaction (SQLite attaches outside one), detached after it.
   attach(db, files);
   attach(db, parts, 'totals');
